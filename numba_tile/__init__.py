@@ -1,0 +1,49 @@
+"""numba_tile: the tile programming model (NVIDIA's ``cuda.tile``) for Numba.
+
+Kernels are written on whole tiles and run unchanged under ``cuda.tile``, on the GPU through
+numba-cuda, or on the CPU in interpreter mode (``NUMBA_TILE_INTERPRET=1``)::
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def scale(x, y, TILE: ct.Constant[int]):
+    ...     t = ct.load(x, index=(ct.bid(0),), shape=(TILE,))
+    ...     ct.store(y, index=(ct.bid(0),), tile=t * 2)
+    >>> x = np.arange(8, dtype=np.float32); y = np.empty_like(x)
+    >>> ct.launch(0, (2,), scale, (x, y, 4))
+    >>> y
+    array([ 0.,  2.,  4.,  6.,  8., 10., 12., 14.], dtype=float32)
+"""
+
+from ._version import __version__
+from .annotations import (ArrayAnnotation, Constant, ConstantAnnotation, IndexedWithInt64,
+                          ListAnnotation, ScalarAnnotation, ScalarInt64)
+from .dtypes import (DType, bfloat16, bool_, float4_e2m1fn, float8_e4m3fn, float8_e5m2,
+                     float8_e5m3fnu, float8_e8m0fnu, float16, float32, float64, int8, int16,
+                     int32, int64, tfloat32, uint8, uint16, uint32, uint64)
+from .enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
+from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileError,
+                     TileInternalError, TileRecursionError, TileStaticAssertionError,
+                     TileStaticEvalError, TileSyntaxError, TileTypeError,
+                     TileUnsupportedFeatureError, TileValueError)
+from .interpreter.arrays import Array, TiledView
+from .interpreter.tile import Tile
+from .kernel import ByTarget, compiler_timeout, function, kernel
+from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
+                                 static_eval, static_iter)
+from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,
+                                   bitwise_not, bitwise_or, bitwise_rshift, bitwise_xor, ceil,
+                                   cos, cosh, equal, exp, exp2, floor, floordiv, greater,
+                                   greater_equal, isnan, less, less_equal, log, log2, maximum,
+                                   minimum, mod, mul, negative, not_equal, pow, rsqrt, sin, sinh,
+                                   sqrt, sub, tan, tanh, truediv, where)
+from .language.factories import arange, astile, full, ones, zeros
+from .language.matrix import matmul, mma
+from .language.memory import bid, cdiv, load, num_blocks, num_tiles, store
+from .language.reductions import argmax, argmin, max, min, prod, sum
+from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert, permute,
+                              reshape, transpose)
+from .launch import interpret, interpret_mode, launch
+
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]

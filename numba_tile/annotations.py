@@ -1,0 +1,119 @@
+"""Parameter annotations: ``Constant[...]``, ``IndexedWithInt64``, ``ScalarInt64`` and the
+metadata classes behind them.
+
+>>> import numba_tile as ct
+>>> from numba_tile.annotations import parameter_kinds
+>>> def k(x, n: ct.Constant[int], m: ct.ScalarInt64, flag: ct.Constant): pass
+>>> [kind.__class__.__name__ for kind in parameter_kinds(k).values()]
+['NoneType', 'ConstantAnnotation', 'ScalarAnnotation', 'ConstantAnnotation']
+"""
+
+import typing
+
+from . import dtypes as d
+
+
+class ConstantAnnotation:
+    """Marks a parameter as a compile-time constant (embedded; one compile per value)."""
+
+    def __repr__(self):
+        return "ConstantAnnotation()"
+
+
+class ArrayAnnotation:
+    """Metadata of an array parameter: the dtype of its shape/stride values and which of
+    them are static.
+
+    >>> import numba_tile as ct
+    >>> ct.ArrayAnnotation(index_dtype=ct.int64).index_dtype
+    int64
+    """
+
+    def __init__(self, *, index_dtype=d.int32, static_shape_dims=(), static_stride_dims=()):
+        self.index_dtype = d.to_dtype(index_dtype)
+        self.static_shape_dims = tuple(static_shape_dims)
+        self.static_stride_dims = tuple(static_stride_dims)
+
+    def __repr__(self):
+        return f"ArrayAnnotation(index_dtype={self.index_dtype})"
+
+
+class ScalarAnnotation:
+    """Metadata of a scalar parameter: the dtype an ``int``/``float`` argument becomes.
+
+    >>> import numba_tile as ct
+    >>> ct.ScalarAnnotation(dtype=ct.int64).dtype
+    int64
+    """
+
+    def __init__(self, *, dtype=None):
+        self.dtype = None if dtype is None else d.to_dtype(dtype)
+
+    def __repr__(self):
+        return f"ScalarAnnotation(dtype={self.dtype})"
+
+
+class ListAnnotation:
+    """Metadata of a list-of-arrays parameter: the annotation of its elements."""
+
+    def __init__(self, *, element):
+        self.element = element
+
+    def __repr__(self):
+        return f"ListAnnotation(element={self.element!r})"
+
+
+class _ConstantMeta(type):
+    def __getitem__(cls, item):
+        return typing.Annotated[item, ConstantAnnotation()]
+
+    def __repr__(cls):
+        return "numba_tile.Constant"
+
+
+class Constant(metaclass=_ConstantMeta):
+    """Annotate a kernel parameter as a compile-time constant: ``n: ct.Constant[int]``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show(n: ct.Constant[int]):
+    ...     ct.static_assert(n == 4)
+    ...     print(ct.arange(n, dtype=ct.int32))
+    >>> ct.launch(0, (1,), show, (4,))
+    [0, 1, 2, 3]
+    """
+
+
+IndexedWithInt64 = typing.Annotated[object, ArrayAnnotation(index_dtype=d.int64)]
+"""Annotation: the array's shape and stride values are int64 (default int32)."""
+
+ScalarInt64 = typing.Annotated[int, ScalarAnnotation(dtype=d.int64)]
+"""Annotation: an ``int`` argument is passed as int64 (default int32)."""
+
+
+def _metadata(annotation):
+    if annotation is Constant:
+        return ConstantAnnotation()
+    for meta in getattr(annotation, "__metadata__", ()):
+        if isinstance(meta, (ConstantAnnotation, ArrayAnnotation, ScalarAnnotation,
+                             ListAnnotation)):
+            return meta
+    return None
+
+
+def parameter_kinds(fn):
+    """Map each parameter name of ``fn`` to its annotation metadata (or None)."""
+    import inspect
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # unresolvable postponed annotations: evaluate the ones we can
+        hints = {}
+        for name, ann in getattr(fn, "__annotations__", {}).items():
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, fn.__globals__, {"Constant": Constant})  # noqa: S307
+                except Exception:
+                    continue
+            hints[name] = ann
+    params = inspect.signature(fn).parameters
+    return {name: _metadata(hints.get(name)) for name in params}

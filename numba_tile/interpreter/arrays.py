@@ -1,0 +1,193 @@
+"""The interpreter's global arrays and tiled views, over writable NumPy views.
+
+``shape`` and ``strides`` are run-time int32 scalars (int64 with ``IndexedWithInt64``), as on
+the GPU; ``ndim`` and ``dtype`` are constants.
+"""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..enums import PaddingMode
+from ..errors import TileTypeError, TileValueError
+from ..rules import memory as rules
+from .tile import Tile
+
+
+class Array:
+    """A global array as tile code sees it (see ``spec/API.md``, section 2).
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def show(x):
+    ...     print(x.ndim, x.dtype, x.shape, x.strides)
+    >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+    2 float32 (4, 8) (8, 1)
+    """
+
+    __slots__ = ("data", "dtype", "index_dtype")
+
+    def __init__(self, data, dtype, index_dtype=d.int32):
+        self.data = data
+        self.dtype = dtype
+        self.index_dtype = index_dtype
+
+    def describe(self):
+        return f"{self.ndim}-d {self.dtype} array"
+
+    def __repr__(self):
+        return f"<Array {self.dtype} shape={self.data.shape}>"
+
+    @property
+    def ndim(self):
+        """Number of dimensions (a constant)."""
+        return self.data.ndim
+
+    @property
+    def shape(self):
+        """Lengths of the axes: a tuple of run-time int32 scalars."""
+        return tuple(Tile(self.index_dtype, np.array(n)) for n in self.data.shape)
+
+    @property
+    def strides(self):
+        """Strides in elements: a tuple of run-time int32 scalars."""
+        itemsize = self.data.itemsize
+        return tuple(Tile(self.index_dtype, np.array(s // itemsize)) for s in self.data.strides)
+
+    def slice(self, axis, start, stop):
+        """A view restricted to ``start:stop`` along ``axis`` (no copy).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     sub = x.slice(axis=0, start=1, stop=3)
+        ...     print(ct.load(sub, (0, 0), shape=(2, 4)))
+        >>> ct.launch(0, (1,), show, (np.arange(16).reshape(4, 4),))
+        [[4, 5, 6, 7], [8, 9, 10, 11]]
+        """
+        axis = rules.slice_axis(axis, self.ndim)
+        start, stop = rules.index_value(start, "start"), rules.index_value(stop, "stop")
+        length = self.data.shape[axis]
+        if not (0 <= start <= stop <= length) or (start == length and length > 0):
+            raise TileValueError(f"slice({start}, {stop}) is out of bounds for axis {axis} of "
+                                 f"length {length}")
+        key = [slice(None)] * self.ndim
+        key[axis] = slice(start, stop)
+        return Array(self.data[tuple(key)], self.dtype, self.index_dtype)
+
+    def tiled_view(self, tile_shape, *, padding_mode=PaddingMode.UNDETERMINED,
+                   traversal_steps=None):
+        """A :class:`TiledView` of this array with a fixed tile shape.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     tv = x.tiled_view((2, 4), traversal_steps=(1, 4))
+        ...     print(tv.num_tiles(0), tv.load((1, 0)))
+        >>> ct.launch(0, (1,), show, (np.arange(16).reshape(4, 4),))
+        3 [[4, 5, 6, 7], [8, 9, 10, 11]]
+        """
+        shape, steps, padding = rules.tiled_view(self, tile_shape, padding_mode, traversal_steps)
+        return TiledView(self, shape, steps, padding)
+
+    def get_raw_memory(self):
+        raise TileTypeError("get_raw_memory() is not supported by this version of numba_tile")
+
+
+class TiledView:
+    """The tile space of an array: tiles of one shape at origins ``index * traversal_steps``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def double(x):
+    ...     tv = x.tiled_view((4,))
+    ...     tv.store((ct.bid(0),), tv.load((ct.bid(0),)) * 2)
+    >>> a = np.arange(8, dtype=np.int32)
+    >>> ct.launch(0, (2,), double, (a,))
+    >>> a
+    array([ 0,  2,  4,  6,  8, 10, 12, 14], dtype=int32)
+    """
+
+    __slots__ = ("array", "tile_shape", "traversal_steps", "padding_mode")
+
+    def __init__(self, array, tile_shape, traversal_steps, padding_mode):
+        self.array = array
+        self.tile_shape = tile_shape
+        self.traversal_steps = traversal_steps
+        self.padding_mode = padding_mode
+
+    def describe(self):
+        return f"tiled view of a {self.array.describe()} with tiles {self.tile_shape}"
+
+    @property
+    def dtype(self):
+        """The array's dtype."""
+        return self.array.dtype
+
+    def num_tiles(self, axis):
+        """Number of tiles along ``axis`` (a run-time int32 scalar)."""
+        axis = rules.slice_axis(axis, self.array.ndim)
+        n = rules.view_tile_count(self.array.data.shape[axis], self.tile_shape[axis],
+                                  self.traversal_steps[axis])
+        return Tile(self.array.index_dtype, np.array(n))
+
+    def load(self, index, *, check_bounds=True, latency=None, allow_tma=None):
+        """Load the tile at ``index`` (padding elements past the end)."""
+        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
+        values = read_region(self.array.data, origin, self.tile_shape, self.padding_mode,
+                             self.array.dtype)
+        return Tile(self.array.dtype, values)
+
+    def store(self, index, tile, *, check_bounds=True, latency=None, allow_tma=None):
+        """Store ``tile`` at ``index`` (dropping elements past the end)."""
+        from .tile import to_tile
+        tile = to_tile(tile)
+        rules.view_store_tile(self, tile)
+        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
+        values = np.broadcast_to(tile.values, self.tile_shape)
+        write_region(self.array.data, origin, values, tile.dtype, self.array.dtype)
+
+
+def padding_value(mode, dtype):
+    """The value a load gives out-of-bounds elements (UNDETERMINED pads with zero here)."""
+    if mode in (PaddingMode.UNDETERMINED, PaddingMode.ZERO):
+        return 0
+    if not dtype.is_float:
+        if mode is PaddingMode.NEG_ZERO:
+            return 0
+        raise TileValueError(f"padding_mode {mode.name} needs a floating-point array, got "
+                             f"{dtype}")
+    return {PaddingMode.NEG_ZERO: -0.0, PaddingMode.NAN: np.nan, PaddingMode.POS_INF: np.inf,
+            PaddingMode.NEG_INF: -np.inf}[mode]
+
+
+def _overlap(origin, tile_shape, array_shape):
+    """Slices into the tile and into the array for the part of the tile inside the array."""
+    tile_key, array_key = [], []
+    for start, size, length in zip(origin, tile_shape, array_shape):
+        low, high = max(start, 0), min(start + size, length)
+        if low >= high:
+            return None
+        tile_key.append(slice(low - start, high - start))
+        array_key.append(slice(low, high))
+    return tuple(tile_key), tuple(array_key)
+
+
+def read_region(data, origin, tile_shape, padding_mode, dtype):
+    """The tile of ``tile_shape`` whose first element is at ``origin`` (element coordinates)."""
+    from .conversion import convert
+    out = convert(np.full(tile_shape, padding_value(padding_mode, dtype), np.float64
+                          if dtype.is_float else np.int64), d.float64 if dtype.is_float
+                  else d.int64, dtype)
+    out = np.array(out, dtype=dtype.storage)
+    overlap = _overlap(origin, tile_shape, data.shape)
+    if overlap is not None:
+        out[overlap[0]] = data[overlap[1]]
+    return out
+
+
+def write_region(data, origin, values, src_dtype, dst_dtype):
+    """Write ``values`` (stored as ``src_dtype``) at ``origin``, dropping what falls outside."""
+    from .conversion import convert
+    overlap = _overlap(origin, values.shape, data.shape)
+    if overlap is not None:
+        data[overlap[1]] = convert(values[overlap[0]], src_dtype, dst_dtype)

@@ -1,0 +1,114 @@
+"""Value conversions between dtypes for host tiles, with rounding modes and flush-to-zero.
+
+>>> import numpy as np, numba_tile as ct
+>>> from numba_tile.interpreter.conversion import convert
+>>> convert(np.array([1.5, -2.7, 1e10]), ct.float64, ct.int32)
+array([          1,          -2, 2147483647], dtype=int32)
+"""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..enums import RoundingMode
+from ..promotion import integer_range
+
+_DIRECTED = {RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP}
+
+
+def _round_mantissa(values, mantissa_bits):
+    """Round float32 values to ``mantissa_bits`` explicit mantissa bits (ties to even)."""
+    bits = np.asarray(values, np.float32).view(np.uint32).astype(np.uint64)
+    drop = 23 - mantissa_bits
+    half = np.uint64(1 << (drop - 1))
+    lsb = (bits >> np.uint64(drop)) & np.uint64(1)
+    rounded = (bits + half - np.uint64(1) + lsb) >> np.uint64(drop) << np.uint64(drop)
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isfinite(values), out, np.asarray(values, np.float32))
+
+
+def _round_e5m3fnu(values):
+    """Round to float8_e5m3fnu (unsigned, 5 exponent and 3 mantissa bits, NaN, no inf)."""
+    v = np.asarray(values, np.float64)
+    with np.errstate(all="ignore"):
+        exponent = np.floor(np.log2(np.maximum(np.abs(v), 2.0 ** -17)))
+        exponent = np.maximum(exponent, -14)  # subnormals share the smallest exponent
+        quantum = 2.0 ** (exponent - 3)
+        out = np.round(v / quantum) * quantum
+    out = np.where(out > 114688.0, np.nan, out)
+    out = np.where(v < 0, np.where(out == 0, 0.0, np.nan), out)
+    return out.astype(np.float32)
+
+
+def _storage_round(values, dtype):
+    """Cast float64/float32 values into ``dtype``'s storage, rounding to nearest even."""
+    if dtype is d.tfloat32:
+        return _round_mantissa(np.asarray(values, np.float32), 10)
+    if dtype is d.float8_e5m3fnu:
+        return _round_e5m3fnu(values)
+    return np.asarray(values).astype(dtype.storage)
+
+
+def round_float(values, dtype, rounding_mode=None):
+    """Round float64 ``values`` to float ``dtype`` with a rounding mode (default RN)."""
+    result = _storage_round(values, dtype)
+    if rounding_mode in _DIRECTED and dtype.numpy in (np.float16, np.float32):
+        exact = np.asarray(values, np.float64)
+        back = result.astype(np.float64)
+        if rounding_mode is RoundingMode.RZ:
+            wrong = np.abs(back) > np.abs(exact)
+            target = np.zeros_like(result)
+        elif rounding_mode is RoundingMode.RM:
+            wrong = back > exact
+            target = np.full_like(result, -np.inf)
+        else:
+            wrong = back < exact
+            target = np.full_like(result, np.inf)
+        result = np.where(wrong, np.nextafter(result, target), result).astype(result.dtype)
+    return result
+
+
+def flush_subnormals(values, dtype):
+    """Replace subnormal values of a float32 result by zero of the same sign."""
+    if dtype is not d.float32:
+        return values
+    tiny = np.finfo(np.float32).tiny
+    return np.where(np.abs(values) < tiny, np.copysign(0.0, values), values).astype(values.dtype)
+
+
+def convert(values, src, dst, rounding_mode=None):
+    """Convert an array stored as ``src`` into ``dst``'s storage with tile-model semantics.
+
+    Float to integer truncates toward zero and saturates (NaN becomes 0), as the GPU's
+    ``cvt.rzi`` does; integer narrowing wraps; anything to bool is ``!= 0``.
+    """
+    values = np.asarray(values)
+    if src is dst and rounding_mode is None:
+        return values
+    if dst.is_bool:
+        return values.astype(np.float64 if src.is_float else values.dtype) != 0
+    if dst.is_integral:
+        if src.is_float:
+            low, high = integer_range(dst)
+            v = values.astype(np.float64)
+            if rounding_mode in (None, RoundingMode.RZI, RoundingMode.RZ):
+                v = np.trunc(v)
+            elif rounding_mode is RoundingMode.RM:
+                v = np.floor(v)
+            elif rounding_mode is RoundingMode.RP:
+                v = np.ceil(v)
+            else:
+                v = np.rint(v)
+            v = np.where(np.isnan(v), 0, v)
+            # clip in float64, then fix the ends exactly (2**63 is not representable below)
+            out = np.clip(v, float(low), float(high))
+            result = np.where(out >= float(high), 0, out).astype(dst.storage)
+            return np.where(out >= float(high), dst.storage.type(high), result)
+        return values.astype(dst.storage)
+    # floating-point destination
+    wide = values.astype(np.float64)
+    return round_float(wide, dst, rounding_mode)
+
+
+def to_float64(values, dtype):
+    """Widen stored values to float64 for computation (bool and ints included)."""
+    return np.asarray(values).astype(np.float64)

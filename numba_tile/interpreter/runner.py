@@ -1,0 +1,216 @@
+"""Running a kernel in the interpreter: arguments to tile values, then one call per block.
+
+The kernel's Python function is re-bound to globals where ``min``, ``max``, ``int``,
+``float``, ``bool`` and the ``math`` module follow tile semantics; helpers defined in the
+kernel's module are re-bound the same way. A ``TileError`` raised by an op gets the location
+of the kernel line that caused it.
+"""
+
+import builtins
+import enum
+import itertools
+import math
+import os
+import types
+
+import numpy as np
+
+from .. import dtypes as d
+from ..annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
+from ..errors import SourceLocation, TileError
+from . import context
+from .arrays import Array
+from .host_arrays import to_host
+from .tile import Tile
+from .tile_math import REPLACEMENTS, tile_math
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# -- builtins with tile semantics -----------------------------------------------------------
+def _fold_minmax(name, args):
+    from ..language import elementwise
+    items = args[0] if len(args) == 1 else args
+    items = tuple(items)
+    if not any(isinstance(v, Tile) for v in items):
+        return getattr(builtins, name)(items)
+    op = elementwise.minimum if name == "min" else elementwise.maximum
+    result = items[0]
+    for v in items[1:]:
+        result = op.__tile_op__(result, v)
+    return result
+
+
+def _tile_min(*args, **kwargs):
+    return builtins.min(*args, **kwargs) if kwargs else _fold_minmax("min", args)
+
+
+def _tile_max(*args, **kwargs):
+    return builtins.max(*args, **kwargs) if kwargs else _fold_minmax("max", args)
+
+
+def _converter(name, dtype):
+    python = getattr(builtins, name)
+
+    def convert(value=0, *rest):
+        if isinstance(value, Tile) and not rest:
+            from ..language.elementwise import astype
+            return astype.__tile_op__(value, dtype)
+        return python(value, *rest)
+    convert.__name__ = name
+    return convert
+
+
+TILE_BUILTINS = dict(vars(builtins))
+TILE_BUILTINS.update(min=_tile_min, max=_tile_max, int=_converter("int", d.int32),
+                     float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
+
+
+class TileGlobals:
+    """Re-binds functions to globals with tile builtins; one dict per module, memoized."""
+
+    def __init__(self):
+        self._by_module = {}
+
+    def globals_for(self, module_globals):
+        key = id(module_globals)
+        if key in self._by_module:
+            return self._by_module[key]
+        new = dict(module_globals)
+        self._by_module[key] = new
+        new["__builtins__"] = TILE_BUILTINS
+        for name, value in module_globals.items():
+            if value is math:
+                new[name] = tile_math
+            elif id(value) in REPLACEMENTS and callable(value):
+                new[name] = REPLACEMENTS[id(value)]
+            elif isinstance(value, types.FunctionType) and self._rebindable(value,
+                                                                           module_globals):
+                new[name] = self.rebind(value)
+        return new
+
+    @staticmethod
+    def _rebindable(fn, module_globals):
+        return (fn.__globals__ is module_globals or hasattr(fn, "__numba_tile_function__")) \
+            and not (fn.__module__ or "").startswith("numba_tile")
+
+    def rebind(self, fn):
+        rebound = types.FunctionType(fn.__code__, self.globals_for(fn.__globals__),
+                                     fn.__name__, fn.__defaults__, fn.__closure__)
+        rebound.__kwdefaults__ = fn.__kwdefaults__
+        rebound.__dict__.update(fn.__dict__)
+        return rebound
+
+
+# -- arguments ------------------------------------------------------------------------------
+def _constant_argument(name, value):
+    if value is None or isinstance(value, (bool, int, float, str, enum.Enum, d.DType)):
+        return value
+    if isinstance(value, tuple):
+        return tuple(_constant_argument(name, v) for v in value)
+    try:
+        return d.to_dtype(value)
+    except TypeError:
+        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
+                        f"enum member, dtype or a tuple of those, got "
+                        f"{type(value).__name__}") from None
+
+
+def _scalar_argument(name, value, meta):
+    if isinstance(value, bool):
+        return Tile(d.bool_, np.array(value))
+    if isinstance(value, int):
+        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
+        from ..promotion import integer_range
+        low, high = integer_range(dtype)
+        if not low <= value <= high:
+            hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
+            raise ValueError(f"Argument {name!r} = {value} does not fit {dtype}{hint}")
+        return Tile(dtype, np.array(value))
+    if isinstance(value, float):
+        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
+        return Tile(dtype, np.array(value).astype(dtype.storage))
+    if isinstance(value, np.generic):
+        return Tile(d.to_dtype(value.dtype), np.array(value))
+    return None
+
+
+class PreparedArguments:
+    """Kernel arguments as tile values, plus the copies to write back after the launch."""
+
+    def __init__(self, kernel, args):
+        self.values = []
+        self.write_backs = []
+        for name, value in zip(kernel.parameters, args):
+            self.values.append(self._convert(name, value, kernel.parameter_kinds.get(name)))
+
+    def _convert(self, name, value, meta):
+        if isinstance(meta, ConstantAnnotation):
+            return _constant_argument(name, value)
+        if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
+            return value
+        scalar = _scalar_argument(name, value, meta)
+        if scalar is not None:
+            return scalar
+        if isinstance(value, tuple):
+            return tuple(self._convert(name, v, meta) for v in value)
+        if isinstance(value, list):
+            arrays = tuple(self._array(name, v, meta) for v in value)
+            if len({(a.dtype, a.ndim) for a in arrays}) > 1:
+                raise TypeError(f"The arrays in list argument {name!r} must share dtype and "
+                                f"rank")
+            return arrays
+        return self._array(name, value, meta)
+
+    def _array(self, name, value, meta):
+        host = to_host(value)
+        if host is None:
+            raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported:"
+                            f" pass arrays, bool, int, float, dtypes or tuples of those")
+        if host.write_back is not None:
+            self.write_backs.append(host.write_back)
+        index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
+        return Array(host.array, host.dtype, index_dtype)
+
+
+# -- running --------------------------------------------------------------------------------
+def _location_from_traceback(tb):
+    """The innermost frame of user code (outside this package) in a traceback."""
+    found = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+            found = tb
+        tb = tb.tb_next
+    if found is None:
+        return None
+    code = found.tb_frame.f_code
+    line, col, end_col = found.tb_lineno, None, None
+    try:
+        positions = list(code.co_positions())[found.tb_lasti // 2]
+        if positions[0] == positions[1] and positions[0] is not None:
+            line, col, end_col = positions[0], positions[2], positions[3]
+    except (AttributeError, IndexError):
+        pass
+    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name)
+
+
+def run(kernel, grid, args):
+    """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
+    prepared = PreparedArguments(kernel, args)
+    fn = TileGlobals().rebind(kernel.fn)
+    grid3 = tuple(grid) + (1,) * (3 - len(grid))
+    try:
+        for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
+            previous = context.set_current(context.BlockContext((x, y, z), grid3))
+            try:
+                fn(*prepared.values)
+            finally:
+                context.set_current(previous)
+    except TileError as err:
+        if err.loc is None:
+            err.loc = _location_from_traceback(err.__traceback__)
+        raise
+    finally:
+        for write_back in prepared.write_backs:
+            write_back()

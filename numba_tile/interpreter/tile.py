@@ -1,0 +1,265 @@
+"""The interpreter's tile: an immutable NumPy array with a tile dtype and a constness flag.
+
+Operators dispatch to the public ops of :mod:`numba_tile.language`, so ``a + b`` in an
+interpreted kernel follows exactly the same rule as ``ct.add(a, b)``.
+
+>>> import numba_tile as ct
+>>> t = ct.int16(5)
+>>> t.dtype, t.shape, t.is_constant
+(int16, (), True)
+"""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from ..promotion import Loose, check_constant_fits
+from .conversion import convert
+from .printing import format_values
+
+
+class Tile:
+    """A host tile. Users never construct one directly: ops and loads make them.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.arange(4, dtype=ct.int32)
+    ...     print(t.shape, t.dtype, t.ndim, t * 2)
+    >>> ct.launch(0, (1,), show, ())
+    (4,) int32 1 [0, 2, 4, 6]
+    """
+
+    __slots__ = ("dtype", "_values", "is_constant")
+    __array_priority__ = 1000  # NumPy scalars on the left defer to our operators
+
+    def __init__(self, dtype, values, constant=False):
+        values = np.asarray(values)
+        if values.dtype != dtype.storage:
+            values = values.astype(dtype.storage)
+        values.flags.writeable = False
+        self.dtype = dtype
+        self._values = values
+        self.is_constant = constant
+
+    # -- data model --------------------------------------------------------------------------
+    @property
+    def shape(self):
+        """The tile's shape, a tuple of constant ints."""
+        return self._values.shape
+
+    @property
+    def ndim(self):
+        """The tile's rank, a constant int."""
+        return self._values.ndim
+
+    @property
+    def values(self):
+        """The elements as a read-only NumPy array in the dtype's storage type."""
+        return self._values
+
+    def constant_value(self):
+        """The Python value of a constant scalar."""
+        value = self._values[()]
+        if self.dtype.is_bool:
+            return bool(value)
+        if self.dtype.is_integral:
+            return int(value)
+        return float(value)
+
+    def describe(self):
+        if self.ndim == 0:
+            if self.is_constant:
+                return f"constant {self.dtype} scalar {format_values(self._values, self.dtype)}"
+            return f"run-time {self.dtype} scalar"
+        return f"{self.dtype} tile of shape {self.shape}"
+
+    def __repr__(self):
+        return format_values(self._values, self.dtype)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if not spec:
+            return str(self)
+        if self.ndim == 0:
+            return format(self.constant_value(), spec)
+        return format_values(self._values, self.dtype, lambda v: format(v.item(), spec))
+
+    # -- scalar protocol (0-d tiles as Python values) ---------------------------------------
+    def _require_scalar(self, what):
+        if self.ndim != 0:
+            raise TileTypeError(f"Cannot use a {self.describe()} as {what}; only scalars "
+                                f"(0-d tiles) can")
+
+    def __bool__(self):
+        self._require_scalar("a condition")
+        return bool(self._values[()])
+
+    def __index__(self):
+        self._require_scalar("an index")
+        if not (self.dtype.is_integral or self.dtype.is_bool):
+            raise TileTypeError(f"Cannot use a {self.describe()} as an index; it is not an "
+                                f"integer")
+        return int(self._values[()])
+
+    def __int__(self):
+        self._require_scalar("an int")
+        return int(self._values[()])
+
+    def __float__(self):
+        self._require_scalar("a float")
+        return float(self._values[()])
+
+    def __len__(self):
+        if self.ndim == 0:
+            raise TileTypeError("len() of a scalar")
+        return self.shape[0]
+
+    def __iter__(self):
+        raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
+
+    __hash__ = None
+
+    # -- methods (defined in language modules, attached below) ------------------------------
+    def item(self):
+        """The single element as a scalar: ``reshape(())``."""
+        from ..language.shapes import reshape
+        return _raw(reshape)(self, ())
+
+    def reshape(self, shape):
+        """Row-major reshape (see :func:`numba_tile.reshape`)."""
+        from ..language.shapes import reshape
+        return _raw(reshape)(self, shape)
+
+    def permute(self, axes):
+        """Permute the axes (see :func:`numba_tile.permute`)."""
+        from ..language.shapes import permute
+        return _raw(permute)(self, axes)
+
+    def transpose(self, axis0=None, axis1=None):
+        """Swap two axes (see :func:`numba_tile.transpose`)."""
+        from ..language.shapes import transpose
+        return _raw(transpose)(self, axis0, axis1)
+
+    def astype(self, dtype, *, rounding_mode=None):
+        """Convert to another dtype (see :func:`numba_tile.astype`)."""
+        from ..language.elementwise import astype
+        return _raw(astype)(self, dtype, rounding_mode=rounding_mode)
+
+    def extract(self, index, shape):
+        """A sub-tile (see :func:`numba_tile.extract`)."""
+        from ..language.shapes import extract
+        return _raw(extract)(self, index, shape)
+
+    def __getitem__(self, key):
+        from ..language.shapes import index_tile
+        return _raw(index_tile)(self, key)
+
+
+def _raw(fn):
+    """The op without its tile-code check: tiles already prove we are in tile code."""
+    return getattr(fn, "__tile_op__", fn)
+
+
+def _binary(op, reflected=False):
+    def method(self, other):
+        from ..language import elementwise
+        fn = _raw(getattr(elementwise, op))
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = op
+    return method
+
+
+def _unary(op):
+    def method(self):
+        from ..language import elementwise
+        return _raw(getattr(elementwise, op))(self)
+    method.__name__ = op
+    return method
+
+
+for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "truediv"),
+                   ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow"),
+                   ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                   ("lshift", "bitwise_lshift"), ("rshift", "bitwise_rshift")]:
+    setattr(Tile, f"__{_name}__", _binary(_op))
+    setattr(Tile, f"__r{_name}__", _binary(_op, reflected=True))
+for _name, _op in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                   ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")]:
+    setattr(Tile, f"__{_name}__", _binary(_op))
+Tile.__neg__ = _unary("negative")
+Tile.__invert__ = _unary("bitwise_not")
+Tile.__abs__ = _unary("abs")
+
+
+def _pos(self):
+    return self
+
+
+def _divmod(self, other):
+    from ..language.elementwise import floordiv, mod
+    return _raw(floordiv)(self, other), _raw(mod)(self, other)
+
+
+def _rdivmod(self, other):
+    from ..language.elementwise import floordiv, mod
+    return _raw(floordiv)(other, self), _raw(mod)(other, self)
+
+
+def _matmul(self, other):
+    from ..language.matrix import matmul
+    return _raw(matmul)(self, other)
+
+
+def _rmatmul(self, other):
+    from ..language.matrix import matmul
+    return _raw(matmul)(other, self)
+
+
+Tile.__pos__ = _pos
+Tile.__divmod__ = _divmod
+Tile.__rdivmod__ = _rdivmod
+Tile.__matmul__ = _matmul
+Tile.__rmatmul__ = _rmatmul
+
+
+def make_constant(value, dtype):
+    """A strictly typed constant scalar (what ``ct.int16(5)`` returns)."""
+    if isinstance(value, Tile):
+        return Tile(dtype, convert(value.values, value.dtype, dtype), constant=value.is_constant)
+    if not isinstance(value, (bool, int, float)):
+        raise TileTypeError(f"{dtype}() needs a number, got {type(value).__name__}")
+    if not (isinstance(value, float) and dtype.is_integral):
+        check_constant_fits(value, dtype)
+    source = d.float64 if isinstance(value, float) else (
+        d.bool_ if isinstance(value, bool) else None)
+    if source is None:  # exact integers: convert without a float round trip
+        if dtype.is_float:
+            return Tile(dtype, convert(np.array(float(value)), d.float64, dtype), constant=True)
+        return Tile(dtype, np.array(value).astype(dtype.storage) if dtype.is_integral
+                    else np.array(value != 0), constant=True)
+    return Tile(dtype, convert(np.array(value, source.storage), source, dtype), constant=True)
+
+
+def to_tile(value):
+    """A tile for a tile-code value: tiles pass through, Python numbers become constants."""
+    if isinstance(value, Tile):
+        return value
+    if isinstance(value, Loose):
+        value = value.value
+    if isinstance(value, (bool, int, float)):
+        from ..promotion import loose_concrete_dtype
+        return make_constant(value, loose_concrete_dtype(value))
+    if isinstance(value, np.generic):
+        return Tile(d.to_dtype(value.dtype), np.asarray(value), constant=True)
+    raise TileTypeError(f"Expected a tile or a scalar, got {type(value).__name__}")
+
+
+def values_as(value, dtype):
+    """The stored values of an operand converted to ``dtype`` (constants exactly)."""
+    if isinstance(value, Loose):
+        value = value.value
+    if isinstance(value, Tile):
+        return convert(value.values, value.dtype, dtype)
+    return make_constant(value, dtype).values

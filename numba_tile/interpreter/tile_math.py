@@ -1,0 +1,76 @@
+"""The ``math`` module as tile code sees it (seed 003's list), on scalars and tiles.
+
+Inside an interpreted kernel, ``math`` (and names imported from it) resolve to this module:
+on Python numbers it is the standard ``math``; on tiles it applies the tile op elementwise,
+converting integer tiles to float32 first (C's promotion of integer arguments).
+"""
+
+import math as _math
+import types
+
+from ..rules.core import is_python_number
+
+UNARY = {"acos": "acos", "asin": "asin", "atan": "atan", "acosh": "acosh", "asinh": "asinh",
+         "atanh": "atanh", "cos": "cos", "sin": "sin", "tan": "tan", "cosh": "cosh",
+         "sinh": "sinh", "tanh": "tanh", "exp": "exp", "expm1": "expm1", "fabs": "abs",
+         "log10": "log10", "log1p": "log1p", "sqrt": "sqrt", "ceil": "ceil", "floor": "floor",
+         "isnan": "isnan", "isinf": "isinf", "log2": "log2", "exp2": "exp2"}
+BINARY = {"atan2": "atan2", "pow": "pow", "copysign": "copysign", "fmod": "fmod"}
+
+
+def _as_float(x):
+    from .tile import Tile
+    if isinstance(x, Tile) and not x.dtype.is_float:
+        from ..language.elementwise import astype
+        from .. import dtypes as d
+        return astype.__tile_op__(x, d.float32)
+    return x
+
+
+def _unary(name, op):
+    def fn(x):
+        if is_python_number(x):
+            return getattr(_math, name)(x)
+        from ..language import elementwise
+        return elementwise.unary(op, _as_float(x))
+    fn.__name__ = name
+    fn.__doc__ = f"``math.{name}`` on scalars and tiles."
+    return fn
+
+
+def _binary(name, op):
+    def fn(x, y):
+        if is_python_number(x) and is_python_number(y):
+            return getattr(_math, name)(x, y)
+        from ..language import elementwise
+        return elementwise.binary(op, _as_float(x), _as_float(y))
+    fn.__name__ = name
+    fn.__doc__ = f"``math.{name}`` on scalars and tiles."
+    return fn
+
+
+def _log(x, base=None):
+    if base is None:
+        return _unary("log", "log")(x)
+    if is_python_number(x) and is_python_number(base):
+        return _math.log(x, base)
+    return _unary("log", "log")(x) / _unary("log", "log")(base)
+
+
+def build_module():
+    """A module object standing in for ``math`` in tile code."""
+    module = types.ModuleType("math", "The math module in numba_tile tile code.")
+    for name in dir(_math):
+        if not name.startswith("_"):
+            setattr(module, name, getattr(_math, name))
+    for name, op in UNARY.items():
+        setattr(module, name, _unary(name, op))
+    for name, op in BINARY.items():
+        setattr(module, name, _binary(name, op))
+    module.log = _log
+    return module
+
+
+tile_math = build_module()
+REPLACEMENTS = {id(getattr(_math, name)): getattr(tile_math, name)
+                for name in list(UNARY) + list(BINARY) + ["log"] if hasattr(_math, name)}

@@ -1,0 +1,203 @@
+"""Kernel objects: the ``kernel`` and ``function`` decorators, options and ``ByTarget``.
+
+>>> import numba_tile as ct
+>>> @ct.kernel(occupancy=2)
+... def k(x):
+...     pass
+>>> k.options["occupancy"], k.replace_hints(occupancy=4).options["occupancy"]
+(2, 4)
+"""
+
+import contextlib
+import functools
+import inspect
+
+from .annotations import parameter_kinds
+
+
+class ByTarget:
+    """An option value chosen by compile target: ``ByTarget(sm_90=8, default=4)``.
+
+    >>> import numba_tile as ct
+    >>> ct.ByTarget(sm_90=8, default=4).resolve("sm_90"), ct.ByTarget(default=4).resolve("sm_80")
+    (8, 4)
+    """
+
+    _MISSING = object()
+
+    def __init__(self, *, default=_MISSING, **value_by_target):
+        for key in value_by_target:
+            if not (key.startswith("sm_") and key[3:].rstrip("a").isdigit()):
+                raise ValueError(f"ByTarget keys look like 'sm_90', got {key!r}")
+        self.default = default
+        self.value_by_target = value_by_target
+
+    def resolve(self, target):
+        """The value for ``target`` (``"sm_90"``), else the default."""
+        if target in self.value_by_target:
+            return self.value_by_target[target]
+        if self.default is ByTarget._MISSING:
+            raise ValueError(f"ByTarget has no value for {target} and no default")
+        return self.default
+
+    def values(self):
+        out = list(self.value_by_target.values())
+        if self.default is not ByTarget._MISSING:
+            out.append(self.default)
+        return out
+
+    def __repr__(self):
+        items = [f"{k}={v!r}" for k, v in self.value_by_target.items()]
+        if self.default is not ByTarget._MISSING:
+            items.append(f"default={self.default!r}")
+        return f"ByTarget({', '.join(items)})"
+
+
+def _check(name, valid, description):
+    def check(value):
+        for v in (value.values() if isinstance(value, ByTarget) else [value]):
+            if v is not None and not valid(v):
+                raise ValueError(f"{name} must be {description}, got {v!r}")
+    return check
+
+
+def _int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_OPTION_CHECKS = {
+    "num_ctas": _check("num_ctas", lambda v: _int(v) and v in (1, 2, 4, 8, 16),
+                       "a power of two in 1..16"),
+    "occupancy": _check("occupancy", lambda v: _int(v) and 1 <= v <= 32, "an int in 1..32"),
+    "opt_level": _check("opt_level", lambda v: _int(v) and 0 <= v <= 3, "an int in 0..3"),
+    "num_worker_warps": _check("num_worker_warps", lambda v: v in (4, 8), "4 or 8"),
+    # numba_tile's own option: warps per thread block on the GPU (None: chosen automatically)
+    "num_warps": _check("num_warps", lambda v: _int(v) and v in (1, 2, 4, 8, 16, 32),
+                        "a power of two in 1..32"),
+}
+_DEFAULTS = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None,
+             "num_warps": None}
+
+
+def validate_options(options):
+    for name, value in options.items():
+        if name not in _OPTION_CHECKS:
+            raise TypeError(f"Unknown kernel option {name!r}; options are "
+                            f"{', '.join(_OPTION_CHECKS)}")
+        _OPTION_CHECKS[name](value)
+    return options
+
+
+class Kernel:
+    """A tile kernel: start it with ``ct.launch(stream, grid, kernel, args)``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def k():
+    ...     pass
+    >>> k()
+    Traceback (most recent call last):
+    ...
+    TypeError: Tile kernel 'k' cannot be called directly; use ct.launch(stream, grid, k, args)
+    """
+
+    def __init__(self, fn, options):
+        self.fn = fn
+        self.options = dict(_DEFAULTS, **validate_options(options))
+        self.parameters = list(inspect.signature(fn).parameters)
+        self._parameter_kinds = None
+        functools.update_wrapper(self, fn)
+
+    @property
+    def parameter_kinds(self):
+        if self._parameter_kinds is None:  # lazily: postponed annotations may name later globals
+            self._parameter_kinds = parameter_kinds(self.fn)
+        return self._parameter_kinds
+
+    def replace_hints(self, **hints):
+        """A new kernel with some options replaced (and its own compile cache)."""
+        options = {k: v for k, v in self.options.items() if k in hints or v != _DEFAULTS[k]}
+        options.update(hints)
+        return Kernel(self.fn, options)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"Tile kernel {self.fn.__name__!r} cannot be called directly; use "
+                        f"ct.launch(stream, grid, {self.fn.__name__}, args)")
+
+    def __getitem__(self, config):
+        """Numba's launch syntax: ``kernel[grid, stream](*args)``."""
+        if not isinstance(config, tuple) or len(config) not in (1, 2):
+            raise TypeError("Use kernel[grid] or kernel[grid, stream]")
+        grid = config[0] if isinstance(config[0], tuple) else (config[0],)
+        stream = config[1] if len(config) == 2 else 0
+
+        def start(*args):
+            from .launch import launch
+            launch(stream, grid, self, tuple(args))
+        return start
+
+    def __repr__(self):
+        return f"<numba_tile kernel {self.fn.__qualname__}>"
+
+
+def kernel(function=None, /, **options):
+    """Decorator making a tile kernel, bare or with options.
+
+    Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32), ``opt_level`` (0..3),
+    ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
+    the GPU). Each may be a :class:`ByTarget`. A bad value is ``ValueError``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def add_one(x):
+    ...     ct.store(x, (0,), ct.load(x, (0,), (4,)) + 1)
+    >>> a = np.arange(4, dtype=np.float32)
+    >>> ct.launch(0, (1,), add_one, (a,))
+    >>> a
+    array([1., 2., 3., 4.], dtype=float32)
+    """
+    if function is None:
+        validate_options(options)
+        return lambda fn: Kernel(fn, options)
+    if not callable(function):
+        raise TypeError(f"@ct.kernel decorates a function, got {function!r}")
+    return Kernel(function, options)
+
+
+def function(func=None, /, *, host=False, tile=True):
+    """Mark a helper callable from tile code (inlined); ``host=True`` keeps it callable from
+    host code too. Plain undecorated helpers work in kernels as well.
+
+    >>> import numba_tile as ct
+    >>> @ct.function
+    ... def twice(t):
+    ...     return t * 2
+    >>> @ct.kernel
+    ... def show():
+    ...     print(twice(ct.arange(2, dtype=ct.int32)))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 2]
+    """
+    def mark(fn):
+        fn.__numba_tile_function__ = {"host": host, "tile": tile}
+        return fn
+    return mark if func is None else mark(func)
+
+
+@contextlib.contextmanager
+def compiler_timeout(sec):
+    """Bound the compile time of the launches inside the block (seconds).
+
+    >>> import numba_tile as ct
+    >>> with ct.compiler_timeout(60):
+    ...     pass
+    """
+    from . import launch
+    if not (isinstance(sec, (int, float)) and sec > 0):
+        raise ValueError(f"compiler_timeout needs a positive number of seconds, got {sec!r}")
+    previous = launch.compile_timeout
+    launch.compile_timeout = sec
+    try:
+        yield
+    finally:
+        launch.compile_timeout = previous

@@ -1,0 +1,189 @@
+"""Printing, assertions and compile-time helpers: ``print``, ``printf``, ``assert_``,
+``static_assert``, ``static_eval``, ``static_iter``, ``ensure_constant``.
+"""
+
+import builtins
+import re
+import sys
+
+import numpy as np
+
+from ..errors import TileStaticAssertionError, TileStaticEvalError, TileTypeError
+from ..interpreter.context import tile_op
+from ..interpreter.printing import format_values
+from ..interpreter.tile import Tile
+from ..rules.core import constant_value, describe, require_constant
+
+_NOT_CONSTANT = object()
+
+
+@tile_op
+def print(*args, sep=" ", end="\n"):
+    """Print from tile code, Python style (f-strings work); a tile prints as a nested list.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.arange(4, dtype=ct.float32) * 0.5
+    ...     ct.print("t =", t, sep=" ")
+    ...     ct.print(f"sum={ct.sum(t)}")
+    >>> ct.launch(0, (1,), show, ())
+    t = [0.0, 0.5, 1.0, 1.5]
+    sum=3.0
+    """
+    builtins.print(*args, sep=sep, end=end, file=sys.stdout)
+
+
+_CONVERSION = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGcsp%])")
+
+
+def _c_format(fmt, args):
+    """Apply a C format string; tile arguments print as nested lists of formatted elements."""
+    args = list(args)
+    pieces, position, arg_index = [], 0, 0
+    for match in _CONVERSION.finditer(fmt):
+        pieces.append(fmt[position:match.start()])
+        position = match.end()
+        flags, width, precision, _length, conv = match.groups()
+        if conv == "%":
+            pieces.append("%")
+            continue
+        if arg_index >= len(args):
+            raise TileTypeError(f"printf format {fmt!r} needs more arguments than were given")
+        value = args[arg_index]
+        arg_index += 1
+        conv = {"u": "d", "i": "d", "p": "x"}.get(conv, conv)
+        spec = "%" + (flags or "") + (width or "") + (f".{precision}" if precision else "") + conv
+
+        def one(v, spec=spec, conv=conv):
+            v = v.item() if isinstance(v, np.generic) else v
+            if conv in "dxXoc":
+                v = int(v)
+            elif conv in "eEfFgG":
+                v = float(v)
+            return spec % v
+
+        if isinstance(value, Tile):
+            pieces.append(format_values(value.values, value.dtype, one) if value.ndim
+                          else one(value.values[()]))
+        else:
+            pieces.append(one(value))
+    pieces.append(fmt[position:])
+    if arg_index != len(args):
+        raise TileTypeError(f"printf format {fmt!r} takes {arg_index} arguments, got {len(args)}")
+    return "".join(pieces)
+
+
+@tile_op
+def printf(format, *args):
+    """Print with a C format string (``%d``, ``%f``, ``%.3e``, ...); a tile argument prints
+    each element with its conversion.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     ct.printf("block %d: %.2f\\n", ct.bid(0), ct.arange(2, dtype=ct.float32))
+    >>> ct.launch(0, (1,), show, ())
+    block 0: [0.00, 1.00]
+    """
+    format = require_constant(format, "printf format")
+    if not isinstance(format, str):
+        raise TileTypeError(f"printf format must be a constant string, got {describe(format)}")
+    sys.stdout.write(_c_format(format, args))
+
+
+@tile_op
+def assert_(cond, /, message=None):
+    """Device assertion: fails (``AssertionError``) if any element of ``cond`` is false.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def check():
+    ...     ct.assert_(ct.arange(4, dtype=ct.int32) < 4, "in range")
+    >>> ct.launch(0, (1,), check, ())
+    """
+    if isinstance(cond, Tile):
+        ok = bool(np.all(cond.values))
+    else:
+        ok = bool(cond)
+    if not ok:
+        raise AssertionError(message if message is not None else "ct.assert_ failed")
+
+
+@tile_op
+def static_assert(condition, message=None, /):
+    """Compile-time assertion on a constant condition (``TileStaticAssertionError``).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def check(N: ct.Constant[int]):
+    ...     ct.static_assert(N % 2 == 0, "N must be even")
+    >>> ct.launch(0, (1,), check, (3,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileStaticAssertionError: N must be even
+    ...
+    """
+    value = constant_value(condition, _NOT_CONSTANT)
+    if value is _NOT_CONSTANT:
+        raise TileTypeError(f"static_assert() needs a compile-time constant condition, got "
+                            f"{describe(condition)}")
+    if not value:
+        raise TileStaticAssertionError(message if message is not None
+                                       else "static assertion failed")
+
+
+@tile_op
+def static_eval(expr, /):
+    """Evaluate ``expr`` at compile time; it must be a constant (or a dtype, a tuple...).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show(x):
+    ...     print(ct.static_eval(x.ndim * 2))
+    >>> import numpy as np
+    >>> ct.launch(0, (1,), show, (np.zeros((2, 2)),))
+    4
+    """
+    value = constant_value(expr, _NOT_CONSTANT)
+    if value is _NOT_CONSTANT:
+        raise TileStaticEvalError(f"static_eval() cannot evaluate {describe(expr)} at compile "
+                                  f"time")
+    return expr
+
+
+@tile_op
+def static_iter(iterable):
+    """Iterate at compile time (the compiler unrolls the loop) over a constant iterable.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     for dt in ct.static_iter((ct.int8, ct.float16)):
+    ...         print(ct.zeros((2,), dt))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 0]
+    [0.0, 0.0]
+    """
+    if isinstance(iterable, range):
+        return iterable
+    return tuple(iterable)
+
+
+@tile_op
+def ensure_constant(value, /):
+    """Return ``value`` if it is a compile-time constant, else raise ``TileTypeError``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show(n):
+    ...     ct.ensure_constant(n)
+    >>> ct.launch(0, (1,), show, (4,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: ensure_constant() needs a compile-time constant, got run-time int32 scalar
+    ...
+    """
+    if constant_value(value, _NOT_CONSTANT) is _NOT_CONSTANT:
+        raise TileTypeError(f"ensure_constant() needs a compile-time constant, got {describe(value)}")
+    return value

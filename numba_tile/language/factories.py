@@ -1,0 +1,136 @@
+"""Tile factories: ``arange``, ``full``, ``zeros``, ``ones``, ``astile``."""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from ..interpreter.context import tile_op
+from ..interpreter.conversion import convert
+from ..interpreter.tile import Tile, make_constant, to_tile, values_as
+from ..promotion import check_constant_fits
+from ..rules.core import constant_value, describe, is_python_number, tile_shape
+
+
+def _dtype(dtype):
+    if dtype is None:
+        raise TileTypeError("dtype is required")
+    return d.to_dtype(dtype)
+
+
+def _scalar_values(value, dtype, what):
+    """A scalar operand's value in ``dtype`` (constants range-checked)."""
+    if is_python_number(value):
+        if not (isinstance(value, float) and not dtype.is_float):
+            check_constant_fits(value, dtype)
+        return make_constant(value, dtype).values, True
+    if isinstance(value, Tile):
+        if value.ndim != 0:
+            raise TileTypeError(f"{what} must be a scalar, got {describe(value)}")
+        return convert(value.values, value.dtype, dtype), value.is_constant
+    raise TileTypeError(f"{what} must be a scalar, got {describe(value)}")
+
+
+@tile_op
+def arange(size, /, *, dtype, start=0, step=1):
+    """``[start, start + step, ...]`` of ``size`` (a constant power of two) elements.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.arange(4, dtype=ct.int32), ct.arange(4, dtype=ct.float32, start=1, step=0.5))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 1, 2, 3] [1.0, 1.5, 2.0, 2.5]
+    """
+    (n,) = tile_shape(size, "arange size")
+    dtype = _dtype(dtype)
+    start_v, start_c = _scalar_values(start, dtype, "start")
+    step_v, step_c = _scalar_values(step, dtype, "step")
+    if dtype.is_float:
+        values = start_v.astype(np.float64) + step_v.astype(np.float64) * np.arange(n)
+        values = convert(values, d.float64, dtype)
+    else:
+        with np.errstate(all="ignore"):
+            values = (start_v + step_v * np.arange(n).astype(dtype.storage)).astype(dtype.storage)
+    return Tile(dtype, values, start_c and step_c)
+
+
+@tile_op
+def full(shape, fill_value, dtype):
+    """A tile of ``shape`` filled with ``fill_value`` (a constant or a run-time scalar).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.full((2, 2), 3.5, ct.float16))
+    >>> ct.launch(0, (1,), show, ())
+    [[3.5, 3.5], [3.5, 3.5]]
+    """
+    shape = tile_shape(shape, "shape")
+    dtype = _dtype(dtype)
+    values, constant = _scalar_values(fill_value, dtype, "fill_value")
+    return Tile(dtype, np.broadcast_to(values, shape), constant)
+
+
+@tile_op
+def zeros(shape, dtype):
+    """A tile of zeros.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.zeros((2,), ct.int8))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 0]
+    """
+    return full.__tile_op__(shape, 0, dtype)
+
+
+@tile_op
+def ones(shape, dtype):
+    """A tile of ones.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.ones((2,), ct.float32))
+    >>> ct.launch(0, (1,), show, ())
+    [1.0, 1.0]
+    """
+    return full.__tile_op__(shape, 1, dtype)
+
+
+@tile_op
+def astile(value, /, *, dtype):
+    """A tile of ``dtype`` from a scalar, a tile, or nested tuples of constants.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.astile(((1, 2), (3, 4)), dtype=ct.float32), ct.astile(5, dtype=ct.int8))
+    >>> ct.launch(0, (1,), show, ())
+    [[1.0, 2.0], [3.0, 4.0]] 5
+    """
+    dtype = _dtype(dtype)
+    if isinstance(value, tuple):
+        const = constant_value(value, None)
+        if const is None:
+            items = [astile.__tile_op__(v, dtype=dtype) for v in value]
+            shapes = {t.shape for t in items}
+            if len(shapes) != 1:
+                raise TileTypeError("astile() needs nested tuples of one shape")
+            stacked = np.stack([t.values for t in items])
+            tile_shape(stacked.shape, "astile shape")
+            return Tile(dtype, stacked, all(t.is_constant for t in items))
+        array = np.array(const, dtype=np.float64 if dtype.is_float else object)
+        tile_shape(array.shape, "astile shape")
+        for v in array.flat:
+            if not (isinstance(v, float) and not dtype.is_float):
+                check_constant_fits(v, dtype)
+        if dtype.is_float:
+            return Tile(dtype, convert(array, d.float64, dtype), True)
+        return Tile(dtype, np.array([int(v) for v in array.flat]).reshape(array.shape)
+                    .astype(dtype.storage), True)
+    tile = to_tile(value) if not is_python_number(value) else None
+    if tile is None:
+        return make_constant(value, dtype)
+    return Tile(dtype, values_as(tile, dtype), tile.is_constant)

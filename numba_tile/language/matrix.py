@@ -1,0 +1,59 @@
+"""Matrix products: ``mma`` (multiply-accumulate, the tensor-core op) and ``matmul``/``@``."""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..interpreter.context import tile_op
+from ..interpreter.conversion import convert
+from ..interpreter.tile import Tile, to_tile, values_as
+from ..rules import matrix as rules
+
+
+def _product(a, b, compute_dtype, out_dtype):
+    if compute_dtype.is_float:
+        out = np.matmul(a.astype(np.float64), b.astype(np.float64))
+        return convert(out, d.float64, out_dtype)
+    out = np.matmul(a.astype(np.int64), b.astype(np.int64))
+    return convert(out, d.int64, out_dtype)
+
+
+@tile_op
+def mma(x, y, /, acc, *, use_fast_acc=False):
+    """``x @ y + acc`` with the accumulator's dtype; 2-d, or 3-d with a leading batch axis.
+
+    Supported (inputs -> accumulator): f16 -> f16/f32, bf16 -> f32, tf32 -> f32, f32 -> f32,
+    f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     a = ct.reshape(ct.arange(4, dtype=ct.float16), (2, 2))
+    ...     print(ct.mma(a, a, ct.ones((2, 2), ct.float32)))
+    >>> ct.launch(0, (1,), show, ())
+    [[3.0, 4.0], [7.0, 12.0]]
+    """
+    x, y, acc = to_tile(x), to_tile(y), to_tile(acc)
+    spec = rules.mma(x, y, acc)
+    # Products are exact in float64 for every supported input; sum in float64, round once.
+    compute = d.float64 if acc.dtype.is_float else d.int64
+    product = np.matmul(x.values.astype(compute.storage), y.values.astype(compute.storage))
+    total = product + acc.values.astype(compute.storage)
+    return Tile(spec.dtype, convert(total, compute, spec.dtype))
+
+
+@tile_op
+def matmul(x, y, /):
+    """The matrix product ``x @ y`` (NumPy's rules for 1-d to 3-d) in the promoted dtype.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     a = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(a @ a, ct.matmul(ct.arange(2, dtype=ct.int32), a))
+    >>> ct.launch(0, (1,), show, ())
+    [[2, 3], [6, 11]] [2, 3]
+    """
+    x, y = to_tile(x), to_tile(y)
+    spec = rules.matmul(x, y)
+    out = _product(values_as(x, spec.dtype), values_as(y, spec.dtype), spec.dtype, spec.dtype)
+    return Tile(spec.dtype, out.reshape(spec.shape), spec.constant)

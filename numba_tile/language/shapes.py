@@ -1,0 +1,208 @@
+"""Shape ops: reshape, permute, transpose, expand_dims, broadcast_to, extract, insert, cat,
+bitcast, and ``t[:, None]`` indexing. None of them changes the dtype.
+"""
+
+import numpy as np
+
+from .. import dtypes as d
+from ..errors import TileTypeError, TileValueError
+from ..interpreter.context import tile_op
+from ..interpreter.tile import Tile, to_tile
+from ..rules import shapes as rules
+from ..rules.core import describe
+
+
+def _tile(x, what="x"):
+    if isinstance(x, Tile):
+        return x
+    try:
+        return to_tile(x)
+    except TileTypeError:
+        raise TileTypeError(f"{what} must be a tile, got {describe(x)}") from None
+
+
+@tile_op
+def reshape(x, /, shape):
+    """Reshape in row-major order; every dimension a power of two.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.reshape(ct.arange(8, dtype=ct.int32), (2, 4)))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
+    """
+    x = _tile(x)
+    new = rules.reshape(x.shape, shape)
+    return Tile(x.dtype, x.values.reshape(new), x.is_constant)
+
+
+@tile_op
+def permute(x, /, axes):
+    """Reorder the axes: result axis ``i`` is input axis ``axes[i]``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(8, dtype=ct.int32), (2, 2, 2))
+    ...     print(ct.permute(t, (2, 0, 1)).shape, ct.permute(t, (2, 0, 1)))
+    >>> ct.launch(0, (1,), show, ())
+    (2, 2, 2) [[[0, 2], [4, 6]], [[1, 3], [5, 7]]]
+    """
+    x = _tile(x)
+    axes = rules.permute_axes(axes, x.ndim)
+    return Tile(x.dtype, np.transpose(x.values, axes), x.is_constant)
+
+
+@tile_op
+def transpose(x, /, axis0=None, axis1=None):
+    """Swap two axes; with no axes, transpose a 2-d tile.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.transpose(ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 2], [1, 3]]
+    """
+    x = _tile(x)
+    axes = rules.transpose_axes(x.ndim, axis0, axis1)
+    return Tile(x.dtype, np.transpose(x.values, axes), x.is_constant)
+
+
+@tile_op
+def expand_dims(x, /, axis):
+    """Insert an axis of length 1 (``t[:, None]`` does the same).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.expand_dims(ct.arange(2, dtype=ct.int32), 1))
+    >>> ct.launch(0, (1,), show, ())
+    [[0], [1]]
+    """
+    x = _tile(x)
+    shape = rules.expand_dims(x.shape, axis)
+    return Tile(x.dtype, x.values.reshape(shape), x.is_constant)
+
+
+@tile_op
+def broadcast_to(x, /, shape):
+    """Broadcast to a larger shape (NumPy rules).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.broadcast_to(ct.arange(2, dtype=ct.int32), (2, 2)))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 1], [0, 1]]
+    """
+    x = _tile(x)
+    target = rules.broadcast_to(x.shape, shape)
+    return Tile(x.dtype, np.broadcast_to(x.values, target), x.is_constant)
+
+
+def _tile_index(index, n):
+    from ..rules.core import constant_value
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) != n:
+        raise TileTypeError(f"The index needs {n} integers, got {describe(index)}")
+    out = []
+    for item in items:
+        if constant_value(item, None) is None and not isinstance(item, Tile):
+            raise TileTypeError(f"Index entries must be integers, got {describe(item)}")
+        out.append(int(item))
+    return out
+
+
+@tile_op
+def extract(x, /, index, shape):
+    """The sub-tile at ``index`` in the tile space of ``shape`` within ``x``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(16, dtype=ct.int32), (4, 4))
+    ...     print(ct.extract(t, (1, 0), (2, 2)))
+    >>> ct.launch(0, (1,), show, ())
+    [[8, 9], [12, 13]]
+    """
+    x = _tile(x)
+    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), shape)
+    starts = _tile_index(index, x.ndim)
+    region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
+    values = x.values[region]
+    if values.shape != sub:
+        raise TileValueError(f"extract index {tuple(starts)} is outside the tile")
+    return Tile(x.dtype, values, x.is_constant)
+
+
+@tile_op
+def insert(x, /, index, value):
+    """A copy of ``x`` with the sub-tile at ``index`` (in the tile space of ``value``'s
+    shape) replaced by ``value``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.zeros((4,), ct.int32)
+    ...     print(ct.insert(t, (1,), ct.ones((2,), ct.int32)))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 0, 1, 1]
+    """
+    x, value = _tile(x), _tile(value, "value")
+    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape)
+    starts = _tile_index(index, x.ndim)
+    from ..interpreter.conversion import convert
+    out = np.array(x.values)
+    region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
+    if out[region].shape != sub:
+        raise TileValueError(f"insert index {tuple(starts)} is outside the tile")
+    out[region] = convert(value.values, value.dtype, x.dtype)
+    return Tile(x.dtype, out, x.is_constant and value.is_constant)
+
+
+@tile_op
+def cat(tiles, /, axis):
+    """Concatenate two tiles of identical shape along ``axis``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     a = ct.arange(2, dtype=ct.int32)
+    ...     print(ct.cat((a, a + 2), 0))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 1, 2, 3]
+    """
+    if not isinstance(tiles, tuple) or len(tiles) != 2:
+        raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(tiles)}")
+    a, b = _tile(tiles[0]), _tile(tiles[1])
+    if a.dtype is not b.dtype:
+        raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
+    _, axis = rules.cat(a.shape, b.shape, axis)
+    return Tile(a.dtype, np.concatenate([a.values, b.values], axis), a.is_constant and
+                b.is_constant)
+
+
+@tile_op
+def bitcast(x, /, dtype):
+    """Reinterpret the bits of each element as another dtype of the same width.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.bitcast(ct.full((2,), 1.0, ct.float32), ct.int32))
+    >>> ct.launch(0, (1,), show, ())
+    [1065353216, 1065353216]
+    """
+    x = _tile(x)
+    dtype = d.to_dtype(dtype)
+    if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != x.dtype.storage.itemsize:
+        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and {dtype}")
+    return Tile(dtype, x.values.view(dtype.storage), x.is_constant)
+
+
+def index_tile(x, key):
+    """``t[:, None]`` and friends: add axes of length 1."""
+    items = rules.index_key(key, x.ndim)
+    return Tile(x.dtype, x.values[items], x.is_constant)

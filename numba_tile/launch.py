@@ -1,0 +1,104 @@
+"""``launch``: validate the grid, stream and arguments, then run the kernel.
+
+With ``NUMBA_TILE_INTERPRET=1`` in the environment (or inside ``with ct.interpret():``) the
+kernel runs on the CPU in the interpreter; otherwise it is compiled for the GPU.
+"""
+
+import contextlib
+import os
+import threading
+
+from .kernel import Kernel
+
+compile_timeout = None  # seconds; set by compiler_timeout()
+_forced = threading.local()
+
+_MAX_GRID = (2**31 - 1, 65535, 65535)
+
+
+def interpret_mode():
+    """True when launches run in the interpreter (the env var or :func:`interpret`).
+
+    >>> import numba_tile as ct
+    >>> with ct.interpret():
+    ...     ct.interpret_mode()
+    True
+    """
+    forced = getattr(_forced, "value", None)
+    if forced is not None:
+        return forced
+    return os.environ.get("NUMBA_TILE_INTERPRET", "0").strip().lower() not in ("", "0", "false",
+                                                                              "no", "off")
+
+
+@contextlib.contextmanager
+def interpret(enabled=True):
+    """Run the launches in this block in interpreter mode (or not, with ``enabled=False``).
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x):
+    ...     ct.store(x, (0,), ct.full((2,), 1.0, ct.float32))
+    >>> a = np.zeros(2, np.float32)
+    >>> with ct.interpret():
+    ...     ct.launch(None, (1,), k, (a,))
+    >>> a
+    array([1., 1.], dtype=float32)
+    """
+    previous = getattr(_forced, "value", None)
+    _forced.value = bool(enabled)
+    try:
+        yield
+    finally:
+        _forced.value = previous
+
+
+def _check_grid(grid):
+    if not isinstance(grid, tuple):
+        raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got "
+                        f"{type(grid).__name__}")
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {len(grid)}")
+    for axis, (n, limit) in enumerate(zip(grid, _MAX_GRID)):
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            raise TypeError(f"grid[{axis}] must be an int, got {type(n).__name__}")
+        if not 1 <= int(n) <= limit:
+            raise ValueError(f"grid[{axis}] = {int(n)} is out of range: it must be in 1..{limit}")
+    return tuple(int(n) for n in grid)
+
+
+def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launch=False):
+    """Start ``kernel`` on ``grid`` tile blocks with ``kernel_args`` (a tuple).
+
+    ``stream`` is a PyTorch, CuPy or numba stream or a raw handle (0: the default stream);
+    interpreter mode also takes None. Asynchronous on the GPU; the interpreter finishes
+    before returning.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def vadd(a, b, c, TILE: ct.Constant[int]):
+    ...     i = ct.bid(0)
+    ...     ct.store(c, (i,), ct.load(a, (i,), (TILE,)) + ct.load(b, (i,), (TILE,)))
+    >>> a, b = np.arange(8, dtype=np.float32), np.ones(8, np.float32)
+    >>> c = np.empty_like(a)
+    >>> ct.launch(0, (2,), vadd, (a, b, c, 4))
+    >>> c
+    array([1., 2., 3., 4., 5., 6., 7., 8.], dtype=float32)
+    """
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"launch() needs a @ct.kernel function, got {kernel!r}")
+    grid = _check_grid(grid)
+    if not isinstance(kernel_args, tuple):
+        raise TypeError(f"kernel_args must be a tuple, got {type(kernel_args).__name__}")
+    if len(kernel_args) != len(kernel.parameters):
+        raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
+                        f"({', '.join(kernel.parameters)}), got {len(kernel_args)}")
+    if interpret_mode():
+        from .interpreter.runner import run
+        run(kernel, grid, kernel_args)
+        return
+    if stream is None:
+        raise TypeError("Stream is required, got None")
+    from .gpu import launch_on_gpu
+    launch_on_gpu(stream, grid, kernel, kernel_args,
+                  programmatic_dependent_launch=programmatic_dependent_launch)

@@ -1,0 +1,131 @@
+"""Rules of the elementwise ops: arithmetic, bitwise, comparison, unary math and ``where``.
+
+>>> import numba_tile as ct
+>>> from numba_tile.rules.elementwise import binary
+>>> from numba_tile.promotion import Loose
+>>> spec, operand_dtype = binary("truediv", ct.int16(3), Loose(2))
+>>> spec, operand_dtype
+(Spec(float32, (), constant=True), int16)
+"""
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from ..promotion import Loose, common_dtype
+from .core import (Spec, broadcast_many, describe, operand_constant, operand_dtype,
+                   operand_shape)
+
+ARITHMETIC = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"})
+FLOAT_BINARY = frozenset({"atan2", "copysign", "fmod"})
+MINMAX = frozenset({"minimum", "maximum"})
+BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor"})
+SHIFTS = frozenset({"bitwise_lshift", "bitwise_rshift"})
+COMPARISONS = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
+                         "not_equal"})
+BINARY_OPS = ARITHMETIC | FLOAT_BINARY | MINMAX | BITWISE | SHIFTS | COMPARISONS
+
+FLOAT_UNARY = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+                         "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                         "tanh", "asinh", "acosh", "atanh", "floor", "ceil"})
+UNARY_OPS = FLOAT_UNARY | {"negative", "abs", "bitwise_not", "isnan", "isinf"}
+
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+           "pow": "**", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+           "bitwise_lshift": "<<", "bitwise_rshift": ">>", "greater": ">",
+           "greater_equal": ">=", "less": "<", "less_equal": "<=", "equal": "==",
+           "not_equal": "!="}
+
+
+def op_label(op):
+    """How an op is named in messages: ``'+' (add)``."""
+    return f"'{_SYMBOL[op]}' ({op})" if op in _SYMBOL else op
+
+
+def _result_spec(dtype, *operands):
+    shape = broadcast_many(operand_shape(x) for x in operands)
+    return Spec(dtype, shape, all(operand_constant(x) for x in operands))
+
+
+def binary(op, x, y):
+    """Rule of a binary elementwise op on two operands (at most one a :class:`Loose`).
+
+    Returns ``(result_spec, operand_dtype)``: both operands are converted to
+    ``operand_dtype`` before the op is applied.
+    """
+    if op not in BINARY_OPS:
+        raise TileTypeError(f"Unknown binary op {op}")
+    operand = common_dtype(x if isinstance(x, Loose) else x.dtype,
+                           y if isinstance(y, Loose) else y.dtype, op_name=op_label(op))
+    result = operand
+    if op in COMPARISONS:
+        result = d.bool_
+    elif op in BITWISE or op in SHIFTS:
+        allowed = operand.is_integral or (operand.is_bool and op in BITWISE)
+        if not allowed:
+            raise TileTypeError(f"{op_label(op)} needs integer{'' if op in SHIFTS else ' or bool'}"
+                                f" operands, got {describe(x)} and {describe(y)}")
+    elif op in FLOAT_BINARY:
+        if not operand.is_float:
+            raise TileTypeError(f"{op} needs floating-point operands, got {describe(x)} and "
+                                f"{describe(y)}")
+    elif op == "truediv" and not operand.is_float:
+        if operand.is_bool:
+            raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands")
+        result = d.float64 if operand.bitwidth > 32 else d.float32
+    elif operand.is_bool:
+        raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands; convert them "
+                            f"with astype()")
+    return _result_spec(result, x, y), operand
+
+
+def unary(op, x):
+    """Rule of a unary elementwise op. Returns the result spec."""
+    dtype = operand_dtype(x)
+    if op in FLOAT_UNARY:
+        if not dtype.is_float:
+            raise TileTypeError(f"{op} needs a floating-point operand, got {describe(x)}; "
+                                f"convert it with astype(ct.float32)")
+    elif op == "bitwise_not":
+        if dtype.is_float:
+            raise TileTypeError(f"'~' (bitwise_not) needs an integer or bool operand, got "
+                                f"{describe(x)}")
+    elif op in ("negative", "abs"):
+        if dtype.is_bool:
+            raise TileTypeError(f"{op} is not defined on bool_ operands")
+    elif op in ("isnan", "isinf"):
+        return Spec(d.bool_, operand_shape(x), operand_constant(x))
+    else:
+        raise TileTypeError(f"Unknown unary op {op}")
+    return Spec(dtype, operand_shape(x), operand_constant(x))
+
+
+def where(cond, x, y):
+    """Rule of ``where(cond, x, y)``: ``cond`` is bool, ``x`` and ``y`` promote together.
+
+    Returns ``(result_spec, value_dtype)``.
+    """
+    if operand_dtype(cond) is not d.bool_:
+        raise TileTypeError(f"where() needs a bool_ condition, got {describe(cond)}")
+    if isinstance(x, Loose) and isinstance(y, Loose):
+        dtype = _loose_pair_dtype(x, y)
+    else:
+        dtype = common_dtype(x if isinstance(x, Loose) else x.dtype,
+                             y if isinstance(y, Loose) else y.dtype, op_name="where")
+    return _result_spec(dtype, cond, x, y), dtype
+
+
+def _loose_pair_dtype(x, y):
+    """Two constants that must become one typed value: the higher category's concrete dtype."""
+    rank = d._CATEGORY_RANK
+    a, b = x.concrete_dtype(), y.concrete_dtype()
+    if rank[a.category] != rank[b.category]:
+        return a if rank[a.category] > rank[b.category] else b
+    if a.is_integral:
+        return a if a.bitwidth >= b.bitwidth else b
+    return a
+
+
+def astype(x, dtype):
+    """Rule of ``astype``: any numeric dtype converts to any other. Returns the result spec."""
+    if not isinstance(dtype, d.DType):
+        raise TileTypeError(f"astype() needs a dtype, got {describe(dtype)}")
+    return Spec(dtype, operand_shape(x), operand_constant(x))

@@ -1,0 +1,74 @@
+"""Rules of ``mma`` and ``matmul``: shapes, supported dtype pairs and promotion.
+
+>>> import numba_tile as ct
+>>> from numba_tile.rules.matrix import MMA_PAIRS
+>>> ct.float32 in MMA_PAIRS[ct.float16]
+True
+"""
+
+from .. import dtypes as d
+from ..errors import TileTypeError, TileValueError
+from ..promotion import common_dtype
+from .core import Spec, describe
+
+MMA_PAIRS = {
+    d.float16: (d.float16, d.float32),
+    d.bfloat16: (d.float32,),
+    d.tfloat32: (d.float32,),
+    d.float32: (d.float32,),
+    d.float64: (d.float64,),
+    d.int8: (d.int32,),
+    d.uint8: (d.int32,),
+    d.float8_e4m3fn: (d.float16, d.float32),
+    d.float8_e5m2: (d.float16, d.float32),
+}
+
+
+def _matrix_shapes(x, y, what):
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if len(xs) not in (2, 3) or len(ys) != len(xs):
+        raise TileValueError(f"{what} needs two 2-d or two 3-d tiles, got shapes {xs} and {ys}")
+    if xs[-1] != ys[-2]:
+        raise TileValueError(f"{what}: inner dimensions differ, {xs} @ {ys}")
+    if len(xs) == 3 and xs[0] != ys[0]:
+        raise TileValueError(f"{what}: batch dimensions differ, {xs} @ {ys}")
+    return xs[:-1] + ys[-1:]
+
+
+def mma(x, y, acc):
+    """Rule of ``mma(x, y, acc)``: returns the result spec (the accumulator's)."""
+    if x.dtype is not y.dtype:
+        raise TileTypeError(f"mma() needs operands of one dtype, got {x.dtype} and {y.dtype}")
+    allowed = MMA_PAIRS.get(x.dtype, ())
+    if acc.dtype not in allowed:
+        raise TileTypeError(f"mma() does not support {x.dtype} inputs with a {acc.dtype} "
+                            f"accumulator; supported: {describe_pairs()}")
+    shape = _matrix_shapes(x, y, "mma()")
+    if tuple(acc.shape) != shape:
+        raise TileValueError(f"mma(): the accumulator's shape {tuple(acc.shape)} must be {shape}")
+    return Spec(acc.dtype, shape)
+
+
+def describe_pairs():
+    return ", ".join(f"{i} -> {'/'.join(map(str, accs))}" for i, accs in MMA_PAIRS.items())
+
+
+def matmul(x, y):
+    """Rule of ``matmul``: NumPy's shapes for 1-d to 3-d tiles, promoted dtype."""
+    dtype = common_dtype(x.dtype, y.dtype, op_name="matmul")
+    if dtype.is_bool:
+        raise TileTypeError("matmul() of bool_ tiles")
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if not (1 <= len(xs) <= 3 and 1 <= len(ys) <= 3):
+        raise TileValueError(f"matmul() needs tiles of rank 1 to 3, got {describe(x)} and "
+                             f"{describe(y)}")
+    xm = xs if len(xs) > 1 else (1,) + xs
+    ym = ys if len(ys) > 1 else ys + (1,)
+    if xm[-1] != ym[-2]:
+        raise TileValueError(f"matmul(): inner dimensions differ, {xs} @ {ys}")
+    batch = ()
+    if len(xm) == 3 or len(ym) == 3:
+        from .core import broadcast_shapes
+        batch = broadcast_shapes(xm[:-2], ym[:-2])
+    shape = batch + xm[-2:-1] * (len(xs) > 1) + ym[-1:] * (len(ys) > 1)
+    return Spec(dtype, shape, x.is_constant and y.is_constant)

@@ -1,0 +1,140 @@
+"""Rules of loads, stores, tiled views and the grid queries.
+
+>>> from numba_tile.rules.memory import normalize_order, view_tile_count
+>>> normalize_order("F", 3), view_tile_count(4, 2, 1)
+((2, 1, 0), 3)
+"""
+
+from .. import dtypes as d
+from ..enums import PaddingMode
+from ..errors import TileTypeError, TileValueError
+from .core import (Spec, constant_value, describe, normalize_axis, require_constant,
+                   require_int_constant, tile_shape)
+
+
+def require_array(array, what="array"):
+    if not hasattr(array, "data") or not hasattr(array, "tiled_view"):
+        raise TileTypeError(f"{what} must be a global array (a kernel argument), got "
+                            f"{describe(array)}")
+    return array
+
+
+def slice_axis(axis, ndim):
+    return normalize_axis(axis, ndim)
+
+
+def index_value(value, what):
+    """An integer index entry: a constant or a run-time integer scalar."""
+    const = constant_value(value, None)
+    if isinstance(const, bool) or (const is not None and not isinstance(const, int)):
+        raise TileTypeError(f"{what} must be an integer, got {describe(value)}")
+    if const is None:
+        dtype = getattr(value, "dtype", None)
+        if not (isinstance(dtype, d.DType) and dtype.is_integral and value.shape == ()):
+            raise TileTypeError(f"{what} must be an integer scalar, got {describe(value)}")
+    return int(value)
+
+
+def tile_index(index, ndim, what="index"):
+    """A tuple of ``ndim`` integer tile coordinates (an int is accepted for 1-d)."""
+    items = index if isinstance(index, tuple) else (index,)
+    if len(items) != ndim:
+        raise TileValueError(f"{what} has {len(items)} entries, but the array has rank {ndim}")
+    return tuple(index_value(v, f"{what}[{i}]") for i, v in enumerate(items))
+
+
+def normalize_order(order, ndim):
+    """``"C"`` (identity), ``"F"`` (reversed) or a permutation tuple."""
+    order = require_constant(order, "order")
+    if order == "C":
+        return tuple(range(ndim))
+    if order == "F":
+        return tuple(reversed(range(ndim)))
+    if (not isinstance(order, tuple) or len(order) != ndim
+            or sorted(normalize_axis(a, ndim, "order") for a in order) != list(range(ndim))):
+        raise TileValueError(f"order must be 'C', 'F' or a permutation of {ndim} axes, got "
+                             f"{order!r}")
+    return tuple(normalize_axis(a, ndim) for a in order)
+
+
+def padding(mode):
+    mode = require_constant(mode, "padding_mode")
+    if not isinstance(mode, PaddingMode):
+        raise TileTypeError(f"padding_mode must be a ct.PaddingMode, got {mode!r}")
+    return mode
+
+
+def load(array, index, shape, order, padding_mode):
+    """Rule of ``load``: returns ``(result_spec, tile_shape_in_array_rank, order, index)``."""
+    require_array(array)
+    ndim = array.ndim
+    shape = require_constant(shape, "shape")
+    full = tile_shape(shape, "load shape")
+    if full == ():
+        full = (1,) * ndim
+    elif len(full) != ndim:
+        raise TileValueError(f"load shape {full} has rank {len(full)}, but the array has rank "
+                             f"{ndim}")
+    result_shape = () if shape == () else full
+    order = normalize_order(order, ndim)
+    mode = padding(padding_mode)
+    if mode not in (PaddingMode.UNDETERMINED, PaddingMode.ZERO, PaddingMode.NEG_ZERO) \
+            and not array.dtype.is_float:
+        raise TileValueError(f"padding_mode {mode.name} needs a floating-point array, got a "
+                             f"{array.describe()}")
+    return Spec(array.dtype, result_shape), full, order, tile_index(index, ndim)
+
+
+def store(array, index, tile, order):
+    """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``."""
+    require_array(array)
+    ndim = array.ndim
+    shape = tuple(tile.shape)
+    if shape == ():
+        shape = (1,) * ndim
+    elif len(shape) != ndim:
+        raise TileValueError(f"Cannot store a tile of rank {len(shape)} into an array of rank "
+                             f"{ndim}")
+    return shape, normalize_order(order, ndim), tile_index(index, ndim)
+
+
+def tiled_view(array, shape, padding_mode, traversal_steps):
+    """Rule of ``Array.tiled_view``: returns ``(tile_shape, steps, padding_mode)``."""
+    shape = tile_shape(shape, "tile_shape")
+    if len(shape) != array.ndim:
+        raise TileValueError(f"tile_shape {shape} must have the array's rank {array.ndim}")
+    if traversal_steps is None:
+        steps = shape
+    else:
+        steps = require_constant(traversal_steps, "traversal_steps")
+        if not isinstance(steps, tuple) or len(steps) != array.ndim or any(
+                isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in steps):
+            raise TileValueError(f"traversal_steps must be {array.ndim} positive constant "
+                                 f"integers, got {steps!r}")
+    return shape, tuple(steps), padding(padding_mode)
+
+
+def view_tile_count(length, tile, step):
+    """Tiles along one axis: origins ``k * step`` until a tile reaches the end."""
+    if length <= 0:
+        return 0
+    covering = -(-max(length - tile, 0) // step) + 1
+    return min(covering, -(-length // step))
+
+
+def view_origin(index, shape, steps):
+    coords = tile_index(index, len(shape))
+    return tuple(c * s for c, s in zip(coords, steps))
+
+
+def view_store_tile(view, tile):
+    if tuple(tile.shape) not in ((), tuple(view.tile_shape)):
+        raise TileValueError(f"Cannot store a tile of shape {tuple(tile.shape)} into a tiled "
+                             f"view with tiles {view.tile_shape}")
+
+
+def grid_axis(axis):
+    axis = require_int_constant(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise TileValueError(f"Grid axis must be 0, 1 or 2, got {axis}")
+    return axis

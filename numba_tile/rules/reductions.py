@@ -1,0 +1,28 @@
+"""Rules of the reductions: sum, prod, max, min, argmax, argmin.
+
+>>> from numba_tile.rules.reductions import reduced_shape
+>>> reduced_shape((4, 8), (1,), keepdims=False), reduced_shape((4, 8), (0, 1), keepdims=True)
+((4,), (1, 1))
+"""
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from .core import Spec, describe, normalize_axes, require_constant
+
+
+def reduced_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def reduction(op, x, axis, keepdims):
+    """Rule of a reduction: returns ``(result_spec, axes)``."""
+    keepdims = require_constant(keepdims, "keepdims")
+    axes = normalize_axes(axis, len(x.shape))
+    if op in ("sum", "prod") and x.dtype.is_bool:
+        raise TileTypeError(f"{op}() of a bool_ tile; convert it with astype(ct.int32) first")
+    if not x.dtype.arithmetic:
+        raise TileTypeError(f"{op}() of {describe(x)}: {x.dtype} is not an arithmetic dtype")
+    dtype = d.int32 if op in ("argmax", "argmin") else x.dtype
+    return Spec(dtype, reduced_shape(x.shape, axes, keepdims), x.is_constant), axes

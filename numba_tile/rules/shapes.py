@@ -1,0 +1,106 @@
+"""Rules of the shape ops: reshape, permute, transpose, expand_dims, broadcast_to, extract, cat.
+
+>>> import numba_tile as ct
+>>> from numba_tile.rules.shapes import permute_axes
+>>> permute_axes((1, 0, 2), 3)
+(1, 0, 2)
+"""
+
+from ..errors import TileTypeError, TileValueError
+from .core import (broadcast_shapes, describe, normalize_axis, product, require_constant,
+                   require_int_constant, tile_shape)
+
+
+def reshape(shape_in, shape):
+    """The new shape of a row-major reshape; sizes must match."""
+    new = tile_shape(shape, "reshape shape")
+    if product(new) != product(shape_in):
+        raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} "
+                             f"({product(shape_in)} elements) to {new} ({product(new)} elements)")
+    return new
+
+
+def permute_axes(axes, ndim):
+    """A validated permutation of ``range(ndim)``."""
+    axes = require_constant(axes, "axes")
+    if not isinstance(axes, tuple) or sorted(
+            normalize_axis(a, ndim) for a in axes) != list(range(ndim)):
+        raise TileValueError(f"axes {axes!r} is not a permutation of the {ndim} axes")
+    return tuple(normalize_axis(a, ndim) for a in axes)
+
+
+def transpose_axes(ndim, axis0, axis1):
+    """The permutation that ``transpose(axis0, axis1)`` applies."""
+    if axis0 is None and axis1 is None:
+        if ndim != 2:
+            raise TileValueError(f"transpose() without axes needs a 2-d tile, got rank {ndim}; "
+                                 f"name the two axes to swap")
+        return (1, 0)
+    if axis0 is None or axis1 is None:
+        raise TileTypeError("transpose() needs both axis0 and axis1, or neither")
+    a, b = normalize_axis(axis0, ndim, "axis0"), normalize_axis(axis1, ndim, "axis1")
+    axes = list(range(ndim))
+    axes[a], axes[b] = axes[b], axes[a]
+    return tuple(axes)
+
+
+def expand_dims(shape_in, axis):
+    """The shape with a new axis of length 1 at ``axis``."""
+    ndim = len(shape_in)
+    axis = normalize_axis(axis, ndim + 1)
+    return tuple(shape_in[:axis]) + (1,) + tuple(shape_in[axis:])
+
+
+def broadcast_to(shape_in, shape):
+    """Validate ``broadcast_to``: the target must be what broadcasting gives."""
+    target = tile_shape(shape, "broadcast shape")
+    if len(target) < len(shape_in) or broadcast_shapes(shape_in, target) != target:
+        raise TileValueError(f"Cannot broadcast a tile of shape {tuple(shape_in)} to {target}")
+    return target
+
+
+def extract(shape_in, index, shape):
+    """Validate ``extract``: the index into the tile space of ``shape`` within the tile."""
+    sub = tile_shape(shape, "extract shape")
+    if len(sub) != len(shape_in):
+        raise TileValueError(f"extract shape {sub} must have the tile's rank {len(shape_in)}")
+    for i, (outer, inner) in enumerate(zip(shape_in, sub)):
+        if inner > outer:
+            raise TileValueError(f"extract shape {sub} is larger than the tile's {shape_in} "
+                                 f"along axis {i}")
+    if not isinstance(index, tuple) or len(index) != len(sub):
+        raise TileTypeError(f"extract index must be a tuple of {len(sub)} integers, "
+                            f"got {describe(index)}")
+    return sub
+
+
+def cat(shape_a, shape_b, axis):
+    """The shape of concatenating two tiles of identical shape along ``axis``."""
+    if tuple(shape_a) != tuple(shape_b):
+        raise TileValueError(f"cat() needs two tiles of identical shape, got {tuple(shape_a)} "
+                             f"and {tuple(shape_b)}")
+    axis = normalize_axis(axis, len(shape_a))
+    out = list(shape_a)
+    out[axis] *= 2
+    return tuple(out), axis
+
+
+def index_key(key, ndim):
+    """Validate ``t[...]`` indexing (only ``:``, ``None`` and ``...``); return NumPy's key."""
+    items = key if isinstance(key, tuple) else (key,)
+    consumed = 0
+    for item in items:
+        if item is None or item is Ellipsis:
+            continue
+        if isinstance(item, slice) and item == slice(None):
+            consumed += 1
+            continue
+        raise TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "
+                            f"got {item!r}; use ct.extract for sub-tiles")
+    if consumed > ndim:
+        raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
+    return items
+
+
+def require_int(value, what):
+    return require_int_constant(value, what)
