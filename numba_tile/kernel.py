@@ -132,7 +132,7 @@ class Kernel:
         stream = config[1] if len(config) == 2 else 0
 
         def start(*args):
-            from .launch import launch
+            from .launcher import launch
             launch(stream, grid, self, tuple(args))
         return start
 
@@ -192,7 +192,7 @@ def compiler_timeout(sec):
     >>> with ct.compiler_timeout(60):
     ...     pass
     """
-    from . import launch
+    from . import launcher as launch
     if not (isinstance(sec, (int, float)) and sec > 0):
         raise ValueError(f"compiler_timeout needs a positive number of seconds, got {sec!r}")
     previous = launch.compile_timeout

@@ -24,7 +24,7 @@ def format_float(value):
     """Short float form: six significant digits, always with a decimal point or exponent.
 
     >>> from numba_tile.interpreter.printing import format_float
-    >>> format_float(1.0), format_float(3.14159265), format_float(1e-9), format_float(-math.inf)
+    >>> format_float(1.0), format_float(3.14159265), format_float(1e-9), format_float(-float("inf"))
     ('1.0', '3.14159', '1e-09', '-inf')
     """
     if math.isnan(value):
