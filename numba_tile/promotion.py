@@ -12,6 +12,13 @@ values, the compiler with the dtypes of Numba types.
 
 import math
 
+import numpy as np
+
+try:
+    import ml_dtypes as _ml_dtypes
+except ImportError:  # pragma: no cover
+    _ml_dtypes = None
+
 from . import dtypes as d
 from .errors import TileTypeError, TileValueError
 
@@ -136,7 +143,9 @@ def float_max(dtype):
         return float_max(d.float32)
     if dtype is d.float8_e5m3fnu:
         return 114688.0
-    import numpy as np
+    if dtype.numpy is not None and _ml_dtypes is not None and dtype.bitwidth < 16 or \
+            dtype is d.bfloat16:
+        return float(_ml_dtypes.finfo(dtype.numpy).max)
     return float(np.finfo(dtype.storage).max)
 
 

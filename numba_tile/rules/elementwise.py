@@ -71,7 +71,7 @@ def binary(op, x, y):
         if operand.is_bool:
             raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands")
         result = d.float64 if operand.bitwidth > 32 else d.float32
-    elif operand.is_bool:
+    elif operand.is_bool and op not in MINMAX:
         raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands; convert them "
                             f"with astype()")
     return _result_spec(result, x, y), operand
