@@ -1,0 +1,83 @@
+"""The 19 dtypes: attributes, NumPy equivalents, equality and hashing, strictly typed constants."""
+
+import pickle
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import numba_tile as ct
+from numba_tile.dtypes import ALL_DTYPES, to_dtype
+
+# name, bits, category, NumPy equivalent (None where NumPy has none) -- from spec/API.md / seed 000
+EXPECTED = [
+    ("bool_", 8, "bool", np.bool_), ("uint8", 8, "int", np.uint8),
+    ("uint16", 16, "int", np.uint16), ("uint32", 32, "int", np.uint32),
+    ("uint64", 64, "int", np.uint64), ("int8", 8, "int", np.int8), ("int16", 16, "int", np.int16),
+    ("int32", 32, "int", np.int32), ("int64", 64, "int", np.int64),
+    ("float16", 16, "float", np.float16), ("float32", 32, "float", np.float32),
+    ("float64", 64, "float", np.float64), ("bfloat16", 16, "float", ml_dtypes.bfloat16),
+    ("tfloat32", 32, "float", None), ("float8_e4m3fn", 8, "float", ml_dtypes.float8_e4m3fn),
+    ("float8_e5m2", 8, "float", ml_dtypes.float8_e5m2),
+    ("float8_e8m0fnu", 8, "float", ml_dtypes.float8_e8m0fnu),
+    ("float8_e5m3fnu", 8, "float", None), ("float4_e2m1fn", 4, "float", ml_dtypes.float4_e2m1fn),
+]
+
+
+def test_there_are_19_distinct_dtypes():
+    assert len(ALL_DTYPES) == 19 == len({d.name for d in ALL_DTYPES})
+    assert [d.name for d in ALL_DTYPES] == [e[0] for e in EXPECTED]
+
+
+@pytest.mark.parametrize("name,bits,category,numpy", EXPECTED)
+def test_attributes(name, bits, category, numpy):
+    dtype = getattr(ct, name)
+    assert isinstance(dtype, ct.DType)
+    assert (dtype.name, dtype.bitwidth, dtype.category) == (name, bits, category)
+    assert str(dtype) == repr(dtype) == name
+    assert dtype.numpy == (None if numpy is None else np.dtype(numpy))
+    if numpy is not None:
+        assert to_dtype(np.dtype(numpy)) is dtype
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_equality_hashing_and_pickling(dtype):
+    assert dtype == dtype and hash(dtype) == hash(dtype)
+    assert all(dtype != other for other in ALL_DTYPES if other is not dtype)
+    assert {dtype: 1}[dtype] == 1
+    assert pickle.loads(pickle.dumps(dtype)) is dtype
+    assert dtype != dtype.name and dtype != dtype.numpy
+
+
+def test_foreign_dtypes_and_names():
+    assert to_dtype("float16") is ct.float16 and to_dtype("bf") is ct.bfloat16
+    assert to_dtype(bool) is ct.bool_ and to_dtype(int) is ct.int32 and to_dtype(float) is ct.float32
+    assert to_dtype(np.int64) is ct.int64
+    with pytest.raises(TypeError):
+        to_dtype(np.complex64)
+    with pytest.raises(TypeError):
+        to_dtype("float128")
+
+
+@pytest.mark.parametrize("dtype,value,expected", [
+    (ct.int16, 5, 5), (ct.uint8, 255, 255), (ct.float16, 1.5, 1.5), (ct.int32, 2.9, 2),
+    (ct.int32, -2.9, -2), (ct.bfloat16, 1.0 + 2**-9, 1.0), (ct.tfloat32, 1.0 + 2**-12, 1.0),
+    (ct.bool_, 3, True), (ct.float8_e4m3fn, 1.0625, 1.0), (ct.float64, 0.1, 0.1)])
+def test_constructors_make_strictly_typed_constants(dtype, value, expected):
+    c = dtype(value)
+    assert c.dtype is dtype and c.shape == () and c.is_constant
+    assert c.item().constant_value() == expected
+
+
+@pytest.mark.parametrize("dtype,value", [(ct.int8, 128), (ct.uint8, -1), (ct.int16, -40000),
+                                         (ct.float16, 70000.0)])
+def test_constructor_range_check(dtype, value):
+    with pytest.raises(ct.TileValueError, match=f"out of range of {dtype.name}"):
+        dtype(value)
+
+
+def test_constant_arithmetic_stays_strict():
+    c = ct.int16(5) + 2
+    assert c.dtype is ct.int16 and c.is_constant and c.constant_value() == 7
+    with pytest.raises(ct.TileValueError):
+        ct.int8(100) + 200
