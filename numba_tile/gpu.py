@@ -8,6 +8,8 @@ import numpy as np
 
 from .errors import TileUnsupportedFeatureError
 
+_DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
+
 
 def _is_host_array(value):
     if isinstance(value, np.ndarray):
@@ -15,8 +17,11 @@ def _is_host_array(value):
     module = type(value).__module__ or ""
     if module.startswith("torch"):
         return value.device.type == "cpu"
-    return hasattr(value, "__array_interface__") and not hasattr(value,
-                                                                 "__cuda_array_interface__")
+    if hasattr(value, "__cuda_array_interface__"):
+        return False
+    if hasattr(value, "__dlpack_device__"):
+        return value.__dlpack_device__()[0] in (_DLPACK_CPU, _DLPACK_CUDA_HOST)
+    return hasattr(value, "__array_interface__")
 
 
 def compiler_available():

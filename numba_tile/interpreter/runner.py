@@ -117,6 +117,8 @@ def _constant_argument(name, value):
 
 
 def _scalar_argument(name, value, meta):
+    if isinstance(value, np.generic):  # before float: np.float64 subclasses float
+        return Tile(d.to_dtype(value.dtype), np.array(value))
     if isinstance(value, bool):
         return Tile(d.bool_, np.array(value))
     if isinstance(value, int):
@@ -130,8 +132,6 @@ def _scalar_argument(name, value, meta):
     if isinstance(value, float):
         dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
         return Tile(dtype, np.array(value).astype(dtype.storage))
-    if isinstance(value, np.generic):
-        return Tile(d.to_dtype(value.dtype), np.array(value))
     return None
 
 
