@@ -45,15 +45,25 @@ def _storage_round(values, dtype):
         return _round_mantissa(np.asarray(values, np.float32), 10)
     if dtype is d.float8_e5m3fnu:
         return _round_e5m3fnu(values)
-    return np.asarray(values).astype(dtype.storage)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow to inf is the answer
+        return np.asarray(values).astype(dtype.storage)
+
+
+def wide_type(dtype, rounding_mode=None):
+    """The NumPy type to compute ``dtype`` results in before rounding: float64, or the
+    platform's long double for float64 results with a directed rounding mode."""
+    if dtype is d.float64 and rounding_mode in _DIRECTED:
+        return np.longdouble
+    return np.float64
 
 
 def round_float(values, dtype, rounding_mode=None):
-    """Round float64 ``values`` to float ``dtype`` with a rounding mode (default RN)."""
+    """Round wide ``values`` (float64 or long double) to float ``dtype`` with a rounding
+    mode (default RN, ties to even)."""
     result = _storage_round(values, dtype)
-    if rounding_mode in _DIRECTED and dtype.numpy in (np.float16, np.float32):
-        exact = np.asarray(values, np.float64)
-        back = result.astype(np.float64)
+    if rounding_mode in _DIRECTED and dtype.numpy in (np.float16, np.float32, np.float64):
+        exact = np.asarray(values)
+        back = result.astype(exact.dtype)
         if rounding_mode is RoundingMode.RZ:
             wrong = np.abs(back) > np.abs(exact)
             target = np.zeros_like(result)

@@ -71,6 +71,7 @@ class TileGlobals:
 
     def __init__(self):
         self._by_module = {}
+        self._rebinding = set()  # guards against cycles of closures
 
     def globals_for(self, module_globals):
         key = id(module_globals)
@@ -89,14 +90,42 @@ class TileGlobals:
                 new[name] = self.rebind(value)
         return new
 
+    def _closure(self, fn):
+        """The closure with user functions in it (lambdas passed to a kernel factory, say)
+        re-bound too; captured values are taken as they are at launch, as a compiler would."""
+        if fn.__closure__ is None:
+            return None
+        cells = []
+        for cell in fn.__closure__:
+            try:
+                value = cell.cell_contents
+            except ValueError:  # not yet assigned
+                cells.append(cell)
+                continue
+            if isinstance(value, types.FunctionType) and not (
+                    value.__module__ or "").startswith("numba_tile") and value is not fn:
+                cells.append(types.CellType(self.rebind(value)))
+            else:
+                cells.append(cell)
+        return tuple(cells)
+
     @staticmethod
     def _rebindable(fn, module_globals):
         return (fn.__globals__ is module_globals or hasattr(fn, "__numba_tile_function__")) \
             and not (fn.__module__ or "").startswith("numba_tile")
 
     def rebind(self, fn):
+        if id(fn) in self._rebinding:
+            return fn
+        self._rebinding.add(id(fn))
+        try:
+            return self._rebind(fn)
+        finally:
+            self._rebinding.discard(id(fn))
+
+    def _rebind(self, fn):
         rebound = types.FunctionType(fn.__code__, self.globals_for(fn.__globals__),
-                                     fn.__name__, fn.__defaults__, fn.__closure__)
+                                     fn.__name__, fn.__defaults__, self._closure(fn))
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
         return rebound

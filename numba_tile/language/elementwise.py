@@ -13,7 +13,7 @@ from .. import dtypes as d
 from ..enums import RoundingMode
 from ..errors import TileTypeError, TileValueError
 from ..interpreter.context import tile_op
-from ..interpreter.conversion import flush_subnormals, round_float
+from ..interpreter.conversion import flush_subnormals, round_float, wide_type
 from ..interpreter.tile import Tile, make_constant, values_as
 from ..rules import elementwise as rules
 from ..rules.core import as_operand, describe, is_python_number
@@ -82,11 +82,15 @@ def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, pro
             if operand.is_float:
                 fn = {("minimum", False): np.fmin, ("minimum", True): np.minimum,
                       ("maximum", False): np.fmax, ("maximum", True): np.maximum}
-                out = fn[(op, bool(propagate_nan))](a.astype(np.float64), b.astype(np.float64))
-                return round_float(out, result)
+                wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+                if flush_to_zero:
+                    wide_a = flush_subnormals(wide_a, result)
+                    wide_b = flush_subnormals(wide_b, result)
+                return round_float(fn[(op, bool(propagate_nan))](wide_a, wide_b), result)
             return (np.minimum if op == "minimum" else np.maximum)(a, b)
         if result.is_float:
-            wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)
+            wide = wide_type(result, rounding_mode)
+            wide_a, wide_b = a.astype(wide), b.astype(wide)
             if flush_to_zero:
                 wide_a, wide_b = flush_subnormals(wide_a, result), flush_subnormals(wide_b, result)
             out = round_float(_FLOAT_NUMPY[op](wide_a, wide_b), result, rounding_mode)
@@ -232,7 +236,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
     values = values_as(xo, xo.dtype)
     with np.errstate(all="ignore"):
         if op in _UNARY_NUMPY:
-            wide = values.astype(np.float64)
+            wide = values.astype(wide_type(spec.dtype, rounding_mode))
             if flush_to_zero:
                 wide = flush_subnormals(wide, spec.dtype)
             out = round_float(_UNARY_NUMPY[op](wide), spec.dtype, rounding_mode)
