@@ -152,6 +152,11 @@ class Tile:
         from ..language.shapes import extract
         return _raw(extract)(self, index, shape)
 
+    def insert(self, index, value):
+        """A copy with a sub-tile replaced (see :func:`numba_tile.insert`)."""
+        from ..language.shapes import insert
+        return _raw(insert)(self, index, value)
+
     def __getitem__(self, key):
         from ..language.shapes import index_tile
         return _raw(index_tile)(self, key)

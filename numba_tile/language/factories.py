@@ -3,7 +3,7 @@
 import numpy as np
 
 from .. import dtypes as d
-from ..errors import TileTypeError
+from ..errors import TileTypeError, TileValueError
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import convert
 from ..interpreter.tile import Tile, make_constant, to_tile, values_as
@@ -121,7 +121,13 @@ def astile(value, /, *, dtype):
             stacked = np.stack([t.values for t in items])
             tile_shape(stacked.shape, "astile shape")
             return Tile(dtype, stacked, all(t.is_constant for t in items))
-        array = np.array(const, dtype=np.float64 if dtype.is_float else object)
+        try:
+            array = np.array(const, dtype=np.float64 if dtype.is_float else object)
+        except (TypeError, ValueError):
+            raise TileValueError(f"astile() needs nested tuples of one shape, got "
+                                 f"{const!r}") from None
+        if array.dtype == object and any(isinstance(v, tuple) for v in array.flat):
+            raise TileValueError(f"astile() needs nested tuples of one shape, got {const!r}")
         tile_shape(array.shape, "astile shape")
         for v in array.flat:
             if not (isinstance(v, float) and not dtype.is_float):

@@ -1,0 +1,276 @@
+"""Matrix products: ct.mma (every supported input/accumulator pair, 2-d and batched 3-d, the
+k-loop matmul pattern), ct.matmul and ``@`` with promotion (API.md section 3, "Matrix").
+
+Results are compared with NumPy in float64 (exactly for integers).
+"""
+
+import functools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import numba_tile as ct
+from conftest import relative_error
+
+NP = {ct.float16: np.float16, ct.float32: np.float32, ct.float64: np.float64,
+      ct.bfloat16: ml_dtypes.bfloat16, ct.tfloat32: np.float32, ct.int8: np.int8,
+      ct.int16: np.int16, ct.int32: np.int32, ct.int64: np.int64, ct.uint8: np.uint8,
+      ct.uint16: np.uint16, ct.float8_e4m3fn: ml_dtypes.float8_e4m3fn,
+      ct.float8_e5m2: ml_dtypes.float8_e5m2}
+
+# (operand dtype, accumulator dtype, relative tolerance); tf32 operands are f32 arrays
+# converted with .astype(ct.tfloat32) in the kernel, so their tolerance is tf32's.
+MMA_PAIRS = [
+    (ct.float16, ct.float16, 1e-2), (ct.float16, ct.float32, 1e-5),
+    (ct.bfloat16, ct.float32, 1e-5), (ct.tfloat32, ct.float32, 5e-3),
+    (ct.float32, ct.float32, 1e-5), (ct.float64, ct.float64, 1e-12),
+    (ct.int8, ct.int32, 0), (ct.uint8, ct.int32, 0),
+    (ct.float8_e4m3fn, ct.float16, 1e-2), (ct.float8_e4m3fn, ct.float32, 1e-5),
+    (ct.float8_e5m2, ct.float16, 1e-2), (ct.float8_e5m2, ct.float32, 1e-5),
+]
+
+
+def random_matrix(rng, shape, dtype):
+    """Random non-zero values representable in ``dtype`` (as an array of its NumPy type)."""
+    np_dtype = np.dtype(NP[dtype])
+    sign = rng.choice([-1, 1], size=shape)
+    if np_dtype.kind == "u":
+        return rng.integers(1, 17, size=shape).astype(np_dtype)
+    if np_dtype.kind == "i":
+        largest = 8 if np_dtype.itemsize <= 2 else 999
+        return (sign * rng.integers(1, largest + 1, size=shape)).astype(np_dtype)
+    return (sign * rng.uniform(0.25, 1.0, size=shape)).astype(np_dtype)
+
+
+def poisoned(shape, np_dtype):
+    if np.dtype(np_dtype).kind in "iu":
+        return np.full(shape, 0x5A, np_dtype)
+    return np.full(shape, np.nan, np_dtype)
+
+
+def wide(x):
+    return x.astype(np.float64) if np.dtype(x.dtype).kind not in "iu" else x.astype(np.int64)
+
+
+def check(actual, expected, tolerance):
+    if tolerance == 0:
+        np.testing.assert_array_equal(actual.astype(np.int64), expected)
+    else:
+        assert relative_error(actual, expected) <= tolerance
+
+
+# -- mma on whole tiles ---------------------------------------------------------------------
+@functools.cache
+def mma_kernel():
+    @ct.kernel
+    def kernel(a, b, c, out, A_SHAPE: ct.Constant, B_SHAPE: ct.Constant,
+               C_SHAPE: ct.Constant, ZERO: ct.Constant, A_DTYPE: ct.Constant,
+               B_DTYPE: ct.Constant):
+        x = ct.load(a, ZERO, A_SHAPE).astype(A_DTYPE)
+        y = ct.load(b, ZERO, B_SHAPE).astype(B_DTYPE)
+        acc = ct.load(c, ZERO, C_SHAPE)
+        r = ct.mma(x, y, acc)
+        ct.static_assert(r.dtype == acc.dtype, "mma must keep the accumulator's dtype")
+        ct.static_assert(r.shape == C_SHAPE, "wrong result shape")
+        ct.store(out, ZERO, r)
+
+    return kernel
+
+
+def run_mma(run_kernel, a, b, c, a_dtype, b_dtype):
+    out = poisoned(c.shape, c.dtype)
+    run_kernel(mma_kernel(), (1,), (a, b, c, out, a.shape, b.shape, c.shape, (0,) * a.ndim,
+                                    a_dtype, b_dtype))
+    return out
+
+
+MMA_SHAPES = [((8, 16), (16, 4)), ((16, 32), (32, 16)), ((2, 8, 16), (2, 16, 4)),
+              ((4, 4, 8), (4, 8, 2)), ((1, 2), (2, 1))]
+
+
+@pytest.mark.parametrize("a_shape,b_shape", MMA_SHAPES, ids=str)
+@pytest.mark.parametrize("in_dtype,acc_dtype,tolerance", MMA_PAIRS,
+                         ids=[f"{i}->{a}" for i, a, _ in MMA_PAIRS])
+def test_mma_supported_pairs(run_kernel, rng, in_dtype, acc_dtype, tolerance, a_shape,
+                             b_shape):
+    a = random_matrix(rng, a_shape, in_dtype)
+    b = random_matrix(rng, b_shape, in_dtype)
+    c = random_matrix(rng, a_shape[:-1] + b_shape[-1:], acc_dtype)
+    actual = run_mma(run_kernel, a, b, c, in_dtype, in_dtype)
+    check(actual, np.matmul(wide(a), wide(b)) + wide(c), tolerance)
+
+
+def test_mma_int8_extremes_accumulate_exactly(run_kernel):
+    a = np.full((4, 32), -128, np.int8)
+    b = np.full((32, 4), -128, np.int8)
+    c = np.full((4, 4), 7, np.int32)
+    actual = run_mma(run_kernel, a, b, c, ct.int8, ct.int8)
+    np.testing.assert_array_equal(actual, np.full((4, 4), 32 * 128 * 128 + 7))
+
+
+def test_mma_tf32_operands_are_rounded(run_kernel):
+    """1 + 2**-12 is not a tf32 value (10 mantissa bits): it rounds to 1."""
+    a = np.full((4, 8), 1 + 2.0 ** -12, np.float32)
+    b = np.full((8, 4), 1.0, np.float32)
+    c = np.zeros((4, 4), np.float32) + 0.5
+    actual = run_mma(run_kernel, a, b, c, ct.tfloat32, ct.tfloat32)
+    np.testing.assert_array_equal(actual, np.full((4, 4), 8.5, np.float32))
+
+
+# -- the k-loop matmul pattern of cuda.tile ---------------------------------------------------
+@ct.kernel
+def matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                  ACC_DTYPE: ct.Constant):
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.full((TM, TN), 0, ACC_DTYPE)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("mnk,tiles", [((50, 37, 45), (16, 16, 16)),
+                                       ((64, 64, 64), (32, 16, 8)),
+                                       ((7, 9, 3), (8, 8, 16)),
+                                       ((33, 17, 100), (16, 32, 32))], ids=str)
+@pytest.mark.parametrize("in_dtype,acc_dtype,out_dtype,tolerance", [
+    (ct.float16, ct.float32, ct.float16, 2e-3), (ct.float16, ct.float32, ct.float32, 1e-5),
+    (ct.bfloat16, ct.float32, ct.bfloat16, 1e-2), (ct.float32, ct.float32, ct.float32, 1e-5),
+    (ct.float64, ct.float64, ct.float64, 1e-12), (ct.int8, ct.int32, ct.int32, 0),
+    (ct.uint8, ct.int32, ct.int32, 0), (ct.float16, ct.float16, ct.float16, 1e-2),
+    (ct.float8_e4m3fn, ct.float32, ct.float32, 1e-5),
+], ids=str)
+def test_matmul_k_loop(run_kernel, rng, in_dtype, acc_dtype, out_dtype, tolerance, mnk,
+                       tiles):
+    (m, n, k), (tm, tn, tk) = mnk, tiles
+    a = random_matrix(rng, (m, k), in_dtype)
+    b = random_matrix(rng, (k, n), in_dtype)
+    c = poisoned((m, n), NP[out_dtype])
+    run_kernel(matmul_kernel, (-(-m // tm), -(-n // tn)), (a, b, c, tm, tn, tk, acc_dtype))
+    check(c, np.matmul(wide(a), wide(b)), tolerance)
+
+
+# -- errors of mma --------------------------------------------------------------------------
+UNSUPPORTED = [  # (a dtype, b dtype, accumulator dtype)
+    (ct.int8, ct.int8, ct.float32), (ct.float16, ct.bfloat16, ct.float32),
+    (ct.bfloat16, ct.float16, ct.float32), (ct.bfloat16, ct.bfloat16, ct.bfloat16),
+    (ct.float16, ct.float16, ct.float64), (ct.float32, ct.float32, ct.float16),
+    (ct.float32, ct.float32, ct.float64), (ct.float64, ct.float64, ct.float32),
+    (ct.int8, ct.int8, ct.int16), (ct.int8, ct.int8, ct.int64), (ct.uint8, ct.int8, ct.int32),
+    (ct.int16, ct.int16, ct.int32), (ct.int32, ct.int32, ct.int32),
+    (ct.float8_e4m3fn, ct.float8_e5m2, ct.float32), (ct.tfloat32, ct.tfloat32, ct.float16),
+    (ct.float16, ct.float32, ct.float32),
+]
+
+
+@pytest.mark.parametrize("a_dtype,b_dtype,acc_dtype", UNSUPPORTED, ids=str)
+def test_mma_unsupported_pair_is_type_error(run_kernel, rng, a_dtype, b_dtype, acc_dtype):
+    a = random_matrix(rng, (8, 16), a_dtype)
+    b = random_matrix(rng, (16, 4), b_dtype)
+    c = random_matrix(rng, (8, 4), acc_dtype)
+    with pytest.raises(ct.TileTypeError):
+        run_mma(run_kernel, a, b, c, a_dtype, b_dtype)
+
+
+@pytest.mark.parametrize("a_shape,b_shape,c_shape", [
+    ((8, 16), (8, 4), (8, 4)), ((8, 16), (32, 4), (8, 4)), ((8, 16), (16, 4), (8, 8)),
+    ((8, 16), (16, 4), (4, 8)), ((2, 8, 16), (4, 16, 4), (2, 8, 4)),
+    ((2, 8, 16), (2, 16, 4), (2, 8, 8)), ((2, 8, 16), (2, 8, 4), (2, 8, 4)),
+], ids=str)
+def test_mma_shape_mismatch_is_value_error(run_kernel, rng, a_shape, b_shape, c_shape):
+    a = random_matrix(rng, a_shape, ct.float16)
+    b = random_matrix(rng, b_shape, ct.float16)
+    c = random_matrix(rng, c_shape, ct.float32)
+    out = poisoned(c_shape, np.float32)
+    with pytest.raises(ct.TileValueError):
+        run_kernel(mma_error_kernel(), (1,), (a, b, c, out, a_shape, b_shape, c_shape,
+                                              (0,) * len(a_shape)))
+
+
+@functools.cache
+def mma_error_kernel():
+    @ct.kernel
+    def kernel(a, b, c, out, A_SHAPE: ct.Constant, B_SHAPE: ct.Constant, C_SHAPE: ct.Constant,
+               ZERO: ct.Constant):
+        x = ct.load(a, ZERO, A_SHAPE)
+        y = ct.load(b, ZERO, B_SHAPE)
+        acc = ct.load(c, ZERO, C_SHAPE)
+        ct.store(out, ZERO, ct.mma(x, y, acc))
+
+    return kernel
+
+
+# -- matmul and @ ---------------------------------------------------------------------------
+@functools.cache
+def matmul_op_kernel(use_operator):
+    @ct.kernel
+    def kernel(a, b, out, A_SHAPE: ct.Constant, B_SHAPE: ct.Constant, A_INDEX: ct.Constant,
+               B_INDEX: ct.Constant, OUT_INDEX: ct.Constant, RESULT_SHAPE: ct.Constant,
+               RESULT_DTYPE: ct.Constant):
+        x = ct.load(a, A_INDEX, A_SHAPE)
+        y = ct.load(b, B_INDEX, B_SHAPE)
+        r = x @ y if use_operator else ct.matmul(x, y)
+        ct.static_assert(r.dtype == RESULT_DTYPE, "wrong result dtype")
+        ct.static_assert(r.shape == RESULT_SHAPE, "wrong result shape")
+        ct.store(out, OUT_INDEX, r)
+
+    return kernel
+
+
+def run_matmul(run_kernel, use_operator, a, b, result_dtype):
+    expected = np.matmul(wide(a), wide(b))
+    out = poisoned(expected.shape or (1,), NP[result_dtype])
+    run_kernel(matmul_op_kernel(use_operator), (1,), (
+        a, b, out, a.shape, b.shape, (0,) * a.ndim, (0,) * b.ndim, (0,) * out.ndim,
+        expected.shape, result_dtype))
+    return out.reshape(expected.shape), expected
+
+
+MATMUL_DTYPES = [  # (a dtype, b dtype, promoted dtype, tolerance)
+    (ct.int8, ct.int16, ct.int16, 0), (ct.int16, ct.int8, ct.int16, 0),
+    (ct.float16, ct.float32, ct.float32, 1e-6), (ct.float32, ct.float16, ct.float32, 1e-6),
+    (ct.int32, ct.int32, ct.int32, 0), (ct.float32, ct.float32, ct.float32, 1e-6),
+    (ct.float16, ct.float16, ct.float16, 1e-2), (ct.bfloat16, ct.bfloat16, ct.bfloat16, 2e-2),
+    (ct.bfloat16, ct.float32, ct.float32, 1e-6), (ct.float64, ct.float16, ct.float64, 1e-12),
+    (ct.uint8, ct.uint16, ct.uint16, 0), (ct.int8, ct.float16, ct.float16, 1e-2),
+    (ct.int32, ct.int64, ct.int64, 0),
+]
+MATMUL_SHAPES = [((8, 16), (16, 4)), ((8,), (8, 4)), ((4, 8), (8,)), ((2, 4, 8), (2, 8, 4))]
+
+
+@pytest.mark.parametrize("use_operator", [False, True], ids=["matmul", "operator"])
+@pytest.mark.parametrize("a_shape,b_shape", MATMUL_SHAPES, ids=str)
+@pytest.mark.parametrize("a_dtype,b_dtype,result_dtype,tolerance", MATMUL_DTYPES, ids=str)
+def test_matmul_promotion(run_kernel, rng, a_dtype, b_dtype, result_dtype, tolerance, a_shape,
+                          b_shape, use_operator):
+    a = random_matrix(rng, a_shape, a_dtype)
+    b = random_matrix(rng, b_shape, b_dtype)
+    actual, expected = run_matmul(run_kernel, use_operator, a, b, result_dtype)
+    check(actual, expected, tolerance)
+
+
+@pytest.mark.parametrize("use_operator", [False, True], ids=["matmul", "operator"])
+@pytest.mark.parametrize("a_dtype,b_dtype", [(ct.uint8, ct.int8), (ct.int16, ct.uint16),
+                                             (ct.bfloat16, ct.float16)], ids=str)
+def test_matmul_promotion_error_is_type_error(run_kernel, rng, a_dtype, b_dtype,
+                                              use_operator):
+    a = random_matrix(rng, (4, 8), a_dtype)
+    b = random_matrix(rng, (8, 4), b_dtype)
+    with pytest.raises(ct.TileTypeError):
+        run_matmul(run_kernel, use_operator, a, b, ct.float32)
+
+
+@pytest.mark.parametrize("use_operator", [False, True], ids=["matmul", "operator"])
+@pytest.mark.parametrize("a_shape,b_shape", [((4, 8), (4, 8)), ((8,), (4, 8)),
+                                             ((2, 4, 8), (4, 8, 4))], ids=str)
+def test_matmul_shape_mismatch_is_value_error(run_kernel, rng, a_shape, b_shape,
+                                              use_operator):
+    a = random_matrix(rng, a_shape, ct.float32)
+    b = random_matrix(rng, b_shape, ct.float32)
+    out = np.zeros(64, np.float32)
+    with pytest.raises(ct.TileValueError):
+        run_kernel(matmul_op_kernel(use_operator), (1,), (
+            a, b, out, a_shape, b_shape, (0,) * a.ndim, (0,) * b.ndim, (0,), (64,), ct.float32))
