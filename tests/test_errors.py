@@ -102,3 +102,31 @@ def test_python_errors_are_not_wrapped():
 
     with pytest.raises(AttributeError):
         _launch(typo, np.ones(4, np.float32))
+
+
+def test_caret_is_exact_in_a_nested_kernel_with_a_closure():
+    scale = 3  # captured: the kernel is a closure
+
+    @ct.kernel
+    def nested(x, y):
+        a = ct.load(x, (0,), (4,)) * scale
+        ct.store(x, (0,), a + ct.load(y, (0,), (4,)))  # marker: nested
+
+    with pytest.raises(ct.TileTypeError) as info:
+        _launch(nested, np.ones(4, np.uint8), np.ones(4, np.int8))
+    lines = str(info.value).splitlines()
+    assert info.value.loc.line == _line_of(nested.fn, "marker: nested")
+    caret = lines[3]
+    assert lines[2][caret.index("^"):caret.rindex("^") + 1] == "a + ct.load(y, (0,), (4,))"
+
+
+def test_literals_are_scalars_with_a_dtype(capsys):
+    @ct.kernel
+    def literals():
+        a = 0
+        b = 2**40
+        c = 1.5
+        print(a.dtype, a.shape, b.dtype, c.dtype, (a + 1).dtype, ct.arange(4, dtype=ct.int8).shape[0].dtype)
+
+    _launch(literals)
+    assert capsys.readouterr().out == "int32 () int64 float32 int32 int32\n"

@@ -162,14 +162,16 @@ def test_constants_fold_in_a_kernel(capsys):
         t = (n + 2) * 3
         u = 5 + 3.0
         strict = ct.int16(5) + 2
-        print(type(t).__name__, t, type(u).__name__, u, strict.dtype, strict, strict.is_constant)
+        print(t.dtype, t, u.dtype, u, strict.dtype, strict, strict.is_constant)
+        print(isinstance(t, ct.Tile), (2**40).dtype, (2**63).dtype, (n * 2.0).dtype)
         big = 2**40 + ct.zeros((2,), ct.int64)
         print(big.dtype, big)
 
     with ct.interpret():
         ct.launch(0, (1,), fold, (4,))
     assert capsys.readouterr().out.splitlines() == [
-        "int 18 float 8.0 int16 7 True", f"int64 [{2**40}, {2**40}]"]
+        "int32 18 float32 8.0 int16 7 True", "False int64 uint64 float32",
+        f"int64 [{2**40}, {2**40}]"]
 
 
 def test_constant_out_of_range_in_a_kernel_names_the_line():

@@ -10,6 +10,7 @@ from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..rules import memory as rules
+from .literals import LooseInt
 from .tile import Tile
 
 
@@ -39,8 +40,8 @@ class Array:
 
     @property
     def ndim(self):
-        """Number of dimensions (a constant)."""
-        return self.data.ndim
+        """Number of dimensions (a loosely typed constant)."""
+        return LooseInt(self.data.ndim)
 
     @property
     def shape(self):

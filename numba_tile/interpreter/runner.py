@@ -21,6 +21,7 @@ from ..errors import SourceLocation, TileError
 from . import context
 from .arrays import Array
 from .host_arrays import to_host
+from .literals import closure_for, literal_typed_code, loose
 from .tile import Tile
 from .tile_math import REPLACEMENTS, tile_math
 
@@ -124,8 +125,14 @@ class TileGlobals:
             self._rebinding.discard(id(fn))
 
     def _rebind(self, fn):
-        rebound = types.FunctionType(fn.__code__, self.globals_for(fn.__globals__),
-                                     fn.__name__, fn.__defaults__, self._closure(fn))
+        tile_globals = self.globals_for(fn.__globals__)
+        code, closure = fn.__code__, self._closure(fn)
+        typed = literal_typed_code(fn)
+        if typed is not None:
+            code, literals = typed
+            tile_globals.update(literals)
+            closure = closure_for(code, fn, closure)
+        rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
         return rebound
@@ -133,7 +140,9 @@ class TileGlobals:
 
 # -- arguments ------------------------------------------------------------------------------
 def _constant_argument(name, value):
-    if value is None or isinstance(value, (bool, int, float, str, enum.Enum, d.DType)):
+    if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
+        return loose(value)  # embedded like a literal
+    if value is None or isinstance(value, (bool, str, enum.Enum, d.DType)):
         return value
     if isinstance(value, tuple):
         return tuple(_constant_argument(name, v) for v in value)

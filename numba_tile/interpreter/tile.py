@@ -15,6 +15,7 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits
 from .conversion import convert
+from .literals import LooseInt
 from .printing import format_values
 
 
@@ -45,13 +46,13 @@ class Tile:
     # -- data model --------------------------------------------------------------------------
     @property
     def shape(self):
-        """The tile's shape, a tuple of constant ints."""
-        return self._values.shape
+        """The tile's shape, a tuple of loosely typed constant ints."""
+        return tuple(LooseInt(n) for n in self._values.shape)
 
     @property
     def ndim(self):
-        """The tile's rank, a constant int."""
-        return self._values.ndim
+        """The tile's rank, a loosely typed constant int."""
+        return LooseInt(self._values.ndim)
 
     @property
     def values(self):

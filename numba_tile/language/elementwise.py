@@ -13,6 +13,7 @@ from .. import dtypes as d
 from ..enums import RoundingMode
 from ..errors import TileTypeError, TileValueError
 from ..interpreter.context import tile_op
+from ..interpreter.literals import loose
 from ..interpreter.conversion import flush_subnormals, round_float, wide_type
 from ..interpreter.tile import Tile, make_constant, values_as
 from ..rules import elementwise as rules
@@ -57,7 +58,7 @@ def _fold(op, x, y):
                              f"{rules.op_label(op)} of {x!r} and {y!r}") from None
     if isinstance(result, bool) and op not in rules.COMPARISONS and op not in rules.BITWISE:
         result = int(result)
-    return result
+    return loose(result)
 
 
 def _integer_pow(a, b):
@@ -228,7 +229,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
         if op == "bitwise_not" and isinstance(x, float):
             raise TileTypeError(f"'~' (bitwise_not) needs an integer, got {x!r}")
         try:
-            return _UNARY_FOLD[op](x)
+            return loose(_UNARY_FOLD[op](x))
         except (ValueError, ZeroDivisionError, OverflowError) as exc:
             raise TileValueError(f"{op}({x!r}) in a constant expression: {exc}") from None
     xo = as_operand(x)

@@ -1,0 +1,193 @@
+"""Numeric literals in interpreted tile code behave as scalars: ``a = 0; a.dtype`` is int32.
+
+A kernel's source is parsed once and every int/float literal is replaced by a reference to a
+:class:`LooseInt`/:class:`LooseFloat` constant: Python numbers that also carry ``dtype``,
+``shape`` and ``ndim`` (seed 000, "Tiles and Scalars"). Arithmetic among them keeps the type,
+so folded constants carry a dtype too. Where the source is not available (a kernel made with
+``exec``), literals stay plain Python numbers.
+"""
+
+import ast
+import inspect
+import itertools
+import types
+
+from ..promotion import loose_concrete_dtype
+
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
+               "and", "or", "xor")
+_UNARY = ("neg", "pos", "abs", "invert")
+
+
+def loose(value):
+    """Wrap a folded Python int/float result as a loosely typed constant (bools stay)."""
+    if isinstance(value, bool) or isinstance(value, (LooseInt, LooseFloat)):
+        return value
+    if isinstance(value, int):
+        return LooseInt(value)
+    if isinstance(value, float):
+        return LooseFloat(value)
+    return value
+
+
+class _LooseScalar:
+    """Tile-model attributes of a loosely typed constant."""
+
+    __slots__ = ()
+    shape = ()
+    ndim = 0
+
+    @property
+    def dtype(self):
+        """The dtype the constant takes on its own (int32/int64/uint64 by value, float32)."""
+        return loose_concrete_dtype(self._python_type(self))
+
+    def __repr__(self):
+        return self._python_type.__repr__(self)
+
+    __str__ = __repr__
+
+
+def _forward(name, python_type):
+    method = getattr(python_type, f"__{name}__", None)
+    if method is None:
+        return None
+
+    def fn(*args):
+        result = method(*args)
+        return result if result is NotImplemented else loose(result)
+    fn.__name__ = f"__{name}__"
+    return fn
+
+
+def _make_loose_type(name, python_type):
+    namespace = {"__slots__": (), "_python_type": python_type,
+                 "__doc__": f"A loosely typed {python_type.__name__} constant in tile code."}
+    for op in _ARITHMETIC:
+        for prefix in ("", "r"):
+            fn = _forward(prefix + op, python_type)
+            if fn is not None:
+                namespace[f"__{prefix}{op}__"] = fn
+    for op in _UNARY:
+        fn = _forward(op, python_type)
+        if fn is not None:
+            namespace[f"__{op}__"] = fn
+    return type(name, (_LooseScalar, python_type), namespace)
+
+
+LooseInt = _make_loose_type("LooseInt", int)
+LooseFloat = _make_loose_type("LooseFloat", float)
+
+
+class _LiteralRewriter(ast.NodeTransformer):
+    """Replace int/float literals by names bound to Loose constants in ``table``."""
+
+    def __init__(self, prefix, table):
+        self.prefix = prefix
+        self.table = table
+        self.counter = itertools.count()
+
+    def visit_Constant(self, node):
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return node
+        name = f"{self.prefix}{next(self.counter)}"
+        self.table[name] = loose(value)
+        return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+
+    def visit_JoinedStr(self, node):  # f-string parts are strings; their format specs too
+        node.values = [self.visit(v) if isinstance(v, ast.FormattedValue) else v
+                       for v in node.values]
+        return node
+
+    def visit_FormattedValue(self, node):
+        node.value = self.visit(node.value)
+        return node
+
+
+_cache = {}
+
+
+def literal_typed_code(fn):
+    """``(code, literal_table)`` for ``fn`` with typed literals, or None without source."""
+    key = fn.__code__
+    if key in _cache:
+        return _cache[key]
+    _cache[key] = result = _rewrite(fn)
+    return result
+
+
+def _find_function(tree, name):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def _rewrite(fn):
+    code = fn.__code__
+    if code.co_name == "<lambda>":
+        return None
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    source = "".join(lines)
+    indented = lines[0][:1].isspace()
+    try:
+        tree = ast.parse("if 1:\n" + source if indented else source)
+    except SyntaxError:
+        return None
+    node = _find_function(tree, code.co_name)
+    if node is None:
+        return None
+    node.decorator_list = []
+    table = {}
+    prefix = f"__numba_tile_literal_{abs(hash(code))}_"
+    _LiteralRewriter(prefix, table).visit(node)
+    body = [node]
+    if code.co_freevars:
+        # Nest the function so that its free variables stay free (closure cells), not globals.
+        outer = ast.FunctionDef(
+            name="__numba_tile_outer", args=ast.arguments(
+                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=[ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store()) for v in code.co_freevars],
+                             value=ast.Constant(None)), node,
+                  ast.Return(value=ast.Constant(None))],
+            decorator_list=[], returns=None)
+        if "type_params" in ast.FunctionDef._fields:  # Python 3.12+
+            outer.type_params = []
+        body = [outer]
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, first_line - (2 if indented else 1))
+    try:
+        compiled = compile(module, code.co_filename, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    new_code = _find_code(compiled, code.co_name)
+    if new_code is None or set(new_code.co_freevars) != set(code.co_freevars):
+        return None
+    return new_code, table
+
+
+def _find_code(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name:
+                return const
+            found = _find_code(const, name)
+            if found is not None:
+                return found
+    return None
+
+
+def closure_for(new_code, fn, cells):
+    """Reorder ``fn``'s closure ``cells`` to the free-variable order of ``new_code``."""
+    if not new_code.co_freevars:
+        return None
+    by_name = dict(zip(fn.__code__.co_freevars, cells))
+    return tuple(by_name[name] for name in new_code.co_freevars)
+
+
+__all__ = ["LooseInt", "LooseFloat", "loose", "literal_typed_code", "closure_for"]
