@@ -4,20 +4,18 @@ Build the HTML pages with ``python -m sphinx -W --keep-going -b html docs docs/_
 and run every example in them with ``python -m sphinx -b doctest docs docs/_build/doctest``.
 """
 
+import doctest
 import os
 import sys
 
 import numba_tile
-
-# The examples (the docstrings' included) launch kernels on the CPU: no GPU is needed to build.
-os.environ.setdefault("NUMBA_TILE_INTERPRET", "1")
 
 # Our own small extension (tables rendered from numba_tile's code) lives next to this file.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "_ext"))
 
 project = "numba_tile"
 author = "numba_tile developers"
-copyright = "2025, numba_tile developers"
+copyright = "numba_tile developers"
 release = numba_tile.__version__
 version = ".".join(release.split(".")[:2])
 
@@ -35,18 +33,25 @@ default_role = "code"
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
-autodoc_default_options = {"show-inheritance": False}
 
-# Examples run with the same flags as tests/test_docstrings.py, in interpreter mode.
+# The examples (the docstrings' included) launch kernels on the CPU in interpreter mode, so
+# no GPU is needed, with the flags of tests/test_docstrings.py. The environment variable is
+# restored after each document: the builder may run inside a test session.
 doctest_global_setup = """
 import os
+_saved_interpret_env = os.environ.get("NUMBA_TILE_INTERPRET")
 os.environ["NUMBA_TILE_INTERPRET"] = "1"
 import numpy as np
 import numba_tile as ct
 """
-import doctest as _doctest  # noqa: E402
-doctest_default_flags = (_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE
-                         | _doctest.IGNORE_EXCEPTION_DETAIL)
+doctest_global_cleanup = """
+if _saved_interpret_env is None:
+    os.environ.pop("NUMBA_TILE_INTERPRET", None)
+else:
+    os.environ["NUMBA_TILE_INTERPRET"] = _saved_interpret_env
+"""
+doctest_default_flags = (doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+                         | doctest.IGNORE_EXCEPTION_DETAIL)
 
 html_theme = "alabaster"
 html_static_path = ["_static"]

@@ -46,4 +46,7 @@ from .launcher import interpret, interpret_mode, launch
 
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+import types as _types
+
+__all__ = [_name for _name, _value in globals().items()
+           if not _name.startswith("_") and not isinstance(_value, _types.ModuleType)]

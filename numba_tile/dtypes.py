@@ -104,7 +104,7 @@ class DType:
 
     @property
     def is_integral(self):
-        """True for the integer dtypes (not bool_).
+        """True for the integer dtypes (not ``bool_``).
 
         >>> import numba_tile as ct
         >>> ct.uint8.is_integral, ct.bool_.is_integral

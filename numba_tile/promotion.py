@@ -25,8 +25,6 @@ from .errors import TileTypeError, TileValueError
 # The table of seed 000, restricted to pairs of the same category (the category rule decides
 # the others, and the seed's table agrees with it). Each row lists the results for the columns
 # in the order of the row's keys; the table is symmetric.
-_ORDER = (d.bool_, d.uint8, d.uint16, d.uint32, d.uint64, d.int8, d.int16, d.int32, d.int64,
-          d.float16, d.float32, d.float64, d.bfloat16)
 _ERR = None
 _SAME_CATEGORY_TABLE = {
     # unsigned x unsigned: the wider one
@@ -78,7 +76,7 @@ class Loose:
         return loose_category(self.value)
 
     def concrete_dtype(self):
-        """The dtype a lone constant takes: int32/int64/uint64 by value, float32, bool_."""
+        """The dtype a lone constant takes: int32/int64/uint64 by value, float32, ``bool_``."""
         return loose_concrete_dtype(self.value)
 
 

@@ -8,14 +8,14 @@ import numpy as np
 
 from .. import dtypes as d
 from ..enums import PaddingMode
-from ..errors import TileTypeError, TileValueError
+from ..errors import TileUnsupportedFeatureError, TileValueError
 from ..rules import memory as rules
 from .literals import LooseInt
 from .tile import Tile
 
 
 class Array:
-    """A global array as tile code sees it (see ``spec/API.md``, section 2).
+    """A global array as tile code sees it: dtype, shape, strides, views and tiled views.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -91,7 +91,9 @@ class Array:
         return TiledView(self, shape, steps, padding)
 
     def get_raw_memory(self):
-        raise TileTypeError("get_raw_memory() is not supported by this version of numba_tile")
+        """Element-offset access to the array's memory (not in this release)."""
+        raise TileUnsupportedFeatureError("get_raw_memory() is not supported by this version "
+                                          "of numba_tile")
 
 
 class TiledView:

@@ -118,7 +118,3 @@ def convert(values, src, dst, rounding_mode=None):
     wide = values.astype(np.float64)
     return round_float(wide, dst, rounding_mode)
 
-
-def to_float64(values, dtype):
-    """Widen stored values to float64 for computation (bool and ints included)."""
-    return np.asarray(values).astype(np.float64)

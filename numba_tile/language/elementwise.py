@@ -17,7 +17,7 @@ from ..interpreter.literals import loose
 from ..interpreter.conversion import flush_subnormals, round_float, wide_type
 from ..interpreter.tile import Tile, make_constant, values_as
 from ..rules import elementwise as rules
-from ..rules.core import as_operand, describe, is_python_number
+from ..rules.core import as_operand, is_python_number
 
 _FOLD = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
@@ -188,17 +188,17 @@ bitwise_lshift = _plain_binary("bitwise_lshift", "``x << y`` (integers).",
                                ("ct.bitwise_lshift(x, 2)", "[4, 8, 12, 16]"))
 bitwise_rshift = _plain_binary("bitwise_rshift", "``x >> y`` (integers; arithmetic for signed).",
                                ("ct.bitwise_rshift(x, 1)", "[0, 1, 1, 2]"))
-greater = _plain_binary("greater", "``x > y`` as a bool_ tile.",
+greater = _plain_binary("greater", "``x > y`` as a ``bool_`` tile.",
                         ("ct.greater(x, 2)", "[False, False, True, True]"))
-greater_equal = _plain_binary("greater_equal", "``x >= y`` as a bool_ tile.",
+greater_equal = _plain_binary("greater_equal", "``x >= y`` as a ``bool_`` tile.",
                               ("ct.greater_equal(x, 2)", "[False, True, True, True]"))
-less = _plain_binary("less", "``x < y`` as a bool_ tile.",
+less = _plain_binary("less", "``x < y`` as a ``bool_`` tile.",
                      ("ct.less(x, 2)", "[True, False, False, False]"))
-less_equal = _plain_binary("less_equal", "``x <= y`` as a bool_ tile.",
+less_equal = _plain_binary("less_equal", "``x <= y`` as a ``bool_`` tile.",
                            ("ct.less_equal(x, 2)", "[True, True, False, False]"))
-equal = _plain_binary("equal", "``x == y`` as a bool_ tile.",
+equal = _plain_binary("equal", "``x == y`` as a ``bool_`` tile.",
                       ("ct.equal(x, 2)", "[False, True, False, False]"))
-not_equal = _plain_binary("not_equal", "``x != y`` as a bool_ tile.",
+not_equal = _plain_binary("not_equal", "``x != y`` as a ``bool_`` tile.",
                           ("ct.not_equal(x, 2)", "[True, False, True, True]"))
 
 
@@ -360,4 +360,4 @@ __all__ = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "atan2", "m
            "bitwise_rshift", "greater", "greater_equal", "less", "less_equal", "equal",
            "not_equal", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan",
            "sinh", "cosh", "tanh", "floor", "ceil", "abs", "negative", "isnan", "bitwise_not",
-           "where", "astype", "Loose"]
+           "where", "astype"]

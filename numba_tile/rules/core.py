@@ -6,7 +6,7 @@
 """
 
 import enum
-import operator
+import math
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
@@ -192,7 +192,5 @@ def broadcast_many(shapes):
 
 
 def product(shape):
-    result = 1
-    for dim in shape:
-        result = operator.mul(result, dim)
-    return result
+    """Number of elements of a shape."""
+    return math.prod(shape)

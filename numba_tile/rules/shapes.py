@@ -8,7 +8,7 @@
 
 from ..errors import TileTypeError, TileValueError
 from .core import (broadcast_shapes, describe, normalize_axis, product, require_constant,
-                   require_int_constant, tile_shape)
+                   tile_shape)
 
 
 def reshape(shape_in, shape):
@@ -101,6 +101,3 @@ def index_key(key, ndim):
         raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
     return items
 
-
-def require_int(value, what):
-    return require_int_constant(value, what)

@@ -1,0 +1,70 @@
+"""The Sphinx documentation builds without a warning, its examples run, and the API reference
+covers every public name.
+"""
+
+import doctest
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from sphinx.cmd.build import build_main
+
+import numba_tile
+from numba_tile.dtypes import ALL_DTYPES
+from numba_tile.promotion import table_dtype
+
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+
+
+@pytest.fixture(autouse=True)
+def isolate_sphinx(monkeypatch):
+    """Undo what a Sphinx build leaves behind in this process: conf.py's ``sys.path`` entry,
+    and the doctest builder's replacement of ``doctest.compile`` (it would make every later
+    doctest in the session, tests/test_docstrings.py included, print nothing)."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(doctest, "compile", compile, raising=False)
+
+
+def test_html_builds_without_warnings(tmp_path):
+    status = build_main(["-W", "--keep-going", "-q", "-b", "html", str(DOCS_DIR),
+                         str(tmp_path / "html")])
+    assert status == 0, "the documentation has warnings or errors (see the output above)"
+    # The promotion table on the data model page is the package's own table.
+    page = (tmp_path / "html" / "data_model.html").read_text()
+    table = re.search(r'<table class="promotion-table.*?</table>', page, flags=re.DOTALL)
+    assert table, "data_model.html has no promotion table"
+    rows = [re.findall(r"<(?:td|th)[^>]*>(?:<p>)?([^<]*)", row)
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table.group(0), flags=re.DOTALL)]
+    expected = [[""] + [t.short_name for t in ALL_DTYPES]]
+    expected += [[a.short_name] + [getattr(table_dtype(a, b), "short_name", "ERR")
+                                   for b in ALL_DTYPES] for a in ALL_DTYPES]
+    assert rows == expected
+
+
+def test_examples_in_docs_run(tmp_path, monkeypatch):
+    """Every ``>>>`` example and ``testcode`` block of the pages and of the docstrings they
+    include prints what it claims (interpreter mode, see ``doctest_global_setup``)."""
+    monkeypatch.delenv("NUMBA_TILE_INTERPRET", raising=False)
+    status = build_main(["-q", "-b", "doctest", str(DOCS_DIR), str(tmp_path / "doctest")])
+    report = (tmp_path / "doctest" / "output.txt")
+    assert status == 0, report.read_text() if report.exists() else "doctest build failed"
+
+
+def _documented_names(rst):
+    directives = re.findall(r"^\.\. (?:auto(?:function|class|exception|data)|py:data|py:function|"
+                            r"py:class)::\s+([\w.]+)", rst, flags=re.MULTILINE)
+    names = {name.rsplit(".", 1)[-1] for name in directives}
+    if ".. numba-tile-dtype-data::" in rst:
+        names |= {dtype.name for dtype in ALL_DTYPES}
+    return names
+
+
+def test_api_reference_lists_every_public_name():
+    public = {name for name in numba_tile.__all__
+              if not isinstance(getattr(numba_tile, name), types.ModuleType)
+              and name != "__version__"}
+    documented = _documented_names((DOCS_DIR / "api.rst").read_text())
+    missing = sorted(public - documented)
+    assert not missing, f"docs/api.rst does not document: {', '.join(missing)}"
