@@ -14,7 +14,12 @@ from . import dtypes as d
 
 
 class ConstantAnnotation:
-    """Marks a parameter as a compile-time constant (embedded; one compile per value)."""
+    """Marks a parameter as a compile-time constant (embedded; one compile per value).
+
+    >>> import typing, numba_tile as ct
+    >>> typing.get_args(ct.Constant[int])[1]
+    ConstantAnnotation()
+    """
 
     def __repr__(self):
         return "ConstantAnnotation()"
@@ -54,7 +59,12 @@ class ScalarAnnotation:
 
 
 class ListAnnotation:
-    """Metadata of a list-of-arrays parameter: the annotation of its elements."""
+    """Metadata of a list-of-arrays parameter: the annotation of its elements.
+
+    >>> import numba_tile as ct
+    >>> ct.ListAnnotation(element=ct.ArrayAnnotation()).element
+    ArrayAnnotation(index_dtype=int32)
+    """
 
     def __init__(self, *, element):
         self.element = element

@@ -77,40 +77,120 @@ class TileError(Exception):
 
 
 class TileSyntaxError(TileError):
-    """Python syntax that tile code does not support."""
+    """Python syntax that tile code does not support.
+
+    >>> import numba_tile as ct
+    >>> ct.TileSyntaxError("what went wrong").message
+    'what went wrong'
+    """
 
 
 class TileTypeError(TileError):
-    """An operand of the wrong type, dtype, rank or shape; an unsupported promotion."""
+    """An operand of the wrong type, dtype, rank or shape; an unsupported promotion.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x, y):
+    ...     ct.store(x, (0,), ct.load(x, (0,), (2,)) + ct.load(y, (0,), (2,)))
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Implicit promotion of uint8 and int8 in '+' (add) is not supported; convert one operand with astype()
+    ...
+    """
 
 
 class TileValueError(TileError):
-    """A value out of range: a constant that does not fit its dtype, a bad axis or shape."""
+    """A value out of range: a constant that does not fit its dtype, a bad axis or shape.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x, y):
+    ...     ct.store(y, (0,), ct.load(y, (0,), (2,)) + 200)
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: Integer constant 200 is out of range of int8
+    ...
+    """
 
 
 class TileUnsupportedFeatureError(TileError):
-    """A feature the target GPU or this version of numba_tile lacks."""
+    """A feature the target GPU or this version of numba_tile lacks.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x, y):
+    ...     x.get_raw_memory()
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileUnsupportedFeatureError: get_raw_memory() is not supported by this version of numba_tile
+    ...
+    """
 
 
 class TileRecursionError(TileError):
-    """A recursive call in tile code."""
+    """A recursive call in tile code.
+
+    >>> import numba_tile as ct
+    >>> ct.TileRecursionError("what went wrong").message
+    'what went wrong'
+    """
 
 
 class TileStaticEvalError(TileError):
-    """``static_eval`` given something that cannot be evaluated at compile time."""
+    """``static_eval`` given something that cannot be evaluated at compile time.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x, y):
+    ...     ct.static_eval(ct.load(x, (0,), (2,)))
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileStaticEvalError: static_eval() cannot evaluate uint8 tile of shape (2,) at compile time
+    ...
+    """
 
 
 class TileStaticAssertionError(TileError):
-    """A ``static_assert`` whose condition is false."""
+    """A ``static_assert`` whose condition is false.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x, y):
+    ...     ct.static_assert(x.dtype == y.dtype, "dtypes differ")
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileStaticAssertionError: dtypes differ
+    ...
+    """
 
 
 class TileInternalError(TileError):
-    """A bug in numba_tile: please report it."""
+    """A bug in numba_tile: please report it.
+
+    >>> import numba_tile as ct
+    >>> ct.TileInternalError("what went wrong").message
+    'what went wrong'
+    """
 
 
 class TileCompilerExecutionError(TileError):
-    """The backend compiler (NVVM, the linker) failed."""
+    """The backend compiler (NVVM, the linker) failed.
+
+    >>> import numba_tile as ct
+    >>> ct.TileCompilerExecutionError("what went wrong").message
+    'what went wrong'
+    """
 
 
 class TileCompilerTimeoutError(TileError):
-    """Compilation ran longer than ``compiler_timeout`` allows."""
+    """Compilation ran longer than ``compiler_timeout`` allows.
+
+    >>> import numba_tile as ct
+    >>> ct.TileCompilerTimeoutError("what went wrong").message
+    'what went wrong'
+    """

@@ -3,6 +3,7 @@
 import doctest
 import importlib
 import pkgutil
+import typing
 
 import pytest
 
@@ -22,3 +23,21 @@ def test_docstring_examples(module_name, monkeypatch):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {module_name}"
+
+
+def _public_callables():
+    """Public functions and classes (typing aliases such as ``ScalarInt64`` cannot carry a
+    docstring of their own; the API reference documents them)."""
+    for name in numba_tile.__all__:
+        value = getattr(numba_tile, name)
+        if typing.get_origin(value) is typing.Annotated:
+            continue
+        if callable(value) and not isinstance(value, numba_tile.DType) and hasattr(value,
+                                                                                "__qualname__"):
+            yield name, value
+
+
+@pytest.mark.parametrize("name,value", list(_public_callables()))
+def test_every_public_function_and_class_has_an_example(name, value):
+    doc = value.__doc__ or ""
+    assert ">>>" in doc, f"numba_tile.{name} has no runnable example in its docstring"
