@@ -32,7 +32,7 @@ from .language.debugging import (assert_, ensure_constant, print, printf, static
                                  static_eval, static_iter)
 from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,
                                    bitwise_not, bitwise_or, bitwise_rshift, bitwise_xor, ceil,
-                                   cos, cosh, equal, exp, exp2, floor, floordiv, greater,
+                                   cos, cosh, divmod, equal, exp, exp2, floor, floordiv, greater,
                                    greater_equal, isnan, less, less_equal, log, log2, maximum,
                                    minimum, mod, mul, negative, not_equal, pow, rsqrt, sin, sinh,
                                    sqrt, sub, tan, tanh, truediv, where)

@@ -170,6 +170,21 @@ floordiv = _plain_binary("floordiv", "``x // y``, rounding toward negative infin
                          ("ct.floordiv(x, 3)", "[0, 0, 1, 1]"))
 mod = _plain_binary("mod", "``x % y``, with the sign of ``y`` (Python's rule).",
                     ("ct.mod(x, 3)", "[1, 2, 0, 1]"))
+@tile_op
+def divmod(x, y, /):
+    """``(x // y, x % y)``, as Python's ``divmod`` (which works on tiles too).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     q, r = ct.divmod(ct.arange(4, dtype=ct.int32) + 5, 3)
+    ...     print(q, r)
+    >>> ct.launch(0, (1,), show, ())
+    [1, 2, 2, 2] [2, 0, 1, 2]
+    """
+    return floordiv.__tile_op__(x, y), mod.__tile_op__(x, y)
+
+
 pow = _plain_binary("pow", "``x ** y``.", ("ct.pow(x, 2)", "[1, 4, 9, 16]"))
 atan2 = _plain_binary("atan2", "The angle of the point ``(y=x, x=y)``; floating-point only.",
                       ("ct.atan2(x.astype(ct.float32), 1.0)",
@@ -355,7 +370,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
 
 
-__all__ = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "atan2", "minimum",
+__all__ = ["add", "sub", "mul", "truediv", "floordiv", "mod", "divmod", "pow", "atan2", "minimum",
            "maximum", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lshift",
            "bitwise_rshift", "greater", "greater_equal", "less", "less_equal", "equal",
            "not_equal", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan",
