@@ -41,3 +41,21 @@ def _public_callables():
 def test_every_public_function_and_class_has_an_example(name, value):
     doc = value.__doc__ or ""
     assert ">>>" in doc, f"numba_tile.{name} has no runnable example in its docstring"
+
+
+def _public_methods():
+    """Public methods and properties of the classes users meet in tile code."""
+    for cls in (numba_tile.Tile, numba_tile.Array, numba_tile.TiledView, numba_tile.DType):
+        for name, member in vars(cls).items():
+            if name.startswith("_") and name != "__call__":
+                continue
+            if name == "get_raw_memory":  # not in this release: it only raises
+                continue
+            if callable(member) or isinstance(member, property):
+                yield f"{cls.__name__}.{name}", member
+
+
+@pytest.mark.parametrize("name,member", list(_public_methods()))
+def test_every_public_method_has_an_example(name, member):
+    doc = (member.fget if isinstance(member, property) else member).__doc__ or ""
+    assert ">>>" in doc, f"{name} has no runnable example in its docstring"

@@ -33,6 +33,12 @@ class Array:
         self.index_dtype = index_dtype
 
     def describe(self):
+        """How error messages name this array.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> ct.Array(np.zeros((2, 2), np.float32), ct.float32).describe()
+        '2-d float32 array'
+        """
         return f"{self.ndim}-d {self.dtype} array"
 
     def __repr__(self):
@@ -40,17 +46,41 @@ class Array:
 
     @property
     def ndim(self):
-        """Number of dimensions (a loosely typed constant)."""
+        """Number of dimensions (a loosely typed constant).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.ndim, x.dtype)
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        2 float32
+        """
         return LooseInt(self.data.ndim)
 
     @property
     def shape(self):
-        """Lengths of the axes: a tuple of run-time int32 scalars."""
+        """Lengths of the axes: a tuple of run-time int32 scalars.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.shape, x.shape[0].dtype)
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        (4, 8) int32
+        """
         return tuple(Tile(self.index_dtype, np.array(n)) for n in self.data.shape)
 
     @property
     def strides(self):
-        """Strides in elements: a tuple of run-time int32 scalars."""
+        """Strides in elements: a tuple of run-time int32 scalars.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.strides)
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        (8, 1)
+        """
         itemsize = self.data.itemsize
         return tuple(Tile(self.index_dtype, np.array(s // itemsize)) for s in self.data.strides)
 
@@ -119,29 +149,70 @@ class TiledView:
         self.padding_mode = padding_mode
 
     def describe(self):
+        """How error messages name this view.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> a = ct.Array(np.zeros(8, np.int8), ct.int8)
+        >>> ct.TiledView(a, (4,), (4,), ct.PaddingMode.ZERO).describe()
+        'tiled view of a 1-d int8 array with tiles (4,)'
+        """
         return f"tiled view of a {self.array.describe()} with tiles {self.tile_shape}"
 
     @property
     def dtype(self):
-        """The array's dtype."""
+        """The array's dtype.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.tiled_view((2, 4)).dtype)
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        float32
+        """
         return self.array.dtype
 
     def num_tiles(self, axis):
-        """Number of tiles along ``axis`` (a run-time int32 scalar)."""
+        """Number of tiles along ``axis`` (a run-time int32 scalar).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.tiled_view((2, 4)).num_tiles(1))
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        2
+        """
         axis = rules.slice_axis(axis, self.array.ndim)
         n = rules.view_tile_count(self.array.data.shape[axis], self.tile_shape[axis],
                                   self.traversal_steps[axis])
         return Tile(self.array.index_dtype, np.array(n))
 
     def load(self, index, *, check_bounds=True, latency=None, allow_tma=None):
-        """Load the tile at ``index`` (padding elements past the end)."""
+        """Load the tile at ``index`` (padding elements past the end).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.tiled_view((2, 4)).load((1, 1)))
+        >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
+        [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
+        """
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = read_region(self.array.data, origin, self.tile_shape, self.padding_mode,
                              self.array.dtype)
         return Tile(self.array.dtype, values)
 
     def store(self, index, tile, *, check_bounds=True, latency=None, allow_tma=None):
-        """Store ``tile`` at ``index`` (dropping elements past the end)."""
+        """Store ``tile`` at ``index`` (dropping elements past the end).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def fill(x):
+        ...     x.tiled_view((2,)).store((1,), ct.full((2,), 5, ct.int32))
+        >>> a = np.zeros(4, np.int32)
+        >>> ct.launch(0, (1,), fill, (a,))
+        >>> a
+        array([0, 0, 5, 5], dtype=int32)
+        """
         from .tile import to_tile
         tile = to_tile(tile)
         rules.view_store_tile(self, tile)

@@ -106,6 +106,8 @@ def convert(values, src, dst, rounding_mode=None):
                 v = np.floor(v)
             elif rounding_mode is RoundingMode.RP:
                 v = np.ceil(v)
+            elif rounding_mode is RoundingMode.RA:  # ties away from zero
+                v = np.where(v >= 0, np.floor(v + 0.5), np.ceil(v - 0.5))
             else:
                 v = np.rint(v)
             v = np.where(np.isnan(v), 0, v)

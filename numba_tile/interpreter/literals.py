@@ -43,9 +43,15 @@ class _LooseScalar:
         return loose_concrete_dtype(self._python_type(self))
 
     def __repr__(self):
-        return self._python_type.__repr__(self)
+        if self._python_type is float:  # short form, as tiles print: 1.5708
+            from .printing import format_float
+            return format_float(self)
+        return int.__repr__(self)
 
     __str__ = __repr__
+
+    def __format__(self, spec):
+        return repr(self) if not spec else self._python_type.__format__(self, spec)
 
 
 def _forward(name, python_type):

@@ -11,6 +11,7 @@ import enum
 import itertools
 import math
 import os
+import sysconfig
 import types
 
 import numpy as np
@@ -34,7 +35,7 @@ def _fold_minmax(name, args):
     items = args[0] if len(args) == 1 else args
     items = tuple(items)
     if not any(isinstance(v, Tile) for v in items):
-        return getattr(builtins, name)(items)
+        return loose(getattr(builtins, name)(items))
     op = elementwise.minimum if name == "min" else elementwise.maximum
     result = items[0]
     for v in items[1:]:
@@ -57,21 +58,52 @@ def _converter(name, dtype):
         if isinstance(value, Tile) and not rest:
             from ..language.elementwise import astype
             return astype.__tile_op__(value, dtype)
-        return python(value, *rest)
+        return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
     convert.__name__ = name
     return convert
 
 
+def _tile_divmod(x, y):
+    if isinstance(x, Tile) or isinstance(y, Tile):
+        from ..language.elementwise import divmod as tile_divmod
+        return tile_divmod.__tile_op__(x, y)
+    return tuple(loose(v) for v in builtins.divmod(x, y))
+
+
 TILE_BUILTINS = dict(vars(builtins))
-TILE_BUILTINS.update(min=_tile_min, max=_tile_max, int=_converter("int", d.int32),
+TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
 
 
+def _library_directories():
+    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.add(_PACKAGE_DIR)
+    return tuple(os.path.abspath(p) + os.sep for p in paths)
+
+
+_LIBRARY_DIRS = _library_directories()
+
+
+def is_user_code(obj):
+    """True for functions and modules of the user's code: not Python's, not an installed
+    library's, not numba_tile's (a kernel's helpers get tile semantics, NumPy does not)."""
+    if isinstance(obj, types.FunctionType):
+        filename = obj.__code__.co_filename
+    else:
+        filename = getattr(obj, "__file__", None)
+    if not filename or filename.startswith("<frozen"):
+        return False
+    return not os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+
+
 class TileGlobals:
-    """Re-binds functions to globals with tile builtins; one dict per module, memoized."""
+    """Re-binds user functions to globals where builtins, ``math``, literals and numeric
+    globals follow tile semantics; one dict per module, memoized. Helpers imported from other
+    user modules, or reached as ``module.helper``, are re-bound too."""
 
     def __init__(self):
         self._by_module = {}
+        self._modules = {}
         self._rebinding = set()  # guards against cycles of closures
 
     def globals_for(self, module_globals):
@@ -82,14 +114,31 @@ class TileGlobals:
         self._by_module[key] = new
         new["__builtins__"] = TILE_BUILTINS
         for name, value in module_globals.items():
-            if value is math:
-                new[name] = tile_math
-            elif id(value) in REPLACEMENTS and callable(value):
-                new[name] = REPLACEMENTS[id(value)]
-            elif isinstance(value, types.FunctionType) and self._rebindable(value,
-                                                                           module_globals):
-                new[name] = self.rebind(value)
+            if not name.startswith("__"):
+                new[name] = self.tile_value(value)
         return new
+
+    def tile_value(self, value):
+        """What a global of user code is in tile code."""
+        if value is math:
+            return tile_math
+        if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
+            return loose(value)  # a global constant is a loosely typed constant
+        if callable(value) and id(value) in REPLACEMENTS:
+            return REPLACEMENTS[id(value)]
+        if isinstance(value, types.FunctionType) and (
+                is_user_code(value) or hasattr(value, "__numba_tile_function__")):
+            return self.rebind(value)
+        if isinstance(value, types.ModuleType) and is_user_code(value):
+            return self._module(value)
+        return value
+
+    def _module(self, module):
+        if id(module) not in self._modules:
+            proxy = types.ModuleType(module.__name__, module.__doc__)
+            self._modules[id(module)] = proxy
+            proxy.__dict__.update(self.globals_for(vars(module)))
+        return self._modules[id(module)]
 
     def _closure(self, fn):
         """The closure with user functions in it (lambdas passed to a kernel factory, say)
@@ -103,17 +152,11 @@ class TileGlobals:
             except ValueError:  # not yet assigned
                 cells.append(cell)
                 continue
-            if isinstance(value, types.FunctionType) and not (
-                    value.__module__ or "").startswith("numba_tile") and value is not fn:
+            if isinstance(value, types.FunctionType) and is_user_code(value) and value is not fn:
                 cells.append(types.CellType(self.rebind(value)))
             else:
                 cells.append(cell)
         return tuple(cells)
-
-    @staticmethod
-    def _rebindable(fn, module_globals):
-        return (fn.__globals__ is module_globals or hasattr(fn, "__numba_tile_function__")) \
-            and not (fn.__module__ or "").startswith("numba_tile")
 
     def rebind(self, fn):
         if id(fn) in self._rebinding:
@@ -140,6 +183,8 @@ class TileGlobals:
 
 # -- arguments ------------------------------------------------------------------------------
 def _constant_argument(name, value):
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()  # a NumPy number is its value, as a Python number is
     if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
         return loose(value)  # embedded like a literal
     if value is None or isinstance(value, (bool, str, enum.Enum, d.DType)):
@@ -226,8 +271,10 @@ def _location_from_traceback(tb):
     line, col, end_col = found.tb_lineno, None, None
     try:
         positions = list(code.co_positions())[found.tb_lasti // 2]
-        if positions[0] == positions[1] and positions[0] is not None:
-            line, col, end_col = positions[0], positions[2], positions[3]
+        if positions[0] is not None:
+            line, col = positions[0], positions[2]
+            # an expression over several lines: underline the rest of its first line
+            end_col = positions[3] if positions[0] == positions[1] else 10**6
     except (AttributeError, IndexError):
         pass
     return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name)

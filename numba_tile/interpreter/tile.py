@@ -9,6 +9,8 @@ interpreted kernel follows exactly the same rule as ``ct.add(a, b)``.
 (int16, (), True)
 """
 
+import math
+
 import numpy as np
 
 from .. import dtypes as d
@@ -46,21 +48,49 @@ class Tile:
     # -- data model --------------------------------------------------------------------------
     @property
     def shape(self):
-        """The tile's shape, a tuple of loosely typed constant ints."""
+        """The tile's shape, a tuple of loosely typed constant ints.
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.shape)
+        >>> ct.launch(0, (1,), show, ())
+        (2, 2)
+        """
         return tuple(LooseInt(n) for n in self._values.shape)
 
     @property
     def ndim(self):
-        """The tile's rank, a loosely typed constant int."""
+        """The tile's rank, a loosely typed constant int.
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.ndim)
+        >>> ct.launch(0, (1,), show, ())
+        2
+        """
         return LooseInt(self._values.ndim)
 
     @property
     def values(self):
-        """The elements as a read-only NumPy array in the dtype's storage type."""
+        """The elements as a read-only NumPy array in the dtype's storage type.
+
+        >>> import numba_tile as ct
+        >>> ct.int16(7).values
+        array(7, dtype=int16)
+        """
         return self._values
 
     def constant_value(self):
-        """The Python value of a constant scalar."""
+        """The Python value of a constant scalar.
+
+        >>> import numba_tile as ct
+        >>> ct.float16(0.5).constant_value()
+        0.5
+        """
         value = self._values[()]
         if self.dtype.is_bool:
             return bool(value)
@@ -69,6 +99,12 @@ class Tile:
         return float(value)
 
     def describe(self):
+        """How error messages name this value.
+
+        >>> import numba_tile as ct
+        >>> ct.int16(7).describe()
+        'constant int16 scalar 7'
+        """
         if self.ndim == 0:
             if self.is_constant:
                 return f"constant {self.dtype} scalar {format_values(self._values, self.dtype)}"
@@ -124,37 +160,100 @@ class Tile:
 
     # -- methods (defined in language modules, attached below) ------------------------------
     def item(self):
-        """The single element as a scalar: ``reshape(())``."""
+        """The single element as a scalar: ``reshape(())``.
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(ct.sum(t).item(), ct.reshape(t, (4, 1))[:, None].shape)
+        >>> ct.launch(0, (1,), show, ())
+        6 (4, 1, 1)
+        """
         from ..language.shapes import reshape
         return _raw(reshape)(self, ())
 
     def reshape(self, shape):
-        """Row-major reshape (see :func:`numba_tile.reshape`)."""
+        """Row-major reshape (see :func:`numba_tile.reshape`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.reshape((4,)))
+        >>> ct.launch(0, (1,), show, ())
+        [0, 1, 2, 3]
+        """
         from ..language.shapes import reshape
         return _raw(reshape)(self, shape)
 
     def permute(self, axes):
-        """Permute the axes (see :func:`numba_tile.permute`)."""
+        """Permute the axes (see :func:`numba_tile.permute`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.permute((1, 0)))
+        >>> ct.launch(0, (1,), show, ())
+        [[0, 2], [1, 3]]
+        """
         from ..language.shapes import permute
         return _raw(permute)(self, axes)
 
     def transpose(self, axis0=None, axis1=None):
-        """Swap two axes (see :func:`numba_tile.transpose`)."""
+        """Swap two axes (see :func:`numba_tile.transpose`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.transpose())
+        >>> ct.launch(0, (1,), show, ())
+        [[0, 2], [1, 3]]
+        """
         from ..language.shapes import transpose
         return _raw(transpose)(self, axis0, axis1)
 
     def astype(self, dtype, *, rounding_mode=None):
-        """Convert to another dtype (see :func:`numba_tile.astype`)."""
+        """Convert to another dtype (see :func:`numba_tile.astype`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.astype(ct.float16) / 2)
+        >>> ct.launch(0, (1,), show, ())
+        [[0.0, 0.5], [1.0, 1.5]]
+        """
         from ..language.elementwise import astype
         return _raw(astype)(self, dtype, rounding_mode=rounding_mode)
 
     def extract(self, index, shape):
-        """A sub-tile (see :func:`numba_tile.extract`)."""
+        """A sub-tile (see :func:`numba_tile.extract`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.extract((1, 0), (1, 2)))
+        >>> ct.launch(0, (1,), show, ())
+        [[2, 3]]
+        """
         from ..language.shapes import extract
         return _raw(extract)(self, index, shape)
 
     def insert(self, index, value):
-        """A copy with a sub-tile replaced (see :func:`numba_tile.insert`)."""
+        """A copy with a sub-tile replaced (see :func:`numba_tile.insert`).
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel
+        ... def show():
+        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+        ...     print(t.insert((0, 1), ct.full((2, 1), 9, ct.int32)))
+        >>> ct.launch(0, (1,), show, ())
+        [[0, 9], [2, 9]]
+        """
         from ..language.shapes import insert
         return _raw(insert)(self, index, value)
 
@@ -236,7 +335,10 @@ def make_constant(value, dtype):
         return Tile(dtype, convert(value.values, value.dtype, dtype), constant=value.is_constant)
     if not isinstance(value, (bool, int, float)):
         raise TileTypeError(f"{dtype}() needs a number, got {type(value).__name__}")
-    if not (isinstance(value, float) and dtype.is_integral):
+    if isinstance(value, float) and dtype.is_integral:
+        if math.isfinite(value):  # the truncated value must fit (NaN/inf saturate as astype)
+            check_constant_fits(int(value), dtype)
+    else:
         check_constant_fits(value, dtype)
     source = d.float64 if isinstance(value, float) else (
         d.bool_ if isinstance(value, bool) else None)

@@ -9,6 +9,7 @@ import math as _math
 import types
 
 from ..rules.core import is_python_number
+from .literals import loose
 
 UNARY = {"acos": "acos", "asin": "asin", "atan": "atan", "acosh": "acosh", "asinh": "asinh",
          "atanh": "atanh", "cos": "cos", "sin": "sin", "tan": "tan", "cosh": "cosh",
@@ -30,7 +31,7 @@ def _as_float(x):
 def _unary(name, op):
     def fn(x):
         if is_python_number(x):
-            return getattr(_math, name)(x)
+            return loose(getattr(_math, name)(x))
         from ..language import elementwise
         return elementwise.unary(op, _as_float(x))
     fn.__name__ = name
@@ -41,7 +42,7 @@ def _unary(name, op):
 def _binary(name, op):
     def fn(x, y):
         if is_python_number(x) and is_python_number(y):
-            return getattr(_math, name)(x, y)
+            return loose(getattr(_math, name)(x, y))
         from ..language import elementwise
         return elementwise.binary(op, _as_float(x), _as_float(y))
     fn.__name__ = name
@@ -53,7 +54,7 @@ def _log(x, base=None):
     if base is None:
         return _unary("log", "log")(x)
     if is_python_number(x) and is_python_number(base):
-        return _math.log(x, base)
+        return loose(_math.log(x, base))
     return _unary("log", "log")(x) / _unary("log", "log")(base)
 
 
@@ -68,6 +69,9 @@ def build_module():
     for name, op in BINARY.items():
         setattr(module, name, _binary(name, op))
     module.log = _log
+    module.arctan = module.atan  # seed 003 lists math.arctan (NumPy's name) beside math.atan
+    for name in ("pi", "e", "tau", "inf", "nan"):
+        setattr(module, name, loose(getattr(_math, name)))
     return module
 
 

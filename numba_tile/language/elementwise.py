@@ -118,6 +118,7 @@ def binary(op, x, y, *, rounding_mode=None, flush_to_zero=False, propagate_nan=F
         return _fold(op, x, y)
     xo, yo = as_operand(x, "the left operand"), as_operand(y, "the right operand")
     spec, operand = rules.binary(op, xo, yo)
+    rules.check_float_options(op, spec.dtype, rounding_mode, flush_to_zero)
     a, b = values_as(xo, operand), values_as(yo, operand)
     out = _compute_binary(op, a, b, operand, spec.dtype, rounding_mode, flush_to_zero,
                           propagate_nan)
@@ -249,6 +250,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
             raise TileValueError(f"{op}({x!r}) in a constant expression: {exc}") from None
     xo = as_operand(x)
     spec = rules.unary(op, xo)
+    rules.check_float_options(op, spec.dtype, rounding_mode, flush_to_zero)
     values = values_as(xo, xo.dtype)
     with np.errstate(all="ignore"):
         if op in _UNARY_NUMPY:
@@ -359,9 +361,14 @@ def astype(x, dtype, /, *, rounding_mode=None):
     >>> ct.launch(0, (1,), show, ())
     [0, 1, 3, 4] [0.0, 1.5, 3.0, 4.5]
     """
-    dtype = d.to_dtype(dtype) if not isinstance(dtype, d.DType) else dtype
+    if not isinstance(dtype, d.DType):
+        try:
+            dtype = d.to_dtype(dtype)
+        except TypeError:
+            raise TileTypeError(f"astype() needs a dtype such as ct.float32, got "
+                                f"{dtype!r}") from None
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
-        raise TileTypeError(f"rounding_mode must be a RoundingMode, got {rounding_mode!r}")
+        raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if is_python_number(x):
         return make_constant(x, dtype)
     xo = as_operand(x)

@@ -52,8 +52,8 @@ def cdiv(x, y, /):
     >>> ct.cdiv(10, 4)
     3
     """
-    if is_python_number(x) and is_python_number(y):
-        return -(-x // y)
+    if isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer)):
+        return -(-int(x) // int(y))
     from .elementwise import floordiv, negative
     raw = getattr(floordiv, "__tile_op__")
     return getattr(negative, "__tile_op__")(raw(getattr(negative, "__tile_op__")(x), y))

@@ -103,6 +103,11 @@ def require_constant(value, what):
     """
     result = constant_value(value)
     if result is _NOT_CONSTANT:
+        if isinstance(value, tuple):
+            for i, item in enumerate(value):
+                if constant_value(item) is _NOT_CONSTANT:
+                    raise TileTypeError(f"{what} must be a compile-time constant, but element "
+                                        f"{i} is a {describe(item)}")
         raise TileTypeError(f"{what} must be a compile-time constant, got {describe(value)}")
     return result
 
@@ -154,7 +159,7 @@ def normalize_axis(axis, ndim, what="axis"):
     """
     axis = require_int_constant(axis, what)
     if not -ndim <= axis < ndim:
-        raise TileValueError(f"{what} {axis} is out of range for a tile of rank {ndim}")
+        raise TileValueError(f"{what} {axis} is out of range for rank {ndim}")
     return axis % ndim if ndim else 0
 
 
@@ -172,14 +177,15 @@ def normalize_axes(axis, ndim):
 
 def broadcast_shapes(a, b):
     """NumPy broadcasting of two shapes; ``TileValueError`` if incompatible."""
-    a, b = tuple(a), tuple(b)
-    n = max(len(a), len(b))
-    a = (1,) * (n - len(a)) + a
-    b = (1,) * (n - len(b)) + b
+    original_a, original_b = tuple(a), tuple(b)
+    n = max(len(original_a), len(original_b))
+    a = (1,) * (n - len(original_a)) + original_a
+    b = (1,) * (n - len(original_b)) + original_b
     out = []
     for x, y in zip(a, b):
         if x != y and x != 1 and y != 1:
-            raise TileValueError(f"Shapes {a} and {b} cannot be broadcast together")
+            raise TileValueError(f"Shapes {original_a} and {original_b} cannot be broadcast "
+                                 f"together")
         out.append(max(x, y))
     return tuple(out)
 

@@ -77,6 +77,21 @@ def binary(op, x, y):
     return _result_spec(result, x, y), operand
 
 
+def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
+    """``rounding_mode`` must be a RoundingMode; both options need a floating-point result."""
+    from ..enums import RoundingMode
+    if rounding_mode is not None:
+        if not isinstance(rounding_mode, RoundingMode):
+            raise TileTypeError(f"rounding_mode of {op} must be a ct.RoundingMode, got "
+                                f"{rounding_mode!r}")
+        if not result_dtype.is_float:
+            raise TileTypeError(f"rounding_mode applies to floating-point results; {op} gives "
+                                f"{result_dtype}")
+    if flush_to_zero and not result_dtype.is_float and op not in COMPARISONS:
+        raise TileTypeError(f"flush_to_zero applies to floating-point results; {op} gives "
+                            f"{result_dtype}")
+
+
 def unary(op, x):
     """Rule of a unary elementwise op. Returns the result spec."""
     dtype = operand_dtype(x)
