@@ -11,7 +11,6 @@ from ..interpreter.arrays import read_region, write_region
 from ..interpreter.context import tile_op
 from ..interpreter.tile import Tile, to_tile
 from ..rules import memory as rules
-from ..rules.core import is_python_number
 
 
 @tile_op
