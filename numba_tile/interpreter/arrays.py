@@ -26,6 +26,7 @@ class Array:
     """
 
     __slots__ = ("data", "dtype", "index_dtype")
+    is_tile_array = True  # what the memory rules accept as an array
 
     def __init__(self, data, dtype, index_dtype=d.int32):
         self.data = data
@@ -96,7 +97,8 @@ class Array:
         [[4, 5, 6, 7], [8, 9, 10, 11]]
         """
         axis = rules.slice_axis(axis, self.ndim)
-        start, stop = rules.index_value(start, "start"), rules.index_value(stop, "stop")
+        start = int(rules.index_value(start, "start"))
+        stop = int(rules.index_value(stop, "stop"))
         length = self.data.shape[axis]
         if not (0 <= start <= stop <= length) or (start == length and length > 0):
             raise TileValueError(f"slice({start}, {stop}) is out of bounds for axis {axis} of "

@@ -105,7 +105,7 @@ def load(array, /, index, shape, *, order="C", padding_mode=PaddingMode.UNDETERM
     _check_memory_options(memory_order, memory_scope)
     spec, full, order, index = rules.load(array, index, shape, order, padding_mode)
     view = np.transpose(array.data, order)
-    origin = tuple(i * s for i, s in zip(index, full))
+    origin = tuple(int(i) * s for i, s in zip(index, full))
     values = read_region(view, origin, full, rules.padding(padding_mode), array.dtype)
     return Tile(spec.dtype, values.reshape(spec.shape))
 
@@ -129,5 +129,5 @@ def store(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
     tile = to_tile(tile)
     full, order, index = rules.store(array, index, tile, order)
     view = np.transpose(array.data, order)
-    origin = tuple(i * s for i, s in zip(index, full))
+    origin = tuple(int(i) * s for i, s in zip(index, full))
     write_region(view, origin, tile.values.reshape(full), tile.dtype, array.dtype)

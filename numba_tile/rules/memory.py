@@ -13,7 +13,7 @@ from .core import (Spec, constant_value, describe, normalize_axis, require_const
 
 
 def require_array(array, what="array"):
-    if not hasattr(array, "data") or not hasattr(array, "tiled_view"):
+    if not getattr(array, "is_tile_array", False):
         raise TileTypeError(f"{what} must be a global array (a kernel argument), got "
                             f"{describe(array)}")
     return array
@@ -24,7 +24,7 @@ def slice_axis(axis, ndim):
 
 
 def index_value(value, what):
-    """An integer index entry: a constant or a run-time integer scalar."""
+    """Validate an integer index entry (a constant or a run-time integer scalar); return it."""
     const = constant_value(value, None)
     if isinstance(const, bool) or (const is not None and not isinstance(const, int)):
         raise TileTypeError(f"{what} must be an integer, got {describe(value)}")
@@ -32,11 +32,12 @@ def index_value(value, what):
         dtype = getattr(value, "dtype", None)
         if not (isinstance(dtype, d.DType) and dtype.is_integral and value.shape == ()):
             raise TileTypeError(f"{what} must be an integer scalar, got {describe(value)}")
-    return int(value)
+    return value
 
 
 def tile_index(index, ndim, what="index"):
-    """A tuple of ``ndim`` integer tile coordinates (an int is accepted for 1-d)."""
+    """Validate ``ndim`` integer tile coordinates (an int is accepted for 1-d); return them
+    as a tuple."""
     items = index if isinstance(index, tuple) else (index,)
     if len(items) != ndim:
         raise TileValueError(f"{what} has {len(items)} entries, but the array has rank {ndim}")
@@ -124,7 +125,7 @@ def view_tile_count(length, tile, step):
 
 def view_origin(index, shape, steps):
     coords = tile_index(index, len(shape))
-    return tuple(c * s for c, s in zip(coords, steps))
+    return tuple(int(c) * s for c, s in zip(coords, steps))
 
 
 def view_store_tile(view, tile):

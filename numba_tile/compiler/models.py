@@ -1,0 +1,26 @@
+"""Data models: how arrays and tiles are laid out in LLVM values."""
+
+from numba.core import types
+from numba.core.datamodel import models
+from numba.cuda.models import register_model
+
+from .types import ArrayType, TileType
+
+
+@register_model(ArrayType)
+class ArrayModel(models.StructModel):
+    """``{data pointer, shape[ndim], strides[ndim]}``; kernel arguments flatten to these."""
+
+    def __init__(self, dmm, fe_type):
+        members = [("data", types.CPointer(fe_type.element)),
+                   ("shape", types.UniTuple(fe_type.index, fe_type.ndim)),
+                   ("strides", types.UniTuple(fe_type.index, fe_type.ndim))]
+        super().__init__(dmm, fe_type, members)
+
+
+@register_model(TileType)
+class TileModel(models.UniTupleModel):
+    """The elements this thread holds, one per register of the tile's layout."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, types.UniTuple(fe_type.element, fe_type.registers))

@@ -1,0 +1,90 @@
+"""Numba types of tile code: global arrays and tiles.
+
+>>> import numba_tile as ct
+>>> from numba_tile.compiler.types import ArrayType, TileType
+>>> ArrayType(ct.float32, 2)
+TileArray(float32, 2, int32)
+>>> TileType(ct.float32, (64, 64), num_warps=4).registers  # 4096 elements over 128 threads
+32
+"""
+
+from numba.core import types
+
+from .. import dtypes as d
+from ..errors import TileUnsupportedFeatureError
+from ..layouts import blocked
+
+_SCALARS = {
+    d.bool_: types.boolean, d.uint8: types.uint8, d.uint16: types.uint16,
+    d.uint32: types.uint32, d.uint64: types.uint64, d.int8: types.int8, d.int16: types.int16,
+    d.int32: types.int32, d.int64: types.int64, d.float16: types.float16,
+    d.float32: types.float32, d.float64: types.float64,
+}
+_FROM_NUMBA = {v: k for k, v in _SCALARS.items()}
+
+
+def scalar_type(dtype):
+    """The Numba scalar type that stores one element of ``dtype``."""
+    try:
+        return _SCALARS[dtype]
+    except KeyError:
+        raise TileUnsupportedFeatureError(f"The compiler does not support {dtype} yet") from None
+
+
+def dtype_of_scalar(numba_type):
+    """The tile dtype of a Numba scalar type (int32 for Numba's int32, ...), or None."""
+    return _FROM_NUMBA.get(types.unliteral(numba_type))
+
+
+class ArrayType(types.Type):
+    """A global array argument: data pointer, shape and strides (in elements)."""
+
+    def __init__(self, dtype, ndim, index_dtype=d.int32):
+        self.dtype = dtype
+        self.ndim = ndim
+        self.index_dtype = index_dtype
+        super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype})")
+
+    @property
+    def element(self):
+        return scalar_type(self.dtype)
+
+    @property
+    def index(self):
+        return scalar_type(self.index_dtype)
+
+    def describe(self):
+        return f"{self.ndim}-d {self.dtype} array"
+
+
+class TileType(types.Type):
+    """A tile: dtype, shape and the linear layout that spreads it over a thread block.
+
+    Its run-time value in each thread is an LLVM array of ``registers`` elements.
+    """
+
+    is_constant = False
+
+    def __init__(self, dtype, shape, num_warps):
+        self.dtype = dtype
+        self.shape = tuple(shape)
+        self.num_warps = num_warps
+        # One layout family for now: 16-byte runs of 4-byte elements, whatever the dtype, so
+        # that tiles of one shape share a layout and elementwise ops stay in registers.
+        self.layout = blocked(self.shape, num_warps=num_warps, element_bytes=4)
+        super().__init__(name=f"Tile({dtype}, {self.shape}, warps={num_warps})")
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def registers(self):
+        return self.layout.in_sizes["register"]
+
+    @property
+    def element(self):
+        return scalar_type(self.dtype)
+
+    def describe(self):
+        return f"{self.dtype} tile of shape {self.shape}"
