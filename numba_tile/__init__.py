@@ -42,6 +42,7 @@ from .language.memory import bid, cdiv, load, num_blocks, num_tiles, store
 from .language.reductions import argmax, argmin, max, min, prod, sum
 from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert, permute,
                               reshape, transpose)
+from .compiling import compile
 from .launcher import interpret, interpret_mode, launch
 
 

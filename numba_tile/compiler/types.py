@@ -39,6 +39,8 @@ def dtype_of_scalar(numba_type):
 class ArrayType(types.Type):
     """A global array argument: data pointer, shape and strides (in elements)."""
 
+    is_tile_array = True  # what the memory rules accept as an array
+
     def __init__(self, dtype, ndim, index_dtype=d.int32):
         self.dtype = dtype
         self.ndim = ndim

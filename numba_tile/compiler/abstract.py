@@ -1,0 +1,81 @@
+"""Numba types as the abstract operands the shared op rules take.
+
+The rules of :mod:`numba_tile.rules` read ``dtype``, ``shape``, ``is_constant`` and
+``constant_value()`` (or a :class:`~numba_tile.promotion.Loose` constant). This module turns
+the Numba types of tile code into such operands, and back.
+
+>>> from numba.core import types
+>>> from numba_tile.compiler.abstract import operand
+>>> operand(types.IntegerLiteral(3)).value, operand(types.int32).describe()
+(3, 'run-time int32 scalar')
+"""
+
+import enum
+
+from numba.core import types
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from ..promotion import Loose
+from .types import ArrayType, TileType, dtype_of_scalar
+
+
+class RuntimeScalar:
+    """A run-time scalar of tile code (a Numba scalar such as a block id)."""
+
+    is_constant = False
+    shape = ()
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def describe(self):
+        return f"run-time {self.dtype} scalar"
+
+
+class ConstantObject:
+    """A compile-time constant that is not a number (an enum member, a dtype, a string)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def operand(numba_type):
+    """The rule operand for a Numba type."""
+    if isinstance(numba_type, types.Omitted):
+        return _python(numba_type.value)
+    if isinstance(numba_type, types.BooleanLiteral):
+        return Loose(numba_type.literal_value)
+    if isinstance(numba_type, types.IntegerLiteral):
+        return Loose(numba_type.literal_value)
+    if isinstance(numba_type, types.StringLiteral):
+        return numba_type.literal_value
+    if isinstance(numba_type, (TileType, ArrayType)):
+        return numba_type
+    if isinstance(numba_type, types.BaseTuple):
+        return tuple(operand(t) for t in numba_type)
+    if isinstance(numba_type, types.NoneType):
+        return None
+    dtype = dtype_of_scalar(numba_type)
+    if dtype is not None:
+        return RuntimeScalar(dtype)
+    raise TileTypeError(f"{numba_type} is not a value of tile code")
+
+
+def _python(value):
+    if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
+        return Loose(value)
+    return value
+
+
+def python_value(op):
+    """A rule operand that is a constant, as the Python value the rules expect."""
+    if isinstance(op, Loose):
+        return op.value
+    if isinstance(op, tuple):
+        return tuple(python_value(v) for v in op)
+    return op
+
+
+def is_dtype(value):
+    return isinstance(value, d.DType)

@@ -1,0 +1,131 @@
+"""From a kernel and argument types to PTX (and a cubin where a linker is available).
+
+The steps: Numba bytecode and IR, tile typing (:mod:`.typing`), lowering (:mod:`.lowering`)
+on our contexts, then numba-cuda's kernel fix-up and NVVM for the target architecture.
+Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
+"""
+
+import re
+
+from numba.core import types
+from numba.cuda import compiler as cuda_compiler
+from numba.cuda import utils as cuda_utils
+from numba.cuda.core.callconv import CUDACallConv
+from numba.cuda.cudadrv import nvvm
+
+from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
+from . import typing as tile_typing
+from .contexts import contexts
+
+
+class CompiledKernel:
+    """A compiled tile kernel: PTX, cubin and the resource report.
+
+    ``registers``, ``spill_bytes`` and ``shared_bytes`` come from the linker's report (0 when
+    no cubin could be made); ``num_warps`` is the thread block size in warps.
+    """
+
+    def __init__(self, name, arch, ptx, cubin, info_log, num_warps):
+        self.name = name
+        self.arch = arch
+        self.ptx = ptx
+        self.cubin = cubin
+        self.info_log = info_log
+        self.num_warps = num_warps
+        self.registers = _report(info_log, r"Used (\d+) registers")
+        self.spill_bytes = (_report(info_log, r"(\d+) bytes spill stores")
+                            + _report(info_log, r"(\d+) bytes spill loads"))
+        self.shared_bytes = _report(info_log, r"(\d+) bytes smem")
+
+    def __repr__(self):
+        return (f"<CompiledKernel {self.name} for {self.arch}: {self.registers} registers, "
+                f"{self.spill_bytes} spill bytes, {self.shared_bytes} bytes shared>")
+
+
+def _report(log, pattern):
+    return sum(int(m) for m in re.findall(pattern, log or ""))
+
+
+def parse_arch(arch):
+    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch)
+    if not match:
+        raise ValueError(f"arch must look like 'sm_90', got {arch!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def compile_to_ptx(fn, arg_types, arch, num_warps):
+    """Type, lower and translate ``fn`` for ``arg_types``: ``(ptx, entry name)``."""
+    cc = parse_arch(arch)
+    typing_context, target_context = contexts()
+    flags = cuda_compiler.CUDAFlags()
+    flags.no_compile = True
+    flags.no_cpython_wrapper = True
+    flags.no_cfunc_wrapper = True
+    flags.inline = "never"
+    flags.error_model = "numpy"
+    flags.compute_capability = cc
+    flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
+    tile_typing.NUM_WARPS["value"] = num_warps
+    try:
+        with cuda_utils.numba_target_override():
+            result = cuda_compiler.compile_extra(
+                typingctx=typing_context, targetctx=target_context, func=fn,
+                args=tuple(arg_types), return_type=None, flags=flags, locals={},
+                pipeline_class=cuda_compiler.CUDACompiler,
+                call_conv=CUDACallConv(target_context), abi_info={})
+    except TileError as err:
+        if err.loc is None:
+            err.loc = _statement_location(err.__traceback__)
+        raise
+    if result.signature.return_type not in (types.none, types.void):
+        raise TileUnsupportedFeatureError("A tile kernel must not return a value")
+    library = result.library
+    entry = result.fndesc.llvm_func_name
+    kernel = library.get_function(entry)
+    library._entry_name = entry
+    cuda_compiler.kernel_fixup(kernel, False)
+    nvvm.set_launch_bounds(kernel, 32 * num_warps)
+    library.finalize()
+    return library.get_asm_str(cc=cc), entry
+
+
+def _statement_location(tb):
+    """The kernel statement Numba was typing or lowering when an op rule raised: the
+    innermost frame of Numba's machinery that holds an ``ir.Loc``."""
+    found = None
+    while tb is not None:
+        frame_locals = tb.tb_frame.f_locals
+        for candidate in (frame_locals.get("loc"), getattr(frame_locals.get("self"), "loc",
+                                                            None)):
+            # numba and numba-cuda each have an ir.Loc class: recognise either by shape
+            if type(candidate).__name__ == "Loc" and getattr(candidate, "line", None):
+                found = candidate
+        tb = tb.tb_next
+    if found is None:
+        return None
+    col = found.col - 1 if found.col else None
+    return SourceLocation(found.filename, found.line, col)
+
+
+def link_cubin(ptx, arch):
+    """``(cubin, info_log)`` from nvJitLink, or ``(None, "")`` where it is unavailable."""
+    try:
+        from cuda.bindings import nvjitlink
+    except ImportError:
+        return None, ""
+    handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
+    try:
+        data = ptx.encode()
+        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+        nvjitlink.complete(handle)
+        size = nvjitlink.get_linked_cubin_size(handle)
+        cubin = bytearray(size)
+        nvjitlink.get_linked_cubin(handle, cubin)
+        log_size = nvjitlink.get_info_log_size(handle)
+        log = bytearray(log_size)
+        nvjitlink.get_info_log(handle, log)
+        return bytes(cubin), log.decode(errors="replace").rstrip("\x00")
+    except nvjitlink.nvJitLinkError:
+        return None, ""  # the linker is there but cannot work here (no matching library)
+    finally:
+        nvjitlink.destroy(handle)

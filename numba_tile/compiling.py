@@ -1,0 +1,100 @@
+"""``numba_tile.compile``: compile a kernel for a GPU architecture without a GPU.
+
+>>> import numpy as np, numba_tile as ct
+>>> @ct.kernel
+... def vadd(a, b, c, TILE: ct.Constant[int]):
+...     i = ct.bid(0)
+...     ct.store(c, (i,), ct.load(a, (i,), (TILE,)) + ct.load(b, (i,), (TILE,)))
+>>> x = np.zeros(1024, np.float32)
+>>> compiled = ct.compile(vadd, (x, x, x, 256), arch="sm_90")
+>>> ".target sm_90" in compiled.ptx and "ld.global" in compiled.ptx
+True
+"""
+
+import enum
+
+import numpy as np
+from numba.core import types
+
+from . import dtypes as d
+from .annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
+from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
+from .compiler.types import ArrayType, scalar_type
+from .interpreter.host_arrays import to_host
+from .kernel import ByTarget, Kernel
+
+DEFAULT_NUM_WARPS = 4
+
+
+def argument_type(name, value, meta):
+    """The Numba type a kernel argument is compiled for (only dtype and rank of arrays)."""
+    if isinstance(meta, ConstantAnnotation):
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
+            return types.literal(value)
+        raise TypeError(f"Constant parameter {name!r}: only int and bool constants are "
+                        f"compiled yet, got {type(value).__name__}")
+    if isinstance(value, bool):
+        return types.boolean
+    if isinstance(value, int):
+        if isinstance(meta, ScalarAnnotation) and meta.dtype is not None:
+            return scalar_type(meta.dtype)
+        return types.int32
+    if isinstance(value, float):
+        return types.float32
+    if isinstance(value, np.generic):
+        return scalar_type(d.to_dtype(value.dtype))
+    if isinstance(value, ArrayType):
+        return value
+    host = _describe_array(value)
+    if host is None:
+        raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
+    dtype, ndim = host
+    index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
+    return ArrayType(dtype, ndim, index_dtype)
+
+
+def _describe_array(value):
+    """``(dtype, ndim)`` of an array-like from any library, without touching its data."""
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return d.to_dtype(np.dtype(interface["typestr"])), len(interface["shape"])
+    host = to_host(value)
+    if host is None:
+        return None
+    return host.dtype, host.array.ndim
+
+
+def _option(kernel, name, arch, default):
+    value = kernel.options.get(name)
+    if isinstance(value, ByTarget):
+        value = value.resolve(arch)
+    return default if value is None else value
+
+
+def compile(kernel, args, *, arch="sm_90"):
+    """Compile ``kernel`` for ``args`` (host arrays do: only dtype and rank matter) and
+    ``arch``; works without a GPU. Returns an object with ``.ptx``, ``.cubin`` (None where
+    no linker is available), ``.registers``, ``.spill_bytes`` and ``.shared_bytes``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def double(x, TILE: ct.Constant[int]):
+    ...     t = ct.load(x, (ct.bid(0),), (TILE,))
+    ...     ct.store(x, (ct.bid(0),), t + t)
+    >>> k = ct.compile(double, (np.zeros(64, np.float16), 64), arch="sm_80")
+    >>> k.spill_bytes, ".target sm_80" in k.ptx
+    (0, True)
+    """
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"compile() needs a @ct.kernel function, got {kernel!r}")
+    if not isinstance(args, tuple) or len(args) != len(kernel.parameters):
+        raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments, "
+                        f"got {args!r}")
+    arg_types = [argument_type(name, value, kernel.parameter_kinds.get(name))
+                 for name, value in zip(kernel.parameters, args)]
+    num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
+    ptx, entry = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
+    cubin, log = link_cubin(ptx, arch)
+    return CompiledKernel(entry, arch, ptx, cubin, log, num_warps)
