@@ -94,6 +94,11 @@ def compile(kernel, args, *, arch="sm_90"):
                         f"got {args!r}")
     arg_types = [argument_type(name, value, kernel.parameter_kinds.get(name))
                  for name, value in zip(kernel.parameters, args)]
+    return compile_for_types(kernel, tuple(arg_types), arch)
+
+
+def compile_for_types(kernel, arg_types, arch):
+    """Compile ``kernel`` for Numba argument types (what ``compile`` and launches share)."""
     num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
     ptx, entry = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
     cubin, log = link_cubin(ptx, arch)

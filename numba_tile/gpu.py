@@ -1,12 +1,21 @@
-"""The GPU path of ``launch``: argument checks now; compilation arrives with the compiler.
+"""The GPU path of ``launch``: classify arguments, compile once per signature, launch.
 
-Host arrays are refused with the message the spec prescribes. Device arrays reach the
-compiler, which this release does not have yet: it says so and points to interpreter mode.
+Arrays come from any library through ``__cuda_array_interface__`` (CuPy, PyTorch, numba) or,
+for PyTorch dtypes that interface cannot describe (bfloat16), the tensor's own accessors.
+Kernels are compiled for the current device's architecture, cached per kernel and argument
+signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
-import numpy as np
+import ctypes
+import enum
 
-from .errors import TileUnsupportedFeatureError
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+
+from . import dtypes as d
+from .annotations import ArrayAnnotation, ConstantAnnotation
+from .compiler.types import ArrayType
 
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 
@@ -25,8 +34,124 @@ def _is_host_array(value):
 
 
 def compiler_available():
-    """True when this build can compile tile kernels for the GPU (not yet)."""
-    return False
+    """True when this build can compile tile kernels for the GPU."""
+    return True
+
+
+class DeviceArray:
+    """What a launch needs of a device array: dtype, shape, strides (elements), pointer."""
+
+    def __init__(self, dtype, shape, strides, pointer):
+        self.dtype, self.shape, self.strides, self.pointer = dtype, shape, strides, pointer
+
+
+def device_array(value):
+    """A :class:`DeviceArray` for a GPU array of any library, or None."""
+    module = type(value).__module__ or ""
+    if module.startswith("torch") and value.device.type == "cuda":
+        return DeviceArray(d.to_dtype(value.dtype), tuple(value.shape), tuple(value.stride()),
+                           value.data_ptr())
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:
+        return None
+    npdtype = np.dtype(interface["typestr"])
+    shape = tuple(interface["shape"])
+    if interface.get("strides") is None:
+        strides, step = [], 1
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        strides = tuple(reversed(strides))
+    else:
+        strides = tuple(s // npdtype.itemsize for s in interface["strides"])
+    return DeviceArray(d.to_dtype(npdtype), shape, strides, interface["data"][0])
+
+
+def stream_handle(stream):
+    """The raw CUstream of a PyTorch, CuPy, numba or cuda.core stream, or of an int."""
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        return int(stream.__cuda_stream__()[1])
+    for attribute in ("cuda_stream", "ptr"):  # PyTorch, CuPy
+        if hasattr(stream, attribute):
+            return int(getattr(stream, attribute))
+    handle = getattr(stream, "handle", None)  # numba-cuda
+    if handle is not None:
+        return int(getattr(handle, "value", handle) or 0)
+    raise TypeError(f"Cannot use {type(stream).__name__} as a CUDA stream; pass a PyTorch, "
+                    f"CuPy or numba stream, or an integer handle")
+
+
+def _argument(name, value, meta):
+    """``(numba type, flat values)`` of one kernel argument."""
+    if isinstance(meta, ConstantAnnotation):
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
+            return types.literal(value), [value]
+        raise TypeError(f"Constant parameter {name!r}: only int and bool constants are "
+                        f"compiled yet, got {type(value).__name__}")
+    if isinstance(value, bool):
+        return types.boolean, [int(value)]
+    if isinstance(value, int):
+        if not -2**31 <= value < 2**31:
+            raise ValueError(f"Argument {name!r} = {value} does not fit int32")
+        return types.int32, [value]
+    if isinstance(value, float):
+        return types.float32, [value]
+    array = device_array(value)
+    if array is None:
+        raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported: "
+                        f"pass GPU arrays (CuPy, PyTorch, numba), bool, int or float")
+    index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
+    for n in array.shape + array.strides:
+        if index_dtype is d.int32 and not -2**31 <= n < 2**31:
+            raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
+                             f"with ct.IndexedWithInt64")
+    return (ArrayType(array.dtype, len(array.shape), index_dtype),
+            [array.pointer, *array.shape, *array.strides])
+
+
+_CTYPES_BY_BITS = {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}
+
+
+def _ctypes_for(llvm_type):
+    if isinstance(llvm_type, ir.PointerType):
+        return ctypes.c_uint64
+    if isinstance(llvm_type, ir.IntType):
+        return ctypes.c_bool if llvm_type.width == 1 else _CTYPES_BY_BITS[llvm_type.width]
+    if isinstance(llvm_type, ir.FloatType):
+        return ctypes.c_float
+    if isinstance(llvm_type, ir.DoubleType):
+        return ctypes.c_double
+    raise TypeError(f"Cannot pass a kernel parameter of LLVM type {llvm_type}")
+
+
+class LoadedKernel:
+    """A compiled kernel loaded on the device, with the C types of its parameters."""
+
+    def __init__(self, compiled, arg_types):
+        from cuda.core import ObjectCode
+        from .compiler.contexts import contexts
+        self.compiled = compiled
+        self.kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
+        packer = contexts()[1].get_arg_packer(list(arg_types))
+        self.param_types = [_ctypes_for(t) for t in packer.argument_types]
+
+    def launch(self, stream, grid, flat_values):
+        from cuda.core import LaunchConfig, Stream, launch
+        params = [c_type(v) for c_type, v in zip(self.param_types, flat_values)]
+        config = LaunchConfig(grid=grid, block=(32 * self.compiled.num_warps, 1, 1))
+        launch(Stream.from_handle(stream), config, self.kernel, *params)
+
+
+def _current_arch():
+    from cuda.core import Device
+    device = Device()
+    device.set_current()
+    major, minor = device.compute_capability
+    return f"sm_{major}{minor}"
 
 
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
@@ -36,6 +161,17 @@ def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_l
             raise ValueError("Input array is not on a CUDA device; pass a CuPy array, a CUDA "
                              "torch tensor or a numba device array, or set "
                              "NUMBA_TILE_INTERPRET=1 to run on the CPU")
-    raise TileUnsupportedFeatureError(
-        "This version of numba_tile cannot compile kernels for the GPU yet; set "
-        "NUMBA_TILE_INTERPRET=1 (or use `with ct.interpret():`) to run in interpreter mode")
+    handle = stream_handle(stream)
+    arch = _current_arch()
+    arg_types, flat = [], []
+    for name, value in zip(kernel.parameters, kernel_args):
+        numba_type, values = _argument(name, value, kernel.parameter_kinds.get(name))
+        arg_types.append(numba_type)
+        flat.extend(values)
+    key = (tuple(arg_types), arch)
+    loaded = kernel.gpu_cache.get(key)
+    if loaded is None:
+        from .compiling import compile_for_types
+        loaded = LoadedKernel(compile_for_types(kernel, key[0], arch), key[0])
+        kernel.gpu_cache[key] = loaded
+    loaded.launch(handle, tuple(grid) + (1,) * (3 - len(grid)), flat)

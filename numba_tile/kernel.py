@@ -106,6 +106,7 @@ class Kernel:
         self.options = dict(_DEFAULTS, **validate_options(options))
         self.parameters = list(inspect.signature(fn).parameters)
         self._parameter_kinds = None
+        self.gpu_cache = {}  # (argument types, arch) -> loaded kernel
         functools.update_wrapper(self, fn)
 
     @property

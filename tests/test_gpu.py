@@ -1,0 +1,110 @@
+"""GPU mode: compiled kernels on a real GPU, checked against NumPy (needs a CUDA GPU).
+
+Runs where a GPU is present (the device machine); CI has none. Covers the compiler's first
+slice: grid queries, load/store (partial tiles, order, strided views) and elementwise
+arithmetic, with arrays and streams from numba, CuPy and PyTorch.
+"""
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+
+
+def _gpu_present():
+    try:
+        from numba import cuda
+        return cuda.is_available()
+    except Exception:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _gpu_present(), reason="needs a CUDA GPU")
+
+
+def _libraries():
+    """(name, to_device, to_host, stream) for each GPU array library installed."""
+    if not _gpu_present():
+        return []
+    from numba import cuda
+    found = [("numba", cuda.to_device, lambda a: a.copy_to_host(), cuda.default_stream())]
+    try:
+        import cupy
+        found.append(("cupy", cupy.asarray, cupy.asnumpy, cupy.cuda.get_current_stream()))
+    except ImportError:
+        pass
+    try:
+        import torch
+        found.append(("torch", lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda(),
+                      lambda t: t.cpu().numpy(), torch.cuda.current_stream()))
+    except ImportError:
+        pass
+    return found
+
+
+def _synchronize():
+    from numba import cuda
+    cuda.synchronize()
+
+
+@ct.kernel
+def vector_add(a, b, c, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(c, (i,), ct.load(a, (i,), (TILE,)) + ct.load(b, (i,), (TILE,)))
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda lib: lib[0])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int32])
+def test_vector_add_with_a_partial_tile(library, dtype):
+    _, to_device, to_host, stream = library
+    rng = np.random.default_rng(0)
+    n, tile = 1000, 256
+    a = (rng.random(n) * 100).astype(dtype)
+    b = (rng.random(n) * 100 + 1).astype(dtype)
+    poison = np.full(n + 24, 77, dtype)
+    c = to_device(poison)
+    ct.launch(stream, (ct.cdiv(n, tile),), vector_add, (to_device(a), to_device(b), c[:n], tile))
+    _synchronize()
+    out = to_host(c)
+    expected = (a.astype(np.float64) + b.astype(np.float64)).astype(dtype)
+    np.testing.assert_array_equal(out[:n], expected)
+    np.testing.assert_array_equal(out[n:], poison[n:])  # nothing written past the end
+
+
+@ct.kernel
+def two_dimensional(a, b, c, TM: ct.Constant[int], TN: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    x = ct.load(a, (i, j), (TM, TN))
+    y = ct.load(b, (i, j), (TM, TN), order="F")
+    ct.store(c, (i, j), ct.maximum(x * y - x, y) / (x + y))
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda lib: lib[0])
+def test_two_dimensional_tiles_order_and_strided_views(library):
+    _, to_device, to_host, stream = library
+    rng = np.random.default_rng(1)
+    m, n = 70, 100
+    a = rng.random((m, n)).astype(np.float32) + 0.5
+    b_t = rng.random((n, m)).astype(np.float32) + 0.5   # read through order="F"
+    big = np.full((2 * m, n), np.nan, np.float32)
+    c = to_device(big)
+    view = c[::2] if library[0] != "torch" else c[::2, :]
+    ct.launch(stream, (ct.cdiv(m, 16), ct.cdiv(n, 32)), two_dimensional,
+              (to_device(a), to_device(b_t), view, 16, 32))
+    _synchronize()
+    out = to_host(c)
+    x, y = a.astype(np.float64), b_t.T.astype(np.float64)
+    expected = np.maximum(x * y - x, y) / (x + y)
+    np.testing.assert_allclose(out[::2], expected, rtol=1e-6)
+    assert np.isnan(out[1::2]).all()  # the rows between the view's rows are untouched
+
+
+def test_compiled_once_per_signature():
+    from numba import cuda
+    a = cuda.to_device(np.ones(64, np.float32))
+    before = len(vector_add.gpu_cache)
+    for _ in range(3):
+        ct.launch(0, (1,), vector_add, (a, a, a, 64))
+    ct.launch(0, (1,), vector_add, (a, a, a, 32))
+    _synchronize()
+    assert len(vector_add.gpu_cache) - before <= 2
