@@ -122,3 +122,33 @@ def test_ordinary_numba_cuda_kernels_keep_numba_semantics():
     assert "mul.lo.s64" in ptx or "mul.wide.s32" in ptx
     # and tile kernels still compile after it
     ct.compile(vector_add, (np.zeros(8, np.float32),) * 3 + (8,))
+
+
+@ct.kernel
+def padded_copy(a, b, TILE: ct.Constant[int]):
+    ct.store(b, (0,), ct.load(a, (0,), (TILE,), padding_mode=ct.PaddingMode.NEG_INF))
+
+
+def test_padding_modes_are_compile_time_constants():
+    a = np.zeros(10, np.float32)
+    compiled = ct.compile(padded_copy, (a, a, 16))
+    assert "0fFF800000" in compiled.ptx  # -inf, the padding value, as a PTX float literal
+
+
+@ct.kernel
+def uses_a_reduction(a, TILE: ct.Constant[int]):
+    ct.store(a, (0,), ct.sum(ct.load(a, (0,), (TILE,)), keepdims=True))
+
+
+@ct.kernel
+def uses_a_method(a, TILE: ct.Constant[int]):
+    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).astype(ct.float16))
+
+
+@pytest.mark.parametrize("kernel,missing", [(uses_a_reduction, "ct.sum"),
+                                            (uses_a_method, "Tile.astype")])
+def test_ops_not_compiled_yet_are_named(kernel, missing):
+    with pytest.raises(ct.TileUnsupportedFeatureError, match=missing.replace(".", r"\.")) as info:
+        ct.compile(kernel, (np.zeros(8, np.float32), 8))
+    assert "interpreter mode" in info.value.message
+    assert info.value.loc is not None and info.value.loc.filename == __file__

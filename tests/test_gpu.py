@@ -108,3 +108,19 @@ def test_compiled_once_per_signature():
     ct.launch(0, (1,), vector_add, (a, a, a, 32))
     _synchronize()
     assert len(vector_add.gpu_cache) - before <= 2
+
+
+@ct.kernel
+def padded_copy(a, b, TILE: ct.Constant[int]):
+    ct.store(b, (0,), ct.load(a, (0,), (TILE,), padding_mode=ct.PaddingMode.NEG_INF))
+
+
+def test_padding_fills_the_elements_past_the_end():
+    from numba import cuda
+    a = np.arange(10, dtype=np.float32) + 1
+    b = cuda.to_device(np.full(16, 5.0, np.float32))
+    ct.launch(0, (1,), padded_copy, (cuda.to_device(a), b, 16))
+    _synchronize()
+    out = b.copy_to_host()
+    np.testing.assert_array_equal(out[:10], a)
+    assert np.all(np.isneginf(out[10:]))

@@ -17,7 +17,7 @@ from numba.core import types
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose
-from .types import ArrayType, TileType, dtype_of_scalar
+from .types import ArrayType, ConstantType, TileType, dtype_of_scalar
 
 
 class RuntimeScalar:
@@ -33,17 +33,12 @@ class RuntimeScalar:
         return f"run-time {self.dtype} scalar"
 
 
-class ConstantObject:
-    """A compile-time constant that is not a number (an enum member, a dtype, a string)."""
-
-    def __init__(self, value):
-        self.value = value
-
-
 def operand(numba_type):
     """The rule operand for a Numba type."""
     if isinstance(numba_type, types.Omitted):
         return _python(numba_type.value)
+    if isinstance(numba_type, ConstantType):
+        return numba_type.value
     if isinstance(numba_type, types.BooleanLiteral):
         return Loose(numba_type.literal_value)
     if isinstance(numba_type, types.IntegerLiteral):

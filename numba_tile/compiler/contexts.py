@@ -4,20 +4,92 @@ Subclasses of numba-cuda's contexts that also install numba_tile's registries. O
 kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's semantics.
 """
 
+import enum
 import functools
 
 from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
+from numba.core import types
+
+from ..dtypes import DType
+from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
+from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
+from .types import ArrayType, ConstantType, TileType
 
 
 class TileTypingContext(CUDATypingContext):
-    """numba-cuda's typing context plus the tile templates."""
+    """numba-cuda's typing context plus the tile templates.
+
+    It also makes enum members and dtypes compile-time constants, and turns "no typing
+    found" for a numba_tile op or a tile attribute into a ``TileUnsupportedFeatureError``
+    that names it (the op exists in the model, the compiler just lacks it).
+    """
 
     def load_additional_registries(self):
         super().load_additional_registries()
         from .typing import registry
         self.install_registry(registry)
+
+    def resolve_value_type(self, val):
+        if isinstance(val, (enum.Enum, DType)):
+            return ConstantType(val)
+        try:
+            return super().resolve_value_type(val)
+        except Exception:
+            if _is_tile_op(val):
+                raise _not_compiled(f"ct.{val.__name__}") from None
+            raise
+
+    def resolve_getattr(self, typ, attr):
+        if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
+            return ConstantType(getattr(typ.instance_class, attr))
+        try:
+            result = super().resolve_getattr(typ, attr)
+        except Exception:
+            result = None
+            if not (isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None))):
+                raise
+        if result is None:
+            if isinstance(typ, (TileType, ArrayType)):
+                raise _not_compiled(f"{'Tile' if isinstance(typ, TileType) else 'Array'}.{attr}")
+            if isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None)):
+                raise _not_compiled(f"ct.{attr}")
+        return result
+
+    def resolve_function_type(self, func, args, kws):
+        result = super().resolve_function_type(func, args, kws)
+        if result is None:
+            name = _tile_op_name(func)
+            if name is not None:
+                raise _not_compiled(f"ct.{name} for arguments ({', '.join(map(str, args))})")
+        return result
+
+
+_TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
+
+
+def _not_compiled(what):
+    return TileUnsupportedFeatureError(f"{what} is not compiled yet; run this kernel in "
+                                       f"interpreter mode (NUMBA_TILE_INTERPRET=1)")
+
+
+def _is_tile_op(value):
+    return callable(value) and (getattr(value, "__module__", None) or "").startswith(
+        "numba_tile.language")
+
+
+def _tile_op_name(func):
+    """The public name of a numba_tile op behind a Numba function type, or None."""
+    templates = getattr(func, "templates", ())
+    for template in templates:
+        key = getattr(template, "key", None)
+        if getattr(key, "__module__", "").startswith("numba_tile.language"):
+            return key.__name__
+    key = getattr(func, "typing_key", func)
+    if getattr(key, "__module__", "").startswith("numba_tile.language"):
+        return key.__name__
+    return None
 
 
 class TileTargetContext(CUDATargetContext):

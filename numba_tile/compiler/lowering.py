@@ -17,10 +17,15 @@ from numba.cuda.core.imputils import Registry
 from ..enums import PaddingMode
 from ..language import elementwise, memory
 from ..rules.memory import normalize_order
-from .types import ArrayType, TileType
+from .types import ArrayType, ConstantType, TileType
 
 registry = Registry("numba_tile")
 lower = registry.lower
+
+
+@registry.lower_constant(ConstantType)
+def lower_compile_time_constant(context, builder, ty, value):
+    return context.get_dummy_value()
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -99,6 +104,8 @@ def _tile_indices(context, builder, index_type, index_value):
 
 def _omitted_or_literal(numba_type):
     if isinstance(numba_type, types.Omitted):
+        return numba_type.value
+    if isinstance(numba_type, ConstantType):
         return numba_type.value
     if isinstance(numba_type, types.Literal):
         return numba_type.literal_value

@@ -4,7 +4,9 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
-from .types import ArrayType, TileType
+from .types import ArrayType, ConstantType, TileType
+
+register_model(ConstantType)(models.OpaqueModel)
 
 
 @register_model(ArrayType)

@@ -36,6 +36,17 @@ def dtype_of_scalar(numba_type):
     return _FROM_NUMBA.get(types.unliteral(numba_type))
 
 
+class ConstantType(types.Type):
+    """A compile-time constant that is not a number: an enum member, a dtype, a string.
+
+    Its value is part of the type; at run time it is nothing.
+    """
+
+    def __init__(self, value):
+        self.value = value
+        super().__init__(name=f"TileConstant({value!r})")
+
+
 class ArrayType(types.Type):
     """A global array argument: data pointer, shape and strides (in elements)."""
 
