@@ -98,7 +98,8 @@ def main(argv=None):
             if use_gpu:  # pragma: no cover - needs a GPU
                 _run_on_gpu(kernel, grid, args, out)
         except ct.TileUnsupportedFeatureError as missing:  # pragma: no cover - needs a GPU
-            where = f"interpreter, the compiler lacks: {missing.message.splitlines()[0]}"
+            lacking = missing.message.split(" is not compiled yet")[0]
+            where = f"interpreter: the compiler lacks {lacking} so far"
             use_this_gpu = False
         else:
             use_this_gpu = use_gpu
