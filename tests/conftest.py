@@ -28,6 +28,15 @@ class KernelRunner:
             raise NotImplementedError(self.mode)
 
 
+def gpu_present():
+    """True where numba-cuda sees a CUDA GPU (the device machine; CI has none)."""
+    try:
+        from numba import cuda
+        return cuda.is_available()
+    except Exception:  # numba-cuda without its CUDA libraries: no GPU either
+        return False
+
+
 @pytest.fixture(params=MODES)
 def run_kernel(request):
     return KernelRunner(request.param)

@@ -9,14 +9,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-
-
-def _gpu_present():
-    try:
-        from numba import cuda
-        return cuda.is_available()
-    except Exception:
-        return False
+from conftest import gpu_present as _gpu_present
 
 
 pytestmark = pytest.mark.skipif(not _gpu_present(), reason="needs a CUDA GPU")
