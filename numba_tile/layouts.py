@@ -135,6 +135,21 @@ class LinearLayout:
                             {dim: [tuple(v[a] for a in axes) for v in vectors]
                              for dim, vectors in self.bases.items()})
 
+    def collapse(self, axes):
+        """The layout of a tile of size 1 along ``axes`` that lives beside this one: the same
+        hardware map with those coordinates dropped to 0. This is what a reduction with
+        ``keepdims`` gives, and broadcasting it back over ``axes`` costs nothing.
+
+        >>> from numba_tile.layouts import blocked
+        >>> row = blocked((4, 32), num_warps=1, element_bytes=4).collapse((1,))
+        >>> row.shape, row.apply(register=3, lane=9)
+        ((4, 1), (1, 0))
+        """
+        shape = tuple(1 if i in axes else n for i, n in enumerate(self.shape))
+        return LinearLayout(shape, {dim: [tuple(0 if i in axes else c for i, c in enumerate(v))
+                                          for v in vectors]
+                                    for dim, vectors in self.bases.items()})
+
     def owner_of(self, coords):
         """A ``(register, lane, warp)`` location holding ``coords`` (the lowest), or None."""
         target = self._flat(coords)

@@ -49,10 +49,10 @@ def test_vector_add_compiles(arch, dtype):
 
 
 @pytest.mark.parametrize("arch", ARCHES)
-def test_two_dimensional_tiles_with_order_compile(arch):
+def test_tiles_with_scalars_and_literals_compile(arch):
     a = np.zeros((64, 64), np.float32)
-    with pytest.raises(ct.TileUnsupportedFeatureError, match="tile and a scalar"):
-        ct.compile(mixed_arithmetic, (a, a, a, 16, 32), arch=arch)
+    compiled = ct.compile(mixed_arithmetic, (a, a, a, 16, 32), arch=arch)
+    assert compiled.spill_bytes == 0 and "f64" not in compiled.ptx  # float literals are f32
 
 
 @ct.kernel
@@ -136,19 +136,45 @@ def test_padding_modes_are_compile_time_constants():
 
 
 @ct.kernel
-def uses_a_reduction(a, TILE: ct.Constant[int]):
-    ct.store(a, (0,), ct.sum(ct.load(a, (0,), (TILE,)), keepdims=True))
+def uses_argmax(a, TILE: ct.Constant[int]):
+    ct.store(a, (0,), ct.argmax(ct.load(a, (0,), (TILE,)), keepdims=True))
 
 
 @ct.kernel
 def uses_a_method(a, TILE: ct.Constant[int]):
-    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).astype(ct.float16))
+    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).reshape((TILE,)))
 
 
-@pytest.mark.parametrize("kernel,missing", [(uses_a_reduction, "ct.sum"),
-                                            (uses_a_method, "Tile.astype")])
+@pytest.mark.parametrize("kernel,missing", [(uses_argmax, "ct.argmax"),
+                                            (uses_a_method, "Tile.reshape")])
 def test_ops_not_compiled_yet_are_named(kernel, missing):
     with pytest.raises(ct.TileUnsupportedFeatureError, match=missing.replace(".", r"\.")) as info:
         ct.compile(kernel, (np.zeros(8, np.float32), 8))
     assert "interpreter mode" in info.value.message
     assert info.value.loc is not None and info.value.loc.filename == __file__
+
+
+def _softmax_kernel():
+    from numba_tile.demo import softmax
+    return softmax
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_softmax_uses_shuffles_and_stays_in_registers(arch):
+    x = np.zeros((64, 100), np.float32)
+    compiled = ct.compile(_softmax_kernel(), (x, x, 128), arch=arch)
+    assert "shfl.sync.bfly" in compiled.ptx
+    assert compiled.spill_bytes == 0 and ".local" not in compiled.ptx
+
+
+@ct.kernel
+def column_sums(a, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(a, (0, ct.bid(0)), (TM, TN))
+    ct.store(out, (0, ct.bid(0)), ct.sum(t, axis=0, keepdims=True))
+
+
+def test_reduction_across_warps_goes_through_shared_memory():
+    a = np.zeros((64, 64), np.float32)
+    compiled = ct.compile(column_sums, (a, a[:1], 64, 64))
+    assert "bar.sync" in compiled.ptx and compiled.shared_bytes > 0
+    assert compiled.spill_bytes == 0

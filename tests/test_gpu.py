@@ -117,3 +117,82 @@ def test_padding_fills_the_elements_past_the_end():
     out = b.copy_to_host()
     np.testing.assert_array_equal(out[:10], a)
     assert np.all(np.isneginf(out[10:]))
+
+
+def _numba_arrays(*arrays):
+    from numba import cuda
+    return tuple(cuda.to_device(a) for a in arrays)
+
+
+@ct.kernel
+def softmax(x, y, TILE_N: ct.Constant[int]):
+    row = ct.load(x, index=(ct.bid(0), 0), shape=(1, TILE_N),
+                  padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    num = ct.exp(row - ct.max(row, axis=1, keepdims=True))
+    ct.store(y, index=(ct.bid(0), 0), tile=(num / ct.sum(num, axis=1, keepdims=True)).astype(y.dtype))
+
+
+@pytest.mark.parametrize("dtype,tolerance", [(np.float32, 1e-5), (np.float16, 2e-3)])
+@pytest.mark.parametrize("columns,tile", [(100, 128), (1000, 1024), (4096, 4096)])
+def test_softmax(dtype, tolerance, columns, tile):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((33, columns)).astype(dtype)
+    xd, yd = _numba_arrays(x, np.full_like(x, np.nan))
+    ct.launch(0, (33,), softmax, (xd, yd, tile))
+    _synchronize()
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    expected = e / e.sum(1, keepdims=True)
+    out = yd.copy_to_host().astype(np.float64)
+    assert np.max(np.abs(out - expected)) / np.max(np.abs(expected)) < tolerance
+
+
+@ct.kernel
+def layer_norm(x, w, b, y, TILE_N: ct.Constant[int]):
+    i = ct.bid(0)
+    row = ct.load(x, (i, 0), (1, TILE_N), padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+    n = x.shape[1]
+    mean = ct.sum(row, axis=1, keepdims=True) / n
+    centered = ct.where(ct.load(x, (i, 0), (1, TILE_N), padding_mode=ct.PaddingMode.NAN)
+                        == ct.load(x, (i, 0), (1, TILE_N), padding_mode=ct.PaddingMode.NAN),
+                        row - mean, 0.0)
+    variance = ct.sum(centered * centered, axis=1, keepdims=True) / n
+    normed = centered * ct.rsqrt(variance + 1e-5)
+    weight = ct.load(w, (0, 0), (1, TILE_N)).astype(ct.float32)
+    bias = ct.load(b, (0, 0), (1, TILE_N)).astype(ct.float32)
+    ct.store(y, (i, 0), (normed * weight + bias).astype(y.dtype))
+
+
+def test_layer_norm_half():
+    rng = np.random.default_rng(3)
+    rows, cols = 17, 1000
+    x = rng.standard_normal((rows, cols)).astype(np.float16)
+    w = rng.standard_normal((1, cols)).astype(np.float16)
+    b = rng.standard_normal((1, cols)).astype(np.float16)
+    xd, wd, bd, yd = _numba_arrays(x, w, b, np.full_like(x, np.nan))
+    ct.launch(0, (rows,), layer_norm, (xd, wd, bd, yd, 1024))
+    _synchronize()
+    x64 = x.astype(np.float64)
+    normed = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5)
+    expected = normed * w.astype(np.float64) + b.astype(np.float64)
+    out = yd.copy_to_host().astype(np.float64)
+    assert np.max(np.abs(out - expected)) / np.max(np.abs(expected)) < 5e-3
+
+
+@ct.kernel
+def reduce_both_ways(a, rows_out, cols_out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(a, (0, 0), (TM, TN))
+    ct.store(rows_out, (0, 0), ct.max(t, axis=1, keepdims=True))
+    ct.store(cols_out, (0, 0), ct.sum(t, axis=0, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 64), (8, 256), (128, 32)])
+def test_reductions_across_lanes_and_warps(dtype, shape):
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    ad, rd, cd = _numba_arrays(a, np.zeros((shape[0], 1), dtype), np.zeros((1, shape[1]), dtype))
+    ct.launch(0, (1,), reduce_both_ways, (ad, rd, cd, *shape))
+    _synchronize()
+    np.testing.assert_array_equal(rd.copy_to_host(), a.max(1, keepdims=True))
+    np.testing.assert_allclose(cd.copy_to_host(), a.astype(np.float64).sum(0, keepdims=True),
+                               rtol=1e-5)

@@ -15,7 +15,7 @@ from ..dtypes import DType
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
-from .types import ArrayType, ConstantType, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TileType
 
 
 class TileTypingContext(CUDATypingContext):
@@ -34,6 +34,8 @@ class TileTypingContext(CUDATypingContext):
     def resolve_value_type(self, val):
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
+        if isinstance(val, float):
+            return FloatLiteral(val)
         try:
             return super().resolve_value_type(val)
         except Exception:

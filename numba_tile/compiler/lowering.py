@@ -2,41 +2,84 @@
 
 A tile is held by the thread block as its layout says: thread ``tid`` has lane ``tid % 32``
 and warp ``tid // 32``, and register ``r`` of that thread holds the element at
-``layout.apply(r, lane, warp)``. Coordinates are computed as the XOR of the lane and warp basis
-vectors (run time, once per op) with the register's (compile time), so every register index is
-a constant and fragments stay in registers.
+``layout.apply(r, lane, warp)``. Coordinates are the XOR of the lane and warp basis vectors
+(run time) with the register's (compile time), so every register index is a constant and
+fragments stay in registers. Elementwise ops work register by register (broadcast operands
+have a collapsed layout with the same registers); reductions combine within a thread, then
+across lanes with butterfly shuffles, then across warps through shared memory.
 """
 
 import math
+import operator
 
 from llvmlite import ir
 from numba.core import cgutils, types
+from numba.core.typing import signature
 from numba.cuda import nvvmutils
 from numba.cuda.core.imputils import Registry
 
 from ..enums import PaddingMode
-from ..language import elementwise, memory
+from ..errors import TileUnsupportedFeatureError
+from ..language import elementwise, factories, memory, reductions
+from ..rules import elementwise as elementwise_rules
 from ..rules.memory import normalize_order
-from .types import ArrayType, ConstantType, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, scalar_type
+from .typing import COMPILED_BINARY, COMPILED_REDUCTIONS, COMPILED_UNARY
 
 registry = Registry("numba_tile")
 lower = registry.lower
+
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+FULL_MASK = I32(0xFFFFFFFF)
+
+
+# -- constants --------------------------------------------------------------------------------
+def element_constant(context, element, value):
+    """An LLVM constant of a tile element type (numba-cuda keeps halves as i16 bits)."""
+    if element == types.float16:
+        import numpy as np
+        return ir.IntType(16)(int(np.array(value, np.float16).view(np.uint16)))
+    return context.get_constant(element, value)
 
 
 @registry.lower_constant(ConstantType)
 def lower_compile_time_constant(context, builder, ty, value):
     return context.get_dummy_value()
 
-I32 = ir.IntType(32)
-I64 = ir.IntType(64)
+
+@registry.lower_constant(FloatLiteral)
+def lower_float_literal(context, builder, ty, value):
+    return context.get_constant(types.float64, ty.literal_value)
+
+
+@registry.lower_cast(FloatLiteral, types.Number)
+def cast_float_literal(context, builder, fromty, toty, value):
+    return context.get_constant(toty, fromty.literal_value)
+
+
+@registry.lower_cast(ConstantType, types.Boolean)
+def cast_constant_to_bool(context, builder, fromty, toty, value):
+    return context.get_constant(toty, bool(fromty.value))
+
+
+def _constant_comparison(context, builder, sig, args):
+    return context.get_constant(types.boolean, sig.return_type.literal_value)
+
+
+lower(operator.eq, ConstantType, ConstantType)(_constant_comparison)
+lower(operator.ne, ConstantType, ConstantType)(_constant_comparison)
 
 
 # -- thread geometry ------------------------------------------------------------------------
+def thread_ids(builder):
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    return builder.and_(tid, I32(31)), builder.lshr(tid, I32(5))
+
+
 def thread_coordinates(builder, layout):
     """This thread's base coordinates in a tile of ``layout`` (lane and warp bits applied)."""
-    tid = nvvmutils.call_sreg(builder, "tid.x")
-    lane = builder.and_(tid, I32(31))
-    warp = builder.lshr(tid, I32(5))
+    lane, warp = thread_ids(builder)
     coords = [I32(0)] * len(layout.shape)
     for value, vectors in ((lane, layout.bases["lane"]), (warp, layout.bases["warp"])):
         for bit, vector in enumerate(vectors):
@@ -68,6 +111,15 @@ def register_coordinates(builder, base, layout, register):
     return [builder.xor(b, I32(c)) if c else b for b, c in zip(base, constant)]
 
 
+def make_tile(context, builder, tile_type, values):
+    return context.make_tuple(builder, types.UniTuple(tile_type.element, tile_type.registers),
+                              values)
+
+
+def tile_registers(builder, tile_type, value):
+    return [builder.extract_value(value, r) for r in range(tile_type.registers)]
+
+
 # -- arrays -----------------------------------------------------------------------------------
 class ArrayView:
     """An array argument seen through a tile-space ``order`` (tile axis k is array axis
@@ -86,23 +138,22 @@ class ArrayView:
         in_bounds = cgutils.true_bit
         offset = I64(0)
         for index, length, stride in zip(indices, self.shape, self.strides):
-            inside = builder.icmp_unsigned("<", index, builder.sext(length, I32)
-                                           if length.type != I32 else length)
-            in_bounds = builder.and_(in_bounds, inside)
+            length = builder.trunc(length, I32) if length.type.width > 32 else length
+            in_bounds = builder.and_(in_bounds, builder.icmp_unsigned("<", index, length))
             offset = builder.add(offset, builder.mul(builder.sext(index, I64),
                                                      builder.sext(stride, I64)))
         return builder.gep(self.data, [offset]), in_bounds
 
 
 def _tile_indices(context, builder, index_type, index_value):
-    count = len(index_type) if isinstance(index_type, types.BaseTuple) else 1
     if not isinstance(index_type, types.BaseTuple):
         return [context.cast(builder, index_value, index_type, types.int32)]
     return [context.cast(builder, builder.extract_value(index_value, i), index_type[i],
-                         types.int32) for i in range(count)]
+                         types.int32) for i in range(len(index_type))]
 
 
-def _omitted_or_literal(numba_type):
+def constant_of(numba_type):
+    """The Python value of a compile-time constant argument type."""
     if isinstance(numba_type, types.Omitted):
         return numba_type.value
     if isinstance(numba_type, ConstantType):
@@ -110,19 +161,18 @@ def _omitted_or_literal(numba_type):
     if isinstance(numba_type, types.Literal):
         return numba_type.literal_value
     if isinstance(numba_type, types.BaseTuple):
-        return tuple(_omitted_or_literal(t) for t in numba_type)
+        return tuple(constant_of(t) for t in numba_type)
     raise AssertionError(f"not a constant: {numba_type}")
 
 
 def _padding(context, tile_type, mode):
     element = tile_type.element
-    if mode in (PaddingMode.UNDETERMINED, PaddingMode.ZERO):
-        return context.get_constant(element, 0)
+    if mode in (PaddingMode.UNDETERMINED, PaddingMode.ZERO) or isinstance(element,
+                                                                        types.Integer):
+        return element_constant(context, element, 0)
     value = {PaddingMode.NEG_ZERO: -0.0, PaddingMode.NAN: math.nan,
              PaddingMode.POS_INF: math.inf, PaddingMode.NEG_INF: -math.inf}[mode]
-    if isinstance(element, types.Integer):
-        return context.get_constant(element, 0)
-    return context.get_constant(element, value)
+    return element_constant(context, element, value)
 
 
 # -- grid -------------------------------------------------------------------------------------
@@ -140,8 +190,8 @@ def lower_num_blocks(context, builder, sig, args):
 @lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
 def lower_load(context, builder, sig, args):
     tile_type, array_type, index_type = sig.return_type, sig.args[0], sig.args[1]
-    order = normalize_order(_omitted_or_literal(sig.args[3]), array_type.ndim)
-    padding = _padding(context, tile_type, _omitted_or_literal(sig.args[4]))
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    padding = _padding(context, tile_type, constant_of(sig.args[4]))
     view = ArrayView(context, builder, array_type, args[0], order)
     tile_index = _tile_indices(context, builder, index_type, args[1])
     layout = tile_type.layout
@@ -155,27 +205,32 @@ def lower_load(context, builder, sig, args):
         with builder.if_else(in_bounds) as (then, otherwise):
             with then:
                 block_then = builder.block
-                loaded = builder.load(pointer)
+                loaded = context.cast(builder, builder.load(pointer), array_type.element,
+                                      tile_type.element)
             with otherwise:
                 block_otherwise = builder.block
         phi = builder.phi(loaded.type)
         phi.add_incoming(loaded, block_then)
         phi.add_incoming(padding, block_otherwise)
-        values.append(context.cast(builder, phi, array_type.element, tile_type.element))
-    return context.make_tuple(builder, types.UniTuple(tile_type.element, tile_type.registers),
-                              values)
+        values.append(phi)
+    return make_tile(context, builder, tile_type, values)
 
 
 @lower(memory.store, ArrayType, types.Any, TileType, types.VarArg(types.Any))
 def lower_store(context, builder, sig, args):
     array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
-    order = normalize_order(_omitted_or_literal(sig.args[3]), array_type.ndim)
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
     view = ArrayView(context, builder, array_type, args[0], order)
     tile_index = _tile_indices(context, builder, index_type, args[1])
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
     leader = is_replica_leader(builder, layout)
+    seen = set()
     for register in range(tile_type.registers):
+        constant = layout.apply(register=register)
+        if constant in seen:  # a register that repeats another (collapsed layouts)
+            continue
+        seen.add(constant)
         coords = register_coordinates(builder, base, layout, register)
         indices = [builder.add(builder.mul(t, I32(n)), c)
                    for t, n, c in zip(tile_index, tile_type.shape, coords)]
@@ -188,60 +243,344 @@ def lower_store(context, builder, sig, args):
 
 
 # -- elementwise ------------------------------------------------------------------------------
-def _scalar_op(builder, op, element, a, b):
-    floating = isinstance(element, types.Float)
-    signed = isinstance(element, types.Integer) and element.signed
+def compute_type(element):
+    """The Numba type arithmetic on ``element`` is done in: halves go through float32
+    (numba-cuda stores them as i16), small integers stay as they are."""
+    return types.float32 if element == types.float16 else element
+
+
+def operand_registers(context, builder, numba_type, value, result_type, target):
+    """Per-register values of an operand converted to ``target``, broadcast to the result."""
+    if isinstance(numba_type, TileType):
+        return [context.cast(builder, builder.extract_value(value, r), numba_type.element,
+                             target) for r in range(result_type.registers)]
+    scalar = context.cast(builder, value, numba_type, target)
+    return [scalar] * result_type.registers
+
+
+def _float_binary(builder, op, a, b):
     if op == "add":
-        return builder.fadd(a, b) if floating else builder.add(a, b)
+        return builder.fadd(a, b)
     if op == "sub":
-        return builder.fsub(a, b) if floating else builder.sub(a, b)
+        return builder.fsub(a, b)
     if op == "mul":
-        return builder.fmul(a, b) if floating else builder.mul(a, b)
+        return builder.fmul(a, b)
     if op == "truediv":
         return builder.fdiv(a, b)
+    if op in ("minimum", "maximum"):  # NaN loses, as with the default propagate_nan=False
+        better = builder.fcmp_ordered("<" if op == "minimum" else ">", a, b)
+        b_is_nan = builder.fcmp_unordered("uno", b, b)
+        return builder.select(b_is_nan, a, builder.select(better, a, b))
+    symbol = {"greater": ">", "greater_equal": ">=", "less": "<", "less_equal": "<=",
+              "equal": "==", "not_equal": "!="}[op]
+    if op == "not_equal":
+        return builder.fcmp_unordered(symbol, a, b)
+    return builder.fcmp_ordered(symbol, a, b)
+
+
+def _int_binary(builder, op, a, b, signed):
+    if op == "add":
+        return builder.add(a, b)
+    if op == "sub":
+        return builder.sub(a, b)
+    if op == "mul":
+        return builder.mul(a, b)
+    compare = builder.icmp_signed if signed else builder.icmp_unsigned
     if op in ("minimum", "maximum"):
-        if floating:  # NaN loses, as with the default propagate_nan=False
-            better = builder.fcmp_ordered("<" if op == "minimum" else ">", a, b)
-            b_is_nan = builder.fcmp_unordered("uno", b, b)
-            return builder.select(b_is_nan, a, builder.select(better, a, b))
-        compare = builder.icmp_signed if signed else builder.icmp_unsigned
-        take_a = compare("<" if op == "minimum" else ">", a, b)
-        return builder.select(take_a, a, b)
-    raise AssertionError(op)
+        return builder.select(compare("<" if op == "minimum" else ">", a, b), a, b)
+    symbol = {"greater": ">", "greater_equal": ">=", "less": "<", "less_equal": "<=",
+              "equal": "==", "not_equal": "!="}[op]
+    return compare(symbol, a, b)
 
 
 def _lower_binary(op):
     def lower_binary(context, builder, sig, args):
-        from ..rules import elementwise as rules
         x_type, y_type = sig.args[0], sig.args[1]
         result_type = sig.return_type
-        _, operand_dtype = rules.binary(op, x_type, y_type)
-        compute = result_type.element if op == "truediv" else TileType(
-            operand_dtype, result_type.shape, result_type.num_warps).element
-        if compute == types.float16:  # numba-cuda stores halves as i16: compute in float32
-            compute = types.float32
+        from .abstract import operand
+        _, operand_dtype = elementwise_rules.binary(op, operand(x_type), operand(y_type))
+        if op == "truediv":
+            compute = compute_type(result_type.element)
+        else:
+            compute = compute_type(scalar_type(operand_dtype))
+        xs = operand_registers(context, builder, x_type, args[0], result_type, compute)
+        ys = operand_registers(context, builder, y_type, args[1], result_type, compute)
         values = []
-        for register in range(result_type.registers):
-            a = context.cast(builder, builder.extract_value(args[0], register),
-                             x_type.element, compute)
-            b = context.cast(builder, builder.extract_value(args[1], register),
-                             y_type.element, compute)
-            out = _scalar_op(builder, op, compute, a, b)
-            values.append(context.cast(builder, out, compute, result_type.element))
-        return context.make_tuple(builder, types.UniTuple(result_type.element,
-                                                          result_type.registers), values)
+        for a, b in zip(xs, ys):
+            if isinstance(compute, types.Float):
+                out = _float_binary(builder, op, a, b)
+            else:
+                out = _int_binary(builder, op, a, b, getattr(compute, "signed", False))
+            out_type = types.boolean if op in elementwise_rules.COMPARISONS else compute
+            values.append(context.cast(builder, out, out_type, result_type.element))
+        return make_tile(context, builder, result_type, values)
     return lower_binary
 
 
-def _register_binary():
-    import operator
-    pairs = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
-             "truediv": operator.truediv, "minimum": None, "maximum": None}
-    for op, python_operator in pairs.items():
-        impl = _lower_binary(op)
-        lower(getattr(elementwise, op), TileType, TileType)(impl)
-        if python_operator is not None:
-            lower(python_operator, TileType, TileType)(impl)
+for _op, _operator in COMPILED_BINARY.items():
+    _impl = _lower_binary(_op)
+    lower(getattr(elementwise, _op), types.Any, types.Any, types.VarArg(types.Any))(_impl)
+    if _operator is not None:
+        lower(_operator, TileType, types.Any)(_impl)
+        lower(_operator, types.Number, TileType)(_impl)
+        lower(_operator, types.Boolean, TileType)(_impl)
+        lower(_operator, FloatLiteral, TileType)(_impl)
 
 
-_register_binary()
+_MATH = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "sin": math.sin,
+         "cos": math.cos, "tanh": math.tanh, "floor": math.floor, "ceil": math.ceil,
+         "log2": math.log2}
+
+
+def _unary_value(context, builder, op, compute, value):
+    if op == "negative":
+        return builder.fneg(value) if isinstance(compute, types.Float) else builder.neg(value)
+    if op == "abs":
+        if isinstance(compute, types.Float):
+            fn = builder.module.declare_intrinsic("llvm.fabs", [value.type])
+            return builder.call(fn, [value])
+        if not compute.signed:
+            return value
+        return builder.select(builder.icmp_signed("<", value, value.type(0)),
+                              builder.neg(value), value)
+    if op == "rsqrt":
+        root = _unary_value(context, builder, "sqrt", compute, value)
+        return builder.fdiv(context.get_constant(compute, 1.0), root)
+    if op == "exp2":  # 2 ** x = e ** (x ln 2)
+        scaled = builder.fmul(value, context.get_constant(compute, math.log(2.0)))
+        return _unary_value(context, builder, "exp", compute, scaled)
+    impl = context.get_function(_MATH[op], signature(compute, compute))
+    return impl(builder, [value])
+
+
+def _lower_unary(op):
+    def lower_unary(context, builder, sig, args):
+        x_type, result_type = sig.args[0], sig.return_type
+        compute = compute_type(x_type.element)
+        values = []
+        for value in operand_registers(context, builder, x_type, args[0], result_type, compute):
+            out = _unary_value(context, builder, op, compute, value)
+            values.append(context.cast(builder, out, compute, result_type.element))
+        return make_tile(context, builder, result_type, values)
+    return lower_unary
+
+
+for _op in COMPILED_UNARY:
+    lower(getattr(elementwise, _op), TileType, types.VarArg(types.Any))(_lower_unary(_op))
+lower(operator.neg, TileType)(_lower_unary("negative"))
+
+
+@lower(elementwise.where, types.Any, types.Any, types.Any)
+def lower_where(context, builder, sig, args):
+    result_type = sig.return_type
+    compute = result_type.element
+    conditions = operand_registers(context, builder, sig.args[0], args[0], result_type,
+                                   types.boolean)
+    xs = operand_registers(context, builder, sig.args[1], args[1], result_type, compute)
+    ys = operand_registers(context, builder, sig.args[2], args[2], result_type, compute)
+    values = [builder.select(c, x, y) for c, x, y in zip(conditions, xs, ys)]
+    return make_tile(context, builder, result_type, values)
+
+
+def _lower_astype(context, builder, sig, args):
+    x_type, result_type = sig.args[0], sig.return_type
+    values = [context.cast(builder, v, x_type.element, result_type.element)
+              for v in tile_registers(builder, x_type, args[0])]
+    return make_tile(context, builder, result_type, values)
+
+
+lower(elementwise.astype, TileType, types.Any, types.VarArg(types.Any))(_lower_astype)
+lower("tile.astype", TileType, types.Any)(_lower_astype)
+
+
+# -- reductions -------------------------------------------------------------------------------
+def _combine(context, builder, op, compute, a, b):
+    if op == "sum":
+        return builder.fadd(a, b) if isinstance(compute, types.Float) else builder.add(a, b)
+    if op == "prod":
+        return builder.fmul(a, b) if isinstance(compute, types.Float) else builder.mul(a, b)
+    name = "maximum" if op == "max" else "minimum"
+    if isinstance(compute, types.Float):
+        return _float_binary(builder, name, a, b)
+    return _int_binary(builder, name, a, b, compute.signed)
+
+
+def _shuffle_xor(builder, value, lane_mask):
+    """``shfl.sync.bfly`` of a 32- or 64-bit value."""
+    width = value.type.width if isinstance(value.type, ir.IntType) else (
+        64 if isinstance(value.type, ir.DoubleType) else 32)
+    as_int = builder.bitcast(value, ir.IntType(width)) if not isinstance(
+        value.type, ir.IntType) else value
+    fn = builder.module.declare_intrinsic(
+        "llvm.nvvm.shfl.sync.bfly.i32", fnty=ir.FunctionType(I32, [I32, I32, I32, I32]))
+    if width == 32:
+        moved = builder.call(fn, [FULL_MASK, as_int, I32(lane_mask), I32(0x1F)])
+    else:
+        low = builder.trunc(as_int, I32)
+        high = builder.trunc(builder.lshr(as_int, ir.IntType(64)(32)), I32)
+        low = builder.call(fn, [FULL_MASK, low, I32(lane_mask), I32(0x1F)])
+        high = builder.call(fn, [FULL_MASK, high, I32(lane_mask), I32(0x1F)])
+        moved = builder.or_(builder.zext(low, ir.IntType(64)),
+                            builder.shl(builder.zext(high, ir.IntType(64)), ir.IntType(64)(32)))
+    return builder.bitcast(moved, value.type) if not isinstance(value.type, ir.IntType) \
+        else moved
+
+
+_shared_counter = [0]
+
+
+def shared_array(builder, element_type, count):
+    """A static shared-memory array (``addrspace(3)``) for this kernel."""
+    _shared_counter[0] += 1
+    array_type = ir.ArrayType(element_type, count)
+    variable = cgutils.add_global_variable(builder.module, array_type,
+                                           f"numba_tile_shared_{_shared_counter[0]}",
+                                           addrspace=3)
+    variable.linkage = "internal"
+    variable.initializer = ir.Constant(array_type, ir.Undefined)
+    variable.align = 16
+    return variable
+
+
+def _barrier(builder):
+    fn = builder.module.declare_intrinsic("llvm.nvvm.barrier0", fnty=ir.FunctionType(
+        ir.VoidType(), []))
+    builder.call(fn, [])
+
+
+def _reduced_bits(vectors, axes):
+    """Bits whose basis vector moves only along the reduced ``axes`` (they get combined)."""
+    bits = []
+    for bit, vector in enumerate(vectors):
+        if any(vector[a] for a in axes):
+            if any(c for i, c in enumerate(vector) if i not in axes):
+                raise TileUnsupportedFeatureError("Reducing a layout whose basis mixes reduced "
+                                                  "and kept axes is not compiled yet")
+            bits.append(bit)
+    return bits
+
+
+def _lower_reduction(op):
+    def lower_reduction(context, builder, sig, args):
+        x_type, result_type = sig.args[0], sig.return_type
+        layout = x_type.layout
+        axes = tuple(i for i, (a, b) in enumerate(zip(x_type.shape, result_type.shape))
+                     if a != b)
+        compute = compute_type(x_type.element)
+        if isinstance(compute, types.Integer) and compute.bitwidth < 32:
+            compute = types.int32 if compute.signed else types.uint32
+        values = [context.cast(builder, v, x_type.element, compute)
+                  for v in tile_registers(builder, x_type, args[0])]
+        # 1. within a thread: registers that differ only along the reduced axes
+        for bit in _reduced_bits(layout.bases["register"], axes):
+            values = [_combine(context, builder, op, compute, v, values[r ^ (1 << bit)])
+                      for r, v in enumerate(values)]
+        # 2. across lanes: butterfly shuffles over the lane bits that move along the axes
+        for bit in _reduced_bits(layout.bases["lane"], axes):
+            values = [_combine(context, builder, op, compute, v,
+                               _shuffle_xor(builder, v, 1 << bit)) for v in values]
+        # 3. across warps: through shared memory
+        warp_bits = _reduced_bits(layout.bases["warp"], axes)
+        if warp_bits:
+            values = _combine_across_warps(context, builder, op, compute, values, x_type,
+                                           result_type, warp_bits)
+        values = [context.cast(builder, v, compute, result_type.element) for v in values]
+        return make_tile(context, builder, result_type, values)
+    return lower_reduction
+
+
+def _combine_across_warps(context, builder, op, compute, values, x_type, result_type,
+                          warp_bits):
+    """Combine the partial results of warps that differ only in ``warp_bits``.
+
+    After the in-thread and lane steps, registers with the same collapsed coordinates hold
+    the same value: only one per distinct coordinate (a *key*) goes to shared memory, at
+    ``[warp][lane][key]``.
+    """
+    collapsed = result_type.layout
+    keys = sorted({collapsed.apply(register=r) for r in range(x_type.registers)})
+    key_of = [keys.index(collapsed.apply(register=r)) for r in range(x_type.registers)]
+    warps = x_type.num_warps
+    llvm_type = context.get_value_type(compute)
+    buffer = shared_array(builder, llvm_type, len(keys) * 32 * warps)
+    lane, warp = thread_ids(builder)
+
+    def slot(warp_index, key):
+        base = builder.add(builder.mul(warp_index, I32(32 * len(keys))),
+                           builder.mul(lane, I32(len(keys))))
+        return builder.gep(buffer, [I32(0), builder.add(base, I32(key))])
+
+    _barrier(builder)  # the buffer may still be read by an earlier pass of a loop
+    for key in range(len(keys)):
+        builder.store(values[key_of.index(key)], slot(warp, key))
+    _barrier(builder)
+    combined = [values[key_of.index(key)] for key in range(len(keys))]
+    for mask in range(1, 1 << len(warp_bits)):
+        other_warp = warp
+        for i, bit in enumerate(warp_bits):
+            if mask >> i & 1:
+                other_warp = builder.xor(other_warp, I32(1 << bit))
+        for key in range(len(keys)):
+            combined[key] = _combine(context, builder, op, compute, combined[key],
+                                     builder.load(slot(other_warp, key)))
+    return [combined[key_of[r]] for r in range(x_type.registers)]
+
+
+for _op in COMPILED_REDUCTIONS:
+    lower(getattr(reductions, _op), TileType, types.VarArg(types.Any))(_lower_reduction(_op))
+
+
+# -- factories ------------------------------------------------------------------------------
+@lower(factories.full, types.Any, types.Any, types.Any)
+def lower_full(context, builder, sig, args):
+    tile_type = sig.return_type
+    value = context.cast(builder, args[1], sig.args[1], tile_type.element)
+    return make_tile(context, builder, tile_type, [value] * tile_type.registers)
+
+
+def _lower_constant_fill(fill):
+    def lower_fill(context, builder, sig, args):
+        tile_type = sig.return_type
+        value = element_constant(context, tile_type.element, fill)
+        return make_tile(context, builder, tile_type, [value] * tile_type.registers)
+    return lower_fill
+
+
+lower(factories.zeros, types.Any, types.Any)(_lower_constant_fill(0))
+lower(factories.ones, types.Any, types.Any)(_lower_constant_fill(1))
+
+
+# -- attributes -------------------------------------------------------------------------------
+def _constant_attribute(context, builder, typ, value, attr):
+    result_type = context.typing_context.resolve_getattr(typ, attr)
+    if isinstance(result_type, types.Literal):
+        return context.get_constant(result_type.literal_type, result_type.literal_value)
+    if isinstance(result_type, types.BaseTuple):
+        return context.make_tuple(builder, result_type, [
+            context.get_constant(t.literal_type, t.literal_value) for t in result_type])
+    return context.get_dummy_value()
+
+
+for _attr in ("dtype", "ndim", "shape"):
+    registry.lower_getattr(TileType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+for _attr in ("dtype", "ndim"):
+    registry.lower_getattr(ArrayType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+
+
+@registry.lower_getattr(ArrayType, "shape")
+def array_shape(context, builder, typ, value):
+    return cgutils.create_struct_proxy(typ)(context, builder, value=value).shape
+
+
+@registry.lower_getattr(ArrayType, "strides")
+def array_strides(context, builder, typ, value):
+    return cgutils.create_struct_proxy(typ)(context, builder, value=value).strides
+
+
+@registry.lower_getattr_generic(ConstantType)
+def constant_attribute(context, builder, typ, value, attr):
+    return _constant_attribute(context, builder, typ, value, attr)

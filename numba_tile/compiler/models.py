@@ -4,9 +4,18 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
-from .types import ArrayType, ConstantType, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TileType
 
 register_model(ConstantType)(models.OpaqueModel)
+
+
+@register_model(FloatLiteral)
+class FloatLiteralModel(models.PrimitiveModel):
+    """A float literal is carried as a double until it is cast to its use's type."""
+
+    def __init__(self, dmm, fe_type):
+        from llvmlite import ir
+        super().__init__(dmm, fe_type, ir.DoubleType())
 
 
 @register_model(ArrayType)

@@ -47,6 +47,15 @@ class ConstantType(types.Type):
         super().__init__(name=f"TileConstant({value!r})")
 
 
+class FloatLiteral(types.Literal, types.Dummy):
+    """A float literal of tile code: a loosely typed constant that keeps its value (Numba
+    types float literals as plain float64, which would make ``t * 0.5`` a float64 tile)."""
+
+    def __init__(self, value):
+        self._literal_init(float(value))
+        types.Dummy.__init__(self, name=f"Literal[float]({value!r})")
+
+
 class ArrayType(types.Type):
     """A global array argument: data pointer, shape and strides (in elements)."""
 
@@ -70,22 +79,38 @@ class ArrayType(types.Type):
         return f"{self.ndim}-d {self.dtype} array"
 
 
+def default_layout(shape, num_warps):
+    """The layout a tile gets when it is made (loaded, filled): blocked, with 16-byte runs of
+    4-byte elements whatever the dtype, so that tiles of one shape share a layout and
+    elementwise ops between them stay in registers."""
+    return blocked(tuple(shape), num_warps=num_warps, element_bytes=4)
+
+
 class TileType(types.Type):
     """A tile: dtype, shape and the linear layout that spreads it over a thread block.
 
-    Its run-time value in each thread is an LLVM array of ``registers`` elements.
+    Its run-time value in each thread is an LLVM array of ``registers`` elements. Without a
+    ``layout`` the tile gets :func:`default_layout`.
     """
 
     is_constant = False
 
-    def __init__(self, dtype, shape, num_warps):
+    def __init__(self, dtype, shape, num_warps, layout=None):
         self.dtype = dtype
         self.shape = tuple(shape)
         self.num_warps = num_warps
-        # One layout family for now: 16-byte runs of 4-byte elements, whatever the dtype, so
-        # that tiles of one shape share a layout and elementwise ops stay in registers.
-        self.layout = blocked(self.shape, num_warps=num_warps, element_bytes=4)
-        super().__init__(name=f"Tile({dtype}, {self.shape}, warps={num_warps})")
+        self.layout = default_layout(self.shape, num_warps) if layout is None else layout
+        suffix = "" if layout is None or layout == default_layout(self.shape, num_warps) else \
+            f", layout#{abs(hash(self.layout)) % 10**8}"
+        super().__init__(name=f"Tile({dtype}, {self.shape}, warps={num_warps}{suffix})")
+
+    @property
+    def key(self):
+        return (self.dtype, self.shape, self.num_warps, self.layout)
+
+    def with_dtype(self, dtype):
+        """The same shape and layout with another dtype."""
+        return TileType(dtype, self.shape, self.num_warps, self.layout)
 
     @property
     def ndim(self):

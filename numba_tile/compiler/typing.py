@@ -1,8 +1,11 @@
 """Typing templates of tile code: each calls the shared rule of its op.
 
 A template binds the call's arguments to the public function's signature (defaults become
-``Omitted``), turns the Numba types into rule operands, runs the rule, and returns the
-signature with the result type.
+``Omitted``), turns the Numba types into rule operands (:mod:`.abstract`), runs the rule, and
+returns the signature with the result type. The rule raises the same ``TileError`` the
+interpreter raises; the compiler adds the kernel line. Layouts are chosen here: a new tile gets
+the default layout, an elementwise result takes the layout of its full-shape operand, and a
+reduction's result is its input's layout collapsed along the reduced axes.
 """
 
 import inspect
@@ -10,14 +13,19 @@ import operator
 
 from numba.core import types
 from numba.core.typing import signature
-from numba.cuda.typing.templates import AbstractTemplate, Registry
+from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Registry, \
+    bound_function
 
+from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
-from ..language import elementwise, memory
+from ..language import elementwise, factories, memory, reductions
+from ..promotion import Loose
 from ..rules import elementwise as elementwise_rules
 from ..rules import memory as memory_rules
-from .abstract import operand
-from .types import TileType
+from ..rules import reductions as reduction_rules
+from ..rules.core import broadcast_shapes, tile_shape
+from .abstract import operand, python_value
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
 
 registry = Registry()
 
@@ -29,9 +37,13 @@ def _stub(fn):
     return getattr(fn, "__tile_op__", fn)
 
 
+def _constant(numba_type):
+    return python_value(operand(numba_type))
+
+
 def _template(fn, infer):
-    """Register a template for public function ``fn``; ``infer(bound)`` gives the result
-    type from the bound arguments (a dict of parameter name to Numba type)."""
+    """Register a template for public function ``fn``; ``infer(values)`` gives the result
+    type from the bound arguments (a dict of parameter name to Numba type), or None."""
     pysig = inspect.signature(_stub(fn))
     # Numba folds call arguments with plain positional-or-keyword parameters; the public
     # signature's `/` and `*` markers were already enforced when binding below.
@@ -50,6 +62,8 @@ def _template(fn, infer):
                 if name not in values and param.default is not inspect.Parameter.empty:
                     values[name] = types.Omitted(param.default)
             result = infer(values)
+            if result is None:
+                return None
             ordered = [values[name] for name in pysig.parameters if name in values]
             return signature(result, *ordered).replace(pysig=numba_pysig)
 
@@ -58,6 +72,7 @@ def _template(fn, infer):
     return Template
 
 
+# -- grid and memory ------------------------------------------------------------------------
 def _infer_grid(values):
     memory_rules.grid_axis(operand(values["axis"]).value)
     return types.int32
@@ -75,15 +90,10 @@ def _infer_load(values):
 def _infer_store(values):
     tile = values["tile"]
     if not isinstance(tile, TileType):
-        raise TileUnsupportedFeatureError("Only tiles can be stored by compiled kernels yet")
+        raise TileUnsupportedFeatureError("Storing a scalar is not compiled yet")
     memory_rules.store(operand(values["array"]), operand(values["index"]), tile,
                        _constant(values["order"]))
     return types.none
-
-
-def _constant(numba_type):
-    from .abstract import python_value
-    return python_value(operand(numba_type))
 
 
 _template(memory.bid, _infer_grid)
@@ -92,8 +102,46 @@ _template(memory.load, _infer_load)
 _template(memory.store, _infer_store)
 
 
-def _binary_template(op, function):
-    """Typing of ``x <op> y`` on tiles of one shape (broadcasting arrives with layouts)."""
+# -- elementwise ----------------------------------------------------------------------------
+def is_scalar(numba_type):
+    return isinstance(numba_type, (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral)) \
+        or dtype_of_scalar(numba_type) is not None
+
+
+def result_tile(dtype, operands):
+    """The result type of an elementwise op: the broadcast shape, in the layout of the
+    operand that has it; every other tile operand must broadcast register by register."""
+    tiles = [t for t in operands if isinstance(t, TileType)]
+    shape = ()
+    for t in tiles:
+        shape = broadcast_shapes(shape, t.shape)
+    full = next((t for t in tiles if t.shape == shape), None)
+    if full is None:
+        raise TileUnsupportedFeatureError(
+            f"Broadcasting tiles of shapes {', '.join(str(t.shape) for t in tiles)} to {shape} "
+            f"needs a layout conversion, which is not compiled yet")
+    for t in tiles:
+        if not broadcasts_in_registers(t, full):
+            raise TileUnsupportedFeatureError(
+                f"Combining tiles of shapes {t.shape} and {full.shape} with different layouts "
+                f"needs a layout conversion, which is not compiled yet")
+    return TileType(dtype, shape, full.num_warps, full.layout)
+
+
+def broadcasts_in_registers(tile, full):
+    """True if register r of ``tile`` holds the value broadcast to register r of ``full``."""
+    if tile.layout == full.layout:
+        return True
+    rank = len(full.shape)
+    layout = tile.layout
+    for _ in range(rank - len(tile.shape)):
+        layout = layout.expand_dims(0)
+    axes = tuple(i for i, (a, b) in enumerate(zip(layout.shape, full.shape)) if a != b)
+    return layout == full.layout.collapse(axes)
+
+
+def _binary_operator_template(op, function):
+    """``x <op> y`` where at least one operand is a tile (Numba types scalar-only code)."""
 
     class Template(AbstractTemplate):
         key = function
@@ -102,28 +150,228 @@ def _binary_template(op, function):
         def generic(self, args, kws):
             if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
                 return None
-            x, y = args
-            if not (isinstance(x, TileType) and isinstance(y, TileType)):
-                raise TileUnsupportedFeatureError(
-                    f"{elementwise_rules.op_label(op)} of a tile and a scalar is not compiled "
-                    f"yet")
-            if x.shape != y.shape:
-                raise TileUnsupportedFeatureError(
-                    f"{elementwise_rules.op_label(op)} of tiles of shapes {x.shape} and "
-                    f"{y.shape} (broadcasting) is not compiled yet")
-            spec, _ = elementwise_rules.binary(op, x, y)
-            return signature(TileType(spec.dtype, spec.shape, x.num_warps), x, y)
+            if not all(isinstance(a, TileType) or is_scalar(a) for a in args):
+                return None
+            spec, _ = elementwise_rules.binary(op, operand(args[0]), operand(args[1]))
+            return signature(result_tile(spec.dtype, args), *args)
 
-    Template.__name__ = f"Tile_{op}"
+    Template.__name__ = f"Tile_operator_{op}"
     registry.register_global(function)(Template)
 
 
-BINARY_OPERATORS = {
+def _infer_binary(op):
+    def infer(values):
+        x, y = values["x"], values["y"]
+        if not any(isinstance(a, TileType) for a in (x, y)):
+            raise TileUnsupportedFeatureError(f"ct.{op} of two scalars is not compiled yet")
+        for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
+            if name in values and not isinstance(values[name], types.Omitted):
+                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
+                                                  f"yet")
+        spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
+        return result_tile(spec.dtype, (x, y))
+    return infer
+
+
+COMPILED_BINARY = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
     "truediv": operator.truediv, "minimum": None, "maximum": None,
+    "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
+    "less_equal": operator.le, "equal": operator.eq, "not_equal": operator.ne,
 }
-for _op, _operator in BINARY_OPERATORS.items():
-    _binary_template(_op, getattr(elementwise, _op))
+for _op, _operator in COMPILED_BINARY.items():
+    _template(getattr(elementwise, _op), _infer_binary(_op))
     if _operator is not None:
-        _binary_template(_op, _operator)
+        _binary_operator_template(_op, _operator)
+
+
+COMPILED_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil", "abs",
+                  "negative", "exp2", "log2")
+
+
+def _infer_unary(op):
+    def infer(values):
+        x = values["x"]
+        if not isinstance(x, TileType):
+            raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
+        for name in ("rounding_mode", "flush_to_zero"):
+            if name in values and not isinstance(values[name], types.Omitted):
+                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
+                                                  f"yet")
+        spec = elementwise_rules.unary(op, x)
+        return x.with_dtype(spec.dtype)
+    return infer
+
+
+for _op in COMPILED_UNARY:
+    _template(getattr(elementwise, _op), _infer_unary(_op))
+
+
+class NegativeTemplate(AbstractTemplate):
+    key = operator.neg
+
+    def generic(self, args, kws):
+        if len(args) == 1 and isinstance(args[0], TileType) and not kws:
+            return signature(args[0].with_dtype(elementwise_rules.unary("negative",
+                                                                          args[0]).dtype),
+                             *args)
+        return None
+
+
+registry.register_global(operator.neg)(NegativeTemplate)
+
+
+def _infer_where(values):
+    cond, x, y = values["cond"], values["x"], values["y"]
+    spec, _ = elementwise_rules.where(operand(cond), operand(x), operand(y))
+    if not isinstance(cond, TileType) and not any(isinstance(v, TileType) for v in (x, y)):
+        raise TileUnsupportedFeatureError("ct.where of scalars is not compiled yet")
+    return result_tile(spec.dtype, (cond, x, y))
+
+
+_template(elementwise.where, _infer_where)
+
+
+def _infer_astype(values):
+    x, dtype = values["x"], _constant(values["dtype"])
+    if not isinstance(values.get("rounding_mode"), (types.Omitted, type(None))):
+        raise TileUnsupportedFeatureError("astype(..., rounding_mode=...) is not compiled yet")
+    if not isinstance(dtype, d.DType):
+        dtype = d.to_dtype(dtype)
+    if not isinstance(x, TileType):
+        raise TileUnsupportedFeatureError("astype of a scalar is not compiled yet")
+    return x.with_dtype(elementwise_rules.astype(x, dtype).dtype)
+
+
+_template(elementwise.astype, _infer_astype)
+
+
+# -- reductions -----------------------------------------------------------------------------
+COMPILED_REDUCTIONS = ("sum", "max", "min", "prod")
+
+
+def _infer_reduction(op):
+    def infer(values):
+        x = values["x"]
+        if not isinstance(x, TileType):
+            raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
+        for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
+            if name in values and not isinstance(values[name], types.Omitted):
+                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
+                                                  f"yet")
+        keepdims = _constant(values["keepdims"])
+        spec, axes = reduction_rules.reduction(op, x, _constant(values["axis"]), keepdims)
+        if not keepdims:
+            raise TileUnsupportedFeatureError(f"ct.{op}(..., keepdims=False) is not compiled "
+                                              f"yet; use keepdims=True")
+        return TileType(spec.dtype, spec.shape, x.num_warps, x.layout.collapse(axes))
+    return infer
+
+
+for _op in COMPILED_REDUCTIONS:
+    _template(getattr(reductions, _op), _infer_reduction(_op))
+
+
+# -- factories ------------------------------------------------------------------------------
+def _infer_full(values):
+    shape = tile_shape(_constant(values["shape"]), "shape")
+    dtype = _constant(values["dtype"])
+    fill = values["fill_value"]
+    if not is_scalar(fill):
+        raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
+    fill_op = operand(fill)
+    if isinstance(fill_op, Loose):
+        from ..promotion import check_constant_fits
+        if not (isinstance(fill_op.value, float) and not dtype.is_float):
+            check_constant_fits(fill_op.value, dtype)
+    return TileType(dtype, shape, NUM_WARPS["value"])
+
+
+def _infer_zeros(values):
+    return TileType(_constant(values["dtype"]), tile_shape(_constant(values["shape"]), "shape"),
+                    NUM_WARPS["value"])
+
+
+_template(factories.full, _infer_full)
+_template(factories.zeros, _infer_zeros)
+_template(factories.ones, _infer_zeros)
+
+
+class ConstantComparison(AbstractTemplate):
+    """``a.dtype == ct.float32`` and the like fold to a constant bool."""
+
+    key = operator.eq
+
+    def generic(self, args, kws):
+        if len(args) == 2 and all(isinstance(a, ConstantType) for a in args):
+            equal = args[0].value == args[1].value
+            return signature(types.BooleanLiteral(equal if self.key is operator.eq
+                                                  else not equal), *args)
+        return None
+
+
+registry.register_global(operator.eq)(ConstantComparison)
+
+
+class ConstantInequality(ConstantComparison):
+    key = operator.ne
+
+
+registry.register_global(operator.ne)(ConstantInequality)
+
+
+# -- attributes and methods -----------------------------------------------------------------
+@registry.register_attr
+class TileAttributes(AttributeTemplate):
+    key = TileType
+
+    def resolve_dtype(self, tile):
+        return ConstantType(tile.dtype)
+
+    def resolve_ndim(self, tile):
+        return types.IntegerLiteral(len(tile.shape))
+
+    def resolve_shape(self, tile):
+        return types.Tuple([types.IntegerLiteral(n) for n in tile.shape])
+
+    @bound_function("tile.astype")
+    def resolve_astype(self, tile, args, kws):
+        bound = dict(zip(("dtype",), args), **kws)
+        result = _infer_astype({"x": tile, "dtype": bound["dtype"],
+                                "rounding_mode": bound.get("rounding_mode",
+                                                           types.Omitted(None))})
+        return signature(result, *args)
+
+
+@registry.register_attr
+class ArrayAttributes(AttributeTemplate):
+    key = ArrayType
+
+    def resolve_dtype(self, array):
+        return ConstantType(array.dtype)
+
+    def resolve_ndim(self, array):
+        return types.IntegerLiteral(array.ndim)
+
+    def resolve_shape(self, array):
+        return types.UniTuple(array.index, array.ndim)
+
+    def resolve_strides(self, array):
+        return types.UniTuple(array.index, array.ndim)
+
+
+@registry.register_attr
+class ConstantAttributes(AttributeTemplate):
+    """``x.dtype.bitwidth`` and friends on constants are constants too."""
+
+    key = ConstantType
+
+    def generic_resolve(self, constant, attr):
+        value = getattr(constant.value, attr)
+        if isinstance(value, bool):
+            return types.BooleanLiteral(value)
+        if isinstance(value, int):
+            return types.IntegerLiteral(value)
+        return ConstantType(value)
+
 
