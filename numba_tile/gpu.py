@@ -138,30 +138,114 @@ class LoadedKernel:
         self.kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
         packer = contexts()[1].get_arg_packer(list(arg_types))
         self.param_types = [_ctypes_for(t) for t in packer.argument_types]
+        self.block = (32 * compiled.num_warps, 1, 1)
+        self._configs = {}
 
     def launch(self, stream, grid, flat_values):
-        from cuda.core import LaunchConfig, Stream, launch
+        from cuda.core import LaunchConfig, launch
+        config = self._configs.get(grid)
+        if config is None:
+            config = self._configs[grid] = LaunchConfig(grid=grid, block=self.block)
         params = [c_type(v) for c_type, v in zip(self.param_types, flat_values)]
-        config = LaunchConfig(grid=grid, block=(32 * self.compiled.num_warps, 1, 1))
-        launch(Stream.from_handle(stream), config, self.kernel, *params)
+        launch(_stream_object(stream), config, self.kernel, *params)
+
+
+_streams = {}
+
+
+def _stream_object(handle):
+    """A cached ``cuda.core`` Stream wrapping a raw handle (making one costs microseconds)."""
+    stream = _streams.get(handle)
+    if stream is None:
+        from cuda.core import Stream
+        stream = _streams[handle] = Stream.from_handle(handle)
+    return stream
+
+
+_arch_of_process = []
 
 
 def _current_arch():
-    from cuda.core import Device
-    device = Device()
-    device.set_current()
-    major, minor = device.compute_capability
-    return f"sm_{major}{minor}"
+    """The compute capability of the current device, as ``sm_XY`` (looked up once)."""
+    if not _arch_of_process:
+        from cuda.core import Device
+        device = Device()
+        device.set_current()
+        major, minor = device.compute_capability
+        _arch_of_process.append(f"sm_{major}{minor}")
+    return _arch_of_process[0]
+
+
+_INT32 = 2**31
+
+
+def _quick_signature(kernel, kernel_args):
+    """The launch cache key and flat parameter values, computed cheaply for the common
+    arguments (CUDA torch tensors, CUDA-array-interface arrays, Python scalars, int/bool
+    constants); None sends the launch through the full classification (first launches,
+    errors, other argument kinds)."""
+    key, flat = [], []
+    for value, meta in zip(kernel_args, kernel.parameter_kind_list):
+        kind = type(value)
+        if isinstance(meta, ConstantAnnotation):
+            if kind is not int and kind is not bool:
+                return None
+            key.append((kind, value))
+            flat.append(value)
+        elif kind is int or kind is float or kind is bool:
+            key.append(kind)
+            flat.append(value)
+        elif meta is not None:
+            return None
+        elif getattr(value, "is_cuda", False) and hasattr(value, "data_ptr"):  # torch
+            shape, strides = value.shape, value.stride()
+            if value.numel() >= _INT32 or (strides and max(map(abs, strides)) >= _INT32):
+                return None
+            key.append((value.dtype, len(shape)))
+            flat.append(value.data_ptr())
+            flat.extend(shape)
+            flat.extend(strides)
+        else:
+            interface = getattr(value, "__cuda_array_interface__", None)
+            if interface is None or interface.get("strides") is not None:
+                return None
+            shape = interface["shape"]
+            key.append((interface["typestr"], len(shape)))
+            flat.append(interface["data"][0])
+            flat.extend(shape)
+            step, strides = 1, []
+            for n in reversed(shape):
+                strides.append(step)
+                step *= n
+            if step >= _INT32:
+                return None
+            flat.extend(reversed(strides))
+    return tuple(key), flat
 
 
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    handle = stream if type(stream) is int else stream_handle(stream)
+    quick = _quick_signature(kernel, kernel_args)
+    if quick is not None:
+        loaded = kernel.gpu_cache.get(quick[0])
+        if loaded is not None:
+            loaded.launch(handle, grid, quick[1])
+            return
+    loaded, flat = _prepare(kernel, kernel_args)
+    if quick is not None:
+        kernel.gpu_cache[quick[0]] = loaded
+    loaded.launch(handle, grid, flat)
+
+
+def _prepare(kernel, kernel_args):
+    """Classify every argument, compile (or find) the kernel for the signature."""
     for value in kernel_args:
         items = value if isinstance(value, (list, tuple)) else (value,)
         if any(_is_host_array(v) for v in items):
             raise ValueError("Input array is not on a CUDA device; pass a CuPy array, a CUDA "
                              "torch tensor or a numba device array, or set "
                              "NUMBA_TILE_INTERPRET=1 to run on the CPU")
-    handle = stream_handle(stream)
     arch = _current_arch()
     arg_types, flat = [], []
     for name, value in zip(kernel.parameters, kernel_args):
@@ -174,4 +258,4 @@ def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_l
         from .compiling import compile_for_types
         loaded = LoadedKernel(compile_for_types(kernel, key[0], arch), key[0])
         kernel.gpu_cache[key] = loaded
-    loaded.launch(handle, tuple(grid) + (1,) * (3 - len(grid)), flat)
+    return loaded, flat

@@ -111,9 +111,15 @@ class Kernel:
 
     @property
     def parameter_kinds(self):
+        """Each parameter's annotation metadata (``Constant``, ``ScalarInt64``...) or None."""
         if self._parameter_kinds is None:  # lazily: postponed annotations may name later globals
             self._parameter_kinds = parameter_kinds(self.fn)
         return self._parameter_kinds
+
+    @functools.cached_property
+    def parameter_kind_list(self):
+        """The metadata in parameter order (what a launch walks)."""
+        return [self.parameter_kinds[p] for p in self.parameters]
 
     def replace_hints(self, **hints):
         """A new kernel with some options replaced (and its own compile cache)."""
