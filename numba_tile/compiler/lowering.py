@@ -187,6 +187,50 @@ def lower_num_blocks(context, builder, sig, args):
 
 
 # -- memory -----------------------------------------------------------------------------------
+def vector_groups(layout, element_bytes):
+    """Groups of registers holding consecutive elements along the last axis, as many as fit
+    16 bytes: ``[(first register, count), ...]`` covering every register. The blocked layout
+    gives each thread such runs, so loads and stores can be 8- or 16-byte vectors."""
+    run_bits = 0
+    rank = len(layout.shape)
+    for vector in layout.bases["register"]:
+        if rank and vector == tuple(0 for _ in range(rank - 1)) + (1 << run_bits,):
+            run_bits += 1
+        else:
+            break
+    width = 1 << run_bits
+    while width > 1 and width * element_bytes > 16:
+        width //= 2
+    registers = layout.in_sizes["register"]
+    return [(first, width) for first in range(0, registers, width)]
+
+
+def _element_indices(builder, tile_index, tile_type, coords):
+    return [builder.add(builder.mul(t, I32(n)), c)
+            for t, n, c in zip(tile_index, tile_type.shape, coords)]
+
+
+def _vector_ok(builder, view, indices, width, element_bytes):
+    """The run of ``width`` elements at ``indices`` is inside the array, contiguous and
+    aligned to its size: then one vector access moves it."""
+    last = list(indices)
+    last[-1] = builder.add(indices[-1], I32(width - 1))
+    pointer, first_inside = view.element(builder, indices)
+    _, last_inside = view.element(builder, last)
+    stride = view.strides[-1]
+    contiguous = builder.icmp_signed("==", stride, stride.type(1))
+    address = builder.ptrtoint(pointer, I64)
+    aligned = builder.icmp_unsigned("==", builder.and_(address, I64(width * element_bytes - 1)),
+                                    I64(0))
+    ok = builder.and_(builder.and_(first_inside, last_inside), builder.and_(contiguous, aligned))
+    return pointer, ok
+
+
+def _vector_pointer(builder, pointer, width):
+    vector_type = ir.VectorType(pointer.type.pointee, width)
+    return builder.bitcast(pointer, vector_type.as_pointer(pointer.type.addrspace))
+
+
 @lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
 def lower_load(context, builder, sig, args):
     tile_type, array_type, index_type = sig.return_type, sig.args[0], sig.args[1]
@@ -196,23 +240,51 @@ def lower_load(context, builder, sig, args):
     tile_index = _tile_indices(context, builder, index_type, args[1])
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
+    element_bytes = array_type.dtype.itemsize
     values = []
-    for register in range(tile_type.registers):
-        coords = register_coordinates(builder, base, layout, register)
-        indices = [builder.add(builder.mul(t, I32(n)), c)
-                   for t, n, c in zip(tile_index, tile_type.shape, coords)]
-        pointer, in_bounds = view.element(builder, indices)
-        with builder.if_else(in_bounds) as (then, otherwise):
-            with then:
-                block_then = builder.block
-                loaded = context.cast(builder, builder.load(pointer), array_type.element,
-                                      tile_type.element)
-            with otherwise:
-                block_otherwise = builder.block
-        phi = builder.phi(loaded.type)
-        phi.add_incoming(loaded, block_then)
-        phi.add_incoming(padding, block_otherwise)
-        values.append(phi)
+
+    def scalar_loads(first, width):
+        out = []
+        for register in range(first, first + width):
+            indices = _element_indices(builder, tile_index, tile_type,
+                                       register_coordinates(builder, base, layout, register))
+            pointer, in_bounds = view.element(builder, indices)
+            with builder.if_else(in_bounds) as (then, otherwise):
+                with then:
+                    block_then = builder.block
+                    loaded = context.cast(builder, builder.load(pointer), array_type.element,
+                                          tile_type.element)
+                with otherwise:
+                    block_otherwise = builder.block
+            phi = builder.phi(loaded.type)
+            phi.add_incoming(loaded, block_then)
+            phi.add_incoming(padding, block_otherwise)
+            out.append(phi)
+        return out
+
+    for first, width in vector_groups(layout, element_bytes):
+        if width == 1:
+            values.extend(scalar_loads(first, 1))
+            continue
+        indices = _element_indices(builder, tile_index, tile_type,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
+        with builder.if_else(ok) as (vector_path, scalar_path):
+            with vector_path:
+                vector = builder.load(_vector_pointer(builder, pointer, width),
+                                      align=width * element_bytes)
+                fast = [context.cast(builder, builder.extract_element(vector, I32(i)),
+                                     array_type.element, tile_type.element)
+                        for i in range(width)]
+                fast_block = builder.block
+            with scalar_path:
+                slow = scalar_loads(first, width)
+                slow_block = builder.block
+        for a, b in zip(fast, slow):
+            phi = builder.phi(a.type)
+            phi.add_incoming(a, fast_block)
+            phi.add_incoming(b, slow_block)
+            values.append(phi)
     return make_tile(context, builder, tile_type, values)
 
 
@@ -225,20 +297,40 @@ def lower_store(context, builder, sig, args):
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
     leader = is_replica_leader(builder, layout)
+    element_bytes = array_type.dtype.itemsize
+    converted = [context.cast(builder, builder.extract_value(args[2], r), tile_type.element,
+                              array_type.element) for r in range(tile_type.registers)]
     seen = set()
-    for register in range(tile_type.registers):
-        constant = layout.apply(register=register)
-        if constant in seen:  # a register that repeats another (collapsed layouts)
+
+    def scalar_stores(first, width):
+        for register in range(first, first + width):
+            indices = _element_indices(builder, tile_index, tile_type,
+                                       register_coordinates(builder, base, layout, register))
+            pointer, in_bounds = view.element(builder, indices)
+            with builder.if_then(builder.and_(in_bounds, leader)):
+                builder.store(converted[register], pointer)
+
+    for first, width in vector_groups(layout, element_bytes):
+        constant = layout.apply(register=first)
+        if constant in seen:  # registers that repeat others (collapsed layouts)
             continue
         seen.add(constant)
-        coords = register_coordinates(builder, base, layout, register)
-        indices = [builder.add(builder.mul(t, I32(n)), c)
-                   for t, n, c in zip(tile_index, tile_type.shape, coords)]
-        pointer, in_bounds = view.element(builder, indices)
-        value = context.cast(builder, builder.extract_value(args[2], register),
-                             tile_type.element, array_type.element)
-        with builder.if_then(builder.and_(in_bounds, leader)):
-            builder.store(value, pointer)
+        if width == 1:
+            scalar_stores(first, 1)
+            continue
+        indices = _element_indices(builder, tile_index, tile_type,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
+        with builder.if_then(leader):
+            with builder.if_else(ok) as (vector_path, scalar_path):
+                with vector_path:
+                    vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
+                    for i in range(width):
+                        vector = builder.insert_element(vector, converted[first + i], I32(i))
+                    builder.store(vector, _vector_pointer(builder, pointer, width),
+                                  align=width * element_bytes)
+                with scalar_path:
+                    scalar_stores(first, width)
     return context.get_dummy_value()
 
 
