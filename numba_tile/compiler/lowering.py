@@ -226,9 +226,26 @@ def _vector_ok(builder, view, indices, width, element_bytes):
     return pointer, ok
 
 
-def _vector_pointer(builder, pointer, width):
-    vector_type = ir.VectorType(pointer.type.pointee, width)
-    return builder.bitcast(pointer, vector_type.as_pointer(pointer.type.addrspace))
+def _access_type(element_type, width, element_bytes):
+    """The LLVM type one vector access moves: 32-bit words for narrow elements (so that
+    NVVM emits one 8- or 16-byte access instead of several narrow ones)."""
+    if element_bytes < 4 and width * element_bytes >= 4:
+        return ir.VectorType(I32, width * element_bytes // 4)
+    return ir.VectorType(element_type, width)
+
+
+def vector_load(builder, pointer, width, element_bytes):
+    access = _access_type(pointer.type.pointee, width, element_bytes)
+    raw = builder.load(builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
+                       align=width * element_bytes)
+    return builder.bitcast(raw, ir.VectorType(pointer.type.pointee, width))
+
+
+def vector_store(builder, vector, pointer, width, element_bytes):
+    access = _access_type(pointer.type.pointee, width, element_bytes)
+    builder.store(builder.bitcast(vector, access),
+                  builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
+                  align=width * element_bytes)
 
 
 @lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
@@ -271,8 +288,7 @@ def lower_load(context, builder, sig, args):
         pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
         with builder.if_else(ok) as (vector_path, scalar_path):
             with vector_path:
-                vector = builder.load(_vector_pointer(builder, pointer, width),
-                                      align=width * element_bytes)
+                vector = vector_load(builder, pointer, width, element_bytes)
                 fast = [context.cast(builder, builder.extract_element(vector, I32(i)),
                                      array_type.element, tile_type.element)
                         for i in range(width)]
@@ -327,8 +343,7 @@ def lower_store(context, builder, sig, args):
                     vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
                     for i in range(width):
                         vector = builder.insert_element(vector, converted[first + i], I32(i))
-                    builder.store(vector, _vector_pointer(builder, pointer, width),
-                                  align=width * element_bytes)
+                    vector_store(builder, vector, pointer, width, element_bytes)
                 with scalar_path:
                     scalar_stores(first, width)
     return context.get_dummy_value()

@@ -80,9 +80,10 @@ class ArrayType(types.Type):
 
 
 def default_layout(shape, num_warps):
-    """The layout a tile gets when it is made (loaded, filled): blocked, with 16-byte runs of
-    4-byte elements whatever the dtype, so that tiles of one shape share a layout and
-    elementwise ops between them stay in registers."""
+    """The layout a tile gets when it is made (loaded, filled): blocked, with runs of 4
+    elements a thread whatever the dtype, so that tiles of one shape share a layout and
+    elementwise ops between them stay in registers. (Measured on an H200: 8 a thread helps
+    float16 and costs float32 about 10%; dtype-aware runs need layout conversions first.)"""
     return blocked(tuple(shape), num_warps=num_warps, element_bytes=4)
 
 
