@@ -147,11 +147,11 @@ def uses_argmax(a, TILE: ct.Constant[int]):
 
 @ct.kernel
 def uses_a_method(a, TILE: ct.Constant[int]):
-    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).reshape((TILE,)))
+    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).extract((0,), (TILE,)))
 
 
 @pytest.mark.parametrize("kernel,missing", [(uses_argmax, "ct.argmax"),
-                                            (uses_a_method, "Tile.reshape")])
+                                            (uses_a_method, "Tile.extract")])
 def test_ops_not_compiled_yet_are_named(kernel, missing):
     with pytest.raises(ct.TileUnsupportedFeatureError, match=missing.replace(".", r"\.")) as info:
         ct.compile(kernel, (np.zeros(8, np.float32), 8))
@@ -181,5 +181,23 @@ def column_sums(a, out, TM: ct.Constant[int], TN: ct.Constant[int]):
 def test_reduction_across_warps_goes_through_shared_memory():
     a = np.zeros((64, 64), np.float32)
     compiled = ct.compile(column_sums, (a, a[:1], 64, 64))
+    assert "bar.sync" in compiled.ptx and compiled.shared_bytes > 0
+    assert compiled.spill_bytes == 0
+
+
+@ct.kernel
+def shape_ops(a, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(a, (0, 0), (TM, TN))
+    row_sums = ct.sum(t, axis=1)                       # keepdims=False: (TM,)
+    moved = ct.transpose(t) + ct.reshape(t, (TN, TM))  # through shared memory
+    outer = row_sums[:, None] + ct.max(t, axis=0)[None, :]
+    ct.store(out, (0, 0), ct.transpose(moved) + outer + ct.broadcast_to(row_sums[:, None],
+                                                                         (TM, TN)))
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_shape_ops_compile_through_shared_memory(arch):
+    a = np.zeros((32, 64), np.float32)
+    compiled = ct.compile(shape_ops, (a, a, 32, 64), arch=arch)
     assert "bar.sync" in compiled.ptx and compiled.shared_bytes > 0
     assert compiled.spill_bytes == 0

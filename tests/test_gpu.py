@@ -201,3 +201,28 @@ def test_reductions_across_lanes_and_warps(dtype, shape):
     expected = a.astype(np.float64).sum(0, keepdims=True)
     error = np.max(np.abs(cd.copy_to_host() - expected)) / np.max(np.abs(expected))
     assert error < (1e-6 if dtype == np.float32 else 1e-12)
+
+
+@ct.kernel
+def shape_ops(a, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    t = ct.load(a, (0, 0), (TM, TN))
+    row_sums = ct.sum(t, axis=1)
+    moved = ct.transpose(t) + ct.reshape(t, (TN, TM))
+    outer = row_sums[:, None] + ct.max(t, axis=0)[None, :]
+    ct.store(out, (0, 0), ct.transpose(moved) + outer + ct.broadcast_to(row_sums[:, None],
+                                                                         (TM, TN)))
+
+
+@pytest.mark.parametrize("shape", [(32, 64), (8, 128), (64, 16)])
+def test_shape_ops_reductions_without_keepdims_and_broadcasting(shape):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape).astype(np.float32)
+    ad, od = _numba_arrays(a, np.full(shape, np.nan, np.float32))
+    ct.launch(0, (1,), shape_ops, (ad, od, *shape))
+    _synchronize()
+    x = a.astype(np.float64)
+    row_sums = x.sum(1)
+    moved = x.T + x.reshape(shape[1], shape[0])
+    expected = moved.T + (row_sums[:, None] + x.max(0)[None, :]) + row_sums[:, None]
+    out = od.copy_to_host()
+    assert np.max(np.abs(out - expected)) / np.max(np.abs(expected)) < 1e-6

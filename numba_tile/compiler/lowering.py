@@ -20,7 +20,7 @@ from numba.cuda.core.imputils import Registry
 
 from ..enums import PaddingMode
 from ..errors import TileUnsupportedFeatureError
-from ..language import elementwise, factories, memory, reductions
+from ..language import elementwise, factories, memory, reductions, shapes
 from ..rules import elementwise as elementwise_rules
 from ..rules.memory import normalize_order
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, scalar_type
@@ -357,8 +357,16 @@ def compute_type(element):
 
 
 def operand_registers(context, builder, numba_type, value, result_type, target):
-    """Per-register values of an operand converted to ``target``, broadcast to the result."""
+    """Per-register values of an operand converted to ``target``, broadcast to the result
+    (through shared memory when its layout does not line up with the result's)."""
     if isinstance(numba_type, TileType):
+        from .typing import broadcasts_in_registers
+        if not broadcasts_in_registers(numba_type, result_type):
+            moved_type = TileType(numba_type.dtype, result_type.shape, result_type.num_warps,
+                                  result_type.layout)
+            value = relayout(context, builder, numba_type, value, moved_type,
+                             _broadcast_source(numba_type.shape, result_type.shape))
+            numba_type = moved_type
         return [context.cast(builder, builder.extract_value(value, r), numba_type.element,
                              target) for r in range(result_type.registers)]
     scalar = context.cast(builder, value, numba_type, target)
@@ -500,6 +508,125 @@ lower(elementwise.astype, TileType, types.Any, types.VarArg(types.Any))(_lower_a
 lower("tile.astype", TileType, types.Any)(_lower_astype)
 
 
+# -- layout conversions -----------------------------------------------------------------------
+SHARED_LIMIT = 48 * 1024  # static shared memory a kernel may use without opting in
+
+
+def _linear(builder, coords, shape):
+    """Row-major linear offset (int32) of run-time coordinates in ``shape``."""
+    offset = I32(0)
+    for c, n in zip(coords, shape):
+        offset = builder.add(builder.mul(offset, I32(n)), c)
+    return offset
+
+
+def _broadcast_source(src_shape, dst_shape):
+    """Source coordinates of a destination element when broadcasting ``src_shape``."""
+    lead = len(dst_shape) - len(src_shape)
+
+    def source(builder, coords):
+        return [I32(0) if n == 1 else c for c, n in zip(coords[lead:], src_shape)]
+    return source
+
+
+def relayout(context, builder, src_type, value, dst_type, source_of):
+    """Move a tile to another layout (and shape) through shared memory.
+
+    Every thread writes its distinct registers at their row-major place in a buffer of the
+    source tile; after a barrier, each thread reads the elements its destination registers
+    hold: ``source_of(builder, dst_coords)`` gives the source coordinates to read.
+    """
+    element = context.get_value_type(src_type.element)
+    size = 1
+    for n in src_type.shape:
+        size *= n
+    if size * src_type.dtype.itemsize > SHARED_LIMIT:
+        raise TileUnsupportedFeatureError(
+            f"Converting a {src_type.dtype} tile of shape {src_type.shape} between layouts "
+            f"needs more than 48 KB of shared memory, which is not compiled yet")
+    buffer = shared_array(builder, element, size)
+    _barrier(builder)  # an earlier use of the buffer (in a loop) must be finished
+    src_base = thread_coordinates(builder, src_type.layout)
+    seen = set()
+    for register in range(src_type.registers):
+        constant = src_type.layout.apply(register=register)
+        if constant in seen:
+            continue
+        seen.add(constant)
+        coords = register_coordinates(builder, src_base, src_type.layout, register)
+        slot = builder.gep(buffer, [I32(0), _linear(builder, coords, src_type.shape)])
+        builder.store(builder.extract_value(value, register), slot)
+    _barrier(builder)
+    dst_base = thread_coordinates(builder, dst_type.layout)
+    values = []
+    for register in range(dst_type.registers):
+        coords = register_coordinates(builder, dst_base, dst_type.layout, register)
+        slot = builder.gep(buffer, [I32(0), _linear(builder, source_of(builder, coords),
+                                                    src_type.shape)])
+        values.append(builder.load(slot))
+    return make_tile(context, builder, dst_type, values)
+
+
+def _lower_reshape(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+
+    def source(builder, coords):  # the same row-major position in the source shape
+        offset = _linear(builder, coords, dst.shape)
+        out = []
+        for n in reversed(src.shape):
+            out.append(builder.urem(offset, I32(n)))
+            offset = builder.udiv(offset, I32(n))
+        return list(reversed(out))
+    return relayout(context, builder, src, args[0], dst, source)
+
+
+def _permutation_lowering(axes_of):
+    def lower_permutation(context, builder, sig, args):
+        src, dst = sig.args[0], sig.return_type
+        axes = axes_of(sig)
+
+        def source(builder, coords):  # result axis i is source axis axes[i]
+            out = [None] * len(coords)
+            for i, a in enumerate(axes):
+                out[a] = coords[i]
+            return out
+        return relayout(context, builder, src, args[0], dst, source)
+    return lower_permutation
+
+
+def _permute_axes(sig):
+    from ..rules.shapes import permute_axes
+    return permute_axes(constant_of(sig.args[1]), len(sig.args[0].shape))
+
+
+def _transpose_axes(sig):
+    from ..rules.shapes import transpose_axes
+    extra = [constant_of(t) for t in sig.args[1:3]] + [None] * (3 - len(sig.args))
+    return transpose_axes(len(sig.args[0].shape), extra[0], extra[1])
+
+
+def _lower_broadcast_to(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+    return relayout(context, builder, src, args[0], dst, _broadcast_source(src.shape, dst.shape))
+
+
+def _same_value(context, builder, sig, args):
+    return args[0]
+
+
+lower(shapes.reshape, TileType, types.Any)(_lower_reshape)
+lower("tile.reshape", TileType, types.Any)(_lower_reshape)
+lower(shapes.permute, TileType, types.Any)(_permutation_lowering(_permute_axes))
+lower("tile.permute", TileType, types.Any)(_permutation_lowering(_permute_axes))
+lower(shapes.transpose, TileType, types.VarArg(types.Any))(
+    _permutation_lowering(_transpose_axes))
+lower("tile.transpose", TileType, types.VarArg(types.Any))(
+    _permutation_lowering(_transpose_axes))
+lower(shapes.broadcast_to, TileType, types.Any)(_lower_broadcast_to)
+lower(shapes.expand_dims, TileType, types.Any)(_same_value)
+lower(operator.getitem, TileType, types.Any)(_same_value)
+
+
 # -- reductions -------------------------------------------------------------------------------
 def _combine(context, builder, op, compute, a, b):
     if op == "sum":
@@ -571,8 +698,8 @@ def _lower_reduction(op):
     def lower_reduction(context, builder, sig, args):
         x_type, result_type = sig.args[0], sig.return_type
         layout = x_type.layout
-        axes = tuple(i for i, (a, b) in enumerate(zip(x_type.shape, result_type.shape))
-                     if a != b)
+        from ..rules.core import normalize_axes
+        axes = normalize_axes(constant_of(sig.args[1]), len(x_type.shape))
         compute = compute_type(x_type.element)
         if isinstance(compute, types.Integer) and compute.bitwidth < 32:
             compute = types.int32 if compute.signed else types.uint32
@@ -590,13 +717,13 @@ def _lower_reduction(op):
         warp_bits = _reduced_bits(layout.bases["warp"], axes)
         if warp_bits:
             values = _combine_across_warps(context, builder, op, compute, values, x_type,
-                                           result_type, warp_bits)
+                                           layout.collapse(axes), warp_bits)
         values = [context.cast(builder, v, compute, result_type.element) for v in values]
         return make_tile(context, builder, result_type, values)
     return lower_reduction
 
 
-def _combine_across_warps(context, builder, op, compute, values, x_type, result_type,
+def _combine_across_warps(context, builder, op, compute, values, x_type, collapsed,
                           warp_bits):
     """Combine the partial results of warps that differ only in ``warp_bits``.
 
@@ -604,7 +731,6 @@ def _combine_across_warps(context, builder, op, compute, values, x_type, result_
     the same value: only one per distinct coordinate (a *key*) goes to shared memory, at
     ``[warp][lane][key]``.
     """
-    collapsed = result_type.layout
     keys = sorted({collapsed.apply(register=r) for r in range(x_type.registers)})
     key_of = [keys.index(collapsed.apply(register=r)) for r in range(x_type.registers)]
     warps = x_type.num_warps

@@ -18,12 +18,13 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Reg
 
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
-from ..language import elementwise, factories, memory, reductions
+from ..language import elementwise, factories, memory, reductions, shapes
 from ..promotion import Loose
 from ..rules import elementwise as elementwise_rules
 from ..rules import memory as memory_rules
 from ..rules import reductions as reduction_rules
-from ..rules.core import broadcast_shapes, tile_shape
+from ..rules import shapes as shape_rules
+from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from .abstract import operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
 
@@ -116,15 +117,9 @@ def result_tile(dtype, operands):
     for t in tiles:
         shape = broadcast_shapes(shape, t.shape)
     full = next((t for t in tiles if t.shape == shape), None)
-    if full is None:
-        raise TileUnsupportedFeatureError(
-            f"Broadcasting tiles of shapes {', '.join(str(t.shape) for t in tiles)} to {shape} "
-            f"needs a layout conversion, which is not compiled yet")
-    for t in tiles:
-        if not broadcasts_in_registers(t, full):
-            raise TileUnsupportedFeatureError(
-                f"Combining tiles of shapes {t.shape} and {full.shape} with different layouts "
-                f"needs a layout conversion, which is not compiled yet")
+    if full is None:  # e.g. (4, 1) with (1, 8): a fresh tile; operands are converted to it
+        return TileType(dtype, shape, tiles[0].num_warps)
+    # Operands that do not broadcast register by register are converted (lowering does it).
     return TileType(dtype, shape, full.num_warps, full.layout)
 
 
@@ -261,15 +256,92 @@ def _infer_reduction(op):
                                                   f"yet")
         keepdims = _constant(values["keepdims"])
         spec, axes = reduction_rules.reduction(op, x, _constant(values["axis"]), keepdims)
-        if not keepdims:
-            raise TileUnsupportedFeatureError(f"ct.{op}(..., keepdims=False) is not compiled "
-                                              f"yet; use keepdims=True")
-        return TileType(spec.dtype, spec.shape, x.num_warps, x.layout.collapse(axes))
+        layout = x.layout.collapse(axes)
+        if not keepdims:  # the collapsed coordinates are all 0: dropping them moves nothing
+            for axis in sorted(axes, reverse=True):
+                layout = layout.slice(axis)
+        return TileType(spec.dtype, spec.shape, x.num_warps, layout)
     return infer
 
 
 for _op in COMPILED_REDUCTIONS:
     _template(getattr(reductions, _op), _infer_reduction(_op))
+
+
+# -- shape ops ------------------------------------------------------------------------------
+def _tile_argument(values, op):
+    x = values["x"]
+    if not isinstance(x, TileType):
+        raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
+    return x
+
+
+def _infer_reshape(values):
+    x = _tile_argument(values, "reshape")
+    return TileType(x.dtype, shape_rules.reshape(x.shape, _constant(values["shape"])),
+                    x.num_warps)
+
+
+def _infer_permute(values):
+    x = _tile_argument(values, "permute")
+    axes = shape_rules.permute_axes(_constant(values["axes"]), x.ndim)
+    return TileType(x.dtype, tuple(x.shape[a] for a in axes), x.num_warps)
+
+
+def _infer_transpose(values):
+    x = _tile_argument(values, "transpose")
+    axes = shape_rules.transpose_axes(x.ndim, _constant(values["axis0"]),
+                                      _constant(values["axis1"]))
+    return TileType(x.dtype, tuple(x.shape[a] for a in axes), x.num_warps)
+
+
+def _infer_expand_dims(values):
+    x = _tile_argument(values, "expand_dims")
+    axis = normalize_axis(_constant(values["axis"]), x.ndim + 1)
+    shape = shape_rules.expand_dims(x.shape, axis)
+    return TileType(x.dtype, shape, x.num_warps, x.layout.expand_dims(axis))
+
+
+def _infer_broadcast_to(values):
+    x = _tile_argument(values, "broadcast_to")
+    return TileType(x.dtype, shape_rules.broadcast_to(x.shape, _constant(values["shape"])),
+                    x.num_warps)
+
+
+_template(shapes.reshape, _infer_reshape)
+_template(shapes.permute, _infer_permute)
+_template(shapes.transpose, _infer_transpose)
+_template(shapes.expand_dims, _infer_expand_dims)
+_template(shapes.broadcast_to, _infer_broadcast_to)
+
+
+class TileIndexTemplate(AbstractTemplate):
+    """``t[:, None]`` and friends: axes of length 1 added, nothing moved."""
+
+    key = operator.getitem
+
+    def generic(self, args, kws):
+        if len(args) != 2 or not isinstance(args[0], TileType):
+            return None
+        tile, key = args
+        items = list(key) if isinstance(key, types.BaseTuple) else [key]
+        from ..errors import TileTypeError
+        layout, axis, full_slices = tile.layout, 0, 0
+        for item in items:
+            if isinstance(item, types.NoneType):
+                layout = layout.expand_dims(axis)
+                axis += 1
+            elif isinstance(item, types.SliceType):
+                axis += 1
+                full_slices += 1
+            else:
+                raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
+        if full_slices > tile.ndim:
+            raise TileTypeError(f"Too many ':' for a tile of rank {tile.ndim}")
+        return signature(TileType(tile.dtype, layout.shape, tile.num_warps, layout), *args)
+
+
+registry.register_global(operator.getitem)(TileIndexTemplate)
 
 
 # -- factories ------------------------------------------------------------------------------
@@ -333,6 +405,22 @@ class TileAttributes(AttributeTemplate):
 
     def resolve_shape(self, tile):
         return types.Tuple([types.IntegerLiteral(n) for n in tile.shape])
+
+    @bound_function("tile.reshape")
+    def resolve_reshape(self, tile, args, kws):
+        return signature(_infer_reshape({"x": tile, "shape": args[0]}), *args)
+
+    @bound_function("tile.permute")
+    def resolve_permute(self, tile, args, kws):
+        return signature(_infer_permute({"x": tile, "axes": args[0]}), *args)
+
+    @bound_function("tile.transpose")
+    def resolve_transpose(self, tile, args, kws):
+        bound = dict(zip(("axis0", "axis1"), args), **kws)
+        result = _infer_transpose({"x": tile,
+                                   "axis0": bound.get("axis0", types.Omitted(None)),
+                                   "axis1": bound.get("axis1", types.Omitted(None))})
+        return signature(result, *args)
 
     @bound_function("tile.astype")
     def resolve_astype(self, tile, args, kws):
