@@ -100,6 +100,6 @@ def compile(kernel, args, *, arch="sm_90"):
 def compile_for_types(kernel, arg_types, arch):
     """Compile ``kernel`` for Numba argument types (what ``compile`` and launches share)."""
     num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
-    ptx, entry = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
+    ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
     cubin, log = link_cubin(ptx, arch)
-    return CompiledKernel(entry, arch, ptx, cubin, log, num_warps)
+    return CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)

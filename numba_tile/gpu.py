@@ -145,7 +145,8 @@ class LoadedKernel:
         from cuda.core import LaunchConfig, launch
         config = self._configs.get(grid)
         if config is None:
-            config = self._configs[grid] = LaunchConfig(grid=grid, block=self.block)
+            config = self._configs[grid] = LaunchConfig(
+                grid=grid, block=self.block, shmem_size=self.compiled.dynamic_shared_bytes)
         params = [c_type(v) for c_type, v in zip(self.param_types, flat_values)]
         launch(_stream_object(stream), config, self.kernel, *params)
 

@@ -540,11 +540,7 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
     size = 1
     for n in src_type.shape:
         size *= n
-    if size * src_type.dtype.itemsize > SHARED_LIMIT:
-        raise TileUnsupportedFeatureError(
-            f"Converting a {src_type.dtype} tile of shape {src_type.shape} between layouts "
-            f"needs more than 48 KB of shared memory, which is not compiled yet")
-    buffer = shared_array(builder, element, size)
+    buffer = scratch(builder, element, size)
     _barrier(builder)  # an earlier use of the buffer (in a loop) must be finished
     src_base = thread_coordinates(builder, src_type.layout)
     seen = set()
@@ -554,15 +550,15 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
             continue
         seen.add(constant)
         coords = register_coordinates(builder, src_base, src_type.layout, register)
-        slot = builder.gep(buffer, [I32(0), _linear(builder, coords, src_type.shape)])
+        slot = builder.gep(buffer, [_linear(builder, coords, src_type.shape)])
         builder.store(builder.extract_value(value, register), slot)
     _barrier(builder)
     dst_base = thread_coordinates(builder, dst_type.layout)
     values = []
     for register in range(dst_type.registers):
         coords = register_coordinates(builder, dst_base, dst_type.layout, register)
-        slot = builder.gep(buffer, [I32(0), _linear(builder, source_of(builder, coords),
-                                                    src_type.shape)])
+        slot = builder.gep(buffer, [_linear(builder, source_of(builder, coords),
+                                            src_type.shape)])
         values.append(builder.load(slot))
     return make_tile(context, builder, dst_type, values)
 
@@ -660,20 +656,34 @@ def _shuffle_xor(builder, value, lane_mask):
         else moved
 
 
-_shared_counter = [0]
+# Bytes of shared scratch the kernel being compiled needs (reset per compilation).
+SCRATCH = {"bytes": 0}
+SCRATCH_NAME = "numba_tile_scratch"
 
 
-def shared_array(builder, element_type, count):
-    """A static shared-memory array (``addrspace(3)``) for this kernel."""
-    _shared_counter[0] += 1
-    array_type = ir.ArrayType(element_type, count)
-    variable = cgutils.add_global_variable(builder.module, array_type,
-                                           f"numba_tile_shared_{_shared_counter[0]}",
-                                           addrspace=3)
-    variable.linkage = "internal"
-    variable.initializer = ir.Constant(array_type, ir.Undefined)
-    variable.align = 16
-    return variable
+def scratch(builder, element_type, count):
+    """The kernel's shared-memory scratch buffer, as a pointer to ``count`` elements.
+
+    One dynamic shared-memory array serves every conversion and reduction of a kernel: each
+    use starts with a barrier and finishes its reads before the next barrier, so they can all
+    start at offset 0. The launch asks for the largest size any use needs.
+    """
+    nbytes = count * (element_type.width // 8 if isinstance(element_type, ir.IntType) else
+                      (8 if isinstance(element_type, ir.DoubleType) else 4))
+    if nbytes > SHARED_LIMIT:
+        raise TileUnsupportedFeatureError(
+            f"This op needs {nbytes} bytes of shared memory; more than 48 KB is not compiled "
+            f"yet")
+    SCRATCH["bytes"] = max(SCRATCH["bytes"], nbytes)
+    module = builder.module
+    try:
+        variable = module.get_global(SCRATCH_NAME)
+    except KeyError:
+        variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), 0), SCRATCH_NAME,
+                                     addrspace=3)
+        variable.linkage = "external"
+        variable.align = 16
+    return builder.bitcast(variable, element_type.as_pointer(3))
 
 
 def _barrier(builder):
@@ -735,13 +745,13 @@ def _combine_across_warps(context, builder, op, compute, values, x_type, collaps
     key_of = [keys.index(collapsed.apply(register=r)) for r in range(x_type.registers)]
     warps = x_type.num_warps
     llvm_type = context.get_value_type(compute)
-    buffer = shared_array(builder, llvm_type, len(keys) * 32 * warps)
+    buffer = scratch(builder, llvm_type, len(keys) * 32 * warps)
     lane, warp = thread_ids(builder)
 
     def slot(warp_index, key):
         base = builder.add(builder.mul(warp_index, I32(32 * len(keys))),
                            builder.mul(lane, I32(len(keys))))
-        return builder.gep(buffer, [I32(0), builder.add(base, I32(key))])
+        return builder.gep(buffer, [builder.add(base, I32(key))])
 
     _barrier(builder)  # the buffer may still be read by an earlier pass of a loop
     for key in range(len(keys)):

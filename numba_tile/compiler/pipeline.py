@@ -25,7 +25,7 @@ class CompiledKernel:
     no cubin could be made); ``num_warps`` is the thread block size in warps.
     """
 
-    def __init__(self, name, arch, ptx, cubin, info_log, num_warps):
+    def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0):
         self.name = name
         self.arch = arch
         self.ptx = ptx
@@ -35,7 +35,9 @@ class CompiledKernel:
         self.registers = _report(info_log, r"Used (\d+) registers")
         self.spill_bytes = (_report(info_log, r"(\d+) bytes spill stores")
                             + _report(info_log, r"(\d+) bytes spill loads"))
-        self.shared_bytes = _report(info_log, r"(\d+) bytes smem")
+        # static shared memory from the linker, plus the scratch buffer the launch asks for
+        self.dynamic_shared_bytes = dynamic_shared_bytes
+        self.shared_bytes = _report(info_log, r"(\d+) bytes smem") + dynamic_shared_bytes
 
     def __repr__(self):
         return (f"<CompiledKernel {self.name} for {self.arch}: {self.registers} registers, "
@@ -54,7 +56,8 @@ def parse_arch(arch):
 
 
 def compile_to_ptx(fn, arg_types, arch, num_warps):
-    """Type, lower and translate ``fn`` for ``arg_types``: ``(ptx, entry name)``."""
+    """Type, lower and translate ``fn`` for ``arg_types``:
+    ``(ptx, entry name, bytes of dynamic shared memory)``."""
     cc = parse_arch(arch)
     typing_context, target_context = contexts()
     flags = cuda_compiler.CUDAFlags()
@@ -66,6 +69,8 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
     tile_typing.NUM_WARPS["value"] = num_warps
+    from .lowering import SCRATCH
+    SCRATCH["bytes"] = 0
     try:
         with cuda_utils.numba_target_override():
             result = cuda_compiler.compile_extra(
@@ -86,7 +91,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, 32 * num_warps)
     library.finalize()
-    return library.get_asm_str(cc=cc), entry
+    return library.get_asm_str(cc=cc), entry, SCRATCH["bytes"]
 
 
 def _statement_location(tb):
