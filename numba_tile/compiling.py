@@ -20,21 +20,40 @@ from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
 from .compiler.types import ArrayType, scalar_type
+from .errors import TileError, TileUnsupportedFeatureError
 from .interpreter.host_arrays import to_host
 from .kernel import ByTarget, Kernel
 
 DEFAULT_NUM_WARPS = 4
 
 
+def constant_argument(name, value):
+    """``(numba type, flat run-time values)`` of a ``Constant`` parameter's value: the value is
+    in the type (one compile per value); what is passed at run time is only filler."""
+    from .compiler.types import ConstantType, FloatLiteral
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
+        return types.literal(value), [int(value)]
+    if isinstance(value, float):
+        return FloatLiteral(value), [value]
+    if isinstance(value, tuple):
+        parts = [constant_argument(name, v) for v in value]
+        return types.Tuple([t for t, _ in parts]), [v for _, flat in parts for v in flat]
+    if value is None or isinstance(value, (str, enum.Enum, d.DType)):
+        return ConstantType(value), [0]
+    try:
+        return ConstantType(d.to_dtype(value)), [0]
+    except TypeError:
+        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
+                        f"enum member, dtype or a tuple of those, got "
+                        f"{type(value).__name__}") from None
+
+
 def argument_type(name, value, meta):
     """The Numba type a kernel argument is compiled for (only dtype and rank of arrays)."""
     if isinstance(meta, ConstantAnnotation):
-        if isinstance(value, np.generic):
-            value = value.item()
-        if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
-            return types.literal(value)
-        raise TypeError(f"Constant parameter {name!r}: only int and bool constants are "
-                        f"compiled yet, got {type(value).__name__}")
+        return constant_argument(name, value)[0]
     if isinstance(value, bool):
         return types.boolean
     if isinstance(value, int):
@@ -47,6 +66,9 @@ def argument_type(name, value, meta):
         return scalar_type(d.to_dtype(value.dtype))
     if isinstance(value, ArrayType):
         return value
+    if isinstance(value, (tuple, list)):
+        raise TileUnsupportedFeatureError(f"Argument {name!r}: {type(value).__name__} "
+                                          f"arguments are not compiled yet")
     host = _describe_array(value)
     if host is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
@@ -98,8 +120,30 @@ def compile(kernel, args, *, arch="sm_90"):
 
 
 def compile_for_types(kernel, arg_types, arch):
-    """Compile ``kernel`` for Numba argument types (what ``compile`` and launches share)."""
-    num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
-    ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
-    cubin, log = link_cubin(ptx, arch)
-    return CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
+    """Compile ``kernel`` for Numba argument types (what ``compile`` and launches share).
+
+    Results are cached in memory per kernel object, keyed by the argument types (constant
+    values included) and the architecture; so are compile errors (ours and Numba's), which a
+    second compile of the same signature raises again without recompiling.
+    """
+    key = (tuple(arg_types), arch)
+    cached = kernel.compile_cache.get(key)
+    if cached is None:
+        try:
+            num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
+            ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
+            cubin, log = link_cubin(ptx, arch)
+            cached = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
+        except Exception as error:
+            if not _is_compile_error(error):
+                raise
+            cached = error
+        kernel.compile_cache[key] = cached
+    if isinstance(cached, Exception):
+        raise cached.with_traceback(None)
+    return cached
+
+
+def _is_compile_error(error):
+    """Errors that belong to the kernel's signature: ours, and Numba's typing errors."""
+    return isinstance(error, TileError) or (type(error).__module__ or "").startswith("numba.")

@@ -7,7 +7,6 @@ signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
 import ctypes
-import enum
 
 import numpy as np
 from llvmlite import ir
@@ -86,12 +85,8 @@ def stream_handle(stream):
 def _argument(name, value, meta):
     """``(numba type, flat values)`` of one kernel argument."""
     if isinstance(meta, ConstantAnnotation):
-        if isinstance(value, np.generic):
-            value = value.item()
-        if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
-            return types.literal(value), [value]
-        raise TypeError(f"Constant parameter {name!r}: only int and bool constants are "
-                        f"compiled yet, got {type(value).__name__}")
+        from .compiling import constant_argument
+        return constant_argument(name, value)
     if isinstance(value, bool):
         return types.boolean, [int(value)]
     if isinstance(value, int):

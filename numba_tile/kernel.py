@@ -106,7 +106,8 @@ class Kernel:
         self.options = dict(_DEFAULTS, **validate_options(options))
         self.parameters = list(inspect.signature(fn).parameters)
         self._parameter_kinds = None
-        self.gpu_cache = {}  # (argument types, arch) -> loaded kernel
+        self.compile_cache = {}  # (argument types, arch) -> CompiledKernel or TileError
+        self.gpu_cache = {}  # launch signature -> kernel loaded on the device
         functools.update_wrapper(self, fn)
 
     @property

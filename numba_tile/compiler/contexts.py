@@ -60,6 +60,8 @@ class TileTypingContext(CUDATypingContext):
         return result
 
     def resolve_function_type(self, func, args, kws):
+        if func == "print_item" and any(isinstance(a, TileType) for a in args):
+            raise _not_compiled("print() of a tile")
         result = super().resolve_function_type(func, args, kws)
         if result is None:
             name = _tile_op_name(func)

@@ -455,11 +455,15 @@ class ConstantAttributes(AttributeTemplate):
     key = ConstantType
 
     def generic_resolve(self, constant, attr):
+        if attr.startswith("_") or not hasattr(constant.value, attr):
+            return None
         value = getattr(constant.value, attr)
         if isinstance(value, bool):
             return types.BooleanLiteral(value)
         if isinstance(value, int):
             return types.IntegerLiteral(value)
-        return ConstantType(value)
+        if isinstance(value, (str, d.DType)) or value is None:
+            return ConstantType(value)
+        return None
 
 
