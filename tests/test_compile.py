@@ -201,3 +201,32 @@ def test_shape_ops_compile_through_shared_memory(arch):
     compiled = ct.compile(shape_ops, (a, a, 32, 64), arch=arch)
     assert "bar.sync" in compiled.ptx and compiled.shared_bytes > 0
     assert compiled.spill_bytes == 0
+
+
+def double_it(t):
+    return t + t
+
+
+@ct.kernel
+def calls_a_helper(a, TILE: ct.Constant[int]):
+    ct.static_assert(TILE <= 128, "TILE must be at most 128")
+    ct.static_assert(a.ndim == 1 and ct.ensure_constant(TILE * 2) == 2 * TILE)
+    scale = lambda t: t * 3  # noqa: E731 - a closure helper
+    ct.store(a, (ct.bid(0),), scale(double_it(ct.load(a, (ct.bid(0),), (TILE,)))))
+
+
+def test_helpers_are_inlined_and_constants_fold():
+    compiled = ct.compile(calls_a_helper, (np.zeros(64, np.float32), 64))
+    assert ".func" not in compiled.ptx.split(".entry")[1]  # no call to a separate function
+    with pytest.raises(ct.TileStaticAssertionError, match="TILE must be at most 128"):
+        ct.compile(calls_a_helper, (np.zeros(64, np.float32), 256))
+
+
+@ct.kernel
+def bool_copy(a, b, TILE: ct.Constant[int]):
+    ct.store(b, (ct.bid(0),), ct.load(a, (ct.bid(0),), (TILE,)) == True)  # noqa: E712
+
+
+def test_bool_tiles_load_and_store_bytes():
+    compiled = ct.compile(bool_copy, (np.zeros(64, np.bool_), np.zeros(64, np.bool_), 64))
+    assert compiled.spill_bytes == 0

@@ -6,10 +6,12 @@ kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's 
 
 import enum
 import functools
+import operator
 
 from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
 from numba.core import types
+from numba.core.typing import signature
 
 from ..dtypes import DType
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
@@ -62,6 +64,9 @@ class TileTypingContext(CUDATypingContext):
     def resolve_function_type(self, func, args, kws):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
+        folded = fold_constants(func, args, kws)
+        if folded is not None:
+            return folded
         result = super().resolve_function_type(func, args, kws)
         if result is None:
             name = _tile_op_name(func)
@@ -71,6 +76,55 @@ class TileTypingContext(CUDATypingContext):
 
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
+
+_FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+             operator.mod, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
+             operator.gt, operator.ge, operator.and_, operator.or_, operator.xor,
+             operator.lshift, operator.rshift, operator.neg, operator.not_, operator.invert}
+
+
+def constant_value(numba_type):
+    """The Python value of a literal, constant or tuple of them, else ``_NOT``."""
+    if isinstance(numba_type, types.Literal):
+        return numba_type.literal_value
+    if isinstance(numba_type, ConstantType):
+        return numba_type.value
+    if isinstance(numba_type, types.BaseTuple):
+        values = [constant_value(t) for t in numba_type]
+        return _NOT if any(v is _NOT for v in values) else tuple(values)
+    return _NOT
+
+
+_NOT = object()
+
+
+def literal_type(value):
+    """The literal (or constant) Numba type of a folded Python value."""
+    if isinstance(value, float):
+        return FloatLiteral(value)
+    if isinstance(value, (bool, int)):
+        return types.literal(value)
+    if isinstance(value, tuple):
+        return types.Tuple([literal_type(v) for v in value])
+    return ConstantType(value)
+
+
+def fold_constants(func, args, kws):
+    """Tile semantics: arithmetic and comparisons of compile-time constants fold, so that
+    ``N % 2 == 0`` with a constant ``N`` is itself a constant (Numba would compute it)."""
+    key = getattr(func, "typing_key", func)
+    if kws or key not in _FOLDABLE or not args:
+        return None
+    values = [constant_value(a) for a in args]
+    if any(v is _NOT for v in values):
+        return None
+    try:
+        result = key(*values)
+    except Exception:  # e.g. division by zero: let the ordinary typing report it
+        return None
+    if isinstance(result, (bool, int, float, tuple)):
+        return signature(literal_type(result), *args)
+    return None
 
 
 def _not_compiled(what):

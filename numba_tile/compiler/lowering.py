@@ -20,7 +20,7 @@ from numba.cuda.core.imputils import Registry
 
 from ..enums import PaddingMode
 from ..errors import TileUnsupportedFeatureError
-from ..language import elementwise, factories, memory, reductions, shapes
+from ..language import debugging, elementwise, factories, memory, reductions, shapes
 from ..rules import elementwise as elementwise_rules
 from ..rules.memory import normalize_order
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, scalar_type
@@ -69,6 +69,33 @@ def _constant_comparison(context, builder, sig, args):
 
 lower(operator.eq, ConstantType, ConstantType)(_constant_comparison)
 lower(operator.ne, ConstantType, ConstantType)(_constant_comparison)
+
+
+def _folded_constant(context, builder, sig, args):
+    """An operation the typing folded: its result is a constant of the literal type."""
+    result = sig.return_type
+    if isinstance(result, types.Literal):
+        if isinstance(result, FloatLiteral):
+            return context.get_constant(types.float64, result.literal_value)
+        return context.get_constant(result.literal_type, result.literal_value)
+    if isinstance(result, types.BaseTuple):
+        return context.make_tuple(builder, result, [
+            context.get_constant(t.literal_type, t.literal_value) for t in result])
+    return context.get_dummy_value()
+
+
+_CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType)
+for _fold_op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+                 operator.mod, operator.pow, operator.eq, operator.ne, operator.lt,
+                 operator.le, operator.gt, operator.ge, operator.and_, operator.or_,
+                 operator.xor, operator.lshift, operator.rshift):
+    for _a in _CONSTANT_KINDS:
+        for _b in _CONSTANT_KINDS:
+            if not (_a is ConstantType and _b is ConstantType):
+                lower(_fold_op, _a, _b)(_folded_constant)
+for _fold_op in (operator.neg, operator.not_, operator.invert):
+    for _a in _CONSTANT_KINDS:
+        lower(_fold_op, _a)(_folded_constant)
 
 
 # -- thread geometry ------------------------------------------------------------------------
@@ -205,6 +232,19 @@ def vector_groups(layout, element_bytes):
     return [(first, width) for first in range(0, registers, width)]
 
 
+def from_memory(context, builder, array_type, raw):
+    """An element as stored in an array (bools are bytes) to its value (bools are i1)."""
+    if array_type.element == types.boolean:
+        return builder.icmp_unsigned("!=", raw, raw.type(0))
+    return raw
+
+
+def to_memory(context, builder, array_type, value):
+    if array_type.element == types.boolean:
+        return builder.zext(value, ir.IntType(8))
+    return value
+
+
 def _element_indices(builder, tile_index, tile_type, coords):
     return [builder.add(builder.mul(t, I32(n)), c)
             for t, n, c in zip(tile_index, tile_type.shape, coords)]
@@ -269,8 +309,9 @@ def lower_load(context, builder, sig, args):
             with builder.if_else(in_bounds) as (then, otherwise):
                 with then:
                     block_then = builder.block
-                    loaded = context.cast(builder, builder.load(pointer), array_type.element,
-                                          tile_type.element)
+                    loaded = context.cast(builder, from_memory(context, builder, array_type,
+                                                               builder.load(pointer)),
+                                          array_type.element, tile_type.element)
                 with otherwise:
                     block_otherwise = builder.block
             phi = builder.phi(loaded.type)
@@ -289,9 +330,9 @@ def lower_load(context, builder, sig, args):
         with builder.if_else(ok) as (vector_path, scalar_path):
             with vector_path:
                 vector = vector_load(builder, pointer, width, element_bytes)
-                fast = [context.cast(builder, builder.extract_element(vector, I32(i)),
-                                     array_type.element, tile_type.element)
-                        for i in range(width)]
+                fast = [context.cast(builder, from_memory(
+                    context, builder, array_type, builder.extract_element(vector, I32(i))),
+                    array_type.element, tile_type.element) for i in range(width)]
                 fast_block = builder.block
             with scalar_path:
                 slow = scalar_loads(first, width)
@@ -314,8 +355,9 @@ def lower_store(context, builder, sig, args):
     base = thread_coordinates(builder, layout)
     leader = is_replica_leader(builder, layout)
     element_bytes = array_type.dtype.itemsize
-    converted = [context.cast(builder, builder.extract_value(args[2], r), tile_type.element,
-                              array_type.element) for r in range(tile_type.registers)]
+    converted = [to_memory(context, builder, array_type, context.cast(
+        builder, builder.extract_value(args[2], r), tile_type.element, array_type.element))
+        for r in range(tile_type.registers)]
     seen = set()
 
     def scalar_stores(first, width):
@@ -608,6 +650,15 @@ def _lower_broadcast_to(context, builder, sig, args):
 
 def _same_value(context, builder, sig, args):
     return args[0]
+
+
+def _nothing(context, builder, sig, args):
+    return context.get_dummy_value()
+
+
+lower(debugging.static_assert, types.VarArg(types.Any))(_nothing)
+lower(debugging.ensure_constant, types.Any)(_same_value)
+lower(debugging.static_eval, types.Any)(_same_value)
 
 
 lower(shapes.reshape, TileType, types.Any)(_lower_reshape)

@@ -16,6 +16,7 @@ from numba.cuda.cudadrv import nvvm
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from . import typing as tile_typing
 from .contexts import contexts
+from .helpers import kernel_for_compilation
 
 
 class CompiledKernel:
@@ -74,7 +75,8 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     try:
         with cuda_utils.numba_target_override():
             result = cuda_compiler.compile_extra(
-                typingctx=typing_context, targetctx=target_context, func=fn,
+                typingctx=typing_context, targetctx=target_context,
+                func=kernel_for_compilation(fn),
                 args=tuple(arg_types), return_type=None, flags=flags, locals={},
                 pipeline_class=cuda_compiler.CUDACompiler,
                 call_conv=CUDACallConv(target_context), abi_info={})

@@ -18,14 +18,14 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Reg
 
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
-from ..language import elementwise, factories, memory, reductions, shapes
+from ..language import debugging, elementwise, factories, memory, reductions, shapes
 from ..promotion import Loose
 from ..rules import elementwise as elementwise_rules
 from ..rules import memory as memory_rules
 from ..rules import reductions as reduction_rules
 from ..rules import shapes as shape_rules
 from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
-from .abstract import operand, python_value
+from .abstract import RuntimeScalar, operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
 
 registry = Registry()
@@ -342,6 +342,49 @@ class TileIndexTemplate(AbstractTemplate):
 
 
 registry.register_global(operator.getitem)(TileIndexTemplate)
+
+
+# -- compile-time helpers -------------------------------------------------------------------
+def _compile_time_value(numba_type, what):
+    """The value of a compile-time constant argument, or a TileTypeError."""
+    from ..errors import TileTypeError
+    if isinstance(numba_type, types.BooleanLiteral):
+        return numba_type.literal_value
+    try:
+        return _constant(numba_type)
+    except TileTypeError:
+        raise TileTypeError(f"{what} needs a compile-time constant, got a run-time "
+                            f"{numba_type}") from None
+
+
+def _infer_static_assert(values):
+    from ..errors import TileStaticAssertionError, TileTypeError
+    condition = _compile_time_value(values["condition"], "static_assert()")
+    if isinstance(condition, RuntimeScalar):
+        raise TileTypeError(f"static_assert() needs a compile-time constant condition, got a "
+                            f"{condition.describe()}")
+    if not condition:
+        message = _constant(values["message"])
+        raise TileStaticAssertionError(message if message is not None
+                                       else "static assertion failed")
+    return types.none
+
+
+def _infer_ensure_constant(values):
+    from ..errors import TileTypeError
+    value = values["value"]
+    if not isinstance(value, (types.Literal, ConstantType, types.Omitted)) and not (
+            isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal)
+                                                       for v in value)):
+        raise TileTypeError(f"ensure_constant() needs a compile-time constant, got a run-time "
+                            f"{value}")
+    return value
+
+
+_template(debugging.static_assert, _infer_static_assert)
+_template(debugging.ensure_constant, _infer_ensure_constant)
+_template(debugging.static_eval, lambda values: _infer_ensure_constant(
+    {"value": values["expr"]}))
 
 
 # -- factories ------------------------------------------------------------------------------

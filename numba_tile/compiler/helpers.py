@@ -1,0 +1,74 @@
+"""Plain Python helpers called from kernels are inlined into them before typing.
+
+The kernel is compiled from a copy of its function whose globals and closure cells hold, in
+place of each helper of the user's code (or ``@ct.function``), a numba-cuda device function
+marked ``inline="always"``: Numba's inlining pass then splices the helper's IR into the
+kernel, where our typing applies to it. Helpers of helpers are handled the same way.
+"""
+
+import types
+
+from ..interpreter.runner import is_user_code
+
+
+class InlineHelpers:
+    """Memoized rewriting of functions, module globals and modules (one per compilation)."""
+
+    def __init__(self):
+        self._globals = {}
+        self._dispatchers = {}
+        self._modules = {}
+
+    def function(self, fn):
+        """``fn`` re-bound to rewritten globals and closure."""
+        closure = None
+        if fn.__closure__ is not None:
+            closure = tuple(self._cell(cell, fn) for cell in fn.__closure__)
+        rebound = types.FunctionType(fn.__code__, self.globals_for(fn.__globals__), fn.__name__,
+                                     fn.__defaults__, closure)
+        rebound.__kwdefaults__ = fn.__kwdefaults__
+        return rebound
+
+    def _cell(self, cell, owner):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not yet assigned
+            return cell
+        replaced = self.value(value) if value is not owner else value
+        return cell if replaced is value else types.CellType(replaced)
+
+    def globals_for(self, module_globals):
+        key = id(module_globals)
+        if key not in self._globals:
+            new = dict(module_globals)
+            self._globals[key] = new
+            for name, value in module_globals.items():
+                if not name.startswith("__"):
+                    new[name] = self.value(value)
+        return self._globals[key]
+
+    def value(self, value):
+        """What a global or closure value of tile code becomes for the compiler."""
+        if isinstance(value, types.FunctionType) and (
+                is_user_code(value) or hasattr(value, "__numba_tile_function__")):
+            return self._dispatcher(value)
+        if isinstance(value, types.ModuleType) and is_user_code(value):
+            if id(value) not in self._modules:
+                proxy = types.ModuleType(value.__name__, value.__doc__)
+                self._modules[id(value)] = proxy
+                proxy.__dict__.update(self.globals_for(vars(value)))
+            return self._modules[id(value)]
+        return value
+
+    def _dispatcher(self, fn):
+        if id(fn) not in self._dispatchers:
+            from numba import cuda
+            self._dispatchers[id(fn)] = None  # a recursive helper refers to itself as is
+            self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
+                self.function(fn))
+        return self._dispatchers[id(fn)] or fn
+
+
+def kernel_for_compilation(fn):
+    """The kernel function with its helpers made inlinable."""
+    return InlineHelpers().function(fn)
