@@ -76,3 +76,26 @@ def python_value(op):
 
 def is_dtype(value):
     return isinstance(value, d.DType)
+
+
+NOT_CONSTANT = object()
+
+
+def constant_of(numba_type, default=NOT_CONSTANT):
+    """The Python value of a compile-time constant type (a literal, an omitted argument's
+    default, a ``ConstantType`` or a tuple of those); ``default`` for anything else, and an
+    ``AssertionError`` when no default is given."""
+    if isinstance(numba_type, types.Omitted):
+        return numba_type.value
+    if isinstance(numba_type, ConstantType):
+        return numba_type.value
+    if isinstance(numba_type, types.Literal):
+        return numba_type.literal_value
+    if isinstance(numba_type, types.BaseTuple):
+        values = [constant_of(t, default) for t in numba_type]
+        if any(v is default for v in values):
+            return default
+        return tuple(values)
+    if default is NOT_CONSTANT:
+        raise AssertionError(f"not a constant: {numba_type}")
+    return default

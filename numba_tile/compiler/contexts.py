@@ -17,6 +17,7 @@ from ..dtypes import DType
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
+from .abstract import constant_of
 from .types import ArrayType, ConstantType, FloatLiteral, TileType
 
 
@@ -77,25 +78,11 @@ class TileTypingContext(CUDATypingContext):
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
 
-_FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+_NOT = object()
+FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
              operator.mod, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
              operator.gt, operator.ge, operator.and_, operator.or_, operator.xor,
              operator.lshift, operator.rshift, operator.neg, operator.not_, operator.invert}
-
-
-def constant_value(numba_type):
-    """The Python value of a literal, constant or tuple of them, else ``_NOT``."""
-    if isinstance(numba_type, types.Literal):
-        return numba_type.literal_value
-    if isinstance(numba_type, ConstantType):
-        return numba_type.value
-    if isinstance(numba_type, types.BaseTuple):
-        values = [constant_value(t) for t in numba_type]
-        return _NOT if any(v is _NOT for v in values) else tuple(values)
-    return _NOT
-
-
-_NOT = object()
 
 
 def literal_type(value):
@@ -113,9 +100,9 @@ def fold_constants(func, args, kws):
     """Tile semantics: arithmetic and comparisons of compile-time constants fold, so that
     ``N % 2 == 0`` with a constant ``N`` is itself a constant (Numba would compute it)."""
     key = getattr(func, "typing_key", func)
-    if kws or key not in _FOLDABLE or not args:
+    if kws or key not in FOLDABLE or not args:
         return None
-    values = [constant_value(a) for a in args]
+    values = [constant_of(a, _NOT) for a in args]
     if any(v is _NOT for v in values):
         return None
     try:

@@ -24,6 +24,8 @@ from ..language import debugging, elementwise, factories, memory, reductions, sh
 from ..rules import elementwise as elementwise_rules
 from ..rules.memory import normalize_order
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, scalar_type
+from .abstract import constant_of
+from .contexts import FOLDABLE
 from .typing import COMPILED_BINARY, COMPILED_REDUCTIONS, COMPILED_UNARY
 
 registry = Registry("numba_tile")
@@ -85,17 +87,15 @@ def _folded_constant(context, builder, sig, args):
 
 
 _CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType)
-for _fold_op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-                 operator.mod, operator.pow, operator.eq, operator.ne, operator.lt,
-                 operator.le, operator.gt, operator.ge, operator.and_, operator.or_,
-                 operator.xor, operator.lshift, operator.rshift):
+_UNARY_FOLDS = (operator.neg, operator.not_, operator.invert)
+for _fold_op in FOLDABLE:
     for _a in _CONSTANT_KINDS:
+        if _fold_op in _UNARY_FOLDS:
+            lower(_fold_op, _a)(_folded_constant)
+            continue
         for _b in _CONSTANT_KINDS:
             if not (_a is ConstantType and _b is ConstantType):
                 lower(_fold_op, _a, _b)(_folded_constant)
-for _fold_op in (operator.neg, operator.not_, operator.invert):
-    for _a in _CONSTANT_KINDS:
-        lower(_fold_op, _a)(_folded_constant)
 
 
 # -- thread geometry ------------------------------------------------------------------------
@@ -177,19 +177,6 @@ def _tile_indices(context, builder, index_type, index_value):
         return [context.cast(builder, index_value, index_type, types.int32)]
     return [context.cast(builder, builder.extract_value(index_value, i), index_type[i],
                          types.int32) for i in range(len(index_type))]
-
-
-def constant_of(numba_type):
-    """The Python value of a compile-time constant argument type."""
-    if isinstance(numba_type, types.Omitted):
-        return numba_type.value
-    if isinstance(numba_type, ConstantType):
-        return numba_type.value
-    if isinstance(numba_type, types.Literal):
-        return numba_type.literal_value
-    if isinstance(numba_type, types.BaseTuple):
-        return tuple(constant_of(t) for t in numba_type)
-    raise AssertionError(f"not a constant: {numba_type}")
 
 
 def _padding(context, tile_type, mode):
