@@ -230,3 +230,20 @@ def bool_copy(a, b, TILE: ct.Constant[int]):
 def test_bool_tiles_load_and_store_bytes():
     compiled = ct.compile(bool_copy, (np.zeros(64, np.bool_), np.zeros(64, np.bool_), 64))
     assert compiled.spill_bytes == 0
+
+
+@ct.kernel
+def rank_generic_copy(x, y, TILE: ct.Constant[int]):
+    if x.ndim == 1:  # only the taken side is typed: the other is wrong for this rank
+        ct.store(y, (ct.bid(0),), ct.load(x, (ct.bid(0),), (TILE,)))
+    else:
+        ct.store(y, (ct.bid(0), 0), ct.load(x, (ct.bid(0), 0), (1, TILE)))
+    wide = ct.float64 if x.dtype == ct.float32 else x.dtype
+    ct.static_assert(wide == ct.float64 or x.dtype != ct.float32)
+
+
+@pytest.mark.parametrize("shape", [(64,), (4, 64)])
+def test_branches_on_constants_are_decided_before_typing(shape):
+    a = np.zeros(shape, np.float32)
+    compiled = ct.compile(rank_generic_copy, (a, a, 64))
+    assert compiled.spill_bytes == 0

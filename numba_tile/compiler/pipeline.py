@@ -49,6 +49,26 @@ def _report(log, pattern):
     return sum(int(m) for m in re.findall(pattern, log or ""))
 
 
+class TileCompiler(cuda_compiler.CUDACompiler):
+    """numba-cuda's kernel pipeline plus the passes of tile code (constant branches are
+    decided before type inference)."""
+
+    def define_pipelines(self):
+        from numba.cuda.core.typed_passes import NopythonTypeInference
+
+        from .constant_branches import PruneConstantBranches
+        managers = super().define_pipelines()
+        for manager in managers:
+            for index, (pass_class, _) in enumerate(manager.passes):
+                if pass_class is NopythonTypeInference:
+                    manager.passes.insert(index, (PruneConstantBranches,
+                                                  "decide branches on constants"))
+                    manager._finalized = False
+                    manager.finalize()
+                    break
+        return managers
+
+
 def parse_arch(arch):
     match = re.fullmatch(r"sm_(\d+)(\d)a?", arch)
     if not match:
@@ -78,7 +98,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
                 typingctx=typing_context, targetctx=target_context,
                 func=kernel_for_compilation(fn),
                 args=tuple(arg_types), return_type=None, flags=flags, locals={},
-                pipeline_class=cuda_compiler.CUDACompiler,
+                pipeline_class=TileCompiler,
                 call_conv=CUDACallConv(target_context), abi_info={})
     except TileError as err:
         if err.loc is None:
