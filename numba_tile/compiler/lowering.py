@@ -477,12 +477,14 @@ _MATH = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "sin": math.sin,
 
 
 def _unary_value(context, builder, op, compute, value):
-    if op == "negative":
-        return builder.fneg(value) if isinstance(compute, types.Float) else builder.neg(value)
-    if op == "abs":
+    if op == "negative":  # NVVM's LLVM predates `fneg`: subtract from -0.0 instead
         if isinstance(compute, types.Float):
-            fn = builder.module.declare_intrinsic("llvm.fabs", [value.type])
-            return builder.call(fn, [value])
+            return builder.fsub(context.get_constant(compute, -0.0), value)
+        return builder.neg(value)
+    if op == "abs":
+        if isinstance(compute, types.Float):  # libdevice's fabs (NVVM lacks llvm.fabs here)
+            return context.get_function(math.fabs, signature(compute, compute))(builder,
+                                                                                 [value])
         if not compute.signed:
             return value
         return builder.select(builder.icmp_signed("<", value, value.type(0)),

@@ -130,8 +130,14 @@ def _statement_location(tb):
         tb = tb.tb_next
     if found is None:
         return None
-    col = found.col - 1 if found.col else None
-    return SourceLocation(found.filename, found.line, col)
+    location = SourceLocation(found.filename, found.line)
+    text = location.source_line
+    if found.col:
+        location.col = found.col - 1
+    elif text:  # Numba gave no column: underline the whole statement
+        location.col = len(text) - len(text.lstrip())
+        location.end_col = len(text.rstrip())
+    return location
 
 
 def link_cubin(ptx, arch):

@@ -326,6 +326,14 @@ class TileIndexTemplate(AbstractTemplate):
         tile, key = args
         items = list(key) if isinstance(key, types.BaseTuple) else [key]
         from ..errors import TileTypeError
+        explicit = sum(isinstance(i, types.SliceType) for i in items)
+        expanded = []
+        for item in items:  # '...' stands for the ':' that the other entries leave out
+            if isinstance(item, types.EllipsisType):
+                expanded.extend([types.slice2_type] * max(tile.ndim - explicit, 0))
+            else:
+                expanded.append(item)
+        items = expanded
         layout, axis, full_slices = tile.layout, 0, 0
         for item in items:
             if isinstance(item, types.NoneType):
