@@ -154,15 +154,26 @@ def _binary_operator_template(op, function):
     registry.register_global(function)(Template)
 
 
+def _tile_argument(values, op):
+    x = values["x"]
+    if not isinstance(x, TileType):
+        raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
+    return x
+
+
+def _reject_options(op, values):
+    """Rounding, flush-to-zero and NaN options that the lowering does not implement yet."""
+    for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
+        if name in values and not isinstance(values[name], types.Omitted):
+            raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled yet")
+
+
 def _infer_binary(op):
     def infer(values):
         x, y = values["x"], values["y"]
         if not any(isinstance(a, TileType) for a in (x, y)):
             raise TileUnsupportedFeatureError(f"ct.{op} of two scalars is not compiled yet")
-        for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
-            if name in values and not isinstance(values[name], types.Omitted):
-                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
-                                                  f"yet")
+        _reject_options(op, values)
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
         return result_tile(spec.dtype, (x, y))
     return infer
@@ -186,13 +197,8 @@ COMPILED_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", 
 
 def _infer_unary(op):
     def infer(values):
-        x = values["x"]
-        if not isinstance(x, TileType):
-            raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
-        for name in ("rounding_mode", "flush_to_zero"):
-            if name in values and not isinstance(values[name], types.Omitted):
-                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
-                                                  f"yet")
+        x = _tile_argument(values, op)
+        _reject_options(op, values)
         spec = elementwise_rules.unary(op, x)
         return x.with_dtype(spec.dtype)
     return infer
@@ -247,13 +253,8 @@ COMPILED_REDUCTIONS = ("sum", "max", "min", "prod")
 
 def _infer_reduction(op):
     def infer(values):
-        x = values["x"]
-        if not isinstance(x, TileType):
-            raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
-        for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
-            if name in values and not isinstance(values[name], types.Omitted):
-                raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled "
-                                                  f"yet")
+        x = _tile_argument(values, op)
+        _reject_options(op, values)
         keepdims = _constant(values["keepdims"])
         spec, axes = reduction_rules.reduction(op, x, _constant(values["axis"]), keepdims)
         layout = x.layout.collapse(axes)
@@ -269,13 +270,6 @@ for _op in COMPILED_REDUCTIONS:
 
 
 # -- shape ops ------------------------------------------------------------------------------
-def _tile_argument(values, op):
-    x = values["x"]
-    if not isinstance(x, TileType):
-        raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
-    return x
-
-
 def _infer_reshape(values):
     x = _tile_argument(values, "reshape")
     return TileType(x.dtype, shape_rules.reshape(x.shape, _constant(values["shape"])),
