@@ -16,6 +16,7 @@ import enum
 import numpy as np
 from numba.core import types
 
+from . import disk_cache
 from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
@@ -124,24 +125,40 @@ def compile_for_types(kernel, arg_types, arch):
 
     Results are cached in memory per kernel object, keyed by the argument types (constant
     values included) and the architecture; so are compile errors (ours and Numba's), which a
-    second compile of the same signature raises again without recompiling.
+    second compile of the same signature raises again without recompiling. Below the memory
+    cache, successful compiles are cached on disk (:mod:`numba_tile.disk_cache`), where a new
+    kernel object or a new process finds them.
     """
     key = (tuple(arg_types), arch)
     cached = kernel.compile_cache.get(key)
     if cached is None:
-        try:
-            num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
-            ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
-            cubin, log = link_cubin(ptx, arch)
-            cached = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
-        except Exception as error:
-            if not _is_compile_error(error):
-                raise
-            cached = error
+        cached = _compile_through_disk_cache(kernel, key[0], arch)
         kernel.compile_cache[key] = cached
     if isinstance(cached, Exception):
         raise cached.with_traceback(None)
     return cached
+
+
+def _compile_through_disk_cache(kernel, arg_types, arch):
+    """The disk cache's entry, else a fresh compile (stored on disk), else the compile error."""
+    directory = disk_cache.cache_directory()
+    disk_key = disk_cache.kernel_key(kernel, arg_types, arch) if directory else None
+    if disk_key is not None:
+        found = disk_cache.load(disk_key, directory)
+        if found is not None:
+            return found
+    try:
+        num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
+        ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
+        cubin, log = link_cubin(ptx, arch)
+        compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
+    except Exception as error:
+        if not _is_compile_error(error):
+            raise
+        return error
+    if disk_key is not None:
+        disk_cache.store(disk_key, compiled, directory)
+    return compiled
 
 
 def _is_compile_error(error):

@@ -18,12 +18,19 @@ The modes run are those named in ``NUMBA_TILE_TEST_MODES`` (comma-separated; def
 until they pass, e.g. ``NUMBA_TILE_TEST_MODES=interpret,compile python -m pytest``.
 """
 
+import atexit
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import pytest
 
 import numba_tile as ct
+
+# Compiled kernels go to a cache directory of this run, never the user's (see disk_cache.py).
+os.environ["NUMBA_TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba_tile-test-cache-")
+atexit.register(shutil.rmtree, os.environ["NUMBA_TILE_CACHE_DIR"], ignore_errors=True)
 
 ARCHES = ("sm_80", "sm_90")
 

@@ -140,18 +140,31 @@ def test_padding_modes_are_compile_time_constants():
     assert "0fFF800000" in compiled.ptx  # -inf, the padding value, as a PTX float literal
 
 
-@ct.kernel
-def uses_argmax(a, TILE: ct.Constant[int]):
-    ct.store(a, (0,), ct.argmax(ct.load(a, (0,), (TILE,)), keepdims=True))
+def future_op(x):
+    """Stands for an op of the model that the compiler does not have (yet)."""
+    return x
+
+
+future_op.__module__ = "numba_tile.language.future"
 
 
 @ct.kernel
-def uses_a_method(a, TILE: ct.Constant[int]):
-    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).extract((0,), (TILE,)))
+def uses_future_op(a, TILE: ct.Constant[int]):
+    ct.store(a, (0,), future_op(ct.load(a, (0,), (TILE,))))
 
 
-@pytest.mark.parametrize("kernel,missing", [(uses_argmax, "ct.argmax"),
-                                            (uses_a_method, "Tile.extract")])
+@ct.kernel
+def uses_a_missing_method(a, TILE: ct.Constant[int]):
+    ct.store(a, (0,), ct.load(a, (0,), (TILE,)).frobnicate())
+
+
+def test_unknown_tile_attributes_are_type_errors():
+    with pytest.raises(ct.TileTypeError, match="Tile has no attribute 'frobnicate'") as info:
+        ct.compile(uses_a_missing_method, (np.zeros(8, np.float32), 8))
+    assert info.value.loc is not None and info.value.loc.filename == __file__
+
+
+@pytest.mark.parametrize("kernel,missing", [(uses_future_op, "ct.future_op")])
 def test_ops_not_compiled_yet_are_named(kernel, missing):
     with pytest.raises(ct.TileUnsupportedFeatureError, match=missing.replace(".", r"\.")) as info:
         ct.compile(kernel, (np.zeros(8, np.float32), 8))

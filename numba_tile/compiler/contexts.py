@@ -34,11 +34,23 @@ class TileTypingContext(CUDATypingContext):
         from .typing import registry
         self.install_registry(registry)
 
+    def _insert_global(self, gv, gty):
+        # Templates marked ``tile_first`` are tried before Numba's own for the same function
+        # (tile semantics for run-time scalars: ``bid + 1`` is an int32).
+        if isinstance(gty, types.Function):
+            templates = gty.templates
+            ordered = sorted(templates, key=lambda t: not getattr(t, "tile_first", False))
+            if list(ordered) != list(templates):
+                gty = types.Function(tuple(ordered))
+        super()._insert_global(gv, gty)
+
     def resolve_value_type(self, val):
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
         if isinstance(val, float):
             return FloatLiteral(val)
+        if isinstance(val, tuple) and _is_constant_tuple(val):
+            return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
         try:
             return super().resolve_value_type(val)
         except Exception:
@@ -57,7 +69,13 @@ class TileTypingContext(CUDATypingContext):
                 raise
         if result is None:
             if isinstance(typ, (TileType, ArrayType)):
-                raise _not_compiled(f"{'Tile' if isinstance(typ, TileType) else 'Array'}.{attr}")
+                from ..interpreter.arrays import Array
+                from ..interpreter.tile import Tile
+                owner = "Tile" if isinstance(typ, TileType) else "Array"
+                if not hasattr(Tile if owner == "Tile" else Array, attr):
+                    from ..errors import TileTypeError
+                    raise TileTypeError(f"{owner} has no attribute {attr!r}")
+                raise _not_compiled(f"{owner}.{attr}")
             if isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None)):
                 raise _not_compiled(f"ct.{attr}")
         return result
@@ -94,6 +112,11 @@ def literal_type(value):
     if isinstance(value, tuple):
         return types.Tuple([literal_type(v) for v in value])
     return ConstantType(value)
+
+
+def _is_constant_tuple(value):
+    return all(isinstance(v, (bool, int, float)) and not isinstance(v, enum.Enum) or
+               isinstance(v, tuple) and _is_constant_tuple(v) for v in value)
 
 
 def fold_constants(func, args, kws):

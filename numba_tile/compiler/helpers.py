@@ -49,7 +49,8 @@ class InlineHelpers:
 
     def value(self, value):
         """What a global or closure value of tile code becomes for the compiler."""
-        if isinstance(value, types.FunctionType) and (
+        is_op = (getattr(value, "__module__", None) or "").startswith("numba_tile.language")
+        if isinstance(value, types.FunctionType) and not is_op and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self._dispatcher(value)
         if isinstance(value, types.ModuleType) and is_user_code(value):

@@ -5,6 +5,7 @@ on our contexts, then numba-cuda's kernel fix-up and NVVM for the target archite
 Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 """
 
+import ast
 import re
 
 from numba.core import types
@@ -90,7 +91,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
     tile_typing.NUM_WARPS["value"] = num_warps
-    from .lowering import SCRATCH
+    from .tiles import SCRATCH
     SCRATCH["bytes"] = 0
     try:
         with cuda_utils.numba_target_override():
@@ -118,15 +119,22 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
 
 def _statement_location(tb):
     """The kernel statement Numba was typing or lowering when an op rule raised: the
-    innermost frame of Numba's machinery that holds an ``ir.Loc``."""
-    found = None
+    innermost frame of Numba's machinery that holds an ``ir.Loc``. Numba gives no column, so
+    the expression is found in the statement's syntax tree from the function being typed
+    (``operator.add`` is a ``+``, ``ct.exp`` a call of ``exp``); failing that, the whole
+    statement is underlined."""
+    found, function = None, None
     while tb is not None:
         frame_locals = tb.tb_frame.f_locals
-        for candidate in (frame_locals.get("loc"), getattr(frame_locals.get("self"), "loc",
-                                                            None)):
+        for candidate in (frame_locals.get("loc"),
+                          *(getattr(frame_locals.get(name), "loc", None)
+                            for name in ("self", "inst", "stmt", "expr"))):
             # numba and numba-cuda each have an ir.Loc class: recognise either by shape
             if type(candidate).__name__ == "Loc" and getattr(candidate, "line", None):
                 found = candidate
+        templates = getattr(frame_locals.get("fnty"), "templates", None)
+        if templates:
+            function = getattr(templates[0], "key", function)
         tb = tb.tb_next
     if found is None:
         return None
@@ -134,10 +142,53 @@ def _statement_location(tb):
     text = location.source_line
     if found.col:
         location.col = found.col - 1
-    elif text:  # Numba gave no column: underline the whole statement
-        location.col = len(text) - len(text.lstrip())
-        location.end_col = len(text.rstrip())
+    elif text:
+        span = _expression_span(text, function)
+        if span is None:  # underline the whole statement
+            span = (len(text) - len(text.lstrip()), len(text.rstrip()))
+        location.col, location.end_col = span
     return location
+
+
+_OPERATOR_NODES = {
+    "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div,
+    "floordiv": ast.FloorDiv, "mod": ast.Mod, "pow": ast.Pow, "and_": ast.BitAnd,
+    "or_": ast.BitOr, "xor": ast.BitXor, "lshift": ast.LShift, "rshift": ast.RShift,
+    "matmul": ast.MatMult, "gt": ast.Gt, "ge": ast.GtE, "lt": ast.Lt, "le": ast.LtE,
+    "eq": ast.Eq, "ne": ast.NotEq, "neg": ast.USub, "invert": ast.Invert, "not_": ast.Not,
+}
+
+
+def _expression_span(text, function):
+    """``(start, end)`` columns of the one expression of a source line that applies
+    ``function``, or None."""
+    import textwrap
+    indent = len(text) - len(text.lstrip())
+    try:
+        tree = ast.parse(textwrap.dedent(text).strip())
+    except SyntaxError:  # part of a multi-line statement
+        return None
+    name = getattr(function, "__name__", None)
+    if name is None:
+        return None
+    node_type = _OPERATOR_NODES.get(name.lstrip("i") if name.startswith("i") and
+                                    name[1:] in _OPERATOR_NODES else name)
+    matches = []
+    for node in ast.walk(tree):
+        if getattr(function, "__module__", None) == "_operator" and node_type is not None:
+            op = getattr(node, "op", None)
+            ops = getattr(node, "ops", [])
+            if isinstance(op, node_type) or any(isinstance(o, node_type) for o in ops):
+                matches.append(node)
+        elif isinstance(node, ast.Call):
+            callee = node.func
+            callee_name = getattr(callee, "attr", None) or getattr(callee, "id", None)
+            if callee_name == name:
+                matches.append(node)
+    if not matches:
+        return None
+    node = matches[0]
+    return node.col_offset + indent, node.end_col_offset + indent
 
 
 def link_cubin(ptx, arch):

@@ -9,6 +9,7 @@ TileArray(float32, 2, int32)
 """
 
 from numba.core import types
+from numba.cuda import types as cuda_types
 
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
@@ -18,7 +19,7 @@ _SCALARS = {
     d.bool_: types.boolean, d.uint8: types.uint8, d.uint16: types.uint16,
     d.uint32: types.uint32, d.uint64: types.uint64, d.int8: types.int8, d.int16: types.int16,
     d.int32: types.int32, d.int64: types.int64, d.float16: types.float16,
-    d.float32: types.float32, d.float64: types.float64,
+    d.float32: types.float32, d.float64: types.float64, d.bfloat16: cuda_types.bfloat16,
 }
 _FROM_NUMBA = {v: k for k, v in _SCALARS.items()}
 

@@ -9,6 +9,7 @@ reduction's result is its input's layout collapsed along the reduced axes.
 """
 
 import inspect
+import math
 import operator
 
 from numba.core import types
@@ -18,6 +19,7 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Reg
 
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
+from ..interpreter import tile_math
 from ..language import debugging, elementwise, factories, memory, reductions, shapes
 from ..promotion import Loose
 from ..rules import elementwise as elementwise_rules
@@ -25,8 +27,10 @@ from ..rules import memory as memory_rules
 from ..rules import reductions as reduction_rules
 from ..rules import shapes as shape_rules
 from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
+from . import arithmetic
 from .abstract import RuntimeScalar, operand, python_value
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar, \
+    scalar_type
 
 registry = Registry()
 
@@ -84,15 +88,15 @@ def _infer_load(values):
                                       _constant(values["shape"]), _constant(values["order"]),
                                       _constant(values["padding_mode"]))
     if spec.shape == ():
-        raise TileUnsupportedFeatureError("Scalar loads (shape=()) are not compiled yet")
+        return scalar_type(spec.dtype)
     return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
 
 
 def _infer_store(values):
     tile = values["tile"]
-    if not isinstance(tile, TileType):
-        raise TileUnsupportedFeatureError("Storing a scalar is not compiled yet")
-    memory_rules.store(operand(values["array"]), operand(values["index"]), tile,
+    if not (isinstance(tile, TileType) or is_scalar(tile)):
+        return None
+    memory_rules.store(operand(values["array"]), operand(values["index"]), operand(tile),
                        _constant(values["order"]))
     return types.none
 
@@ -109,10 +113,17 @@ def is_scalar(numba_type):
         or dtype_of_scalar(numba_type) is not None
 
 
+def is_constant(numba_type):
+    return isinstance(numba_type, (types.Literal, types.Omitted, ConstantType))
+
+
 def result_tile(dtype, operands):
     """The result type of an elementwise op: the broadcast shape, in the layout of the
-    operand that has it; every other tile operand must broadcast register by register."""
+    operand that has it; every other tile operand must broadcast register by register.
+    Without a tile operand the result is a run-time scalar."""
     tiles = [t for t in operands if isinstance(t, TileType)]
+    if not tiles:
+        return scalar_type(dtype)
     shape = ()
     for t in tiles:
         shape = broadcast_shapes(shape, t.shape)
@@ -135,25 +146,6 @@ def broadcasts_in_registers(tile, full):
     return layout == full.layout.collapse(axes)
 
 
-def _binary_operator_template(op, function):
-    """``x <op> y`` where at least one operand is a tile (Numba types scalar-only code)."""
-
-    class Template(AbstractTemplate):
-        key = function
-        prefer_literal = True
-
-        def generic(self, args, kws):
-            if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
-                return None
-            if not all(isinstance(a, TileType) or is_scalar(a) for a in args):
-                return None
-            spec, _ = elementwise_rules.binary(op, operand(args[0]), operand(args[1]))
-            return signature(result_tile(spec.dtype, args), *args)
-
-    Template.__name__ = f"Tile_operator_{op}"
-    registry.register_global(function)(Template)
-
-
 def _tile_argument(values, op):
     x = values["x"]
     if not isinstance(x, TileType):
@@ -161,72 +153,179 @@ def _tile_argument(values, op):
     return x
 
 
-def _reject_options(op, values):
-    """Rounding, flush-to-zero and NaN options that the lowering does not implement yet."""
-    for name in ("rounding_mode", "flush_to_zero", "propagate_nan"):
-        if name in values and not isinstance(values[name], types.Omitted):
-            raise TileUnsupportedFeatureError(f"ct.{op}(..., {name}=...) is not compiled yet")
+def float_options(op, values, result_dtype):
+    """The rounding, flush-to-zero and NaN options of a call (compile-time constants),
+    checked by the shared rule."""
+    rounding_mode = _constant(values.get("rounding_mode", types.Omitted(None)))
+    flush_to_zero = _compile_time_value(values.get("flush_to_zero", types.Omitted(False)),
+                                        f"{op}(flush_to_zero=...)")
+    propagate_nan = _compile_time_value(values.get("propagate_nan", types.Omitted(False)),
+                                        f"{op}(propagate_nan=...)")
+    elementwise_rules.check_float_options(op, result_dtype, rounding_mode, flush_to_zero)
+    return arithmetic.Options(rounding_mode, bool(flush_to_zero), bool(propagate_nan))
+
+
+def _folded(result):
+    """The constant type of an op folded on compile-time constants (an interpreter Tile or
+    a loose Python number)."""
+    from .contexts import literal_type
+    value = getattr(result, "item", lambda: result)()
+    return literal_type(value.value if isinstance(value, Loose) else value)
 
 
 def _infer_binary(op):
     def infer(values):
         x, y = values["x"], values["y"]
-        if not any(isinstance(a, TileType) for a in (x, y)):
-            raise TileUnsupportedFeatureError(f"ct.{op} of two scalars is not compiled yet")
-        _reject_options(op, values)
+        if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
+            return None
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
+        float_options(op, values, spec.dtype)
+        if is_constant(x) and is_constant(y):  # folded as the interpreter does
+            return _folded(elementwise.binary(op, _constant(x), _constant(y)))
         return result_tile(spec.dtype, (x, y))
     return infer
 
 
-COMPILED_BINARY = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-    "truediv": operator.truediv, "minimum": None, "maximum": None,
-    "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
-    "less_equal": operator.le, "equal": operator.eq, "not_equal": operator.ne,
-}
-for _op, _operator in COMPILED_BINARY.items():
-    _template(getattr(elementwise, _op), _infer_binary(_op))
-    if _operator is not None:
-        _binary_operator_template(_op, _operator)
-
-
-COMPILED_UNARY = ("exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "floor", "ceil", "abs",
-                  "negative", "exp2", "log2")
-
-
 def _infer_unary(op):
     def infer(values):
-        x = _tile_argument(values, op)
-        _reject_options(op, values)
-        spec = elementwise_rules.unary(op, x)
-        return x.with_dtype(spec.dtype)
+        x = values["x"]
+        if not (isinstance(x, TileType) or is_scalar(x)):
+            return None
+        spec = elementwise_rules.unary(op, operand(x))
+        float_options(op, values, spec.dtype)
+        if is_constant(x):
+            return _folded(elementwise.unary(op, _constant(x)))
+        return result_tile(spec.dtype, (x,))
     return infer
 
 
-for _op in COMPILED_UNARY:
-    _template(getattr(elementwise, _op), _infer_unary(_op))
+# Python operators on tiles (and on run-time scalars, where tile semantics replace Numba's):
+# each is implemented by the public function of the same op.
+BINARY_OPERATORS = {
+    operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+    operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod",
+    operator.pow: "pow", operator.and_: "bitwise_and", operator.or_: "bitwise_or",
+    operator.xor: "bitwise_xor", operator.lshift: "bitwise_lshift",
+    operator.rshift: "bitwise_rshift", operator.gt: "greater", operator.ge: "greater_equal",
+    operator.lt: "less", operator.le: "less_equal", operator.eq: "equal",
+    operator.ne: "not_equal",
+}
+INPLACE_OPERATORS = {
+    operator.iadd: "add", operator.isub: "sub", operator.imul: "mul",
+    operator.itruediv: "truediv", operator.ifloordiv: "floordiv", operator.imod: "mod",
+    operator.ipow: "pow", operator.iand: "bitwise_and", operator.ior: "bitwise_or",
+    operator.ixor: "bitwise_xor", operator.ilshift: "bitwise_lshift",
+    operator.irshift: "bitwise_rshift",
+}
+UNARY_OPERATORS = {operator.neg: "negative", operator.invert: "bitwise_not", abs: "abs"}
+MATH_UNARY = {getattr(math, name): op for name, op in tile_math.UNARY.items()
+              if hasattr(math, name)}
+MATH_BINARY = {getattr(math, name): op for name, op in tile_math.BINARY.items()}
+# ops without a public function of their own: the lowering is keyed by these names
+PRIVATE_OPS = {}
 
 
-class NegativeTemplate(AbstractTemplate):
-    key = operator.neg
-
-    def generic(self, args, kws):
-        if len(args) == 1 and isinstance(args[0], TileType) and not kws:
-            return signature(args[0].with_dtype(elementwise_rules.unary("negative",
-                                                                          args[0]).dtype),
-                             *args)
-        return None
+def implementation_of(op):
+    """The function whose lowering implements elementwise ``op`` (the public function, or a
+    private key for ops that only ``math`` reaches)."""
+    fn = getattr(elementwise, op, None)
+    if fn is not None and hasattr(fn, "__tile_op__"):
+        return fn
+    return PRIVATE_OPS.setdefault(op, f"numba_tile.{op}")
 
 
-registry.register_global(operator.neg)(NegativeTemplate)
+def _operator_template(function, op, infer, arity, *, as_float=False):
+    """``x <op> y`` (or ``math.f(x)``) where an operand is a tile or a run-time scalar.
+
+    These templates come before Numba's own (``tile_first``), so that ``bid + 1`` is an
+    int32 as in the tile model, not Numba's int64; constant operands are folded earlier.
+    """
+    names = ("x", "y")[:arity]
+
+    class Template(AbstractTemplate):
+        key = function
+        prefer_literal = True
+        tile_first = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != arity:
+                return None
+            if all(is_constant(a) for a in args) and not as_float:
+                return None  # folded by the typing context
+            if not any(isinstance(a, TileType) for a in args) and not all(
+                    is_scalar(a) for a in args):
+                return None
+            if as_float:  # math functions take integer arguments as float32 (C's rule)
+                args = tuple(_as_float_type(a) for a in args)
+            result = infer(dict(zip(names, args)))
+            return None if result is None else signature(result, *args)
+
+        def get_impl_key(self, sig):
+            return implementation_of(op)
+
+    Template.__name__ = f"Tile_operator_{op}"
+    registry.register_global(function)(Template)
+
+
+def _as_float_type(numba_type):
+    if isinstance(numba_type, TileType) and not numba_type.dtype.is_float:
+        return numba_type.with_dtype(d.float32)
+    if is_scalar(numba_type) and not isinstance(numba_type, FloatLiteral) and \
+            not isinstance(numba_type, TileType):
+        dtype = dtype_of_scalar(numba_type)
+        if dtype is None or not dtype.is_float:
+            return types.float32
+    return numba_type
+
+
+for _function, _op in {**BINARY_OPERATORS, **INPLACE_OPERATORS}.items():
+    _operator_template(_function, _op, _infer_binary(_op), 2)
+for _function, _op in UNARY_OPERATORS.items():
+    _operator_template(_function, _op, _infer_unary(_op), 1)
+for _function, _op in MATH_UNARY.items():
+    _operator_template(_function, _op, _infer_unary(_op), 1, as_float=True)
+for _function, _op in MATH_BINARY.items():
+    _operator_template(_function, _op, _infer_binary(_op), 2, as_float=True)
+
+for _op in elementwise_rules.BINARY_OPS:
+    if hasattr(elementwise, _op):
+        _template(getattr(elementwise, _op), _infer_binary(_op))
+for _op in elementwise_rules.UNARY_OPS:
+    if hasattr(elementwise, _op):
+        _template(getattr(elementwise, _op), _infer_unary(_op))
+
+
+def _minmax_template(function, op):
+    """Builtin ``min``/``max`` of two or more tiles or run-time scalars."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+
+        def generic(self, args, kws):
+            if kws or len(args) < 2 or all(is_constant(a) for a in args) or not all(
+                    isinstance(a, TileType) or is_scalar(a) for a in args):
+                return None
+            if not any(isinstance(a, TileType) for a in args) and len(args) != 2:
+                return None
+            result = args[0]
+            for other in args[1:]:
+                result = _infer_binary(op)({"x": result, "y": other})
+            return signature(result, *args)
+
+        def get_impl_key(self, sig):
+            return f"numba_tile.builtin_{function.__name__}"
+
+    registry.register_global(function)(Template)
+
+
+_minmax_template(min, "minimum")
+_minmax_template(max, "maximum")
 
 
 def _infer_where(values):
     cond, x, y = values["cond"], values["x"], values["y"]
     spec, _ = elementwise_rules.where(operand(cond), operand(x), operand(y))
-    if not isinstance(cond, TileType) and not any(isinstance(v, TileType) for v in (x, y)):
-        raise TileUnsupportedFeatureError("ct.where of scalars is not compiled yet")
     return result_tile(spec.dtype, (cond, x, y))
 
 
@@ -235,26 +334,33 @@ _template(elementwise.where, _infer_where)
 
 def _infer_astype(values):
     x, dtype = values["x"], _constant(values["dtype"])
-    if not isinstance(values.get("rounding_mode"), (types.Omitted, type(None))):
-        raise TileUnsupportedFeatureError("astype(..., rounding_mode=...) is not compiled yet")
     if not isinstance(dtype, d.DType):
         dtype = d.to_dtype(dtype)
-    if not isinstance(x, TileType):
-        raise TileUnsupportedFeatureError("astype of a scalar is not compiled yet")
-    return x.with_dtype(elementwise_rules.astype(x, dtype).dtype)
+    rounding_mode = _constant(values.get("rounding_mode", types.Omitted(None)))
+    from ..enums import RoundingMode
+    if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
+        from ..errors import TileTypeError
+        raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
+    if not (isinstance(x, TileType) or is_scalar(x)):
+        return None
+    spec = elementwise_rules.astype(operand(x), dtype)
+    scalar_type(dtype)  # the compiler must have the dtype
+    if isinstance(x, TileType):
+        return x.with_dtype(spec.dtype)
+    return scalar_type(spec.dtype)
 
 
 _template(elementwise.astype, _infer_astype)
 
 
 # -- reductions -----------------------------------------------------------------------------
-COMPILED_REDUCTIONS = ("sum", "max", "min", "prod")
+COMPILED_REDUCTIONS = ("sum", "max", "min", "prod", "argmax", "argmin")
 
 
 def _infer_reduction(op):
     def infer(values):
         x = _tile_argument(values, op)
-        _reject_options(op, values)
+        float_options(op, values, x.dtype if x.dtype.is_float else d.float32)
         keepdims = _constant(values["keepdims"])
         spec, axes = reduction_rules.reduction(op, x, _constant(values["axis"]), keepdims)
         layout = x.layout.collapse(axes)
@@ -467,14 +573,6 @@ class TileAttributes(AttributeTemplate):
                                    "axis1": bound.get("axis1", types.Omitted(None))})
         return signature(result, *args)
 
-    @bound_function("tile.astype")
-    def resolve_astype(self, tile, args, kws):
-        bound = dict(zip(("dtype",), args), **kws)
-        result = _infer_astype({"x": tile, "dtype": bound["dtype"],
-                                "rounding_mode": bound.get("rounding_mode",
-                                                           types.Omitted(None))})
-        return signature(result, *args)
-
 
 @registry.register_attr
 class ArrayAttributes(AttributeTemplate):
@@ -512,3 +610,167 @@ class ConstantAttributes(AttributeTemplate):
         return None
 
 
+
+
+# -- more factories, grid helpers and shape ops ----------------------------------------------
+def _infer_arange(values):
+    (n,) = tile_shape(_constant(values["size"]), "arange size")
+    dtype = d.to_dtype(_constant(values["dtype"]))
+    for name in ("start", "step"):
+        value = values[name]
+        if not (is_scalar(value) or isinstance(value, types.Omitted) or (
+                isinstance(value, TileType) and value.shape == ())):
+            from ..errors import TileTypeError
+            raise TileTypeError(f"{name} must be a scalar, got {value}")
+    scalar_type(dtype)
+    return TileType(dtype, (n,), NUM_WARPS["value"])
+
+
+def _infer_astile(values):
+    dtype = d.to_dtype(_constant(values["dtype"]))
+    value = values["value"]
+    scalar_type(dtype)
+    if isinstance(value, TileType):
+        return value.with_dtype(dtype)
+    if is_scalar(value):
+        return TileType(dtype, (), NUM_WARPS["value"])
+    constant = _constant(value)  # nested tuples of constants: checked by the interpreter
+    tile = factories.astile.__tile_op__(constant, dtype=dtype)
+    return TileType(dtype, tile.shape, NUM_WARPS["value"])
+
+
+def _infer_num_tiles(values):
+    array = operand(values["array"])
+    memory_rules.require_array(array)
+    shape = tile_shape(_constant(values["shape"]), "shape")
+    memory_rules.normalize_order(_constant(values["order"]), array.ndim)
+    memory_rules.slice_axis(_constant(values["axis"]), array.ndim)
+    if len(shape) != array.ndim:
+        from ..errors import TileValueError
+        raise TileValueError(f"shape {shape} must have the array's rank {array.ndim}")
+    return array.index
+
+
+def _infer_cdiv(values):
+    x, y = values["x"], values["y"]
+    if is_constant(x) and is_constant(y):
+        return _folded(memory.cdiv(_constant(x), _constant(y)))
+    return _infer_binary("floordiv")({"x": x, "y": y})
+
+
+def _infer_extract(values):
+    x = _tile_argument(values, "extract")
+    index = values["index"]
+    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
+    sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
+                              _constant(values["shape"]))
+    if not all(is_scalar(i) for i in items):
+        from ..errors import TileTypeError
+        raise TileTypeError(f"Index entries must be integers, got {index}")
+    return TileType(x.dtype, sub, x.num_warps)
+
+
+def _infer_insert(values):
+    x = _tile_argument(values, "insert")
+    value, index = values["value"], values["index"]
+    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
+    if not isinstance(value, TileType):
+        raise TileUnsupportedFeatureError("insert() of a scalar value is not compiled yet")
+    shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape)
+    return x
+
+
+def _infer_cat(values):
+    tiles = values["tiles"]
+    from ..errors import TileTypeError
+    if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2 or not all(
+            isinstance(t, TileType) for t in tiles):
+        raise TileTypeError(f"cat() needs a tuple of two tiles, got {tiles}")
+    a, b = tiles
+    if a.dtype is not b.dtype:
+        raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
+    shape, _ = shape_rules.cat(a.shape, b.shape, _constant(values["axis"]))
+    return TileType(a.dtype, shape, a.num_warps)
+
+
+def _infer_bitcast(values):
+    x = _tile_argument(values, "bitcast")
+    dtype = d.to_dtype(_constant(values["dtype"]))
+    if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
+            x.dtype.storage.itemsize:
+        from ..errors import TileTypeError
+        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
+                            f"{dtype}")
+    scalar_type(dtype)
+    return x.with_dtype(dtype)
+
+
+_template(factories.arange, _infer_arange)
+_template(factories.astile, _infer_astile)
+_template(memory.num_tiles, _infer_num_tiles)
+_template(memory.cdiv, _infer_cdiv)
+_template(shapes.extract, _infer_extract)
+_template(shapes.insert, _infer_insert)
+_template(shapes.cat, _infer_cat)
+_template(shapes.bitcast, _infer_bitcast)
+
+
+class DivmodTemplate(AbstractTemplate):
+    """Builtin ``divmod`` of tiles: ``(x // y, x % y)``."""
+
+    key = divmod
+    tile_first = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
+            return None
+        values = {"x": args[0], "y": args[1]}
+        return signature(types.Tuple([_infer_binary("floordiv")(values),
+                                      _infer_binary("mod")(values)]), *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.divmod"
+
+
+registry.register_global(divmod)(DivmodTemplate)
+registry.register_global(elementwise.divmod)(type("Tile_divmod", (DivmodTemplate,),
+                                                  {"key": elementwise.divmod}))
+
+
+def _method(name, infer, function=None):
+    """A method of tiles: ``function`` (the public op, default ``ct.<name>``) with the tile
+    as its first argument."""
+    if function is None:
+        function = getattr(shapes, name, None) or getattr(elementwise, name)
+    public = inspect.signature(_stub(function))
+    parameters = list(public.parameters.values())[1:]
+    pysig = inspect.Signature([p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                               for p in parameters])
+
+    def resolve(self, tile, args, kws):
+        bound = pysig.bind(*args, **kws)
+        values = {"x": tile}
+        for parameter in parameters:
+            values[parameter.name] = bound.arguments.get(
+                parameter.name, types.Omitted(parameter.default))
+        ordered = [values[p.name] for p in parameters]
+        return signature(infer(values), *ordered).replace(pysig=pysig)
+    return bound_function(f"tile.{name}")(resolve)
+
+
+def _infer_item(values):
+    x = _tile_argument(values, "item")
+    if math.prod(x.shape) != 1:
+        from ..errors import TileValueError
+        raise TileValueError(f"item() needs a tile of one element, got shape {x.shape}")
+    return scalar_type(x.dtype)
+
+
+def _item_stub(x, /):
+    """``Tile.item()``."""
+
+
+TileAttributes.resolve_extract = _method("extract", _infer_extract)
+TileAttributes.resolve_insert = _method("insert", _infer_insert)
+TileAttributes.resolve_item = _method("item", _infer_item, _item_stub)
+TileAttributes.resolve_astype = _method("astype", _infer_astype)

@@ -90,7 +90,7 @@ def store(array, index, tile, order):
     """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``."""
     require_array(array)
     ndim = array.ndim
-    shape = tuple(tile.shape)
+    shape = tuple(getattr(tile, "shape", ()))  # a Python number is a scalar
     if shape == ():
         shape = (1,) * ndim
     elif len(shape) != ndim:

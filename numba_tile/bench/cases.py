@@ -1,0 +1,319 @@
+"""The benchmark's cases (issue 3): what is computed, on which sizes, by whom, and the goal.
+
+A :class:`Case` knows how to draw its random inputs, compute the float64 reference, count the
+bytes it must move (each input read once, each output written once) and start each
+implementation: the numba_tile kernel, PyTorch and Triton. Each implementation has a list
+of parameter sets (tile sizes, rows per block, warps); the first is its default, and the
+others are tried only in full runs, where the fastest correct one is reported.
+
+Tolerances, on ``||out - ref|| / ||ref||`` against a float64 reference computed from the
+same inputs: float32 outputs ``1e-5`` (float32 arithmetic lands near 1e-7), float16 outputs
+``1e-3`` (rounding a result to float16 alone gives about 3e-4). NaN never passes, and
+outputs are filled with NaN before the checked run, so an element left unwritten fails.
+
+>>> from numba_tile.bench import cases
+>>> [case.name for case in cases.all_cases()]
+['vector_add_f32', 'vector_add_f16', 'softmax_f32', 'softmax_f16', 'layer_norm_f16', 'row_sum_f32']
+>>> case = cases.all_cases()[2]
+>>> case.title, case.bytes_moved, case.tolerance
+('row softmax, 8192 x 4096, float32', 268435456, 1e-05)
+"""
+
+import dataclasses
+from typing import Callable
+
+import numba_tile as ct
+from . import kernels, references
+
+TOLERANCE = {"float32": 1e-5, "float16": 1e-3}
+_ITEMSIZE = {"float32": 4, "float16": 2}
+_SHORT = {"float32": "f32", "float16": "f16"}
+LAYER_NORM_EPS = 1e-5
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """numba_tile's bandwidth goal in a case: ``fraction`` of the bandwidth of ``of`` (an
+    implementation in the same run, or ``"copy"``, the measured copy bandwidth), or
+    ``fallback_gbps`` where ``of`` did not run.
+
+    >>> from numba_tile.bench.cases import Target
+    >>> Target(0.95, "torch").required_gbps({"torch": 2000.0}, copy_gbps=3000.0)
+    (1900.0, '95% of torch')
+    >>> Target(1.0, "triton", fallback_gbps=2400.0).required_gbps({"torch": 2000.0}, 3000.0)
+    (2400.0, 'fixed: triton did not run')
+    """
+
+    fraction: float
+    of: str
+    fallback_gbps: float = None
+
+    def required_gbps(self, gbps_by_implementation, copy_gbps):
+        """``(GB/s numba_tile must reach, description)``; GB/s is None where it cannot be
+        told (``of`` did not run and there is no fallback)."""
+        base = copy_gbps if self.of == "copy" else gbps_by_implementation.get(self.of)
+        if base is not None:
+            return self.fraction * base, f"{self.fraction:.0%} of {self.of}"
+        if self.fallback_gbps is not None:
+            return self.fallback_gbps, f"fixed: {self.of} did not run"
+        return None, f"{self.fraction:.0%} of {self.of}, which did not run"
+
+
+@dataclasses.dataclass(frozen=True)
+class Implementation:
+    """One implementation of a case: ``prepare(*inputs, **params)`` returns ``run``, and
+    ``run()`` computes the output (on PyTorch's current stream) and returns it.
+    ``params[0]`` is the default parameter set."""
+
+    name: str
+    prepare: Callable
+    params: tuple = ({},)
+
+    def label(self, params):
+        """The parameters as a short text.
+
+        >>> from numba_tile.bench.cases import Implementation
+        >>> Implementation("x", print).label({"rows": 2, "num_warps": 8})
+        'rows=2 warps=8'
+        >>> Implementation("x", print).label({})
+        '-'
+        """
+        return " ".join(f"{k.replace('num_', '')}={v}" for k, v in params.items()) or "-"
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One benchmark case: see the module's docstring."""
+
+    name: str
+    title: str
+    dtype: str
+    bytes_moved: int
+    make_inputs: Callable  # (torch, generator) -> tuple of CUDA tensors
+    reference: Callable  # (*inputs) -> float64 tensor
+    implementations: tuple
+    target: Target
+
+    @property
+    def tolerance(self):
+        """The largest relative error that passes (see the module's docstring).
+
+        >>> from numba_tile.bench.cases import vector_add_case
+        >>> vector_add_case("float16", 1024).tolerance
+        0.001
+        """
+        return TOLERANCE[self.dtype]
+
+
+def vector_add_case(dtype, n):
+    """``c = a + b`` on ``n`` elements of ``dtype``.
+
+    >>> from numba_tile.bench.cases import vector_add_case
+    >>> vector_add_case("float32", 1 << 27).bytes_moved == 3 * 4 * 2**27
+    True
+    """
+    def make_inputs(torch, generator):
+        return tuple(_random(torch, (n,), dtype, generator) for _ in range(2))
+
+    return Case(
+        name=f"vector_add_{_SHORT[dtype]}", title=f"vector add, {_count(n)} elements, {dtype}",
+        dtype=dtype, bytes_moved=3 * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
+        reference=lambda a, b: a.double() + b.double(),
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.vector_add_launch, _like_first),
+                           ({"tile": 1024}, {"tile": 2048}, {"tile": 2048, "num_warps": 8},
+                            {"tile": 4096, "num_warps": 8})),
+            Implementation("torch", _returning(references.torch_vector_add)),
+            Implementation("triton", _triton(references.triton_vector_add, _like_first),
+                           ({"block": 1024, "num_warps": 4}, {"block": 2048, "num_warps": 4},
+                            {"block": 2048, "num_warps": 8}, {"block": 4096, "num_warps": 8})),
+        ),
+        target=Target(0.95, "torch"))
+
+
+def softmax_case(dtype, shape):
+    """Softmax of each row of a ``shape`` matrix of ``dtype``.
+
+    >>> from numba_tile.bench.cases import softmax_case
+    >>> softmax_case("float16", (8192, 4096)).name
+    'softmax_f16'
+    """
+    def make_inputs(torch, generator):
+        return (_random(torch, shape, dtype, generator),)
+
+    def reference(x):
+        import torch
+        return torch.softmax(x.double(), dim=1)
+
+    return Case(
+        name=f"softmax_{_SHORT[dtype]}", title=f"row softmax, {shape[0]} x {shape[1]}, {dtype}",
+        dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * _ITEMSIZE[dtype],
+        make_inputs=make_inputs, reference=reference,
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.softmax_launch, _like_first),
+                           _ROW_PARAMS),
+            Implementation("torch", _returning(references.torch_softmax)),
+            Implementation("triton", _triton(references.triton_softmax, _like_first),
+                           _TRITON_ROW_PARAMS),
+        ),
+        target=Target(1.0, "triton", fallback_gbps=2400.0))
+
+
+def layer_norm_case(dtype, shape, eps=LAYER_NORM_EPS):
+    """Layer normalization (with weight and bias) of each row of a ``shape`` matrix.
+
+    >>> from numba_tile.bench.cases import layer_norm_case
+    >>> layer_norm_case("float16", (8192, 4096)).bytes_moved == 2 * 2 * 8192 * 4096 + 2 * 2 * 4096
+    True
+    """
+    def make_inputs(torch, generator):
+        weight = 1 + 0.5 * _random(torch, shape[1:], dtype, generator)
+        bias = 0.5 * _random(torch, shape[1:], dtype, generator)
+        return _random(torch, shape, dtype, generator), weight, bias
+
+    def reference(x, weight, bias):
+        x = x.double()
+        mean = x.mean(dim=1, keepdim=True)
+        variance = ((x - mean) ** 2).mean(dim=1, keepdim=True)
+        return (x - mean) / (variance + eps).sqrt() * weight.double() + bias.double()
+
+    itemsize = _ITEMSIZE[dtype]
+    return Case(
+        name=f"layer_norm_{_SHORT[dtype]}",
+        title=f"layer norm, {shape[0]} x {shape[1]}, {dtype}, weight and bias, eps {eps:g}",
+        dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * itemsize + 2 * shape[1] * itemsize,
+        make_inputs=make_inputs, reference=reference,
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.layer_norm_launch, _like_first,
+                                                     eps=eps), _ROW_PARAMS),
+            Implementation("torch", _returning(references.torch_layer_norm, eps=eps)),
+            Implementation("triton", _triton(references.triton_layer_norm, _like_first,
+                                             eps=eps), _TRITON_ROW_PARAMS),
+        ),
+        target=Target(1.0, "triton", fallback_gbps=2400.0))
+
+
+def row_sum_case(dtype, shape):
+    """The float32 sum of each row of a ``shape`` matrix.
+
+    >>> from numba_tile.bench.cases import row_sum_case
+    >>> row_sum_case("float32", (8192, 4096)).target
+    Target(fraction=0.85, of='copy', fallback_gbps=None)
+    """
+    def make_inputs(torch, generator):
+        return (_random(torch, shape, dtype, generator),)
+
+    return Case(
+        name=f"row_sum_{_SHORT[dtype]}", title=f"row sum, {shape[0]} x {shape[1]}, {dtype}",
+        dtype=dtype, bytes_moved=shape[0] * shape[1] * _ITEMSIZE[dtype] + shape[0] * 4,
+        make_inputs=make_inputs, reference=lambda x: x.double().sum(dim=1),
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.row_sum_launch, _row_vector),
+                           ({"rows": 1}, {"rows": 2, "num_warps": 8},
+                            {"rows": 4, "tile_n": 1024}, {"rows": 8, "tile_n": 512})),
+            Implementation("torch", _returning(references.torch_row_sum)),
+            Implementation("triton", _triton(references.triton_row_sum, _row_vector),
+                           ({"rows": 1, "num_warps": 4}, {"rows": 2, "num_warps": 8},
+                            {"rows": 4, "block_n": 1024, "num_warps": 4},
+                            {"rows": 8, "block_n": 512, "num_warps": 4})),
+        ),
+        target=Target(0.85, "copy"))
+
+
+def all_cases(quick=False):
+    """The cases of issue 3, in order; ``quick`` shrinks the sizes (2**24 elements, 1024 rows)
+    for a smoke run.
+
+    >>> from numba_tile.bench.cases import all_cases
+    >>> [case.title for case in all_cases(quick=True)][:1]
+    ['vector add, 2**24 elements, float32']
+    """
+    n, rows = (1 << 24, 1024) if quick else (1 << 27, 8192)
+    return [vector_add_case("float32", n), vector_add_case("float16", n),
+            softmax_case("float32", (rows, 4096)), softmax_case("float16", (rows, 4096)),
+            layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096))]
+
+
+def select(cases, names):
+    """The cases named in ``names``: a case's full name (``softmax_f16``) or its operation
+    (``softmax``, both dtypes). An unknown name is a ``ValueError`` listing the names.
+
+    >>> from numba_tile.bench.cases import all_cases, select
+    >>> [case.name for case in select(all_cases(), ["softmax", "row_sum_f32"])]
+    ['softmax_f32', 'softmax_f16', 'row_sum_f32']
+    >>> select(all_cases(), ["matmul"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown case 'matmul'; the cases are vector_add_f32, ..., row_sum_f32 (or an
+    operation: vector_add, softmax, layer_norm, row_sum)
+    """
+    operations = list(dict.fromkeys(case.name.rsplit("_", 1)[0] for case in cases))
+    for name in names:
+        if name not in operations and name not in [case.name for case in cases]:
+            raise ValueError(f"unknown case {name!r}; the cases are "
+                             f"{', '.join(case.name for case in cases)} (or an operation: "
+                             f"{', '.join(operations)})")
+    return [case for case in cases
+            if case.name in names or case.name.rsplit("_", 1)[0] in names]
+
+
+_ROW_PARAMS = ({"rows": 1}, {"rows": 1, "num_warps": 8}, {"rows": 2, "num_warps": 8},
+               {"rows": 4, "num_warps": 16})
+_TRITON_ROW_PARAMS = ({"num_warps": 8}, {"num_warps": 4}, {"num_warps": 16})
+
+
+def _count(n):
+    """``2**k`` for powers of two, else the number."""
+    return f"2**{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def _random(torch, shape, dtype, generator):
+    """Standard normal values (never zeros: they hide unwritten outputs) on the GPU."""
+    return torch.randn(shape, generator=generator, device="cuda",
+                       dtype=getattr(torch, dtype))
+
+
+def _like_first(torch, inputs):
+    """A NaN-filled output shaped like the first input."""
+    return torch.full_like(inputs[0], float("nan"))
+
+
+def _row_vector(torch, inputs):
+    """A NaN-filled float32 output with one element per row of the first input."""
+    return torch.full(inputs[0].shape[:1], float("nan"), dtype=torch.float32, device="cuda")
+
+
+def _numba_tile(launch, make_output, **fixed):
+    """``prepare`` for a numba_tile kernel: ``launch(*inputs, out, **params)`` gives the
+    kernel, grid and arguments, launched on PyTorch's current stream."""
+    def prepare(*inputs, **params):
+        import torch
+        out = make_output(torch, inputs)
+        kernel, grid, args = launch(*inputs, out, **fixed, **params)
+        stream = torch.cuda.current_stream()
+
+        def run():
+            ct.launch(stream, grid, kernel, args)
+            return out
+        return run
+    return prepare
+
+
+def _triton(function, make_output, **fixed):
+    """``prepare`` for a Triton reference writing into its last argument."""
+    def prepare(*inputs, **params):
+        import torch
+        out = make_output(torch, inputs)
+
+        def run():
+            function(*inputs, out, **fixed, **params)
+            return out
+        return run
+    return prepare
+
+
+def _returning(function, **fixed):
+    """``prepare`` for a PyTorch reference returning a new tensor."""
+    def prepare(*inputs):
+        return lambda: function(*inputs, **fixed)
+    return prepare

@@ -1,0 +1,169 @@
+"""The numba_tile kernels the benchmark times, and how each one is launched.
+
+Each kernel is written the way a user would write it: one tile block handles one tile of a
+vector, or a few whole rows of a matrix. Tile sizes and rows per block are ``Constant``
+parameters, so each value compiles its own specialization and the benchmark can try several;
+the warps per block are a kernel option (:meth:`~numba_tile.kernel` ``num_warps``).
+
+Each ``*_launch`` function returns ``(kernel, grid, args)`` for ``ct.launch(stream, grid,
+kernel, args)``, so the benchmark, the tests and a reader all start the kernels the same way:
+
+>>> import numpy as np, numba_tile as ct
+>>> from numba_tile.bench import kernels
+>>> x = np.random.default_rng(0).standard_normal((4, 256)).astype(np.float32)
+>>> y = np.full_like(x, np.nan)
+>>> kernel, grid, args = kernels.softmax_launch(x, y, rows=2)
+>>> grid
+(2,)
+>>> with ct.interpret():
+...     ct.launch(0, grid, kernel, args)
+>>> np.allclose(y.sum(axis=1), 1.0)
+True
+"""
+
+import functools
+
+import numba_tile as ct
+
+
+@ct.kernel
+def vector_add(a, b, c, TILE: ct.Constant[int]):
+    """``c = a + b`` on 1-D arrays, one tile of ``TILE`` elements per block."""
+    i = ct.bid(0)
+    ct.store(c, index=(i,), tile=ct.load(a, index=(i,), shape=(TILE,))
+             + ct.load(b, index=(i,), shape=(TILE,)))
+
+
+@ct.kernel
+def softmax(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
+    """Softmax of each row of ``x`` into ``y``; a block handles ``ROWS`` whole rows
+    (``TILE_N`` is at least the row length). Computed in float32 whatever the dtypes."""
+    # Padding with -inf makes the elements past the row's end vanish from max and sum.
+    rows = ct.load(x, index=(ct.bid(0), 0), shape=(ROWS, TILE_N),
+                   padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
+    numerator = ct.exp(rows - ct.max(rows, axis=1, keepdims=True))
+    result = numerator / ct.sum(numerator, axis=1, keepdims=True)
+    ct.store(y, index=(ct.bid(0), 0), tile=result.astype(y.dtype))
+
+
+@ct.kernel
+def layer_norm(x, weight, bias, y, eps, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
+    """Layer normalization of each row of ``x`` (mean 0 and variance 1, then ``* weight +
+    bias``) into ``y``; a block handles ``ROWS`` whole rows. Statistics in float32."""
+    n = x.shape[1]
+    rows = ct.load(x, index=(ct.bid(0), 0), shape=(ROWS, TILE_N),
+                   padding_mode=ct.PaddingMode.ZERO).astype(ct.float32)
+    mean = ct.sum(rows, axis=1, keepdims=True) / n
+    centered = rows - mean
+    # Each of the TILE_N - n padding zeros adds mean**2 to the sum of squares: take it off.
+    variance = (ct.sum(centered * centered, axis=1, keepdims=True)
+                - (TILE_N - n) * mean * mean) / n
+    w = ct.load(weight, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO)
+    b = ct.load(bias, index=(0,), shape=(TILE_N,), padding_mode=ct.PaddingMode.ZERO)
+    result = centered * ct.rsqrt(variance + eps) * w.astype(ct.float32) + b.astype(ct.float32)
+    ct.store(y, index=(ct.bid(0), 0), tile=result.astype(y.dtype))
+
+
+@ct.kernel
+def row_sum(x, out, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
+    """``out[i] = sum(x[i, :])``; a block walks ``ROWS`` rows in tiles of ``ROWS x TILE_N``,
+    accumulating in float32."""
+    total = ct.zeros((ROWS,), ct.float32)
+    for j in range((x.shape[1] + TILE_N - 1) // TILE_N):
+        tile = ct.load(x, index=(ct.bid(0), j), shape=(ROWS, TILE_N),
+                       padding_mode=ct.PaddingMode.ZERO)
+        total = total + ct.sum(tile.astype(ct.float32), axis=1)
+    ct.store(out, index=(ct.bid(0),), tile=total.astype(out.dtype))
+
+
+def vector_add_launch(a, b, c, *, tile=1024, num_warps=None):
+    """``(kernel, grid, args)`` computing ``c = a + b`` with tiles of ``tile`` elements.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> a, b = np.arange(6, dtype=np.float32), np.ones(6, np.float32)
+    >>> c = np.full(6, np.nan, np.float32)
+    >>> from numba_tile.bench.kernels import vector_add_launch
+    >>> kernel, grid, args = vector_add_launch(a, b, c, tile=4)
+    >>> grid
+    (2,)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> c
+    array([1., 2., 3., 4., 5., 6.], dtype=float32)
+    """
+    return (_with_warps(vector_add, num_warps), (ct.cdiv(a.shape[0], tile),), (a, b, c, tile))
+
+
+def softmax_launch(x, y, *, rows=1, num_warps=None):
+    """``(kernel, grid, args)`` writing the softmax of each row of ``x`` into ``y``, ``rows``
+    rows per block.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> x = np.log(np.array([[1, 1, 2], [1, 3, 4]], np.float32))
+    >>> y = np.full_like(x, np.nan)
+    >>> from numba_tile.bench.kernels import softmax_launch
+    >>> kernel, grid, args = softmax_launch(x, y)
+    >>> args[2:]  # ROWS, TILE_N
+    (1, 4)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> y.round(3)
+    array([[0.25 , 0.25 , 0.5  ],
+           [0.125, 0.375, 0.5  ]], dtype=float32)
+    """
+    return (_with_warps(softmax, num_warps), (ct.cdiv(x.shape[0], rows),),
+            (x, y, rows, _row_tile(x.shape[1])))
+
+
+def layer_norm_launch(x, weight, bias, y, *, eps=1e-5, rows=1, num_warps=None):
+    """``(kernel, grid, args)`` writing the layer normalization of each row of ``x`` into
+    ``y``, ``rows`` rows per block.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> x = np.array([[1, 2, 3], [2, 2, 8]], np.float16)
+    >>> weight, bias = np.full(3, 2, np.float16), np.ones(3, np.float16)
+    >>> y = np.full_like(x, np.nan)
+    >>> from numba_tile.bench.kernels import layer_norm_launch
+    >>> kernel, grid, args = layer_norm_launch(x, weight, bias, y, eps=0.0)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> y  # (x - mean) / std * 2 + 1
+    array([[-1.449 ,  1.    ,  3.45  ],
+           [-0.4143, -0.4143,  3.828 ]], dtype=float16)
+    """
+    return (_with_warps(layer_norm, num_warps), (ct.cdiv(x.shape[0], rows),),
+            (x, weight, bias, y, float(eps), rows, _row_tile(x.shape[1])))
+
+
+def row_sum_launch(x, out, *, rows=1, tile_n=None, num_warps=None):
+    """``(kernel, grid, args)`` writing the sum of each row of ``x`` into ``out``: ``rows``
+    rows per block, in tiles of ``tile_n`` columns (default: the whole row in one tile).
+
+    >>> import numpy as np, numba_tile as ct
+    >>> x = np.arange(15, dtype=np.float32).reshape(3, 5)
+    >>> out = np.full(3, np.nan, np.float32)
+    >>> from numba_tile.bench.kernels import row_sum_launch
+    >>> kernel, grid, args = row_sum_launch(x, out, rows=2, tile_n=2)
+    >>> grid, args[2:]
+    ((2,), (2, 2))
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> out
+    array([10., 35., 60.], dtype=float32)
+    """
+    tile_n = _row_tile(x.shape[1]) if tile_n is None else tile_n
+    return (_with_warps(row_sum, num_warps), (ct.cdiv(x.shape[0], rows),),
+            (x, out, rows, tile_n))
+
+
+def _row_tile(n):
+    """The smallest power of two holding a row of ``n`` elements (tile sizes are powers of
+    two)."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
+@functools.lru_cache(maxsize=None)
+def _with_warps(kernel, num_warps):
+    """``kernel`` with the ``num_warps`` option (one object per value, so that each keeps its
+    compile cache across launches)."""
+    return kernel if num_warps is None else kernel.replace_hints(num_warps=num_warps)

@@ -1,0 +1,175 @@
+"""The implementations numba_tile is compared with: PyTorch, and Triton when it is installed.
+
+The PyTorch functions return a new tensor, as PyTorch's operators do. The Triton functions
+write into a given output, as the numba_tile kernels do; their kernels are written here the
+way the numba_tile ones are (whole rows per program for the row-wise cases, statistics in
+float32), so that both sides get the same algorithm and differ in the compiler. Their block
+sizes and warps are parameters, tried like the numba_tile ones.
+
+Everything here needs PyTorch and a CUDA GPU, except :func:`triton_version`:
+
+>>> from numba_tile.bench import references
+>>> references.triton_version() is None or isinstance(references.triton_version(), str)
+True
+"""
+
+try:
+    import triton
+    import triton.language as tl
+except ImportError:  # Triton is optional: the benchmark leaves its column out
+    triton = None
+
+
+def triton_version():
+    """The installed Triton's version, or None where Triton cannot be imported.
+
+    >>> from numba_tile.bench.references import triton_version
+    >>> triton_version() is None or triton_version()[0].isdigit()
+    True
+    """
+    return None if triton is None else triton.__version__
+
+
+def torch_vector_add(a, b):
+    """``a + b`` with PyTorch.
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_vector_add(torch.ones(3), torch.ones(3))  # doctest: +SKIP
+    tensor([2., 2., 2.])
+    """
+    import torch
+    return torch.add(a, b)
+
+
+def torch_softmax(x):
+    """Softmax of each row with PyTorch (float32 arithmetic for float16 inputs).
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_softmax(torch.zeros(1, 4))  # doctest: +SKIP
+    tensor([[0.2500, 0.2500, 0.2500, 0.2500]])
+    """
+    import torch
+    return torch.softmax(x, dim=1)
+
+
+def torch_layer_norm(x, weight, bias, *, eps=1e-5):
+    """Layer normalization of each row with PyTorch.
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_layer_norm(torch.tensor([[1., 3.]]), torch.ones(2), torch.zeros(2))  # doctest: +SKIP
+    tensor([[-1.0000,  1.0000]])
+    """
+    import torch
+    return torch.nn.functional.layer_norm(x, (x.shape[1],), weight, bias, eps)
+
+
+def torch_row_sum(x):
+    """The sum of each row with PyTorch, in float32.
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_row_sum(torch.ones(2, 3))  # doctest: +SKIP
+    tensor([3., 3.])
+    """
+    import torch
+    return torch.sum(x, dim=1, dtype=torch.float32)
+
+
+def triton_vector_add(a, b, c, *, block=1024, num_warps=4):
+    """``c = a + b`` with Triton, ``block`` elements per program.
+
+    >>> a = torch.ones(3, device="cuda"); c = torch.empty_like(a)  # doctest: +SKIP
+    >>> triton_vector_add(a, a, c); c  # doctest: +SKIP
+    tensor([2., 2., 2.], device='cuda:0')
+    """
+    n = a.numel()
+    _vector_add_kernel[(triton.cdiv(n, block),)](a, b, c, n, BLOCK=block, num_warps=num_warps)
+
+
+def triton_softmax(x, y, *, num_warps=8):
+    """Softmax of each row of ``x`` into ``y`` with Triton, one row per program.
+
+    >>> x = torch.zeros(2, 4, device="cuda"); y = torch.empty_like(x)  # doctest: +SKIP
+    >>> triton_softmax(x, y); y[0]  # doctest: +SKIP
+    tensor([0.2500, 0.2500, 0.2500, 0.2500], device='cuda:0')
+    """
+    n_rows, n_cols = x.shape
+    _softmax_kernel[(n_rows,)](x, y, n_cols, x.stride(0), y.stride(0),
+                               BLOCK_N=triton.next_power_of_2(n_cols), num_warps=num_warps)
+
+
+def triton_layer_norm(x, weight, bias, y, *, eps=1e-5, num_warps=8):
+    """Layer normalization of each row of ``x`` into ``y`` with Triton, one row per program.
+
+    >>> x = torch.tensor([[1., 3.]], device="cuda"); y = torch.empty_like(x)  # doctest: +SKIP
+    >>> w, b = torch.ones(2, device="cuda"), torch.zeros(2, device="cuda")  # doctest: +SKIP
+    >>> triton_layer_norm(x, w, b, y); y  # doctest: +SKIP
+    tensor([[-1.0000,  1.0000]], device='cuda:0')
+    """
+    n_rows, n_cols = x.shape
+    _layer_norm_kernel[(n_rows,)](x, weight, bias, y, n_cols, x.stride(0), y.stride(0), eps,
+                                  BLOCK_N=triton.next_power_of_2(n_cols), num_warps=num_warps)
+
+
+def triton_row_sum(x, out, *, rows=1, block_n=None, num_warps=4):
+    """The sum of each row of ``x`` into ``out`` (float32) with Triton: ``rows`` rows per
+    program, in tiles of ``block_n`` columns (default: the whole row).
+
+    >>> x = torch.ones(3, 5, device="cuda"); out = torch.empty(3, device="cuda")  # doctest: +SKIP
+    >>> triton_row_sum(x, out, rows=2, block_n=2); out  # doctest: +SKIP
+    tensor([5., 5., 5.], device='cuda:0')
+    """
+    n_rows, n_cols = x.shape
+    block_n = triton.next_power_of_2(n_cols) if block_n is None else block_n
+    _row_sum_kernel[(triton.cdiv(n_rows, rows),)](x, out, n_rows, n_cols, x.stride(0),
+                                                  ROWS=rows, BLOCK_N=block_n,
+                                                  num_warps=num_warps)
+
+
+if triton is not None:
+    @triton.jit
+    def _vector_add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        inside = offsets < n
+        a = tl.load(a_ptr + offsets, mask=inside)
+        b = tl.load(b_ptr + offsets, mask=inside)
+        tl.store(c_ptr + offsets, a + b, mask=inside)
+
+    @triton.jit
+    def _softmax_kernel(x_ptr, y_ptr, n_cols, x_row_stride, y_row_stride,
+                        BLOCK_N: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK_N)
+        inside = cols < n_cols
+        x = tl.load(x_ptr + row * x_row_stride + cols, mask=inside, other=-float("inf"))
+        x = x.to(tl.float32)
+        numerator = tl.exp(x - tl.max(x, axis=0))
+        y = numerator / tl.sum(numerator, axis=0)
+        tl.store(y_ptr + row * y_row_stride + cols, y.to(y_ptr.dtype.element_ty), mask=inside)
+
+    @triton.jit
+    def _layer_norm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, x_row_stride, y_row_stride,
+                           eps, BLOCK_N: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK_N)
+        inside = cols < n_cols
+        x = tl.load(x_ptr + row * x_row_stride + cols, mask=inside, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=0) / n_cols
+        centered = tl.where(inside, x - mean, 0.0)
+        variance = tl.sum(centered * centered, axis=0) / n_cols
+        w = tl.load(w_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=inside, other=0.0).to(tl.float32)
+        y = centered * tl.rsqrt(variance + eps) * w + b
+        tl.store(y_ptr + row * y_row_stride + cols, y.to(y_ptr.dtype.element_ty), mask=inside)
+
+    @triton.jit
+    def _row_sum_kernel(x_ptr, out_ptr, n_rows, n_cols, x_row_stride,
+                        ROWS: tl.constexpr, BLOCK_N: tl.constexpr):
+        rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+        cols = tl.arange(0, BLOCK_N)
+        total = tl.zeros((ROWS,), dtype=tl.float32)
+        for start in range(0, n_cols, BLOCK_N):
+            inside = (rows[:, None] < n_rows) & (start + cols[None, :] < n_cols)
+            tile = tl.load(x_ptr + rows[:, None] * x_row_stride + start + cols[None, :],
+                           mask=inside, other=0.0)
+            total += tl.sum(tile.to(tl.float32), axis=1)
+        tl.store(out_ptr + rows, total, mask=rows < n_rows)

@@ -1,0 +1,177 @@
+"""Runs the cases: check every implementation against float64, then time the correct ones.
+
+For each case: fresh random inputs on the GPU, the float64 reference, then for each
+implementation and each of its parameter sets (only the default one without tuning):
+
+1. prepare it (a NaN-filled output for those that write into one) and run it once;
+2. compare with the reference (``||out - ref|| / ||ref||``, see :mod:`numba_tile.bench.cases`);
+   over the tolerance, or not finite, is ``FAIL`` and the variant is not timed; an exception
+   (a compile error, a CUDA error at the synchronization) is ``ERROR``;
+3. time it (:func:`numba_tile.bench.timing.time_on_gpu`), then run and check it once more:
+   an error that moves between runs is a race, reported as ``FAIL``.
+
+The fastest correct parameter set of each implementation stands for it. The result is a
+JSON-ready dict, which :mod:`numba_tile.bench.report` prints and writes. Needs PyTorch and a
+CUDA GPU, except :func:`summarize_variants`:
+
+>>> from numba_tile.bench.runner import summarize_variants
+>>> summarize_variants("torch", [{"label": "-", "status": "ok", "gbps": 2900.0}])["gbps"]
+2900.0
+"""
+
+import datetime
+import platform
+
+import numba_tile as ct
+from . import references, timing
+
+SEED = 2026
+
+
+def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 30,
+                   log=print):
+    """Check and time every implementation of ``cases``; ``log`` gets a line per variant.
+
+    >>> from numba_tile.bench import cases  # doctest: +SKIP
+    >>> results = run_benchmarks(cases.all_cases(quick=True), tune=False)  # doctest: +SKIP
+    >>> results["cases"][0]["implementations"][0]["name"]  # doctest: +SKIP
+    'numba_tile'
+    """
+    import torch
+    copy_gbps, copy_timing = timing.copy_bandwidth(copy_bytes, repeats=repeats, warmup=warmup)
+    log(f"device-to-device copy of {copy_bytes >> 20} MiB: {copy_gbps:.0f} GB/s")
+    results = {
+        "environment": environment(),
+        "settings": {"repeats": repeats, "warmup": warmup, "tuned": tune, "l2_flush": True,
+                     "seed": SEED},
+        "copy": {"bytes": copy_bytes, "gbps": copy_gbps, "timing": copy_timing.as_dict()},
+        "cases": [],
+    }
+    with ct.interpret(False):  # NUMBA_TILE_INTERPRET in the environment must not apply here
+        for index, case in enumerate(cases):
+            generator = torch.Generator(device="cuda").manual_seed(SEED + index)
+            results["cases"].append(_run_case(case, generator, copy_gbps, repeats=repeats,
+                                              warmup=warmup, tune=tune, log=log))
+            torch.cuda.empty_cache()
+    return results
+
+
+def environment():
+    """What the numbers were measured on and with.
+
+    >>> environment()["device"]  # doctest: +SKIP
+    'NVIDIA H100 80GB HBM3'
+    """
+    import numba_cuda
+    import torch
+    properties = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return {
+        "device": properties.name,
+        "multiprocessors": properties.multi_processor_count,
+        "l2_bytes": getattr(properties, "L2_cache_size", None),
+        "numba_tile": ct.__version__,
+        "numba_cuda": getattr(numba_cuda, "__version__", None),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "triton": references.triton_version(),
+        "python": platform.python_version(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def relative_error(out, reference):
+    """``||out - reference|| / ||reference||`` in float64; NaN where ``out`` has the wrong
+    shape, and not finite where ``out`` is.
+
+    >>> import torch  # doctest: +SKIP
+    >>> exact = torch.tensor([3.0, 4.0], dtype=torch.float64)  # doctest: +SKIP
+    >>> relative_error(torch.tensor([3.0, 4.5]), exact)  # doctest: +SKIP
+    0.1
+    """
+    import torch
+    if tuple(out.shape) != tuple(reference.shape):
+        return float("nan")
+    difference = torch.linalg.vector_norm(out.double() - reference)
+    return float(difference / torch.linalg.vector_norm(reference))
+
+
+def summarize_variants(name, variants):
+    """An implementation's entry: its fastest correct variant's fields, the status (``ok`` if
+    any variant is correct, else the first variant's), and all ``variants``.
+
+    >>> from numba_tile.bench.runner import summarize_variants
+    >>> entry = summarize_variants("numba_tile", [
+    ...     {"label": "rows=1", "status": "ok", "gbps": 2000.0},
+    ...     {"label": "rows=2", "status": "ok", "gbps": 2500.0},
+    ...     {"label": "rows=4", "status": "FAIL", "relative_error": 0.5}])
+    >>> entry["status"], entry["label"], entry["gbps"], len(entry["variants"])
+    ('ok', 'rows=2', 2500.0, 3)
+    """
+    correct = [v for v in variants if v["status"] == "ok"]
+    best = max(correct, key=lambda v: v["gbps"]) if correct else variants[0]
+    return {"name": name, **best, "variants": variants}
+
+
+def _run_case(case, generator, copy_gbps, *, repeats, warmup, tune, log):
+    import torch
+    inputs = case.make_inputs(torch, generator)
+    reference = case.reference(*inputs)
+    entries = []
+    for implementation in case.implementations:
+        if implementation.name == "triton" and references.triton_version() is None:
+            continue
+        variants = []
+        for params in implementation.params if tune else implementation.params[:1]:
+            variant = _run_variant(case, implementation, params, inputs, reference,
+                                   repeats=repeats, warmup=warmup)
+            if variant["status"] == "ok":
+                variant["fraction_of_copy"] = variant["gbps"] / copy_gbps
+            log(f"{case.name:<15} {implementation.name:<10} {variant['label']:<22} "
+                f"{_describe(variant)}")
+            variants.append(variant)
+        entries.append(summarize_variants(implementation.name, variants))
+    gbps = {entry["name"]: entry["gbps"] for entry in entries if entry["status"] == "ok"}
+    required, description = case.target.required_gbps(gbps, copy_gbps)
+    achieved = gbps.get("numba_tile")
+    return {
+        "name": case.name, "title": case.title, "dtype": case.dtype,
+        "bytes_moved": case.bytes_moved, "tolerance": case.tolerance,
+        "implementations": entries,
+        "target": {"description": description, "required_gbps": required,
+                   "met": None if required is None else achieved is not None
+                   and achieved >= required},
+    }
+
+
+def _run_variant(case, implementation, params, inputs, reference, *, repeats, warmup):
+    import torch
+    variant = {"label": implementation.label(params), "params": params}
+    try:
+        run = implementation.prepare(*inputs, **params)
+        error = relative_error(run(), reference)
+        torch.cuda.synchronize()
+        variant["relative_error"] = error
+        if not error <= case.tolerance:
+            return {**variant, "status": "FAIL"}
+        measured = timing.time_on_gpu(run, repeats=repeats, warmup=warmup)
+        error_after = relative_error(run(), reference)
+    except Exception as exception:  # a compile or CUDA error fails this variant only
+        message = f"{type(exception).__name__}: {exception}".strip().splitlines()[0]
+        return {**variant, "status": "ERROR", "error": message[:300]}
+    variant["relative_error_after_timing"] = error_after
+    if not error_after <= case.tolerance:
+        return {**variant, "status": "FAIL", "relative_error": error_after,
+                "error": f"after timing; {error:.1e} before: a race?"}
+    return {**variant, "status": "ok", "timing": measured.as_dict(),
+            "gbps": timing.gbps(case.bytes_moved, measured.median_ms)}
+
+
+def _describe(variant):
+    """One log line's worth of a variant's outcome."""
+    if variant["status"] == "ok":
+        return (f"ok  error {variant['relative_error']:.1e}  "
+                f"{variant['timing']['median_ms'] * 1e3:9.1f} us  {variant['gbps']:6.0f} GB/s")
+    if variant["status"] == "FAIL":
+        return (f"FAIL  error {variant['relative_error']:.1e}"
+                + (f" ({variant['error']})" if "error" in variant else ""))
+    return f"ERROR  {variant['error']}"

@@ -1,0 +1,202 @@
+"""Lowering of the elementwise ops (on tiles and run-time scalars), ``where`` and ``astype``.
+
+Operands are broadcast to the result register by register (through shared memory when their
+layout does not line up with the result's), converted to the op's operand dtype, and each
+register is computed by :mod:`.arithmetic`. A result without tile operands is one scalar.
+"""
+
+import inspect
+import math
+
+from numba.core import types
+
+from .. import dtypes as d
+from ..language import elementwise
+from ..rules import elementwise as elementwise_rules
+from . import arithmetic
+from .abstract import constant_of, operand
+from .lowering import registry
+from .tiles import broadcast_source, make_tile, relayout
+from .types import FloatLiteral, TileType, dtype_of_scalar
+from .typing import broadcasts_in_registers, implementation_of
+
+lower = registry.lower
+
+
+def value_dtype(numba_type):
+    """The tile dtype of a value of ``numba_type`` as lowered (literals are lowered as their
+    Python type: int64, float64, bool)."""
+    if isinstance(numba_type, TileType):
+        return numba_type.dtype
+    if isinstance(numba_type, FloatLiteral):
+        return d.float64
+    if isinstance(numba_type, types.BooleanLiteral):
+        return d.bool_
+    if isinstance(numba_type, types.IntegerLiteral):
+        return d.int64
+    return dtype_of_scalar(numba_type)
+
+
+def operand_values(context, builder, numba_type, value, result_type, dtype):
+    """Per-register storage values of an operand converted to ``dtype`` and broadcast to the
+    result (one value when the result is a scalar)."""
+    if isinstance(numba_type, types.Literal):  # static operands may arrive as Python values
+        value = arithmetic.constant(value_dtype(numba_type), numba_type.literal_value)
+    if not isinstance(numba_type, TileType):
+        scalar = arithmetic.convert(context, builder, value, value_dtype(numba_type), dtype)
+        return [scalar] * (result_type.registers if isinstance(result_type, TileType) else 1)
+    if math.prod(numba_type.shape) == 1:  # one element, which every thread holds
+        element = arithmetic.convert(context, builder, builder.extract_value(value, 0),
+                                     numba_type.dtype, dtype)
+        return [element] * (result_type.registers if isinstance(result_type, TileType) else 1)
+    if not broadcasts_in_registers(numba_type, result_type):
+        moved_type = TileType(numba_type.dtype, result_type.shape, result_type.num_warps,
+                              result_type.layout)
+        value = relayout(context, builder, numba_type, value, moved_type,
+                         broadcast_source(numba_type.shape, result_type.shape))
+        numba_type = moved_type
+    return [arithmetic.convert(context, builder, builder.extract_value(value, r),
+                               numba_type.dtype, dtype)
+            for r in range(result_type.registers)]
+
+
+def pack(context, builder, result_type, values):
+    """A tile of ``result_type`` from its registers, or the one value of a scalar result."""
+    if isinstance(result_type, TileType):
+        return make_tile(context, builder, result_type, values)
+    return values[0]
+
+
+def _parameter_names(function):
+    stub = getattr(function, "__tile_op__", None)
+    if stub is None:
+        return ("x", "y")
+    return tuple(inspect.signature(stub).parameters)
+
+
+def options_of(function, sig):
+    """The float options of a call from the constant argument types of its signature."""
+    values = dict(zip(_parameter_names(function), sig.args))
+
+    def option(name, default):
+        value = constant_of(values.get(name, types.Omitted(default)), default)
+        return default if value is None and default is not None else value
+
+    return arithmetic.Options(option("rounding_mode", None), bool(option("flush_to_zero", False)),
+                              bool(option("propagate_nan", False)))
+
+
+def _result_dtype(numba_type):
+    return numba_type.dtype if isinstance(numba_type, TileType) else dtype_of_scalar(numba_type)
+
+
+def _folded(context, builder, result_type):
+    from numba.core.typing import signature
+    from .lowering import folded_constant
+    return folded_constant(context, builder, signature(result_type), ())
+
+
+def _lower_binary(op, function):
+    def lower_binary(context, builder, sig, args):
+        result_type = sig.return_type
+        if isinstance(result_type, types.Literal):
+            return _folded(context, builder, result_type)
+        x_type, y_type = sig.args[0], sig.args[1]
+        _, operand_dtype = elementwise_rules.binary(op, operand(x_type), operand(y_type))
+        options = options_of(function, sig)
+        result_dtype = _result_dtype(result_type)
+        xs = operand_values(context, builder, x_type, args[0], result_type, operand_dtype)
+        ys = operand_values(context, builder, y_type, args[1], result_type, operand_dtype)
+        values = [arithmetic.binary(context, builder, op, operand_dtype, result_dtype, a, b,
+                                    options) for a, b in zip(xs, ys)]
+        return pack(context, builder, result_type, values)
+    return lower_binary
+
+
+def _lower_unary(op, function):
+    def lower_unary(context, builder, sig, args):
+        result_type = sig.return_type
+        if isinstance(result_type, types.Literal):
+            return _folded(context, builder, result_type)
+        x_type = sig.args[0]
+        dtype = value_dtype(x_type) if isinstance(x_type, TileType) else \
+            elementwise_rules.unary(op, operand(x_type)).dtype
+        options = options_of(function, sig)
+        result_dtype = _result_dtype(result_type)
+        xs = operand_values(context, builder, x_type, args[0], result_type, dtype)
+        values = [arithmetic.unary(context, builder, op, dtype, result_dtype, x, options)
+                  for x in xs]
+        return pack(context, builder, result_type, values)
+    return lower_unary
+
+
+for _op in elementwise_rules.BINARY_OPS:
+    _function = implementation_of(_op)
+    lower(_function, types.Any, types.Any, types.VarArg(types.Any))(
+        _lower_binary(_op, _function))
+for _op in elementwise_rules.UNARY_OPS:
+    _function = implementation_of(_op)
+    lower(_function, types.Any, types.VarArg(types.Any))(_lower_unary(_op, _function))
+
+
+def _lower_minmax(op):
+    """Builtin ``min``/``max`` of several operands: pairwise, left to right."""
+    binary = _lower_binary(op, None)
+
+    def lower_minmax(context, builder, sig, args):
+        from numba.core.typing import signature
+        from .typing import _infer_binary
+        value, value_type = args[0], sig.args[0]
+        for other, other_type in zip(args[1:], sig.args[1:]):
+            step_type = _infer_binary(op)({"x": value_type, "y": other_type})
+            value = binary(context, builder, signature(step_type, value_type, other_type),
+                           (value, other))
+            value_type = step_type
+        return value
+    return lower_minmax
+
+
+lower("numba_tile.builtin_min", types.VarArg(types.Any))(_lower_minmax("minimum"))
+lower("numba_tile.builtin_max", types.VarArg(types.Any))(_lower_minmax("maximum"))
+
+
+@lower(elementwise.where, types.Any, types.Any, types.Any)
+def lower_where(context, builder, sig, args):
+    result_type = sig.return_type
+    dtype = _result_dtype(result_type)
+    conditions = operand_values(context, builder, sig.args[0], args[0], result_type, d.bool_)
+    xs = operand_values(context, builder, sig.args[1], args[1], result_type, dtype)
+    ys = operand_values(context, builder, sig.args[2], args[2], result_type, dtype)
+    values = [builder.select(c, x, y) for c, x, y in zip(conditions, xs, ys)]
+    return pack(context, builder, result_type, values)
+
+
+def _lower_astype(context, builder, sig, args):
+    x_type, result_type = sig.args[0], sig.return_type
+    mode = constant_of(sig.args[2], None) if len(sig.args) > 2 else None
+    source = value_dtype(x_type)
+    if isinstance(x_type, types.Literal):
+        args = (arithmetic.constant(source, x_type.literal_value),) + tuple(args[1:])
+    if isinstance(x_type, TileType):
+        registers = [builder.extract_value(args[0], r) for r in range(x_type.registers)]
+    else:
+        registers = [args[0]]
+    values = [arithmetic.convert(context, builder, v, source, _result_dtype(result_type), mode)
+              for v in registers]
+    return pack(context, builder, result_type, values)
+
+
+lower(elementwise.astype, types.Any, types.Any, types.VarArg(types.Any))(_lower_astype)
+lower("tile.astype", TileType, types.VarArg(types.Any))(_lower_astype)
+
+
+@registry.lower_cast(TileType, TileType)
+def cast_tile(context, builder, fromty, toty, value):
+    """A tile to another dtype in the same layout (``math`` functions take integer tiles as
+    float32)."""
+    if fromty.layout != toty.layout or fromty.shape != toty.shape:
+        raise NotImplementedError(f"cast from {fromty} to {toty}")
+    values = [arithmetic.convert(context, builder, builder.extract_value(value, r),
+                                 fromty.dtype, toty.dtype) for r in range(fromty.registers)]
+    return make_tile(context, builder, toty, values)
+

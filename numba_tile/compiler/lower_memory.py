@@ -1,0 +1,331 @@
+"""Lowering of the grid queries and of ``load``/``store`` between arrays and tiles.
+
+Each thread moves the elements its registers hold. Runs of registers that are consecutive in
+the array's last axis move as one 8- or 16-byte vector when the run is inside the array,
+contiguous and aligned (checked at run time, with a scalar fallback), so that the common case
+of contiguous, aligned arrays runs at full memory bandwidth. Elements outside the array read
+as the padding value and are not written.
+"""
+
+import math
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.cuda import nvvmutils
+
+from ..enums import PaddingMode
+from ..language import memory
+from ..rules.core import normalize_axis
+from ..rules.memory import normalize_order
+from . import arithmetic
+from .abstract import constant_of
+from .lowering import registry
+from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
+                    thread_coordinates)
+from .types import ArrayType, TileType
+
+lower = registry.lower
+
+
+# -- arrays -----------------------------------------------------------------------------------
+class ArrayView:
+    """An array argument seen through a tile-space ``order`` (tile axis k is array axis
+    ``order[k]``)."""
+
+    def __init__(self, context, builder, array_type, value, order):
+        proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=value)
+        self.data = proxy.data
+        shape = [builder.extract_value(proxy.shape, i) for i in range(array_type.ndim)]
+        strides = [builder.extract_value(proxy.strides, i) for i in range(array_type.ndim)]
+        self.shape = [shape[a] for a in order]
+        self.strides = [strides[a] for a in order]
+
+    def element(self, builder, indices):
+        """``(pointer, in_bounds)`` of the element at tile-space ``indices`` (int32)."""
+        in_bounds = cgutils.true_bit
+        offset = I64(0)
+        for index, length, stride in zip(indices, self.shape, self.strides):
+            length = builder.trunc(length, I32) if length.type.width > 32 else length
+            in_bounds = builder.and_(in_bounds, builder.icmp_unsigned("<", index, length))
+            offset = builder.add(offset, builder.mul(builder.sext(index, I64),
+                                                     builder.sext(stride, I64)))
+        return builder.gep(self.data, [offset]), in_bounds
+
+
+def _tile_indices(context, builder, index_type, index_value):
+    if not isinstance(index_type, types.BaseTuple):
+        return [context.cast(builder, index_value, index_type, types.int32)]
+    return [context.cast(builder, builder.extract_value(index_value, i), index_type[i],
+                         types.int32) for i in range(len(index_type))]
+
+
+def _padding(context, dtype, mode):
+    if mode in (PaddingMode.UNDETERMINED, PaddingMode.ZERO) or not dtype.is_float:
+        return arithmetic.constant(dtype, 0)
+    value = {PaddingMode.NEG_ZERO: -0.0, PaddingMode.NAN: math.nan,
+             PaddingMode.POS_INF: math.inf, PaddingMode.NEG_INF: -math.inf}[mode]
+    return arithmetic.constant(dtype, value)
+
+
+# -- grid -------------------------------------------------------------------------------------
+@lower(memory.bid, types.IntegerLiteral)
+def lower_bid(context, builder, sig, args):
+    return nvvmutils.call_sreg(builder, "ctaid." + "xyz"[sig.args[0].literal_value])
+
+
+@lower(memory.num_blocks, types.IntegerLiteral)
+def lower_num_blocks(context, builder, sig, args):
+    return nvvmutils.call_sreg(builder, "nctaid." + "xyz"[sig.args[0].literal_value])
+
+
+# -- memory -----------------------------------------------------------------------------------
+def vector_groups(layout, element_bytes):
+    """Groups of registers holding consecutive elements along the last axis, as many as fit
+    16 bytes: ``[(first register, count), ...]`` covering every register. The blocked layout
+    gives each thread such runs, so loads and stores can be 8- or 16-byte vectors."""
+    run_bits = 0
+    rank = len(layout.shape)
+    for vector in layout.bases["register"]:
+        if rank and vector == tuple(0 for _ in range(rank - 1)) + (1 << run_bits,):
+            run_bits += 1
+        else:
+            break
+    width = 1 << run_bits
+    while width > 1 and width * element_bytes > 16:
+        width //= 2
+    registers = layout.in_sizes["register"]
+    return [(first, width) for first in range(0, registers, width)]
+
+
+def from_memory(context, builder, array_type, raw):
+    """An element as stored in an array (bools are bytes) to its value (bools are i1)."""
+    if array_type.element == types.boolean:
+        return builder.icmp_unsigned("!=", raw, raw.type(0))
+    return raw
+
+
+def to_memory(context, builder, array_type, value):
+    if array_type.element == types.boolean:
+        return builder.zext(value, ir.IntType(8))
+    return value
+
+
+def _element_indices(builder, origin, coords):
+    return [builder.add(o, c) for o, c in zip(origin, coords)]
+
+
+def tile_origin(builder, tile_index, steps):
+    """Element coordinates of a tile's first element: tile index times the step of each
+    axis (the tile shape, or a tiled view's traversal steps)."""
+    return [builder.mul(t, I32(n)) for t, n in zip(tile_index, steps)]
+
+
+def _vector_ok(builder, view, indices, width, element_bytes):
+    """The run of ``width`` elements at ``indices`` is inside the array, contiguous and
+    aligned to its size: then one vector access moves it."""
+    last = list(indices)
+    last[-1] = builder.add(indices[-1], I32(width - 1))
+    pointer, first_inside = view.element(builder, indices)
+    _, last_inside = view.element(builder, last)
+    stride = view.strides[-1]
+    contiguous = builder.icmp_signed("==", stride, stride.type(1))
+    address = builder.ptrtoint(pointer, I64)
+    aligned = builder.icmp_unsigned("==", builder.and_(address, I64(width * element_bytes - 1)),
+                                    I64(0))
+    ok = builder.and_(builder.and_(first_inside, last_inside), builder.and_(contiguous, aligned))
+    return pointer, ok
+
+
+def _access_type(element_type, width, element_bytes):
+    """The LLVM type one vector access moves: 32-bit words for narrow elements (so that
+    NVVM emits one 8- or 16-byte access instead of several narrow ones)."""
+    if element_bytes < 4 and width * element_bytes >= 4:
+        return ir.VectorType(I32, width * element_bytes // 4)
+    return ir.VectorType(element_type, width)
+
+
+def vector_load(builder, pointer, width, element_bytes):
+    access = _access_type(pointer.type.pointee, width, element_bytes)
+    raw = builder.load(builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
+                       align=width * element_bytes)
+    return builder.bitcast(raw, ir.VectorType(pointer.type.pointee, width))
+
+
+def vector_store(builder, vector, pointer, width, element_bytes):
+    access = _access_type(pointer.type.pointee, width, element_bytes)
+    builder.store(builder.bitcast(vector, access),
+                  builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
+                  align=width * element_bytes)
+
+
+@lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
+def lower_load(context, builder, sig, args):
+    result_type, array_type, index_type = sig.return_type, sig.args[0], sig.args[1]
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    view = ArrayView(context, builder, array_type, args[0], order)
+    tile_index = _tile_indices(context, builder, index_type, args[1])
+    mode = constant_of(sig.args[4])
+    if not isinstance(result_type, TileType):  # shape=(): one element, a scalar
+        return load_element(context, builder, view, array_type, tile_index, mode)
+    origin = tile_origin(builder, tile_index, result_type.shape)
+    return load_tile(context, builder, view, array_type, origin, result_type, mode)
+
+
+def load_element(context, builder, view, array_type, indices, padding_mode):
+    """The element at ``indices`` (every thread loads it), or the padding value."""
+    pointer, in_bounds = view.element(builder, indices)
+    padding = _padding(context, array_type.dtype, padding_mode)
+    with builder.if_else(in_bounds) as (then, otherwise):
+        with then:
+            block_then = builder.block
+            loaded = from_memory(context, builder, array_type, builder.load(pointer))
+        with otherwise:
+            block_otherwise = builder.block
+    phi = builder.phi(loaded.type)
+    phi.add_incoming(loaded, block_then)
+    phi.add_incoming(padding, block_otherwise)
+    return phi
+
+
+def load_tile(context, builder, view, array_type, origin, tile_type, padding_mode):
+    """The tile whose first element is at element coordinates ``origin`` of ``view``."""
+    padding = _padding(context, tile_type.dtype, padding_mode)
+    layout = tile_type.layout
+    base = thread_coordinates(builder, layout)
+    element_bytes = array_type.dtype.itemsize
+    values = []
+
+    def scalar_loads(first, width):
+        out = []
+        for register in range(first, first + width):
+            indices = _element_indices(builder, origin,
+                                       register_coordinates(builder, base, layout, register))
+            pointer, in_bounds = view.element(builder, indices)
+            with builder.if_else(in_bounds) as (then, otherwise):
+                with then:
+                    block_then = builder.block
+                    loaded = from_memory(context, builder, array_type, builder.load(pointer))
+                with otherwise:
+                    block_otherwise = builder.block
+            phi = builder.phi(loaded.type)
+            phi.add_incoming(loaded, block_then)
+            phi.add_incoming(padding, block_otherwise)
+            out.append(phi)
+        return out
+
+    for first, width in vector_groups(layout, element_bytes):
+        if width == 1:
+            values.extend(scalar_loads(first, 1))
+            continue
+        indices = _element_indices(builder, origin,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
+        with builder.if_else(ok) as (vector_path, scalar_path):
+            with vector_path:
+                vector = vector_load(builder, pointer, width, element_bytes)
+                fast = [from_memory(context, builder, array_type,
+                                    builder.extract_element(vector, I32(i)))
+                        for i in range(width)]
+                fast_block = builder.block
+            with scalar_path:
+                slow = scalar_loads(first, width)
+                slow_block = builder.block
+        for a, b in zip(fast, slow):
+            phi = builder.phi(a.type)
+            phi.add_incoming(a, fast_block)
+            phi.add_incoming(b, slow_block)
+            values.append(phi)
+    return make_tile(context, builder, tile_type, values)
+
+
+@lower(memory.store, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
+def lower_store(context, builder, sig, args):
+    array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    view = ArrayView(context, builder, array_type, args[0], order)
+    tile_index = _tile_indices(context, builder, index_type, args[1])
+    if not isinstance(tile_type, TileType) or tile_type.shape == ():
+        store_element(context, builder, view, array_type, tile_index, tile_type, args[2])
+    else:
+        origin = tile_origin(builder, tile_index, tile_type.shape)
+        store_tile(context, builder, view, array_type, origin, tile_type, args[2])
+    return context.get_dummy_value()
+
+
+def store_element(context, builder, view, array_type, indices, value_type, value):
+    """Store a scalar (or a 0-d tile) at ``indices``, once (by thread 0)."""
+    from .lower_elementwise import operand_values
+    converted, = operand_values(context, builder, value_type, value, None, array_type.dtype)
+    pointer, in_bounds = view.element(builder, indices)
+    first = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"), I32(0))
+    with builder.if_then(builder.and_(in_bounds, first)):
+        builder.store(to_memory(context, builder, array_type, converted), pointer)
+
+
+def store_tile(context, builder, view, array_type, origin, tile_type, value):
+    """Store a tile whose first element goes to element coordinates ``origin``."""
+    args = (None, None, value)
+    layout = tile_type.layout
+    base = thread_coordinates(builder, layout)
+    leader = is_replica_leader(builder, layout)
+    element_bytes = array_type.dtype.itemsize
+    converted = [to_memory(context, builder, array_type, arithmetic.convert(
+        context, builder, builder.extract_value(args[2], r), tile_type.dtype, array_type.dtype))
+        for r in range(tile_type.registers)]
+    seen = set()
+
+    def scalar_stores(first, width):
+        for register in range(first, first + width):
+            indices = _element_indices(builder, origin,
+                                       register_coordinates(builder, base, layout, register))
+            pointer, in_bounds = view.element(builder, indices)
+            with builder.if_then(builder.and_(in_bounds, leader)):
+                builder.store(converted[register], pointer)
+
+    for first, width in vector_groups(layout, element_bytes):
+        constant = layout.apply(register=first)
+        if constant in seen:  # registers that repeat others (collapsed layouts)
+            continue
+        seen.add(constant)
+        if width == 1:
+            scalar_stores(first, 1)
+            continue
+        indices = _element_indices(builder, origin,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
+        with builder.if_then(leader):
+            with builder.if_else(ok) as (vector_path, scalar_path):
+                with vector_path:
+                    vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
+                    for i in range(width):
+                        vector = builder.insert_element(vector, converted[first + i], I32(i))
+                    vector_store(builder, vector, pointer, width, element_bytes)
+                with scalar_path:
+                    scalar_stores(first, width)
+
+
+@lower(memory.num_tiles, ArrayType, types.Any, types.Any, types.Any)
+def lower_num_tiles(context, builder, sig, args):
+    array_type = sig.args[0]
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    axis = normalize_axis(constant_of(sig.args[1]), array_type.ndim)
+    tile = constant_of(sig.args[2])[axis]
+    proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])
+    length = builder.extract_value(proxy.shape, order[axis])
+    return builder.udiv(builder.add(length, length.type(tile - 1)), length.type(tile))
+
+
+@lower(memory.cdiv, types.Any, types.Any)
+def lower_cdiv(context, builder, sig, args):
+    """``-(-x // y)``: one floor division of the negated numerator."""
+    from numba.core.typing import signature
+    from ..language import elementwise
+    if isinstance(sig.return_type, types.Literal):
+        from .lowering import folded_constant
+        return folded_constant(context, builder, sig, args)
+    negate = context.get_function(elementwise.negative, signature(sig.args[0], sig.args[0]))
+    floordiv = context.get_function(elementwise.floordiv, sig)
+    quotient = floordiv(builder, (negate(builder, (args[0],)), args[1]))
+    return context.get_function(elementwise.negative, signature(sig.return_type,
+                                                                sig.return_type))(
+        builder, (quotient,))

@@ -1,0 +1,201 @@
+"""Lowering of the shape ops: reshape, permute, transpose, broadcast_to, expand_dims and
+indexing with ``None``; and of the compile-time helpers.
+
+Expanding dimensions moves nothing (the layout gains an axis of length 1); the others move
+elements between threads through shared memory (:func:`.tiles.relayout`).
+"""
+
+import math
+import operator
+
+from numba.core import types
+
+from ..language import debugging, elementwise, shapes
+from . import arithmetic
+from ..rules.core import normalize_axis
+from .abstract import constant_of
+from .lowering import registry
+from .tiles import (I32, broadcast_source, linear_offset, make_tile, relayout,
+                    tile_registers)
+from .types import TileType
+
+lower = registry.lower
+
+
+def _lower_reshape(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+    if math.prod(src.shape) == 1:  # one element, held by every thread
+        return make_tile(context, builder, dst, [builder.extract_value(args[0], 0)] *
+                         dst.registers)
+
+    def source(builder, coords):  # the same row-major position in the source shape
+        offset = linear_offset(builder, coords, dst.shape)
+        out = []
+        for n in reversed(src.shape):
+            out.append(builder.urem(offset, I32(n)))
+            offset = builder.udiv(offset, I32(n))
+        return list(reversed(out))
+    return relayout(context, builder, src, args[0], dst, source)
+
+
+def _permutation_lowering(axes_of):
+    def lower_permutation(context, builder, sig, args):
+        src, dst = sig.args[0], sig.return_type
+        axes = axes_of(sig)
+
+        def source(builder, coords):  # result axis i is source axis axes[i]
+            out = [None] * len(coords)
+            for i, a in enumerate(axes):
+                out[a] = coords[i]
+            return out
+        return relayout(context, builder, src, args[0], dst, source)
+    return lower_permutation
+
+
+def _permute_axes(sig):
+    from ..rules.shapes import permute_axes
+    return permute_axes(constant_of(sig.args[1]), len(sig.args[0].shape))
+
+
+def _transpose_axes(sig):
+    from ..rules.shapes import transpose_axes
+    extra = [constant_of(t) for t in sig.args[1:3]] + [None] * (3 - len(sig.args))
+    return transpose_axes(len(sig.args[0].shape), extra[0], extra[1])
+
+
+def _lower_broadcast_to(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+    return relayout(context, builder, src, args[0], dst, broadcast_source(src.shape, dst.shape))
+
+
+def _same_value(context, builder, sig, args):
+    return args[0]
+
+
+def _nothing(context, builder, sig, args):
+    return context.get_dummy_value()
+
+
+lower(debugging.static_assert, types.VarArg(types.Any))(_nothing)
+lower(debugging.ensure_constant, types.Any)(_same_value)
+lower(debugging.static_eval, types.Any)(_same_value)
+
+
+lower(shapes.reshape, TileType, types.Any)(_lower_reshape)
+lower("tile.reshape", TileType, types.Any)(_lower_reshape)
+lower(shapes.permute, TileType, types.Any)(_permutation_lowering(_permute_axes))
+lower("tile.permute", TileType, types.Any)(_permutation_lowering(_permute_axes))
+lower(shapes.transpose, TileType, types.VarArg(types.Any))(
+    _permutation_lowering(_transpose_axes))
+lower("tile.transpose", TileType, types.VarArg(types.Any))(
+    _permutation_lowering(_transpose_axes))
+lower(shapes.broadcast_to, TileType, types.Any)(_lower_broadcast_to)
+lower(shapes.expand_dims, TileType, types.Any)(_same_value)
+lower(operator.getitem, TileType, types.Any)(_same_value)
+
+
+# -- sub-tiles --------------------------------------------------------------------------------
+def _index_values(context, builder, index_type, value):
+    """The int32 entries of a tile index (an int or a tuple of ints)."""
+    from .lower_memory import _tile_indices
+    return _tile_indices(context, builder, index_type, value)
+
+
+def _lower_extract(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+    index = _index_values(context, builder, sig.args[1], args[1])
+    origin = [builder.mul(i, I32(n)) for i, n in zip(index, dst.shape)]
+
+    def source(builder, coords):
+        return [builder.add(o, c) for o, c in zip(origin, coords)]
+    return relayout(context, builder, src, args[0], dst, source)
+
+
+def _lower_insert(context, builder, sig, args):
+    """Each register of ``x`` inside the inserted region takes the value's element (moved to
+    ``x``'s layout through shared memory), the others keep theirs."""
+    x_type, value_type = sig.args[0], sig.args[2]
+    index = _index_values(context, builder, sig.args[1], args[1])
+    origin = [builder.mul(i, I32(n)) for i, n in zip(index, value_type.shape)]
+    inside = []
+
+    def source(builder, coords):
+        flags, out = [], []
+        for o, c, n in zip(origin, coords, value_type.shape):
+            offset = builder.sub(c, o)
+            flag = builder.icmp_unsigned("<", offset, I32(n))
+            flags.append(flag)
+            out.append(builder.select(flag, offset, I32(0)))
+        inside.append(flags)
+        return out
+    moved_type = TileType(value_type.dtype, x_type.shape, x_type.num_warps, x_type.layout)
+    moved = relayout(context, builder, value_type, args[2], moved_type, source)
+    values = []
+    for r, (own, new) in enumerate(zip(tile_registers(builder, x_type, args[0]),
+                                       tile_registers(builder, moved_type, moved))):
+        flag = inside[r][0]
+        for other in inside[r][1:]:
+            flag = builder.and_(flag, other)
+        new = arithmetic.convert(context, builder, new, value_type.dtype, x_type.dtype)
+        values.append(builder.select(flag, new, own))
+    return make_tile(context, builder, x_type, values)
+
+
+@lower(shapes.cat, types.Any, types.Any)
+def lower_cat(context, builder, sig, args):
+    pair_type, dst = sig.args[0], sig.return_type
+    axis = normalize_axis(constant_of(sig.args[1]), len(dst.shape))
+    half = dst.shape[axis] // 2
+    first_half = []
+
+    def source(builder, coords):
+        coords = list(coords)
+        first = builder.icmp_unsigned("<", coords[axis], I32(half))
+        first_half.append(first)
+        coords[axis] = builder.and_(coords[axis], I32(half - 1))  # halves are powers of two
+        return coords
+    parts = []
+    for k in range(2):
+        first_half.clear()
+        moved_type = TileType(dst.dtype, dst.shape, dst.num_warps, dst.layout)
+        part_type = pair_type[k]
+        parts.append(relayout(context, builder, part_type, builder.extract_value(args[0], k),
+                              moved_type, _within(part_type.shape, source)))
+    flags = list(first_half)
+    values = [builder.select(flags[r], a, b) for r, (a, b) in enumerate(zip(
+        tile_registers(builder, dst, parts[0]), tile_registers(builder, dst, parts[1])))]
+    return make_tile(context, builder, dst, values)
+
+
+def _within(shape, source):
+    return source
+
+
+def _lower_bitcast(context, builder, sig, args):
+    src, dst = sig.args[0], sig.return_type
+    target = arithmetic.storage_type(dst.dtype)
+    values = [builder.bitcast(v, target) for v in tile_registers(builder, src, args[0])]
+    return make_tile(context, builder, dst, values)
+
+
+def _lower_item(context, builder, sig, args):
+    return builder.extract_value(args[0], 0)
+
+
+@lower("numba_tile.divmod", types.Any, types.Any)
+def lower_divmod(context, builder, sig, args):
+    from numba.core.typing import signature
+    quotient_type, remainder_type = sig.return_type
+    floordiv = context.get_function(elementwise.floordiv, signature(quotient_type, *sig.args))
+    mod = context.get_function(elementwise.mod, signature(remainder_type, *sig.args))
+    return context.make_tuple(builder, sig.return_type, [floordiv(builder, args),
+                                                         mod(builder, args)])
+
+
+lower(elementwise.divmod, types.Any, types.Any)(lower_divmod)
+lower(shapes.extract, TileType, types.Any, types.Any)(_lower_extract)
+lower("tile.extract", TileType, types.Any, types.Any)(_lower_extract)
+lower(shapes.insert, TileType, types.Any, types.Any)(_lower_insert)
+lower("tile.insert", TileType, types.Any, types.Any)(_lower_insert)
+lower(shapes.bitcast, TileType, types.Any)(_lower_bitcast)
+lower("tile.item", TileType)(_lower_item)

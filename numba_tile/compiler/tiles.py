@@ -1,0 +1,220 @@
+"""How a tile lives in a thread block, and the moves every lowering shares.
+
+A tile is held by the thread block as its layout says: thread ``tid`` has lane ``tid % 32``
+and warp ``tid // 32``, and register ``r`` of that thread holds the element at
+``layout.apply(r, lane, warp)``. Coordinates are the XOR of the lane and warp basis vectors
+(run time) with the register's (compile time), so every register index is a constant and
+fragments stay in registers. This module has the thread geometry, the packing of registers
+into a tile value, warp shuffles, the kernel's shared-memory scratch buffer and the general
+layout conversion through it.
+"""
+
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.cuda import nvvmutils
+
+from ..errors import TileUnsupportedFeatureError
+
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+FULL_MASK = I32(0xFFFFFFFF)
+
+
+# -- thread geometry ------------------------------------------------------------------------
+def thread_ids(builder):
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    return builder.and_(tid, I32(31)), builder.lshr(tid, I32(5))
+
+
+def thread_coordinates(builder, layout):
+    """This thread's base coordinates in a tile of ``layout`` (lane and warp bits applied)."""
+    lane, warp = thread_ids(builder)
+    coords = [I32(0)] * len(layout.shape)
+    for value, vectors in ((lane, layout.bases["lane"]), (warp, layout.bases["warp"])):
+        for bit, vector in enumerate(vectors):
+            if not any(vector):
+                continue
+            flag = builder.and_(builder.lshr(value, I32(bit)), I32(1))
+            for axis, component in enumerate(vector):
+                if component:
+                    coords[axis] = builder.xor(coords[axis], builder.mul(flag, I32(component)))
+    return coords
+
+
+def is_replica_leader(builder, layout):
+    """True in the one thread of each group that holds the same elements (replicated bits 0),
+    so that side effects such as stores happen once."""
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    mask = 0
+    for bit in layout.replicated_bits("lane"):
+        mask |= 1 << bit
+    for bit in layout.replicated_bits("warp"):
+        mask |= 1 << (bit + 5)
+    if not mask:
+        return cgutils.true_bit
+    return builder.icmp_unsigned("==", builder.and_(tid, I32(mask)), I32(0))
+
+
+def register_coordinates(builder, base, layout, register):
+    constant = layout.apply(register=register)
+    return [builder.xor(b, I32(c)) if c else b for b, c in zip(base, constant)]
+
+
+def make_tile(context, builder, tile_type, values):
+    return context.make_tuple(builder, types.UniTuple(tile_type.element, tile_type.registers),
+                              values)
+
+
+def tile_registers(builder, tile_type, value):
+    return [builder.extract_value(value, r) for r in range(tile_type.registers)]
+
+
+
+def shuffle_xor(builder, value, lane_mask):
+    """``shfl.sync.bfly``: the ``value`` of lane ``lane ^ lane_mask`` (any scalar type; the
+    hardware moves 32-bit words)."""
+    fn = builder.module.declare_intrinsic(
+        "llvm.nvvm.shfl.sync.bfly.i32", fnty=ir.FunctionType(I32, [I32, I32, I32, I32]))
+
+    def move(word):
+        return builder.call(fn, [FULL_MASK, word, I32(lane_mask), I32(0x1F)])
+
+    if isinstance(value.type, ir.IntType):
+        as_int = value
+    else:
+        as_int = builder.bitcast(value, ir.IntType(64 if isinstance(value.type, ir.DoubleType)
+                                                   else 32))
+    width = as_int.type.width
+    if width <= 32:
+        moved = move(builder.zext(as_int, I32) if width < 32 else as_int)
+        moved = builder.trunc(moved, as_int.type) if width < 32 else moved
+    else:
+        low = move(builder.trunc(as_int, I32))
+        high = move(builder.trunc(builder.lshr(as_int, I64(32)), I32))
+        moved = builder.or_(builder.zext(low, I64), builder.shl(builder.zext(high, I64),
+                                                                I64(32)))
+    return moved if isinstance(value.type, ir.IntType) else builder.bitcast(moved, value.type)
+
+
+SCRATCH = {"bytes": 0}
+SCRATCH_NAME = "numba_tile_scratch"
+
+
+def _element_bytes(llvm_type):
+    if isinstance(llvm_type, ir.IntType):
+        return max(1, llvm_type.width // 8)
+    return 8 if isinstance(llvm_type, ir.DoubleType) else 4
+
+
+def scratch_regions(builder, regions):
+    """The kernel's shared-memory scratch buffer, cut into back-to-back arrays: one pointer
+    per ``(llvm element type, count)`` of ``regions``, each 8-byte aligned.
+
+    One dynamic shared-memory array serves every conversion and reduction of a kernel: each
+    use starts with a barrier and finishes its reads before the next barrier, so they can all
+    start at offset 0. The launch asks for the largest size any use needs.
+    """
+    offsets, nbytes = [], 0
+    for element_type, count in regions:
+        offsets.append(nbytes)
+        nbytes += -(-count * _element_bytes(element_type) // 8) * 8
+    if nbytes > SHARED_LIMIT:
+        raise TileUnsupportedFeatureError(
+            f"This op needs {nbytes} bytes of shared memory; more than 48 KB is not compiled "
+            f"yet")
+    SCRATCH["bytes"] = max(SCRATCH["bytes"], nbytes)
+    module = builder.module
+    try:
+        variable = module.get_global(SCRATCH_NAME)
+    except KeyError:
+        variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), 0), SCRATCH_NAME,
+                                     addrspace=3)
+        variable.linkage = "external"
+        variable.align = 16
+    base = builder.bitcast(variable, ir.IntType(8).as_pointer(3))
+    pointers = []
+    for (element_type, _), offset in zip(regions, offsets):
+        start = builder.gep(base, [I32(offset)]) if offset else base
+        storage = ir.IntType(8) if element_type == ir.IntType(1) else element_type
+        pointers.append(builder.bitcast(start, storage.as_pointer(3)))
+    return pointers
+
+
+def scratch(builder, element_type, count):
+    """The scratch buffer as one array of ``count`` elements (see :func:`scratch_regions`)."""
+    return scratch_regions(builder, [(element_type, count)])[0]
+
+
+def store_shared(builder, value, pointer):
+    """Store to scratch (bools are bytes there)."""
+    if value.type == ir.IntType(1):
+        value = builder.zext(value, ir.IntType(8))
+    builder.store(value, pointer)
+
+
+def load_shared(builder, pointer, llvm_type):
+    value = builder.load(pointer)
+    if llvm_type == ir.IntType(1):
+        return builder.trunc(value, llvm_type)
+    return value
+
+
+def barrier(builder):
+    fn = builder.module.declare_intrinsic("llvm.nvvm.barrier0", fnty=ir.FunctionType(
+        ir.VoidType(), []))
+    builder.call(fn, [])
+
+
+# -- layout conversions -----------------------------------------------------------------------
+SHARED_LIMIT = 48 * 1024  # static shared memory a kernel may use without opting in
+
+
+def linear_offset(builder, coords, shape):
+    """Row-major linear offset (int32) of run-time coordinates in ``shape``."""
+    offset = I32(0)
+    for c, n in zip(coords, shape):
+        offset = builder.add(builder.mul(offset, I32(n)), c)
+    return offset
+
+
+def broadcast_source(src_shape, dst_shape):
+    """Source coordinates of a destination element when broadcasting ``src_shape``."""
+    lead = len(dst_shape) - len(src_shape)
+
+    def source(builder, coords):
+        return [I32(0) if n == 1 else c for c, n in zip(coords[lead:], src_shape)]
+    return source
+
+
+def relayout(context, builder, src_type, value, dst_type, source_of):
+    """Move a tile to another layout (and shape) through shared memory.
+
+    Every thread writes its distinct registers at their row-major place in a buffer of the
+    source tile; after a barrier, each thread reads the elements its destination registers
+    hold: ``source_of(builder, dst_coords)`` gives the source coordinates to read.
+    """
+    element = context.get_value_type(src_type.element)
+    size = 1
+    for n in src_type.shape:
+        size *= n
+    buffer = scratch(builder, element, size)
+    barrier(builder)  # an earlier use of the buffer (in a loop) must be finished
+    src_base = thread_coordinates(builder, src_type.layout)
+    seen = set()
+    for register in range(src_type.registers):
+        constant = src_type.layout.apply(register=register)
+        if constant in seen:
+            continue
+        seen.add(constant)
+        coords = register_coordinates(builder, src_base, src_type.layout, register)
+        slot = builder.gep(buffer, [linear_offset(builder, coords, src_type.shape)])
+        store_shared(builder, builder.extract_value(value, register), slot)
+    barrier(builder)
+    dst_base = thread_coordinates(builder, dst_type.layout)
+    values = []
+    for register in range(dst_type.registers):
+        coords = register_coordinates(builder, dst_base, dst_type.layout, register)
+        slot = builder.gep(buffer, [linear_offset(builder, source_of(builder, coords),
+                                            src_type.shape)])
+        values.append(load_shared(builder, slot, element))
+    return make_tile(context, builder, dst_type, values)
