@@ -10,6 +10,8 @@ metadata classes behind them.
 
 import typing
 
+import numpy as np
+
 from . import dtypes as d
 
 
@@ -127,3 +129,32 @@ def parameter_kinds(fn):
             hints[name] = ann
     params = inspect.signature(fn).parameters
     return {name: _metadata(hints.get(name)) for name in params}
+
+
+def scalar_argument(name, value, meta=None):
+    """``(dtype, value)`` of a scalar kernel argument, or None for anything else.
+
+    Python ``int`` is int32 (int64 with a ``ScalarInt64`` annotation; out of range is a
+    ``ValueError``), ``float`` is float32, ``bool`` is bool_, NumPy scalars keep their dtype.
+
+    >>> import numpy as np
+    >>> from numba_tile.annotations import scalar_argument
+    >>> scalar_argument("n", 7), scalar_argument("x", np.float16(1.5))
+    ((int32, 7), (float16, 1.5))
+    """
+    if isinstance(value, np.generic):  # before float: np.float64 subclasses float
+        return d.to_dtype(value.dtype), value.item()
+    if isinstance(value, bool):
+        return d.bool_, value
+    if isinstance(value, int):
+        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
+        from .promotion import integer_range
+        low, high = integer_range(dtype)
+        if not low <= value <= high:
+            hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
+            raise ValueError(f"Argument {name!r} = {value} does not fit {dtype}{hint}")
+        return dtype, value
+    if isinstance(value, float):
+        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
+        return dtype, value
+    return None

@@ -18,7 +18,7 @@ from numba.core import types
 
 from . import disk_cache
 from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
+from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
 from .compiler.types import ArrayType, scalar_type
 from .errors import TileError, TileUnsupportedFeatureError
@@ -55,16 +55,9 @@ def argument_type(name, value, meta):
     """The Numba type a kernel argument is compiled for (only dtype and rank of arrays)."""
     if isinstance(meta, ConstantAnnotation):
         return constant_argument(name, value)[0]
-    if isinstance(value, bool):
-        return types.boolean
-    if isinstance(value, int):
-        if isinstance(meta, ScalarAnnotation) and meta.dtype is not None:
-            return scalar_type(meta.dtype)
-        return types.int32
-    if isinstance(value, float):
-        return types.float32
-    if isinstance(value, np.generic):
-        return scalar_type(d.to_dtype(value.dtype))
+    scalar = scalar_argument(name, value, meta)
+    if scalar is not None:
+        return scalar_type(scalar[0])
     if isinstance(value, ArrayType):
         return value
     if isinstance(value, (tuple, list)):

@@ -10,11 +10,10 @@ import ctypes
 
 import numpy as np
 from llvmlite import ir
-from numba.core import types
 
 from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation
-from .compiler.types import ArrayType
+from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from .compiler.types import ArrayType, scalar_type
 
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 
@@ -87,14 +86,12 @@ def _argument(name, value, meta):
     if isinstance(meta, ConstantAnnotation):
         from .compiling import constant_argument
         return constant_argument(name, value)
-    if isinstance(value, bool):
-        return types.boolean, [int(value)]
-    if isinstance(value, int):
-        if not -2**31 <= value < 2**31:
-            raise ValueError(f"Argument {name!r} = {value} does not fit int32")
-        return types.int32, [value]
-    if isinstance(value, float):
-        return types.float32, [value]
+    scalar = scalar_argument(name, value, meta)
+    if scalar is not None:
+        dtype, value = scalar
+        if dtype in (d.float16, d.bfloat16):  # passed as their bits
+            value = int(np.array(value, dtype.numpy).view(np.int16))
+        return scalar_type(dtype), [value]
     array = device_array(value)
     if array is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported: "
@@ -189,6 +186,8 @@ def _quick_signature(kernel, kernel_args):
             key.append((kind, value))
             flat.append(value)
         elif kind is int or kind is float or kind is bool:
+            if kind is int and not -_INT32 <= value < _INT32:
+                return None  # the full path says it does not fit
             key.append(kind)
             flat.append(value)
         elif meta is not None:

@@ -13,9 +13,9 @@ A kernel that uses an op the compiler does not have yet is an expected failure (
 with the op in the reason) in the compiled modes: the count of those is the compiler's to-do
 list, not a pass.
 
-The modes run are those named in ``NUMBA_TILE_TEST_MODES`` (comma-separated; default
-``interpret``): the compiled modes still fail on part of the core op set, so they are opt-in
-until they pass, e.g. ``NUMBA_TILE_TEST_MODES=interpret,compile python -m pytest``.
+The modes run are ``interpret`` and ``compile``, plus ``gpu`` where a GPU is present; set
+``NUMBA_TILE_TEST_MODES`` (comma-separated) to choose, e.g.
+``NUMBA_TILE_TEST_MODES=gpu python -m pytest tests/test_elementwise.py``.
 """
 
 import atexit
@@ -77,7 +77,7 @@ def _run_on_gpu(kernel, grid, args):
     device_args, copies = [], []
     for value in args:
         if isinstance(value, np.ndarray):
-            device = cuda.to_device(np.ascontiguousarray(value))
+            device = _to_device(np.ascontiguousarray(value))
             copies.append((value, device))
             device_args.append(device)
         else:
@@ -85,7 +85,25 @@ def _run_on_gpu(kernel, grid, args):
     ct.launch(0, grid, kernel, tuple(device_args))
     cuda.synchronize()
     for host, device in copies:
-        host[...] = device.copy_to_host()
+        host[...] = _to_host(device, host.dtype)
+
+
+def _to_device(array):
+    """A device copy: numba's for NumPy dtypes, PyTorch's for bfloat16 (which numba's
+    buffer protocol cannot take)."""
+    from numba import cuda
+    if array.dtype == ct.bfloat16.numpy:
+        import torch
+        bits = torch.from_numpy(array.view(np.uint16).astype(np.int16)).cuda()
+        return bits.view(torch.bfloat16)
+    return cuda.to_device(array)
+
+
+def _to_host(device, dtype):
+    if dtype == ct.bfloat16.numpy:
+        import torch
+        return device.view(torch.int16).cpu().numpy().view(np.uint16).view(dtype)
+    return device.copy_to_host()
 
 
 def gpu_present():
@@ -97,8 +115,12 @@ def gpu_present():
         return False
 
 
-MODES = [mode.strip() for mode in os.environ.get("NUMBA_TILE_TEST_MODES", "interpret").split(",")
-         if mode.strip()]
+def _default_modes():
+    return "interpret,compile,gpu" if gpu_present() else "interpret,compile"
+
+
+MODES = [mode.strip() for mode in os.environ.get("NUMBA_TILE_TEST_MODES",
+                                                 _default_modes()).split(",") if mode.strip()]
 
 
 @pytest.fixture(params=MODES)

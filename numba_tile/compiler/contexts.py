@@ -101,6 +101,7 @@ FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator
              operator.mod, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
              operator.gt, operator.ge, operator.and_, operator.or_, operator.xor,
              operator.lshift, operator.rshift, operator.neg, operator.not_, operator.invert}
+UNARY_FOLDABLE = {operator.neg, operator.not_, operator.invert}
 
 
 def literal_type(value):

@@ -11,6 +11,7 @@ import math
 from numba.core import types
 
 from .. import dtypes as d
+from ..enums import RoundingMode
 from ..language import elementwise
 from ..rules import elementwise as elementwise_rules
 from . import arithmetic
@@ -174,6 +175,8 @@ def lower_where(context, builder, sig, args):
 def _lower_astype(context, builder, sig, args):
     x_type, result_type = sig.args[0], sig.return_type
     mode = constant_of(sig.args[2], None) if len(sig.args) > 2 else None
+    if mode is not None and not isinstance(mode, RoundingMode):
+        mode = None
     source = value_dtype(x_type)
     if isinstance(x_type, types.Literal):
         args = (arithmetic.constant(source, x_type.literal_value),) + tuple(args[1:])
@@ -188,6 +191,9 @@ def _lower_astype(context, builder, sig, args):
 
 lower(elementwise.astype, types.Any, types.Any, types.VarArg(types.Any))(_lower_astype)
 lower("tile.astype", TileType, types.VarArg(types.Any))(_lower_astype)
+lower("tile.astype", types.Any, types.VarArg(types.Any))(_lower_astype)
+for _dtype in (d.int32, d.float32, d.bool_):
+    lower(f"numba_tile.convert_to_{_dtype.name}", types.Any)(_lower_astype)
 
 
 @registry.lower_cast(TileType, TileType)

@@ -22,7 +22,7 @@ from .abstract import constant_of
 from .lowering import registry
 from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
                     thread_coordinates)
-from .types import ArrayType, TileType
+from .types import ArrayType, TiledViewType, TileType
 
 lower = registry.lower
 
@@ -329,3 +329,78 @@ def lower_cdiv(context, builder, sig, args):
     return context.get_function(elementwise.negative, signature(sig.return_type,
                                                                 sig.return_type))(
         builder, (quotient,))
+
+
+# -- array views ------------------------------------------------------------------------------
+@lower("array.slice", ArrayType, types.Any, types.Any, types.Any)
+def lower_slice(context, builder, sig, args):
+    """The same array struct with the data pointer moved to ``start`` and the axis' length
+    ``stop - start`` (the bounds are not checked on the GPU)."""
+    array_type = sig.args[0]
+    axis = normalize_axis(constant_of(sig.args[1]), array_type.ndim)
+    index = array_type.index
+    start = context.cast(builder, args[2], sig.args[2], index)
+    stop = context.cast(builder, args[3], sig.args[3], index)
+    proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])
+    stride = builder.extract_value(proxy.strides, axis)
+    offset = builder.mul(builder.sext(start, I64), builder.sext(stride, I64))
+    proxy.data = builder.gep(proxy.data, [offset])
+    proxy.shape = builder.insert_value(proxy.shape, builder.sub(stop, start), axis)
+    return proxy._getvalue()
+
+
+@lower("array.tiled_view", ArrayType, types.VarArg(types.Any))
+def lower_tiled_view(context, builder, sig, args):
+    return args[0]
+
+
+def _view_origin(context, builder, sig, args):
+    view = sig.args[0]
+    tile_index = _tile_indices(context, builder, sig.args[1], args[1])
+    return view, tile_origin(builder, tile_index, view.steps)
+
+
+@lower("view.load", TiledViewType, types.VarArg(types.Any))
+def lower_view_load(context, builder, sig, args):
+    view, origin = _view_origin(context, builder, sig, args)
+    array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
+    return load_tile(context, builder, array, view.array, origin, sig.return_type,
+                     view.padding_mode)
+
+
+@lower("view.store", TiledViewType, types.VarArg(types.Any))
+def lower_view_store(context, builder, sig, args):
+    from .lower_elementwise import operand_values
+    view, origin = _view_origin(context, builder, sig, args)
+    array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
+    value_type, value = sig.args[2], args[2]
+    if isinstance(value_type, TileType) and value_type.shape == view.tile_shape:
+        tile_type, tile = value_type, value
+    else:  # a scalar fills the whole tile
+        from .typing import NUM_WARPS
+        tile_type = TileType(value_type.dtype if isinstance(value_type, TileType) else
+                             view.dtype, view.tile_shape, NUM_WARPS["value"])
+        dtype = tile_type.dtype
+        tile = make_tile(context, builder, tile_type, operand_values(
+            context, builder, value_type, value, tile_type, dtype))
+    store_tile(context, builder, array, view.array, origin, tile_type, tile)
+    return context.get_dummy_value()
+
+
+@lower("view.num_tiles", TiledViewType, types.Any)
+def lower_view_num_tiles(context, builder, sig, args):
+    """Tiles whose origin ``k * step`` is inside the axis, stopping once a tile reaches its
+    end (``rules.memory.view_tile_count`` at run time)."""
+    view = sig.args[0]
+    axis = normalize_axis(constant_of(sig.args[1]), view.array.ndim)
+    tile, step = view.tile_shape[axis], view.steps[axis]
+    proxy = cgutils.create_struct_proxy(view.array)(context, builder, value=args[0])
+    length = builder.extract_value(proxy.shape, axis)
+    zero, one = length.type(0), length.type(1)
+    beyond = builder.sub(length, length.type(tile))
+    beyond = builder.select(builder.icmp_signed(">", beyond, zero), beyond, zero)
+    covering = builder.add(builder.sdiv(builder.add(beyond, length.type(step - 1)),
+                                        length.type(step)), one)
+    reaching = builder.sdiv(builder.add(length, length.type(step - 1)), length.type(step))
+    count = builder.select(builder.icmp_signed("<", covering, reaching), covering, reaching)
+    return builder.select(builder.icmp_signed("<=", length, zero), zero, count)

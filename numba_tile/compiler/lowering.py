@@ -15,9 +15,9 @@ from numba.cuda.core.imputils import Registry
 from .. import dtypes as d
 from ..language import factories
 from . import arithmetic
-from .contexts import FOLDABLE
+from .contexts import FOLDABLE, UNARY_FOLDABLE
 from .tiles import make_tile
-from .types import ArrayType, ConstantType, FloatLiteral, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType
 
 registry = Registry("numba_tile")
 lower = registry.lower
@@ -66,10 +66,10 @@ def folded_constant(context, builder, sig, args):
 
 
 _CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType)
-_UNARY_FOLDS = (operator.neg, operator.not_, operator.invert)
+lower("numba_tile.folded", types.VarArg(types.Any))(folded_constant)
 for _fold_op in FOLDABLE:
     for _a in _CONSTANT_KINDS:
-        if _fold_op in _UNARY_FOLDS:
+        if _fold_op in UNARY_FOLDABLE:
             lower(_fold_op, _a)(folded_constant)
             continue
         for _b in _CONSTANT_KINDS:
@@ -120,6 +120,22 @@ for _attr in ("dtype", "ndim"):
     registry.lower_getattr(ArrayType, _attr)(
         lambda context, builder, typ, value, attr=_attr: _constant_attribute(
             context, builder, typ, value, attr))
+
+
+for _attr in ("dtype", "tile_shape", "traversal_steps", "padding_mode"):
+    registry.lower_getattr(TiledViewType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+for _kind in (types.Number, types.Boolean, FloatLiteral):
+    for _attr in ("dtype", "ndim", "shape"):
+        registry.lower_getattr(_kind, _attr)(
+            lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+                context, builder, typ, value, attr))
+
+
+@lower("scalar.item", types.Any)
+def scalar_item(context, builder, sig, args):
+    return args[0]
 
 
 @registry.lower_getattr(ArrayType, "shape")

@@ -4,7 +4,7 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
-from .types import ArrayType, ConstantType, FloatLiteral, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType
 
 register_model(ConstantType)(models.OpaqueModel)
 
@@ -27,6 +27,14 @@ class ArrayModel(models.StructModel):
                    ("shape", types.UniTuple(fe_type.index, fe_type.ndim)),
                    ("strides", types.UniTuple(fe_type.index, fe_type.ndim))]
         super().__init__(dmm, fe_type, members)
+
+
+@register_model(TiledViewType)
+class TiledViewModel(ArrayModel):
+    """A tiled view is its array at run time."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type.array)
 
 
 @register_model(TileType)

@@ -6,6 +6,7 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 """
 
 import ast
+import collections
 import re
 
 from numba.core import types
@@ -77,10 +78,29 @@ def parse_arch(arch):
     return int(match.group(1)), int(match.group(2))
 
 
+# The last few lowered kernels: the LLVM IR does not depend on the architecture, so compiling
+# one signature for several architectures (sm_80 then sm_90) types and lowers it once.
+_LOWERED = collections.OrderedDict()
+_LOWERED_KEPT = 8
+
+
 def compile_to_ptx(fn, arg_types, arch, num_warps):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory)``."""
     cc = parse_arch(arch)
+    key = (fn, tuple(arg_types), num_warps)
+    lowered = _LOWERED.get(key)
+    if lowered is None:
+        lowered = _lower(fn, arg_types, cc, num_warps)
+        _LOWERED[key] = lowered
+        while len(_LOWERED) > _LOWERED_KEPT:
+            _LOWERED.popitem(last=False)
+    library, entry, scratch_bytes = lowered
+    return library.get_asm_str(cc=cc), entry, scratch_bytes
+
+
+def _lower(fn, arg_types, cc, num_warps):
+    """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     flags = cuda_compiler.CUDAFlags()
     flags.no_compile = True
@@ -114,7 +134,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, 32 * num_warps)
     library.finalize()
-    return library.get_asm_str(cc=cc), entry, SCRATCH["bytes"]
+    return library, entry, SCRATCH["bytes"]
 
 
 def _statement_location(tb):

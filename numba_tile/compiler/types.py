@@ -128,3 +128,23 @@ class TileType(types.Type):
 
     def describe(self):
         return f"{self.dtype} tile of shape {self.shape}"
+
+
+class TiledViewType(types.Type):
+    """``Array.tiled_view(...)``: the array plus a constant tile shape, traversal steps and
+    padding mode (its run-time value is the array's)."""
+
+    def __init__(self, array, tile_shape, steps, padding_mode):
+        self.array = array
+        self.tile_shape = tuple(tile_shape)
+        self.steps = tuple(steps)
+        self.padding_mode = padding_mode
+        super().__init__(name=f"TiledView({array}, {self.tile_shape}, steps={self.steps}, "
+                              f"{padding_mode.name})")
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    def describe(self):
+        return f"tiled view of a {self.array.describe()} with tiles {self.tile_shape}"

@@ -18,6 +18,7 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Reg
     bound_function
 
 from .. import dtypes as d
+from ..enums import PaddingMode
 from ..errors import TileUnsupportedFeatureError
 from ..interpreter import tile_math
 from ..language import debugging, elementwise, factories, memory, reductions, shapes
@@ -29,8 +30,8 @@ from ..rules import shapes as shape_rules
 from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from . import arithmetic
 from .abstract import RuntimeScalar, operand, python_value
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar, \
-    scalar_type
+from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
+    dtype_of_scalar, scalar_type
 
 registry = Registry()
 
@@ -250,8 +251,12 @@ def _operator_template(function, op, infer, arity, *, as_float=False):
         def generic(self, args, kws):
             if kws or len(args) != arity:
                 return None
-            if all(is_constant(a) for a in args) and not as_float:
-                return None  # folded by the typing context
+            if all(is_constant(a) for a in args):
+                if not as_float:
+                    return None  # folded by the typing context
+                folded = getattr(tile_math.tile_math, function.__name__)(
+                    *[_constant(a) for a in args])
+                return signature(_folded(folded), *args)
             if not any(isinstance(a, TileType) for a in args) and not all(
                     is_scalar(a) for a in args):
                 return None
@@ -301,9 +306,12 @@ def _minmax_template(function, op):
     class Template(AbstractTemplate):
         key = function
         tile_first = True
+        prefer_literal = True
 
         def generic(self, args, kws):
-            if kws or len(args) < 2 or all(is_constant(a) for a in args) or not all(
+            if not kws and len(args) >= 2 and all(is_constant(a) for a in args):
+                return signature(_folded(function(*[_constant(a) for a in args])), *args)
+            if kws or len(args) < 2 or not all(
                     isinstance(a, TileType) or is_scalar(a) for a in args):
                 return None
             if not any(isinstance(a, TileType) for a in args) and len(args) != 2:
@@ -314,6 +322,8 @@ def _minmax_template(function, op):
             return signature(result, *args)
 
         def get_impl_key(self, sig):
+            if isinstance(sig.return_type, types.Literal):
+                return "numba_tile.folded"
             return f"numba_tile.builtin_{function.__name__}"
 
     registry.register_global(function)(Template)
@@ -720,6 +730,7 @@ class DivmodTemplate(AbstractTemplate):
 
     key = divmod
     tile_first = True
+    prefer_literal = True
 
     def generic(self, args, kws):
         if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
@@ -774,3 +785,187 @@ TileAttributes.resolve_extract = _method("extract", _infer_extract)
 TileAttributes.resolve_insert = _method("insert", _infer_insert)
 TileAttributes.resolve_item = _method("item", _infer_item, _item_stub)
 TileAttributes.resolve_astype = _method("astype", _infer_astype)
+
+
+class ScalarAttributes(AttributeTemplate):
+    """Scalars are 0-d tiles: ``v.dtype``, ``v.shape``, ``v.ndim``, ``v.item()`` and
+    ``v.astype(dtype)`` (literals have their loose constant's dtype: int32, float32, ...)."""
+
+    def resolve_dtype(self, scalar):
+        value = operand(scalar)
+        return ConstantType(value.concrete_dtype() if isinstance(value, Loose) else value.dtype)
+
+    def resolve_ndim(self, scalar):
+        return types.IntegerLiteral(0)
+
+    def resolve_shape(self, scalar):
+        return types.Tuple([])
+
+    @bound_function("scalar.item")
+    def resolve_item(self, scalar, args, kws):
+        if args or kws:
+            return None
+        return signature(scalar)
+
+    resolve_astype = _method("astype", _infer_astype)
+
+
+for _kind in (types.Number, types.Boolean, FloatLiteral):
+    registry.register_attr(type(f"ScalarAttributes_{_kind.__name__}", (ScalarAttributes,),
+                                {"key": _kind}))
+
+
+def _converter_template(function, dtype):
+    """``int(x)``, ``float(x)`` and ``bool(x)`` of a tile or run-time scalar: ``astype`` to
+    int32, float32 or bool_ (the tile model's types for Python's)."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != 1 or is_constant(args[0]) or not (
+                    isinstance(args[0], TileType) or is_scalar(args[0])):
+                return None
+            result = _infer_astype({"x": args[0], "dtype": ConstantType(dtype)})
+            return signature(result, *args)
+
+        def get_impl_key(self, sig):
+            return f"numba_tile.convert_to_{dtype.name}"
+
+    registry.register_global(function)(Template)
+
+
+
+def _builtin_fold_template(function):
+    """``int(2.5)``, ``abs(-3)`` ... of compile-time constants are constants."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or not args or not all(is_constant(a) for a in args):
+                return None
+            try:
+                value = function(*[_constant(a) for a in args])
+            except Exception:  # let Numba's typing report it
+                return None
+            return signature(_folded(value), *args)
+
+        def get_impl_key(self, sig):
+            return "numba_tile.folded"
+
+    registry.register_global(function)(Template)
+
+
+for _function in (int, float, bool, abs):
+    _builtin_fold_template(_function)
+# after the folds: a template that declines constants is retried with them unliteral
+for _function, _dtype in ((int, d.int32), (float, d.float32), (bool, d.bool_)):
+    _converter_template(_function, _dtype)
+
+
+# -- array views ------------------------------------------------------------------------------
+def _bound(method, parameters, infer):
+    """A method whose arguments bind to ``parameters`` (name, default) like a Python def."""
+    pysig = inspect.Signature([inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                 default=default)
+                               for name, default in parameters])
+
+    def resolve(self, owner, args, kws):
+        bound = pysig.bind(*args, **kws)
+        values = {name: bound.arguments.get(name, types.Omitted(default))
+                  for name, default in parameters}
+        result = infer(owner, values)
+        return signature(result, *values.values()).replace(pysig=pysig)
+    return bound_function(method)(resolve)
+
+
+_EMPTY = inspect.Parameter.empty
+
+
+def _infer_slice(array, values):
+    memory_rules.slice_axis(_compile_time_value(values["axis"], "slice(axis=...)"),
+                            array.ndim)
+    for name in ("start", "stop"):
+        memory_rules.index_value(operand(values[name]), name)
+    return array
+
+
+def _infer_tiled_view(array, values):
+    shape, steps, padding = memory_rules.tiled_view(
+        array, _constant(values["tile_shape"]), _constant(values["padding_mode"]),
+        _constant(values["traversal_steps"]))
+    return TiledViewType(array, shape, steps, padding)
+
+
+ArrayAttributes.resolve_slice = _bound("array.slice", (("axis", _EMPTY), ("start", _EMPTY),
+                                                       ("stop", _EMPTY)), _infer_slice)
+ArrayAttributes.resolve_tiled_view = _bound(
+    "array.tiled_view", (("tile_shape", _EMPTY), ("padding_mode", PaddingMode.UNDETERMINED),
+                         ("traversal_steps", None)), _infer_tiled_view)
+
+
+def _infer_view_load(view, values):
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    return TileType(view.dtype, view.tile_shape, NUM_WARPS["value"])
+
+
+def _infer_view_store(view, values):
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    tile = values["tile"]
+    if not (isinstance(tile, TileType) or is_scalar(tile)):
+        return None
+    memory_rules.view_store_tile(view, operand(tile))
+    return types.none
+
+
+def _infer_view_num_tiles(view, values):
+    memory_rules.slice_axis(_compile_time_value(values["axis"], "num_tiles(axis=...)"),
+                            view.array.ndim)
+    return view.array.index
+
+
+_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
+
+
+@registry.register_attr
+class TiledViewAttributes(AttributeTemplate):
+    key = TiledViewType
+
+    def resolve_dtype(self, view):
+        return ConstantType(view.dtype)
+
+    def resolve_tile_shape(self, view):
+        return types.Tuple([types.IntegerLiteral(n) for n in view.tile_shape])
+
+    def resolve_traversal_steps(self, view):
+        return types.Tuple([types.IntegerLiteral(n) for n in view.steps])
+
+    def resolve_padding_mode(self, view):
+        return ConstantType(view.padding_mode)
+
+    resolve_load = _bound("view.load", (("index", _EMPTY),) + _VIEW_OPTIONS, _infer_view_load)
+    resolve_store = _bound("view.store", (("index", _EMPTY), ("tile", _EMPTY)) + _VIEW_OPTIONS,
+                           _infer_view_store)
+    resolve_num_tiles = _bound("view.num_tiles", (("axis", _EMPTY),), _infer_view_num_tiles)
+
+
+class TupleConcatenation(AbstractTemplate):
+    """``a + b`` of tuples keeps constant entries constant (``f(t, *axes)`` is compiled as
+    ``(t,) + axes``, and the axes must stay compile-time constants)."""
+
+    key = operator.add
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not all(isinstance(a, types.BaseTuple) for a in args):
+            return None
+        return signature(types.BaseTuple.from_types(tuple(args[0]) + tuple(args[1])), *args)
+
+
+registry.register_global(operator.add)(TupleConcatenation)

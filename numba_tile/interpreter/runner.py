@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..annotations import ArrayAnnotation, ConstantAnnotation, ScalarAnnotation
+from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
 from ..errors import SourceLocation, TileError
 from . import context
 from .arrays import Array
@@ -200,22 +200,11 @@ def _constant_argument(name, value):
 
 
 def _scalar_argument(name, value, meta):
-    if isinstance(value, np.generic):  # before float: np.float64 subclasses float
-        return Tile(d.to_dtype(value.dtype), np.array(value))
-    if isinstance(value, bool):
-        return Tile(d.bool_, np.array(value))
-    if isinstance(value, int):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
-        from ..promotion import integer_range
-        low, high = integer_range(dtype)
-        if not low <= value <= high:
-            hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
-            raise ValueError(f"Argument {name!r} = {value} does not fit {dtype}{hint}")
-        return Tile(dtype, np.array(value))
-    if isinstance(value, float):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
-        return Tile(dtype, np.array(value).astype(dtype.storage))
-    return None
+    scalar = scalar_argument(name, value, meta)
+    if scalar is None:
+        return None
+    dtype, value = scalar
+    return Tile(dtype, np.array(value).astype(dtype.storage))
 
 
 class PreparedArguments:
