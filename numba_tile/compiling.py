@@ -43,6 +43,11 @@ def constant_argument(name, value):
         return types.Tuple([t for t, _ in parts]), [v for _, flat in parts for v in flat]
     if value is None or isinstance(value, (str, enum.Enum, d.DType)):
         return ConstantType(value), [0]
+    if any(hasattr(value, name) for name in ("__cuda_array_interface__",
+                                              "__array_interface__", "__dlpack__")) \
+            and not isinstance(value, type):
+        raise TypeError(f"Constant parameter {name!r} needs a constant value, got an array "
+                        f"({type(value).__name__})")
     try:
         return ConstantType(d.to_dtype(value)), [0]
     except TypeError:

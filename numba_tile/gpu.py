@@ -92,6 +92,10 @@ def _argument(name, value, meta):
         if dtype in (d.float16, d.bfloat16):  # passed as their bits
             value = int(np.array(value, dtype.numpy).view(np.int16))
         return scalar_type(dtype), [value]
+    if isinstance(value, (tuple, list)):
+        from .errors import TileUnsupportedFeatureError
+        raise TileUnsupportedFeatureError(f"Argument {name!r}: {type(value).__name__} "
+                                          f"arguments are not compiled yet")
     array = device_array(value)
     if array is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported: "

@@ -72,38 +72,85 @@ class KernelRunner:
 
 
 def _run_on_gpu(kernel, grid, args):
-    """Launch on device copies of the NumPy arrays in ``args``; copy results back in place."""
+    """Launch on device copies of the host arrays in ``args`` (NumPy arrays, array-like
+    objects, CPU tensors, also inside tuples and lists), keeping their strides; copy the
+    results back into the host memory afterwards."""
     from numba import cuda
-    device_args, copies = [], []
-    for value in args:
-        if isinstance(value, np.ndarray):
-            device = _to_device(np.ascontiguousarray(value))
-            copies.append((value, device))
-            device_args.append(device)
-        else:
-            device_args.append(value)
-    ct.launch(0, grid, kernel, tuple(device_args))
+    write_backs = []
+    device_args = tuple(_device_argument(value, write_backs) for value in args)
+    ct.launch(0, grid, kernel, device_args)
     cuda.synchronize()
-    for host, device in copies:
-        host[...] = _to_host(device, host.dtype)
+    for write_back in write_backs:
+        write_back()
 
 
-def _to_device(array):
-    """A device copy: numba's for NumPy dtypes, PyTorch's for bfloat16 (which numba's
-    buffer protocol cannot take)."""
-    from numba import cuda
-    if array.dtype == ct.bfloat16.numpy:
+def _host_view(value):
+    """A NumPy view sharing the memory of a host array-like object, or None."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, type):  # a dtype class such as np.float16 is a Constant
+        return None
+    if type(value).__module__.startswith("torch") and hasattr(value, "is_cuda") and \
+            not value.is_cuda:
+        return value.numpy() if value.dtype != __import__("torch").bfloat16 else None
+    if hasattr(value, "__array_interface__"):
+        return np.asarray(value)
+    if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__"):
+        return np.from_dlpack(value)
+    return None
+
+
+def _device_argument(value, write_backs):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_device_argument(v, write_backs) for v in value)
+    host = _host_view(value)
+    if host is None:
+        return value
+    if host.dtype in _TORCH_ONLY:  # NumPy-side libraries cannot hold these dtypes
+        return _torch_copy(host, write_backs)
+    import cupy
+    base = host
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    if not (base.flags.c_contiguous and base.flags.writeable):  # copy just the view
+        base = host
+        device = cupy.asarray(np.ascontiguousarray(host))
+
+        def write_back():
+            host[...] = device.get()
+    else:
+        offset = host.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        device_base = cupy.asarray(base)
+        device = cupy.ndarray(host.shape, host.dtype, memptr=device_base.data + offset,
+                              strides=host.strides)
+
+        def write_back():
+            base[...] = device_base.get()
+    write_backs.append(write_back)
+    return device
+
+
+def _torch_copy(host, write_backs):
+    import torch
+    contiguous = np.ascontiguousarray(host)
+    bits = torch.from_numpy(contiguous.view(np.uint8)).cuda()
+    device = bits.view(_TORCH_ONLY[host.dtype]).reshape(host.shape)
+
+    def write_back():
+        host[...] = device.contiguous().view(torch.uint8).cpu().numpy().view(host.dtype) \
+            .reshape(host.shape)
+    write_backs.append(write_back)
+    return device
+
+
+def _torch_dtypes():
+    try:
         import torch
-        bits = torch.from_numpy(array.view(np.uint16).astype(np.int16)).cuda()
-        return bits.view(torch.bfloat16)
-    return cuda.to_device(array)
-
-
-def _to_host(device, dtype):
-    if dtype == ct.bfloat16.numpy:
-        import torch
-        return device.view(torch.int16).cpu().numpy().view(np.uint16).view(dtype)
-    return device.copy_to_host()
+    except ImportError:
+        return {}
+    return {np.dtype(ct.bfloat16.numpy): torch.bfloat16,
+            np.dtype(ct.float8_e4m3fn.numpy): torch.float8_e4m3fn,
+            np.dtype(ct.float8_e5m2.numpy): torch.float8_e5m2}
 
 
 def gpu_present():
@@ -118,6 +165,8 @@ def gpu_present():
 def _default_modes():
     return "interpret,compile,gpu" if gpu_present() else "interpret,compile"
 
+
+_TORCH_ONLY = _torch_dtypes() if gpu_present() else {}
 
 MODES = [mode.strip() for mode in os.environ.get("NUMBA_TILE_TEST_MODES",
                                                  _default_modes()).split(",") if mode.strip()]

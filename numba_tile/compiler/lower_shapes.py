@@ -78,6 +78,7 @@ def _nothing(context, builder, sig, args):
 
 lower(debugging.static_assert, types.VarArg(types.Any))(_nothing)
 lower(debugging.ensure_constant, types.Any)(_same_value)
+lower("numba_tile.same_value", types.Any)(_same_value)
 lower(debugging.static_eval, types.Any)(_same_value)
 
 

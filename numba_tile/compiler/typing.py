@@ -623,6 +623,17 @@ class ConstantAttributes(AttributeTemplate):
 
 
 # -- more factories, grid helpers and shape ops ----------------------------------------------
+def _check_constant_fits(numba_type, dtype):
+    """A constant scalar argument must fit the dtype it becomes (as in the interpreter)."""
+    if not is_constant(numba_type):
+        return
+    value = _constant(numba_type)
+    if isinstance(value, (bool, int, float)) and not (isinstance(value, float) and
+                                                      not dtype.is_float):
+        from ..promotion import check_constant_fits
+        check_constant_fits(value, dtype)
+
+
 def _infer_arange(values):
     (n,) = tile_shape(_constant(values["size"]), "arange size")
     dtype = d.to_dtype(_constant(values["dtype"]))
@@ -632,6 +643,7 @@ def _infer_arange(values):
                 isinstance(value, TileType) and value.shape == ())):
             from ..errors import TileTypeError
             raise TileTypeError(f"{name} must be a scalar, got {value}")
+        _check_constant_fits(value, dtype)
     scalar_type(dtype)
     return TileType(dtype, (n,), NUM_WARPS["value"])
 
@@ -643,6 +655,7 @@ def _infer_astile(values):
     if isinstance(value, TileType):
         return value.with_dtype(dtype)
     if is_scalar(value):
+        _check_constant_fits(value, dtype)
         return TileType(dtype, (), NUM_WARPS["value"])
     constant = _constant(value)  # nested tuples of constants: checked by the interpreter
     tile = factories.astile.__tile_op__(constant, dtype=dtype)
@@ -969,3 +982,23 @@ class TupleConcatenation(AbstractTemplate):
 
 
 registry.register_global(operator.add)(TupleConcatenation)
+
+
+class TupleOfTuple(AbstractTemplate):
+    """``tuple(t)`` of a tuple is ``t`` itself, constant entries included (``f(x, *axes)`` is
+    compiled as ``(x,) + tuple(axes)``)."""
+
+    key = tuple
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1 or not isinstance(args[0], types.BaseTuple):
+            return None
+        return signature(args[0], *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.same_value"
+
+
+registry.register_global(tuple)(TupleOfTuple)
