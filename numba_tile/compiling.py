@@ -154,7 +154,9 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         if not _is_compile_error(error):
             raise
         return error
-    if disk_key is not None:
+    # a link without its resource report (seen when another library loaded an older
+    # nvJitLink first) is not kept: a later process may get the full report
+    if disk_key is not None and "registers" in (compiled.info_log or ""):
         disk_cache.store(disk_key, compiled, directory)
     return compiled
 

@@ -21,9 +21,11 @@ _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 def _is_host_array(value):
     if isinstance(value, np.ndarray):
         return True
+    if isinstance(value, type):  # a dtype class (np.float16) passed as a Constant
+        return False
     module = type(value).__module__ or ""
     if module.startswith("torch"):
-        return value.device.type == "cpu"
+        return hasattr(value, "device") and value.device.type == "cpu"
     if hasattr(value, "__cuda_array_interface__"):
         return False
     if hasattr(value, "__dlpack_device__"):
@@ -46,7 +48,8 @@ class DeviceArray:
 def device_array(value):
     """A :class:`DeviceArray` for a GPU array of any library, or None."""
     module = type(value).__module__ or ""
-    if module.startswith("torch") and value.device.type == "cuda":
+    if module.startswith("torch") and getattr(getattr(value, "device", None), "type",
+                                              None) == "cuda":
         return DeviceArray(d.to_dtype(value.dtype), tuple(value.shape), tuple(value.stride()),
                            value.data_ptr())
     interface = getattr(value, "__cuda_array_interface__", None)

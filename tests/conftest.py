@@ -106,7 +106,7 @@ def _device_argument(value, write_backs):
     host = _host_view(value)
     if host is None:
         return value
-    if host.dtype in _TORCH_ONLY:  # NumPy-side libraries cannot hold these dtypes
+    if host.dtype in _TORCH_ONLY_DTYPES:  # NumPy-side libraries cannot hold these dtypes
         return _torch_copy(host, write_backs)
     import cupy
     base = host
@@ -134,7 +134,7 @@ def _torch_copy(host, write_backs):
     import torch
     contiguous = np.ascontiguousarray(host)
     bits = torch.from_numpy(contiguous.view(np.uint8)).cuda()
-    device = bits.view(_TORCH_ONLY[host.dtype]).reshape(host.shape)
+    device = bits.view(getattr(torch, _TORCH_ONLY_DTYPES[host.dtype])).reshape(host.shape)
 
     def write_back():
         host[...] = device.contiguous().view(torch.uint8).cpu().numpy().view(host.dtype) \
@@ -143,14 +143,11 @@ def _torch_copy(host, write_backs):
     return device
 
 
-def _torch_dtypes():
-    try:
-        import torch
-    except ImportError:
-        return {}
-    return {np.dtype(ct.bfloat16.numpy): torch.bfloat16,
-            np.dtype(ct.float8_e4m3fn.numpy): torch.float8_e4m3fn,
-            np.dtype(ct.float8_e5m2.numpy): torch.float8_e5m2}
+# dtypes only PyTorch holds on the device, by the name of the torch dtype (torch is imported
+# only when one is used: importing it early changes which nvJitLink library is loaded)
+_TORCH_ONLY_DTYPES = {np.dtype(ct.bfloat16.numpy): "bfloat16",
+                      np.dtype(ct.float8_e4m3fn.numpy): "float8_e4m3fn",
+                      np.dtype(ct.float8_e5m2.numpy): "float8_e5m2"}
 
 
 def gpu_present():
@@ -165,8 +162,6 @@ def gpu_present():
 def _default_modes():
     return "interpret,compile,gpu" if gpu_present() else "interpret,compile"
 
-
-_TORCH_ONLY = _torch_dtypes() if gpu_present() else {}
 
 MODES = [mode.strip() for mode in os.environ.get("NUMBA_TILE_TEST_MODES",
                                                  _default_modes()).split(",") if mode.strip()]
