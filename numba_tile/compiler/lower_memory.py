@@ -189,29 +189,15 @@ def load_element(context, builder, view, array_type, indices, padding_mode):
 
 def load_tile(context, builder, view, array_type, origin, tile_type, padding_mode):
     """The tile whose first element is at element coordinates ``origin`` of ``view``."""
-    padding = _padding(context, tile_type.dtype, padding_mode)
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
     element_bytes = array_type.dtype.itemsize
     values = []
 
     def scalar_loads(first, width):
-        out = []
-        for register in range(first, first + width):
-            indices = _element_indices(builder, origin,
-                                       register_coordinates(builder, base, layout, register))
-            pointer, in_bounds = view.element(builder, indices)
-            with builder.if_else(in_bounds) as (then, otherwise):
-                with then:
-                    block_then = builder.block
-                    loaded = from_memory(context, builder, array_type, builder.load(pointer))
-                with otherwise:
-                    block_otherwise = builder.block
-            phi = builder.phi(loaded.type)
-            phi.add_incoming(loaded, block_then)
-            phi.add_incoming(padding, block_otherwise)
-            out.append(phi)
-        return out
+        return [load_element(context, builder, view, array_type, _element_indices(
+            builder, origin, register_coordinates(builder, base, layout, register)),
+            padding_mode) for register in range(first, first + width)]
 
     for first, width in vector_groups(layout, element_bytes):
         if width == 1:
