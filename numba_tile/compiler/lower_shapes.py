@@ -15,8 +15,8 @@ from . import arithmetic
 from ..rules.core import normalize_axis
 from .abstract import constant_of
 from .lowering import registry
-from .tiles import (I32, broadcast_source, linear_offset, make_tile, relayout,
-                    tile_registers)
+from .tiles import (I32, broadcast_source, linear_offset, make_tile, register_coordinates,
+                    relayout, thread_coordinates, tile_registers)
 from .types import TileType
 
 lower = registry.lower
@@ -144,32 +144,26 @@ def _lower_insert(context, builder, sig, args):
 
 @lower(shapes.cat, types.Any, types.Any)
 def lower_cat(context, builder, sig, args):
+    """Both halves are moved to the result's layout (each register reads the same position
+    within its half); a register then keeps the one of the half it lies in."""
     pair_type, dst = sig.args[0], sig.return_type
     axis = normalize_axis(constant_of(sig.args[1]), len(dst.shape))
     half = dst.shape[axis] // 2
-    first_half = []
 
     def source(builder, coords):
         coords = list(coords)
-        first = builder.icmp_unsigned("<", coords[axis], I32(half))
-        first_half.append(first)
         coords[axis] = builder.and_(coords[axis], I32(half - 1))  # halves are powers of two
         return coords
-    parts = []
-    for k in range(2):
-        first_half.clear()
-        moved_type = TileType(dst.dtype, dst.shape, dst.num_warps, dst.layout)
-        part_type = pair_type[k]
-        parts.append(relayout(context, builder, part_type, builder.extract_value(args[0], k),
-                              moved_type, _within(part_type.shape, source)))
-    flags = list(first_half)
-    values = [builder.select(flags[r], a, b) for r, (a, b) in enumerate(zip(
-        tile_registers(builder, dst, parts[0]), tile_registers(builder, dst, parts[1])))]
+    moved_type = TileType(dst.dtype, dst.shape, dst.num_warps, dst.layout)
+    first, second = [tile_registers(builder, dst, relayout(
+        context, builder, pair_type[k], builder.extract_value(args[0], k), moved_type, source))
+        for k in range(2)]
+    base = thread_coordinates(builder, dst.layout)
+    values = []
+    for r, (a, b) in enumerate(zip(first, second)):
+        position = register_coordinates(builder, base, dst.layout, r)[axis]
+        values.append(builder.select(builder.icmp_unsigned("<", position, I32(half)), a, b))
     return make_tile(context, builder, dst, values)
-
-
-def _within(shape, source):
-    return source
 
 
 def _lower_bitcast(context, builder, sig, args):
