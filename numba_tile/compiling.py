@@ -20,7 +20,7 @@ from . import disk_cache
 from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
-from .compiler.types import ArrayType, scalar_type
+from .compiler.types import ArrayType, is_aligned, scalar_type
 from .errors import TileError, TileUnsupportedFeatureError
 from .interpreter.host_arrays import to_host
 from .kernel import ByTarget, Kernel
@@ -57,7 +57,8 @@ def constant_argument(name, value):
 
 
 def argument_type(name, value, meta):
-    """The Numba type a kernel argument is compiled for (only dtype and rank of arrays)."""
+    """The Numba type a kernel argument is compiled for (of arrays: dtype, rank and
+    alignment)."""
     if isinstance(meta, ConstantAnnotation):
         return constant_argument(name, value)[0]
     scalar = scalar_argument(name, value, meta)
@@ -71,20 +72,42 @@ def argument_type(name, value, meta):
     host = _describe_array(value)
     if host is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
-    dtype, ndim = host
+    dtype, ndim, aligned = host
     index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
-    return ArrayType(dtype, ndim, index_dtype)
+    return ArrayType(dtype, ndim, index_dtype, aligned)
 
 
 def _describe_array(value):
-    """``(dtype, ndim)`` of an array-like from any library, without touching its data."""
+    """``(dtype, ndim, aligned)`` of an array-like from any library, without touching its
+    data (``aligned``: see :func:`~numba_tile.compiler.types.is_aligned`)."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
-        return d.to_dtype(np.dtype(interface["typestr"])), len(interface["shape"])
+        npdtype = np.dtype(interface["typestr"])
+        shape = tuple(interface["shape"])
+        return d.to_dtype(npdtype), len(shape), _aligned(
+            interface["data"][0], shape, interface.get("strides"), npdtype.itemsize)
     host = to_host(value)
     if host is None:
         return None
-    return host.dtype, host.array.ndim
+    array = host.array
+    return host.dtype, array.ndim, _aligned(array.__array_interface__["data"][0], array.shape,
+                                            array.strides, array.itemsize)
+
+
+def _aligned(pointer, shape, byte_strides, itemsize):
+    if byte_strides is None:  # C-contiguous
+        return is_aligned(pointer, shape, _contiguous_strides(shape), itemsize)
+    if any(s % itemsize for s in byte_strides):
+        return False
+    return is_aligned(pointer, shape, [s // itemsize for s in byte_strides], itemsize)
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return strides[::-1]
 
 
 def _option(kernel, name, arch, default):
@@ -95,8 +118,8 @@ def _option(kernel, name, arch, default):
 
 
 def compile(kernel, args, *, arch="sm_90"):
-    """Compile ``kernel`` for ``args`` (host arrays do: only dtype and rank matter) and
-    ``arch``; works without a GPU. Returns an object with ``.ptx``, ``.cubin`` (None where
+    """Compile ``kernel`` for ``args`` (host arrays do: only their dtype, rank and
+    alignment matter) and ``arch``; works without a GPU. Returns an object with ``.ptx``, ``.cubin`` (None where
     no linker is available), ``.registers``, ``.spill_bytes`` and ``.shared_bytes``.
 
     >>> import numpy as np, numba_tile as ct

@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
-from .compiler.types import ArrayType, scalar_type
+from .compiler.types import ArrayType, is_aligned, scalar_type
 
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 
@@ -108,7 +108,8 @@ def _argument(name, value, meta):
         if index_dtype is d.int32 and not -2**31 <= n < 2**31:
             raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
                              f"with ct.IndexedWithInt64")
-    return (ArrayType(array.dtype, len(array.shape), index_dtype),
+    aligned = is_aligned(array.pointer, array.shape, array.strides, array.dtype.itemsize)
+    return (ArrayType(array.dtype, len(array.shape), index_dtype, aligned),
             [array.pointer, *array.shape, *array.strides])
 
 
@@ -200,28 +201,32 @@ def _quick_signature(kernel, kernel_args):
         elif meta is not None:
             return None
         elif getattr(value, "is_cuda", False) and hasattr(value, "data_ptr"):  # torch
-            shape, strides = value.shape, value.stride()
+            shape, strides, pointer = value.shape, value.stride(), value.data_ptr()
             if value.numel() >= _INT32 or (strides and max(map(abs, strides)) >= _INT32):
                 return None
-            key.append((value.dtype, len(shape)))
-            flat.append(value.data_ptr())
+            key.append((value.dtype, len(shape),
+                        is_aligned(pointer, shape, strides, value.element_size())))
+            flat.append(pointer)
             flat.extend(shape)
             flat.extend(strides)
         else:
             interface = getattr(value, "__cuda_array_interface__", None)
             if interface is None or interface.get("strides") is not None:
                 return None
-            shape = interface["shape"]
-            key.append((interface["typestr"], len(shape)))
-            flat.append(interface["data"][0])
-            flat.extend(shape)
+            shape, pointer = interface["shape"], interface["data"][0]
             step, strides = 1, []
             for n in reversed(shape):
                 strides.append(step)
                 step *= n
             if step >= _INT32:
                 return None
-            flat.extend(reversed(strides))
+            strides.reverse()
+            itemsize = int(interface["typestr"][2:])
+            key.append((interface["typestr"], len(shape),
+                        is_aligned(pointer, shape, strides, itemsize)))
+            flat.append(pointer)
+            flat.extend(shape)
+            flat.extend(strides)
     return tuple(key), flat
 
 

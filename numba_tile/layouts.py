@@ -276,6 +276,56 @@ def mma_accumulator(shape, warps_m, warps_n):
                                 "warp": warp_vectors})
 
 
+def broadcast_projection(src_shape, dst_shape):
+    """The map from coordinates of a ``dst_shape`` tile to those of the ``src_shape`` tile that
+    broadcasts to it (leading axes dropped, axes of length 1 pinned to 0). It is linear, so it
+    applies to basis vectors as well as to coordinates.
+
+    >>> from numba_tile.layouts import broadcast_projection
+    >>> broadcast_projection((1, 8), (4, 4, 8))((3, 2, 5))
+    (0, 5)
+    """
+    lead = len(dst_shape) - len(src_shape)
+
+    def project(coords):
+        return tuple(0 if n == 1 else c for c, n in zip(coords[lead:], src_shape))
+    return project
+
+
+def register_sources(src, dst, project=None):
+    """For each register of layout ``dst``, the register of ``src`` that holds the element it
+    needs *in the same thread*, or None if some thread would need an element held elsewhere.
+
+    ``project`` maps ``dst`` coordinates to the ``src`` coordinates they take their value from
+    (default: the identity; :func:`broadcast_projection` for broadcasting). A conversion found
+    here is free: it only renames registers.
+
+    >>> from numba_tile.layouts import blocked, broadcast_projection, register_sources
+    >>> rows = blocked((2, 128), num_warps=1, element_bytes=4)
+    >>> row = blocked((128,), num_warps=1, element_bytes=4)
+    >>> register_sources(row, rows, broadcast_projection((128,), (2, 128)))
+    [0, 1, 2, 3, 0, 1, 2, 3]
+    >>> register_sources(blocked((128,), 1, element_bytes=2), row) is None
+    True
+    """
+    project = project or (lambda coords: tuple(coords))
+    for dim in ("lane", "warp"):
+        if len(src.bases[dim]) != len(dst.bases[dim]):
+            return None
+        if any(project(d) != s for d, s in zip(dst.bases[dim], src.bases[dim])):
+            return None
+    held = {}
+    for register in range(src.in_sizes["register"]):
+        held.setdefault(src.apply(register=register), register)
+    sources = []
+    for register in range(dst.in_sizes["register"]):
+        source = held.get(project(dst.apply(register=register)))
+        if source is None:
+            return None
+        sources.append(source)
+    return sources
+
+
 def conversion_kind(src, dst):
     """The cheapest way to move a tile from layout ``src`` to ``dst``:
 

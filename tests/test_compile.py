@@ -42,8 +42,9 @@ def test_vector_add_compiles(arch, dtype):
     compiled = ct.compile(vector_add, (x, x, x, 256), arch=arch)
     assert f".target {arch}" in compiled.ptx
     assert re.search(r"ld\.global", compiled.ptx) and re.search(r"st\.global", compiled.ptx)
-    # 4 contiguous elements a thread: one vector access of up to 16 bytes
-    width = "v4" if np.dtype(dtype).itemsize <= 4 else "v2"
+    # runs of 4 contiguous elements a thread (8 for narrow dtypes): vectors of 16 bytes,
+    # of 8 for int8 (8 x 1 byte) and float64 (two vectors of 2 x 8 bytes)
+    width = "v2" if np.dtype(dtype).itemsize in (1, 8) else "v4"
     assert re.search(rf"ld\.global\.{width}", compiled.ptx)
     assert re.search(rf"st\.global\.{width}", compiled.ptx)
     assert ".local" not in compiled.ptx

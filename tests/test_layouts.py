@@ -2,9 +2,13 @@
 
 import itertools
 
+import numpy as np
 import pytest
 
-from numba_tile.layouts import LinearLayout, blocked, conversion_kind, mma_accumulator
+import numba_tile as ct
+from conftest import relative_error
+from numba_tile.layouts import (LinearLayout, blocked, broadcast_projection, conversion_kind,
+                                mma_accumulator, register_sources)
 
 SHAPES = [(1,), (4,), (128,), (1024,), (2, 4), (8, 64), (64, 64), (16, 256), (4, 8, 16)]
 
@@ -100,6 +104,28 @@ def test_conversion_kinds():
     assert conversion_kind(two_warps, mma_accumulator((64, 64), 2, 2)) == "shared"
 
 
+_SOURCE_CASES = [
+    # (source layout, destination layout, whether registers suffice)
+    (blocked((128,), 4, 4), blocked((4, 128), 4, 4), True),  # a row against rows
+    (blocked((64, 64), 4, 4).collapse((1,)), blocked((64, 64), 4, 4), True),  # keepdims
+    (blocked((64, 64), 4, 4).slice(1), blocked((64, 64), 4, 4), False),  # lanes moved
+    (blocked((1024,), 4, 2), blocked((1024,), 4, 4), False),  # runs of 8 against 4
+    (blocked((8, 64), 4, 4), blocked((8, 64), 4, 4), True),
+    (blocked((256,), 1, 4), blocked((2, 256), 1, 2), False),
+]
+
+
+@pytest.mark.parametrize("src,dst,free", _SOURCE_CASES)
+def test_register_sources_rename_only_where_each_thread_holds_its_elements(src, dst, free):
+    project = broadcast_projection(src.shape, dst.shape)
+    sources = register_sources(src, dst, project)
+    assert (sources is not None) == free
+    if sources is None:
+        return
+    for (register, lane, warp), coords in dst.locations():  # brute force over every thread
+        assert src.apply(sources[register], lane, warp) == project(coords)
+
+
 def test_invalid_layouts_are_refused():
     with pytest.raises(ValueError):
         LinearLayout((3,), {})
@@ -107,3 +133,47 @@ def test_invalid_layouts_are_refused():
         LinearLayout((4,), {"register": [(4,)]})
     with pytest.raises(ValueError):
         mma_accumulator((16, 8), 2, 1)
+
+
+# -- layouts in kernels -----------------------------------------------------------------------
+@ct.kernel
+def column_sums_kernel(x, out, ROWS: ct.Constant[int], N: ct.Constant[int]):
+    """A loop-carried accumulator that starts in the default layout and is then assigned the
+    layout of a reduction: the variable takes one layout."""
+    total = ct.zeros((N,), ct.float32)
+    for i in range(ct.cdiv(x.shape[0], ROWS)):
+        rows = ct.load(x, index=(i, 0), shape=(ROWS, N), padding_mode=ct.PaddingMode.ZERO)
+        total = ct.sum(rows.astype(ct.float32), axis=0) + total
+    ct.store(out, index=(0,), tile=total)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_loop_carried_tile_changes_layout(run_kernel, rng, dtype):
+    x = rng.standard_normal((40, 256)).astype(dtype)
+    out = np.full(256, np.nan, np.float32)
+    run_kernel(column_sums_kernel, (1,), (x, out, 16, 256))
+    assert relative_error(out, x.astype(np.float64).sum(axis=0)) < 1e-5
+
+
+@ct.kernel
+def mixed_dtypes_kernel(h, f, w, out, ROWS: ct.Constant[int], N: ct.Constant[int]):
+    """A float16 array makes runs of 8 elements a thread: tiles loaded from float32 arrays,
+    1-d rows and ``arange`` must line up with them."""
+    a = ct.load(h, index=(ct.bid(0), 0), shape=(ROWS, N))
+    b = ct.load(f, index=(ct.bid(0), 0), shape=(ROWS, N))
+    row = ct.load(w, index=(0,), shape=(N,))
+    column = ct.arange(N, dtype=ct.int32)
+    result = ct.where(column % 3 == 0, a * row, b + row) + ct.sum(b, axis=1, keepdims=True)
+    ct.store(out, index=(ct.bid(0), 0), tile=result)
+
+
+def test_tiles_of_different_runs_combine(run_kernel, rng):
+    h = rng.standard_normal((8, 128)).astype(np.float16)
+    f = rng.standard_normal((8, 128)).astype(np.float32)
+    w = rng.standard_normal(128).astype(np.float32)
+    out = np.full((8, 128), np.nan, np.float32)
+    run_kernel(mixed_dtypes_kernel, (2,), (h, f, w, out, 4, 128))
+    h64, f64, w64 = (v.astype(np.float64) for v in (h, f, w))
+    expected = np.where(np.arange(128) % 3 == 0, h64 * w64, f64 + w64) + \
+        f64.sum(axis=1, keepdims=True)
+    assert relative_error(out, expected) < 1e-5

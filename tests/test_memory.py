@@ -5,6 +5,8 @@ arrays are poisoned (NaN or a value that differs from the expected one everywher
 launch, so elements a kernel fails to write, or writes where it should not, show up.
 """
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -636,3 +638,39 @@ def test_runtime_shape_is_rejected(run_kernel):
 def test_runtime_float_index_is_rejected(run_kernel):
     with pytest.raises(ct.TileTypeError):
         run_kernel(runtime_float_index_kernel, (1,), (np.ones(8, np.float32), 1.0))
+
+
+# -- alignment specialization -----------------------------------------------------------------
+@ct.kernel
+def padded_copy_kernel(x, y, TILE: ct.Constant, PADDING: ct.Constant):
+    """``y = x + 1`` tile by tile; elements of ``y`` outside the array stay unwritten."""
+    idx = (ct.bid(0), ct.bid(1))
+    ct.store(y, idx, ct.load(x, idx, TILE, padding_mode=PADDING) + 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+@pytest.mark.parametrize("offset,columns", [(0, 64), (1, 64), (0, 60), (8, 48)])
+def test_aligned_and_unaligned_arrays(run_kernel, rng, dtype, offset, columns):
+    """Arrays whose rows are whole 16-byte vectors at 16-byte boundaries compile a variant
+    without per-vector checks; views off those boundaries, and rows of other lengths, take
+    the checked path. Both give the same values, partial tiles included."""
+    base = (rng.standard_normal(10 * columns + offset) * 8).astype(dtype)
+    x = base[offset:].reshape(10, columns)
+    y_base = np.full(10 * columns + offset, 7, dtype)
+    y = y_base[offset:].reshape(10, columns)
+    tile = (4, 32)
+    padding = ct.PaddingMode.NEG_INF if dtype != np.int8 else ct.PaddingMode.ZERO
+    run_kernel(padded_copy_kernel, grid_for(x.shape, tile), (x, y, tile, padding))
+    np.testing.assert_array_equal(y, (x.astype(np.float64) + 1).astype(dtype))
+    assert (y_base[:offset] == 7).all(), "nothing written before the view"
+
+
+def test_aligned_arrays_compile_without_element_fallback():
+    x = np.zeros((16, 64), np.float16)
+    aligned = ct.compile(copy_kernel, (x, x, (4, 64)))
+    unaligned = ct.compile(copy_kernel, (x[:, 1:], x[:, 1:], (4, 64)))
+    assert "aligned" in aligned.name and "aligned" not in unaligned.name
+    assert re.search(r"ld\.global\.v4", aligned.ptx) and re.search(r"st\.global\.v4",
+                                                                    aligned.ptx)
+    assert not re.search(r"ld\.global\.u16", aligned.ptx), "no element-by-element path"
+    assert re.search(r"ld\.global\.u16", unaligned.ptx)

@@ -37,12 +37,16 @@ def vector_add(a, b, c, TILE: ct.Constant[int]):
 @ct.kernel
 def softmax(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
     """Softmax of each row of ``x`` into ``y``; a block handles ``ROWS`` whole rows
-    (``TILE_N`` is at least the row length). Computed in float32 whatever the dtypes."""
+    (``TILE_N`` is at least the row length). Computed in float32 whatever the dtypes, with
+    the fast approximate ``exp`` and division (``RoundingMode.APPROX``: a few ulp, as
+    Triton's ``tl.exp`` and ``/``)."""
     # Padding with -inf makes the elements past the row's end vanish from max and sum.
     rows = ct.load(x, index=(ct.bid(0), 0), shape=(ROWS, TILE_N),
                    padding_mode=ct.PaddingMode.NEG_INF).astype(ct.float32)
-    numerator = ct.exp(rows - ct.max(rows, axis=1, keepdims=True))
-    result = numerator / ct.sum(numerator, axis=1, keepdims=True)
+    numerator = ct.exp(rows - ct.max(rows, axis=1, keepdims=True),
+                       rounding_mode=ct.RoundingMode.APPROX)
+    result = ct.truediv(numerator, ct.sum(numerator, axis=1, keepdims=True),
+                        rounding_mode=ct.RoundingMode.APPROX, flush_to_zero=True)
     ct.store(y, index=(ct.bid(0), 0), tile=result.astype(y.dtype))
 
 

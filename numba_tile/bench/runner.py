@@ -53,7 +53,34 @@ def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 
             results["cases"].append(_run_case(case, generator, copy_gbps, repeats=repeats,
                                               warmup=warmup, tune=tune, log=log))
             torch.cuda.empty_cache()
+        results["launch_overhead_us"] = launch_overhead()
+    log("host overhead of a cached launch: " + ", ".join(
+        f"{name} {us:.1f} us" for name, us in results["launch_overhead_us"].items()))
     return results
+
+
+def launch_overhead():
+    """Host microseconds per launch of a cached kernel with three arrays (``c = a + b`` on
+    1024 float32 elements), for numba_tile, PyTorch (``torch.add(a, b, out=c)``) and Triton
+    where installed: ``{name: microseconds}``.
+
+    >>> launch_overhead()["numba_tile"] < 15  # doctest: +SKIP
+    True
+    """
+    import torch
+
+    from . import kernels
+    a, b = (torch.rand(1024, device="cuda") for _ in range(2))
+    c = torch.empty_like(a)
+    stream = torch.cuda.current_stream()
+    kernel, grid, args = kernels.vector_add_launch(a, b, c, tile=1024)
+    overhead = {"numba_tile": timing.host_overhead_us(
+                    lambda: ct.launch(stream, grid, kernel, args)),
+                "torch": timing.host_overhead_us(lambda: torch.add(a, b, out=c))}
+    if references.triton is not None:
+        overhead["triton"] = timing.host_overhead_us(
+            lambda: references.triton_vector_add(a, b, c, block=1024))
+    return overhead
 
 
 def environment():

@@ -116,6 +116,30 @@ def time_on_gpu(run, *, repeats=100, warmup=10, flush_l2=True):
     return Timing.from_samples([start.elapsed_time(end) for start, end in events])
 
 
+def host_overhead_us(launch, *, calls=2000, rounds=7):
+    """Host time of one call of ``launch()`` in microseconds: the median over ``rounds`` of
+    ``calls`` back-to-back calls, timed on the host clock (the GPU work is tiny and runs
+    behind the host, so the host is what is measured). Needs PyTorch and a CUDA GPU.
+
+    >>> host_overhead_us(lambda: None, calls=10, rounds=3) < 5  # doctest: +SKIP
+    True
+    """
+    import time
+
+    import torch
+    for _ in range(50):  # warm-up: compilation, caches
+        launch()
+    torch.cuda.synchronize()
+    per_call = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for _ in range(calls):
+            launch()
+        per_call.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(per_call)
+
+
 def copy_bandwidth(nbytes=1 << 30, *, repeats=100, warmup=10):
     """``(GB/s, Timing)`` of a device-to-device copy of ``nbytes`` with PyTorch, counting the
     bytes read and the bytes written: the memory roof the benchmark compares against. Needs

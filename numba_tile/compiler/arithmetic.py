@@ -254,6 +254,11 @@ def _nan(dtype):
 
 
 def _float_minmax(builder, op, a, b, propagate_nan):
+    if not propagate_nan and isinstance(a.type, (ir.FloatType, ir.DoubleType)):
+        # PTX min/max already let a NaN lose to the other operand: one instruction
+        suffix, reg = ("f64", "d") if isinstance(a.type, ir.DoubleType) else ("f32", "f")
+        return _asm(builder, a.type, f"{op[:3]}.{suffix} $0, $1, $2;", f"={reg},{reg},{reg}",
+                    [a, b])
     better = builder.fcmp_ordered("<" if op == "minimum" else ">", a, b)
     chosen = builder.select(better, a, b)
     if propagate_nan:
@@ -441,6 +446,12 @@ def binary(context, builder, op, operand_dtype, result_dtype, a, b, options=Opti
     a = convert(context, builder, a, operand_dtype, work)
     b = convert(context, builder, b, operand_dtype, work)
     ftz = options.flush_to_zero and result_dtype is d.float32
+    if ftz and work is d.float32 and op in _BASIC_ASM:  # PTX flushes in the instruction
+        suffix = DIRECTED.get(mode, "rn")
+        if op == "truediv" and mode in (RoundingMode.APPROX, RoundingMode.FULL):
+            suffix = mode.name.lower()
+        return _asm(builder, F32, f"{_BASIC_ASM[op]}.{suffix}.ftz.f32 $0, $1, $2;", "=f,f,f",
+                    [a, b])
     if ftz:
         a, b = _flush(builder, a, d.float32), _flush(builder, b, d.float32)
     exact_mode = mode if work is not d.float64 or operand_dtype is d.float64 else None

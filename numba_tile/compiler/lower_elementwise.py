@@ -17,9 +17,9 @@ from ..rules import elementwise as elementwise_rules
 from . import arithmetic
 from .abstract import constant_of, operand
 from .lowering import registry
-from .tiles import broadcast_source, make_tile, relayout
+from .tiles import make_tile, move_tile
 from .types import FloatLiteral, TileType, dtype_of_scalar
-from .typing import broadcasts_in_registers, implementation_of
+from .typing import implementation_of
 
 lower = registry.lower
 
@@ -50,11 +50,10 @@ def operand_values(context, builder, numba_type, value, result_type, dtype):
         element = arithmetic.convert(context, builder, builder.extract_value(value, 0),
                                      numba_type.dtype, dtype)
         return [element] * (result_type.registers if isinstance(result_type, TileType) else 1)
-    if not broadcasts_in_registers(numba_type, result_type):
+    if numba_type.layout != result_type.layout:
         moved_type = TileType(numba_type.dtype, result_type.shape, result_type.num_warps,
                               result_type.layout)
-        value = relayout(context, builder, numba_type, value, moved_type,
-                         broadcast_source(numba_type.shape, result_type.shape))
+        value = move_tile(context, builder, numba_type, value, moved_type)
         numba_type = moved_type
     return [arithmetic.convert(context, builder, builder.extract_value(value, r),
                                numba_type.dtype, dtype)
@@ -198,11 +197,14 @@ for _dtype in (d.int32, d.float32, d.bool_):
 
 @registry.lower_cast(TileType, TileType)
 def cast_tile(context, builder, fromty, toty, value):
-    """A tile to another dtype in the same layout (``math`` functions take integer tiles as
-    float32)."""
-    if fromty.layout != toty.layout or fromty.shape != toty.shape:
+    """A tile to another dtype (``math`` functions take integer tiles as float32) or another
+    layout (a variable that holds tiles of two layouts, such as a loop-carried accumulator,
+    takes one of them: :meth:`TileType.unify`)."""
+    if fromty.shape != toty.shape:
         raise NotImplementedError(f"cast from {fromty} to {toty}")
+    if fromty.layout != toty.layout:
+        value = move_tile(context, builder, fromty, value, toty.with_dtype(fromty.dtype))
     values = [arithmetic.convert(context, builder, builder.extract_value(value, r),
-                                 fromty.dtype, toty.dtype) for r in range(fromty.registers)]
+                                 fromty.dtype, toty.dtype) for r in range(toty.registers)]
     return make_tile(context, builder, toty, values)
 

@@ -39,6 +39,8 @@ class ArrayView:
         strides = [builder.extract_value(proxy.strides, i) for i in range(array_type.ndim)]
         self.shape = [shape[a] for a in order]
         self.strides = [strides[a] for a in order]
+        # specialized at launch (types.is_aligned), seen in the array's own axis order
+        self.aligned = array_type.aligned and tuple(order) == tuple(range(array_type.ndim))
 
     def element(self, builder, indices):
         """``(pointer, in_bounds)`` of the element at tile-space ``indices`` (int32)."""
@@ -145,17 +147,56 @@ def _access_type(element_type, width, element_bytes):
 
 
 def vector_load(builder, pointer, width, element_bytes):
+    """``width`` elements from one aligned vector access, as an LLVM vector."""
     access = _access_type(pointer.type.pointee, width, element_bytes)
     raw = builder.load(builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
                        align=width * element_bytes)
-    return builder.bitcast(raw, ir.VectorType(pointer.type.pointee, width))
+    return _split_words(builder, raw, pointer.type.pointee, width)
 
 
 def vector_store(builder, vector, pointer, width, element_bytes):
     access = _access_type(pointer.type.pointee, width, element_bytes)
-    builder.store(builder.bitcast(vector, access),
+    builder.store(_join_words(builder, vector, access),
                   builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
                   align=width * element_bytes)
+
+
+# Narrow elements travel as 32-bit words and are split and joined with shifts: a plain bitcast
+# of <4 x i32> to <8 x half> lets LLVM rewrite the access as <8 x i16>, which NVPTX cuts into
+# two 8-byte accesses.
+def _split_words(builder, raw, element_type, width):
+    if raw.type.element == element_type:
+        return raw
+    bits = _bits(element_type)
+    per_word = 32 // bits
+    narrow = ir.IntType(bits)
+    vector = ir.Constant(ir.VectorType(element_type, width), ir.Undefined)
+    for i in range(width):
+        word = builder.extract_element(raw, I32(i // per_word))
+        part = builder.trunc(builder.lshr(word, I32(bits * (i % per_word))), narrow)
+        vector = builder.insert_element(vector, builder.bitcast(part, element_type), I32(i))
+    return vector
+
+
+def _join_words(builder, vector, access):
+    element_type = vector.type.element
+    if access.element == element_type:
+        return vector
+    bits = _bits(element_type)
+    per_word = 32 // bits
+    words = ir.Constant(access, ir.Undefined)
+    for w in range(access.count):
+        word = I32(0)
+        for k in range(per_word):
+            part = builder.bitcast(builder.extract_element(vector, I32(w * per_word + k)),
+                                   ir.IntType(bits))
+            word = builder.or_(word, builder.shl(builder.zext(part, I32), I32(bits * k)))
+        words = builder.insert_element(words, word, I32(w))
+    return words
+
+
+def _bits(element_type):
+    return 16 if isinstance(element_type, (ir.HalfType,)) else element_type.width
 
 
 @lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
@@ -168,7 +209,8 @@ def lower_load(context, builder, sig, args):
     if not isinstance(result_type, TileType):  # shape=(): one element, a scalar
         return load_element(context, builder, view, array_type, tile_index, mode)
     origin = tile_origin(builder, tile_index, result_type.shape)
-    return load_tile(context, builder, view, array_type, origin, result_type, mode)
+    return load_tile(context, builder, view, array_type, origin, result_type, mode,
+                     result_type.shape[-1])
 
 
 def load_element(context, builder, view, array_type, indices, padding_mode):
@@ -187,40 +229,112 @@ def load_element(context, builder, view, array_type, indices, padding_mode):
     return phi
 
 
-def load_tile(context, builder, view, array_type, origin, tile_type, padding_mode):
-    """The tile whose first element is at element coordinates ``origin`` of ``view``."""
+def _vector_plan(builder, view, origin, base, layout, groups, element_bytes):
+    """``(pointers, ok)``: the first element's pointer of each register group, and whether
+    every group can move as one vector (inside the array, contiguous, aligned). One check
+    for the whole tile keeps a single branch between the vector and the element path."""
+    pointers, ok = [], None
+    for first, width in groups:
+        indices = _element_indices(builder, origin,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, group_ok = _vector_ok(builder, view, indices, width, element_bytes)
+        pointers.append(pointer)
+        ok = group_ok if ok is None else builder.and_(ok, group_ok)
+    return pointers, ok
+
+
+def _whole_vectors(view, layout, groups, origin_step):
+    """True if each register group is known at compile time to be one aligned vector that
+    lies wholly inside or wholly outside the array: the array is specialized as aligned,
+    the tile origin's last coordinate steps by a multiple of the vector width, and so does
+    every other coordinate bit of the layout along the last axis."""
+    width = groups[0][1]
+    if not view.aligned or width == 1 or origin_step % width:
+        return False
+    run = [(0,) * (len(layout.shape) - 1) + (1 << bit,) for bit in range(width.bit_length() - 1)]
+    others = [v for dim in ("register", "lane", "warp") for v in layout.bases[dim]
+              if v not in run]
+    return all(v[-1] % width == 0 for v in others)
+
+
+def _memory_constant(array_type, value, access):
+    """A vector of ``access`` type filled with the in-memory bits of the constant ``value``."""
+    if array_type.element == types.boolean:
+        value = ir.Constant(ir.IntType(8), int(value.constant))
+    if access.element == value.type:
+        return ir.Constant(access, [value] * access.count)
+    bits = value.type.width
+    pattern = int(value.constant) & ((1 << bits) - 1)
+    word = sum(pattern << (bits * k) for k in range(32 // bits))
+    return ir.Constant(access, [word] * access.count)
+
+
+def _load_whole_vectors(context, builder, view, array_type, origin, tile_type, base, groups,
+                        padding_mode):
+    """Each vector loaded where its first element is inside the array, else the padding."""
+    layout = tile_type.layout
+    element_bytes = array_type.dtype.itemsize
+    padding = _padding(context, array_type.dtype, padding_mode)
+    values = []
+    for first, width in groups:
+        indices = _element_indices(builder, origin,
+                                   register_coordinates(builder, base, layout, first))
+        pointer, inside = view.element(builder, indices)
+        access = _access_type(pointer.type.pointee, width, element_bytes)
+        before = builder.block
+        with builder.if_then(inside, likely=True):
+            raw = builder.load(builder.bitcast(pointer, access.as_pointer(
+                pointer.type.addrspace)), align=width * element_bytes)
+            loaded_block = builder.block
+        words = builder.phi(access)
+        words.add_incoming(raw, loaded_block)
+        words.add_incoming(_memory_constant(array_type, padding, access), before)
+        vector = _split_words(builder, words, pointer.type.pointee, width)
+        values.extend(from_memory(context, builder, array_type,
+                                  builder.extract_element(vector, I32(i))) for i in range(width))
+    return make_tile(context, builder, tile_type, values)
+
+
+def load_tile(context, builder, view, array_type, origin, tile_type, padding_mode,
+              origin_step=1):
+    """The tile whose first element is at element coordinates ``origin`` of ``view`` (the
+    last coordinate a multiple of ``origin_step``): whole vectors where the tile lies inside
+    the array, contiguous and aligned, else element by element with the padding value
+    outside."""
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
     element_bytes = array_type.dtype.itemsize
-    values = []
 
-    def scalar_loads(first, width):
+    def scalar_loads():
         return [load_element(context, builder, view, array_type, _element_indices(
             builder, origin, register_coordinates(builder, base, layout, register)),
-            padding_mode) for register in range(first, first + width)]
+            padding_mode) for register in range(tile_type.registers)]
 
-    for first, width in vector_groups(layout, element_bytes):
-        if width == 1:
-            values.extend(scalar_loads(first, 1))
-            continue
-        indices = _element_indices(builder, origin,
-                                   register_coordinates(builder, base, layout, first))
-        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
-        with builder.if_else(ok) as (vector_path, scalar_path):
-            with vector_path:
+    groups = vector_groups(layout, element_bytes)
+    if groups[0][1] == 1:
+        return make_tile(context, builder, tile_type, scalar_loads())
+    if _whole_vectors(view, layout, groups, origin_step):
+        return _load_whole_vectors(context, builder, view, array_type, origin, tile_type,
+                                   base, groups, padding_mode)
+    pointers, ok = _vector_plan(builder, view, origin, base, layout, groups, element_bytes)
+    with builder.if_else(ok, likely=True) as (vector_path, scalar_path):
+        with vector_path:
+            fast = []
+            for pointer, (first, width) in zip(pointers, groups):
                 vector = vector_load(builder, pointer, width, element_bytes)
-                fast = [from_memory(context, builder, array_type,
-                                    builder.extract_element(vector, I32(i)))
-                        for i in range(width)]
-                fast_block = builder.block
-            with scalar_path:
-                slow = scalar_loads(first, width)
-                slow_block = builder.block
-        for a, b in zip(fast, slow):
-            phi = builder.phi(a.type)
-            phi.add_incoming(a, fast_block)
-            phi.add_incoming(b, slow_block)
-            values.append(phi)
+                fast.extend(from_memory(context, builder, array_type,
+                                        builder.extract_element(vector, I32(i)))
+                            for i in range(width))
+            fast_block = builder.block
+        with scalar_path:
+            slow = scalar_loads()
+            slow_block = builder.block
+    values = []
+    for a, b in zip(fast, slow):
+        phi = builder.phi(a.type)
+        phi.add_incoming(a, fast_block)
+        phi.add_incoming(b, slow_block)
+        values.append(phi)
     return make_tile(context, builder, tile_type, values)
 
 
@@ -234,7 +348,8 @@ def lower_store(context, builder, sig, args):
         store_element(context, builder, view, array_type, tile_index, tile_type, args[2])
     else:
         origin = tile_origin(builder, tile_index, tile_type.shape)
-        store_tile(context, builder, view, array_type, origin, tile_type, args[2])
+        store_tile(context, builder, view, array_type, origin, tile_type, args[2],
+                   tile_type.shape[-1])
     return context.get_dummy_value()
 
 
@@ -248,8 +363,9 @@ def store_element(context, builder, view, array_type, indices, value_type, value
         builder.store(to_memory(context, builder, array_type, converted), pointer)
 
 
-def store_tile(context, builder, view, array_type, origin, tile_type, value):
-    """Store a tile whose first element goes to element coordinates ``origin``."""
+def store_tile(context, builder, view, array_type, origin, tile_type, value, origin_step=1):
+    """Store a tile whose first element goes to element coordinates ``origin`` (the last
+    one a multiple of ``origin_step``)."""
     args = (None, None, value)
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
@@ -258,36 +374,50 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value):
     converted = [to_memory(context, builder, array_type, arithmetic.convert(
         context, builder, builder.extract_value(args[2], r), tile_type.dtype, array_type.dtype))
         for r in range(tile_type.registers)]
-    seen = set()
-
-    def scalar_stores(first, width):
-        for register in range(first, first + width):
-            indices = _element_indices(builder, origin,
-                                       register_coordinates(builder, base, layout, register))
-            pointer, in_bounds = view.element(builder, indices)
-            with builder.if_then(builder.and_(in_bounds, leader)):
-                builder.store(converted[register], pointer)
-
+    groups, seen = [], set()
     for first, width in vector_groups(layout, element_bytes):
         constant = layout.apply(register=first)
-        if constant in seen:  # registers that repeat others (collapsed layouts)
-            continue
-        seen.add(constant)
-        if width == 1:
-            scalar_stores(first, 1)
-            continue
-        indices = _element_indices(builder, origin,
-                                   register_coordinates(builder, base, layout, first))
-        pointer, ok = _vector_ok(builder, view, indices, width, element_bytes)
-        with builder.if_then(leader):
-            with builder.if_else(ok) as (vector_path, scalar_path):
-                with vector_path:
-                    vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
-                    for i in range(width):
-                        vector = builder.insert_element(vector, converted[first + i], I32(i))
-                    vector_store(builder, vector, pointer, width, element_bytes)
-                with scalar_path:
-                    scalar_stores(first, width)
+        if constant not in seen:  # registers that repeat others (collapsed layouts)
+            seen.add(constant)
+            groups.append((first, width))
+
+    def scalar_stores():
+        for first, width in groups:
+            for register in range(first, first + width):
+                indices = _element_indices(
+                    builder, origin, register_coordinates(builder, base, layout, register))
+                pointer, in_bounds = view.element(builder, indices)
+                with builder.if_then(in_bounds):
+                    builder.store(converted[register], pointer)
+
+    def vector_of(first, width):
+        vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
+        for i in range(width):
+            vector = builder.insert_element(vector, converted[first + i], I32(i))
+        return vector
+
+    with builder.if_then(leader):
+        if groups[0][1] == 1:
+            scalar_stores()
+            return
+        if _whole_vectors(view, layout, groups, origin_step):
+            for first, width in groups:  # each vector wholly inside or outside
+                indices = _element_indices(
+                    builder, origin, register_coordinates(builder, base, layout, first))
+                pointer, inside = view.element(builder, indices)
+                with builder.if_then(inside, likely=True):
+                    vector_store(builder, vector_of(first, width), pointer, width,
+                                 element_bytes)
+            return
+        pointers, ok = _vector_plan(builder, view, origin, base, layout, groups,
+                                    element_bytes)
+        with builder.if_else(ok, likely=True) as (vector_path, scalar_path):
+            with vector_path:
+                for pointer, (first, width) in zip(pointers, groups):
+                    vector_store(builder, vector_of(first, width), pointer, width,
+                                 element_bytes)
+            with scalar_path:
+                scalar_stores()
 
 
 @lower(memory.num_tiles, ArrayType, types.Any, types.Any, types.Any)
@@ -351,7 +481,7 @@ def lower_view_load(context, builder, sig, args):
     view, origin = _view_origin(context, builder, sig, args)
     array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
     return load_tile(context, builder, array, view.array, origin, sig.return_type,
-                     view.padding_mode)
+                     view.padding_mode, view.steps[-1])
 
 
 @lower("view.store", TiledViewType, types.VarArg(types.Any))
@@ -369,7 +499,7 @@ def lower_view_store(context, builder, sig, args):
         dtype = tile_type.dtype
         tile = make_tile(context, builder, tile_type, operand_values(
             context, builder, value_type, value, tile_type, dtype))
-    store_tile(context, builder, array, view.array, origin, tile_type, tile)
+    store_tile(context, builder, array, view.array, origin, tile_type, tile, view.steps[-1])
     return context.get_dummy_value()
 
 

@@ -123,14 +123,19 @@ def _lower_reduction(op):
             [None] * x_type.registers
         states = [reduction.initial(context, builder, v, i)
                   for v, i in zip(tile_registers(builder, x_type, args[0]), indices)]
-        # 1. within a thread: registers that differ only along the reduced axes
+        # 1. within a thread: a tree over the register bits that move along the axes; the
+        # registers with those bits clear hold the partial results (one per kept element)
+        folded = 0
+        partial = dict(enumerate(states))
         for bit in _reduced_bits(layout.bases["register"], axes):
-            states = [reduction.combine(context, builder, s, states[r ^ (1 << bit)])
-                      for r, s in enumerate(states)]
+            partial = {r: reduction.combine(context, builder, s, partial[r | 1 << bit])
+                       for r, s in partial.items() if not r >> bit & 1}
+            folded |= 1 << bit
         # 2. across lanes: butterfly shuffles over the lane bits that move along the axes
         for bit in _reduced_bits(layout.bases["lane"], axes):
-            states = [reduction.combine(context, builder, s, tuple(
-                shuffle_xor(builder, v, 1 << bit) for v in s)) for s in states]
+            partial = {r: reduction.combine(context, builder, s, tuple(
+                shuffle_xor(builder, v, 1 << bit) for v in s)) for r, s in partial.items()}
+        states = [partial[r & ~folded] for r in range(x_type.registers)]
         # 3. across warps: through shared memory
         warp_bits = _reduced_bits(layout.bases["warp"], axes)
         if warp_bits:

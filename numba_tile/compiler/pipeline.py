@@ -19,6 +19,7 @@ from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from . import typing as tile_typing
 from .contexts import contexts
 from .helpers import kernel_for_compilation
+from .types import DEFAULT_RUN, ArrayType, run_length_for
 
 
 class CompiledKernel:
@@ -111,6 +112,8 @@ def _lower(fn, arg_types, cc, num_warps):
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
     tile_typing.NUM_WARPS["value"] = num_warps
+    DEFAULT_RUN["elements"] = run_length_for(
+        [t.dtype for t in arg_types if isinstance(t, ArrayType)])
     from .tiles import SCRATCH
     SCRATCH["bytes"] = 0
     try:

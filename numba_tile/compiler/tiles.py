@@ -14,6 +14,7 @@ from numba.core import cgutils, types
 from numba.cuda import nvvmutils
 
 from ..errors import TileUnsupportedFeatureError
+from ..layouts import broadcast_projection, register_sources
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -218,3 +219,17 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
                                             src_type.shape)])
         values.append(load_shared(builder, slot, element))
     return make_tile(context, builder, dst_type, values)
+
+
+def move_tile(context, builder, src_type, value, dst_type):
+    """The tile ``value`` of ``src_type`` broadcast to the shape and layout of ``dst_type``
+    (whose dtype must be the source's). Where every thread already holds the elements its
+    destination registers need, this only renames registers; otherwise the elements go
+    through shared memory (:func:`relayout`)."""
+    sources = register_sources(src_type.layout, dst_type.layout,
+                               broadcast_projection(src_type.shape, dst_type.shape))
+    if sources is not None:
+        return make_tile(context, builder, dst_type,
+                         [builder.extract_value(value, s) for s in sources])
+    return relayout(context, builder, src_type, value, dst_type,
+                    broadcast_source(src_type.shape, dst_type.shape))

@@ -62,11 +62,17 @@ class ArrayType(types.Type):
 
     is_tile_array = True  # what the memory rules accept as an array
 
-    def __init__(self, dtype, ndim, index_dtype=d.int32):
+    def __init__(self, dtype, ndim, index_dtype=d.int32, aligned=False):
         self.dtype = dtype
         self.ndim = ndim
         self.index_dtype = index_dtype
-        super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype})")
+        self.aligned = bool(aligned) and ndim > 0
+        suffix = ", aligned" if self.aligned else ""
+        super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype}{suffix})")
+
+    def with_alignment(self, aligned):
+        """The same array type, specialized (or not) as :func:`is_aligned` describes."""
+        return ArrayType(self.dtype, self.ndim, self.index_dtype, aligned)
 
     @property
     def element(self):
@@ -80,12 +86,57 @@ class ArrayType(types.Type):
         return f"{self.ndim}-d {self.dtype} array"
 
 
+# Elements a thread holds in a run along the last axis in the default layout. The compiler sets
+# it for each kernel from the dtypes of its arrays (:func:`run_length_for`) before typing, so
+# every tile of a kernel made with one shape shares one layout whatever its dtype, and
+# elementwise ops between them stay in registers.
+DEFAULT_RUN = {"elements": 4}
+
+
+def run_length_for(dtypes):
+    """The default run length of a kernel whose arrays have ``dtypes``: a 16-byte vector of the
+    narrowest of them, between 4 and 8 elements.
+
+    Four float32 (16 bytes) are the best run for 4-byte data; float16 data needs 8 to load and
+    store 16 bytes at a time (measured on an H100: 8 a thread costs float32-only kernels about
+    10%, 4 costs float16 kernels about 10%). One byte dtypes stay at 8 so that the float32
+    tiles computed from them keep few registers a run.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.compiler.types import run_length_for
+    >>> run_length_for([ct.float32, ct.float32]), run_length_for([ct.float16, ct.float32])
+    (4, 8)
+    >>> run_length_for([ct.int8]), run_length_for([ct.float64]), run_length_for([])
+    (8, 4, 4)
+    """
+    narrowest = min((dtype.itemsize for dtype in dtypes), default=4)
+    return min(8, max(4, 16 // narrowest))
+
+
+def is_aligned(pointer, shape, strides, itemsize):
+    """True if 16-byte vectors along the last axis of an array never straddle its end or a
+    16-byte boundary: the data is 16-byte aligned, the last axis is contiguous and its length
+    a multiple of 16 bytes, and every other stride a multiple of 16 bytes. Kernels are
+    specialized on it (a launch checks it), so that loads and stores of such arrays move
+    whole vectors with no run-time alignment check and no element-by-element fallback.
+
+    >>> from numba_tile.compiler.types import is_aligned
+    >>> is_aligned(0x7f0000, (8, 64), (64, 1), 4), is_aligned(0x7f0004, (8, 64), (64, 1), 4)
+    (True, False)
+    >>> is_aligned(0x7f0000, (8, 6), (6, 1), 4)  # rows of 24 bytes
+    False
+    """
+    if not shape or pointer % 16 or strides[-1] != 1 or shape[-1] * itemsize % 16:
+        return False
+    return all(stride * itemsize % 16 == 0 for stride in strides[:-1])
+
+
 def default_layout(shape, num_warps):
-    """The layout a tile gets when it is made (loaded, filled): blocked, with runs of 4
-    elements a thread whatever the dtype, so that tiles of one shape share a layout and
-    elementwise ops between them stay in registers. (Measured on an H200: 8 a thread helps
-    float16 and costs float32 about 10%; dtype-aware runs need layout conversions first.)"""
-    return blocked(tuple(shape), num_warps=num_warps, element_bytes=4)
+    """The layout a tile gets when it is made (loaded, filled): blocked, with runs of
+    ``DEFAULT_RUN["elements"]`` elements a thread whatever the dtype (see
+    :func:`run_length_for`)."""
+    return blocked(tuple(shape), num_warps=num_warps,
+                   element_bytes=16 // DEFAULT_RUN["elements"])
 
 
 class TileType(types.Type):
@@ -109,6 +160,19 @@ class TileType(types.Type):
     @property
     def key(self):
         return (self.dtype, self.shape, self.num_warps, self.layout)
+
+    def unify(self, typingctx, other):
+        """A variable that holds tiles of one dtype and shape in two layouts (a loop-carried
+        accumulator: ``acc = ct.zeros(...)``, then ``acc = ct.sum(t, axis=0)`` in the loop)
+        takes one layout; the other value is converted where it is assigned. A layout that
+        is not the default one was computed, most likely inside the loop, so it is kept:
+        the conversion then happens once, before the loop."""
+        if not isinstance(other, TileType) or (self.dtype, self.shape, self.num_warps) != (
+                other.dtype, other.shape, other.num_warps):
+            return None
+        if self.layout == default_layout(self.shape, self.num_warps):
+            return other
+        return self
 
     def with_dtype(self, dtype):
         """The same shape and layout with another dtype."""

@@ -135,18 +135,6 @@ def result_tile(dtype, operands):
     return TileType(dtype, shape, full.num_warps, full.layout)
 
 
-def broadcasts_in_registers(tile, full):
-    """True if register r of ``tile`` holds the value broadcast to register r of ``full``."""
-    if tile.layout == full.layout:
-        return True
-    rank = len(full.shape)
-    layout = tile.layout
-    for _ in range(rank - len(tile.shape)):
-        layout = layout.expand_dims(0)
-    axes = tuple(i for i, (a, b) in enumerate(zip(layout.shape, full.shape)) if a != b)
-    return layout == full.layout.collapse(axes)
-
-
 def _tile_argument(values, op):
     x = values["x"]
     if not isinstance(x, TileType):
@@ -901,11 +889,12 @@ _EMPTY = inspect.Parameter.empty
 
 
 def _infer_slice(array, values):
-    memory_rules.slice_axis(_compile_time_value(values["axis"], "slice(axis=...)"),
-                            array.ndim)
+    axis = memory_rules.slice_axis(_compile_time_value(values["axis"], "slice(axis=...)"),
+                                   array.ndim)
     for name in ("start", "stop"):
         memory_rules.index_value(operand(values[name]), name)
-    return array
+    # a run-time start along the last axis can move the data off its 16-byte alignment
+    return array.with_alignment(False) if axis == array.ndim - 1 else array
 
 
 def _infer_tiled_view(array, values):
