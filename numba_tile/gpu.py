@@ -7,6 +7,7 @@ signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
 import ctypes
+import struct
 
 import numpy as np
 from llvmlite import ir
@@ -68,6 +69,20 @@ def device_array(value):
     return DeviceArray(d.to_dtype(npdtype), shape, strides, interface["data"][0])
 
 
+_stream_handles = {}  # id(stream) -> (stream, handle): streams recur from launch to launch
+
+
+def _cached_stream_handle(stream):
+    entry = _stream_handles.get(id(stream))
+    if entry is not None and entry[0] is stream:
+        return entry[1]
+    handle = stream_handle(stream)
+    if len(_stream_handles) >= 64:  # the entries keep their streams alive: keep few
+        _stream_handles.clear()
+    _stream_handles[id(stream)] = (stream, handle)
+    return handle
+
+
 def stream_handle(stream):
     """The raw CUstream of a PyTorch, CuPy, numba or cuda.core stream, or of an int."""
     if isinstance(stream, int):
@@ -113,42 +128,153 @@ def _argument(name, value, meta):
             [array.pointer, *array.shape, *array.strides])
 
 
-_CTYPES_BY_BITS = {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32, 64: ctypes.c_int64}
+_FORMAT_BY_BITS = {1: "?", 8: "b", 16: "h", 32: "i", 64: "q"}
 
 
-def _ctypes_for(llvm_type):
+def _struct_code(llvm_type):
+    """The :mod:`struct` code of a kernel parameter (natively aligned, as CUDA lays out the
+    parameter buffer)."""
     if isinstance(llvm_type, ir.PointerType):
-        return ctypes.c_uint64
+        return "Q"
     if isinstance(llvm_type, ir.IntType):
-        return ctypes.c_bool if llvm_type.width == 1 else _CTYPES_BY_BITS[llvm_type.width]
+        return _FORMAT_BY_BITS[llvm_type.width]
     if isinstance(llvm_type, ir.FloatType):
-        return ctypes.c_float
+        return "f"
     if isinstance(llvm_type, ir.DoubleType):
-        return ctypes.c_double
+        return "d"
     raise TypeError(f"Cannot pass a kernel parameter of LLVM type {llvm_type}")
 
 
+class _Driver:
+    """``cuLaunchKernel`` of the CUDA driver, called through ctypes with the parameters
+    packed into one buffer: a launch then costs one ``struct.pack_into`` and one foreign
+    call (``cuda.core.launch`` boxes every parameter and takes several times longer)."""
+
+    BUFFER_POINTER, BUFFER_SIZE, END = 1, 2, 0
+    INVALID_CONTEXT = 201
+
+    def __init__(self):
+        import sys
+        library = ctypes.CDLL("nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1")
+        # no argtypes: the callers pass ready C values (converting 11 arguments on every
+        # call costs more than the call); dimensions are plain ints (C unsigned int)
+        self.launch_kernel = library.cuLaunchKernel
+        self.launch_kernel.restype = ctypes.c_int
+        self.error_string = library.cuGetErrorString
+        self.error_string.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        self._streams = {}
+
+    def stream(self, handle):
+        """A CUstream argument for the raw stream handle ``handle`` (cached)."""
+        value = self._streams.get(handle)
+        if value is None:
+            if len(self._streams) > 1024:
+                self._streams.clear()
+            value = self._streams[handle] = ctypes.c_void_p(handle)
+        return value
+
+    def check(self, status):
+        if status:
+            text = ctypes.c_char_p()
+            self.error_string(status, ctypes.byref(text))
+            name = text.value.decode() if text.value else "unknown error"
+            raise RuntimeError(f"Kernel launch failed: CUDA error {status}: {name}")
+
+
+_driver = []
+
+
+def _get_driver():
+    """The driver entry points, or None where libcuda cannot be loaded this way."""
+    if not _driver:
+        try:
+            _driver.append(_Driver())
+        except (OSError, AttributeError):
+            _driver.append(None)
+    return _driver[0]
+
+
 class LoadedKernel:
-    """A compiled kernel loaded on the device, with the C types of its parameters."""
+    """A compiled kernel loaded on the device, with the layout of its parameter buffer."""
 
     def __init__(self, compiled, arg_types):
+        import threading
+
         from cuda.core import ObjectCode
         from .compiler.contexts import contexts
         self.compiled = compiled
         self.kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
         packer = contexts()[1].get_arg_packer(list(arg_types))
-        self.param_types = [_ctypes_for(t) for t in packer.argument_types]
+        self.layout = struct.Struct("@" + "".join(_struct_code(t)
+                                                  for t in packer.argument_types))
         self.block = (32 * compiled.num_warps, 1, 1)
         self._configs = {}
+        self._buffer = ctypes.create_string_buffer(max(self.layout.size, 1))
+        self._size = ctypes.c_size_t(self.layout.size)
+        self._extra = (ctypes.c_void_p * 5)(
+            _Driver.BUFFER_POINTER, ctypes.addressof(self._buffer), _Driver.BUFFER_SIZE,
+            ctypes.addressof(self._size), _Driver.END)
+        self._lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
+        self._handle = None
+        if _get_driver() is not None:
+            try:
+                self._handle = ctypes.c_void_p(int(self.kernel.handle))
+            except (TypeError, AttributeError):
+                pass
 
     def launch(self, stream, grid, flat_values):
+        if self._handle is None:
+            return self._launch_with_cuda_core(stream, grid, flat_values)
+        driver = _get_driver()
+        arguments = (self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
+                     driver.stream(stream), None, self._extra)
+        with self._lock:
+            self._pack(flat_values)
+            status = driver.launch_kernel(*arguments)
+            if status == _Driver.INVALID_CONTEXT:  # a thread that never made one current
+                from cuda.core import Device
+                Device().set_current()
+                status = driver.launch_kernel(*arguments)
+        if status:
+            driver.check(status)
+
+    def _pack(self, flat_values):
+        """Fill the parameter buffer; ``struct.error`` where a value does not fit its field
+        (a shape beyond int32)."""
+        try:
+            self.layout.pack_into(self._buffer, 0, *flat_values)
+        except struct.error:  # unsigned 64-bit scalars above 2**63 travel as their bits
+            wrapped = [v - (1 << 64) if type(v) is int and v >= 1 << 63 else v
+                       for v in flat_values]
+            if wrapped == flat_values:
+                raise
+            self.layout.pack_into(self._buffer, 0, *wrapped)
+
+    def _launch_with_cuda_core(self, stream, grid, flat_values):
         from cuda.core import LaunchConfig, launch
         config = self._configs.get(grid)
         if config is None:
             config = self._configs[grid] = LaunchConfig(
                 grid=grid, block=self.block, shmem_size=self.compiled.dynamic_shared_bytes)
-        params = [c_type(v) for c_type, v in zip(self.param_types, flat_values)]
+        self._pack(flat_values)
+        params = [getattr(ctypes, _CTYPES[code]).from_buffer_copy(
+            self._buffer, offset) for code, offset in self._fields()]
         launch(_stream_object(stream), config, self.kernel, *params)
+
+    def _fields(self):
+        """``(struct code, offset)`` of each parameter in the buffer."""
+        import struct
+        fields, offset = [], 0
+        for code in self.layout.format[1:]:
+            size = struct.calcsize(code)
+            offset = -(-offset // size) * size
+            fields.append((code, offset))
+            offset += size
+        return fields
+
+
+_CTYPES = {"?": "c_bool", "b": "c_int8", "h": "c_int16", "i": "c_int32", "q": "c_int64",
+           "Q": "c_uint64", "f": "c_float", "d": "c_double"}
 
 
 _streams = {}
@@ -180,35 +306,56 @@ def _current_arch():
 _INT32 = 2**31
 
 
+_TENSOR_TYPES = set()  # torch tensor classes seen so far
+_ITEMSIZES = {}  # torch dtype -> bytes
+
+
 def _quick_signature(kernel, kernel_args):
     """The launch cache key and flat parameter values, computed cheaply for the common
-    arguments (CUDA torch tensors, CUDA-array-interface arrays, Python scalars, int/bool
-    constants); None sends the launch through the full classification (first launches,
-    errors, other argument kinds)."""
+    arguments (CUDA torch tensors, C-contiguous CUDA-array-interface arrays, Python
+    scalars, int/bool constants); None sends the launch through the full classification
+    (first launches, errors, other argument kinds). Every launch runs this: it is written
+    for speed (torch attribute reads are the main cost)."""
     key, flat = [], []
     for value, meta in zip(kernel_args, kernel.parameter_kind_list):
         kind = type(value)
-        if isinstance(meta, ConstantAnnotation):
-            if kind is not int and kind is not bool:
+        if kind in _TENSOR_TYPES:
+            if meta is not None or not value.is_cuda:
                 return None
-            key.append((kind, value))
+            # shapes and strides beyond int32 need not be checked here: the parameter
+            # buffer's int32 fields refuse them, and the launch then takes the full path
+            shape, strides, pointer, dtype = value.shape, value.stride(), value.data_ptr(), \
+                value.dtype
+            if not shape:
+                return None
+            itemsize = _ITEMSIZES.get(dtype) or _ITEMSIZES.setdefault(dtype,
+                                                                      value.element_size())
+            # types.is_aligned, inlined
+            aligned = not pointer & 15 and strides[-1] == 1 and not shape[-1] * itemsize & 15
+            if aligned and len(strides) > 1:
+                aligned = not any(s * itemsize & 15 for s in strides[:-1])
+            key.append((dtype, len(shape), aligned))
+            flat.append(pointer)
+            flat += shape
+            flat += strides
+        elif kind is int or kind is bool:
+            if meta is None:
+                if kind is int and not -_INT32 <= value < _INT32:
+                    return None  # the full path says it does not fit
+                key.append(kind)
+            elif isinstance(meta, ConstantAnnotation):
+                key.append((kind, value))
+            else:
+                return None
             flat.append(value)
-        elif kind is int or kind is float or kind is bool:
-            if kind is int and not -_INT32 <= value < _INT32:
-                return None  # the full path says it does not fit
+        elif kind is float and meta is None:
             key.append(kind)
             flat.append(value)
         elif meta is not None:
             return None
-        elif getattr(value, "is_cuda", False) and hasattr(value, "data_ptr"):  # torch
-            shape, strides, pointer = value.shape, value.stride(), value.data_ptr()
-            if value.numel() >= _INT32 or (strides and max(map(abs, strides)) >= _INT32):
-                return None
-            key.append((value.dtype, len(shape),
-                        is_aligned(pointer, shape, strides, value.element_size())))
-            flat.append(pointer)
-            flat.extend(shape)
-            flat.extend(strides)
+        elif (kind.__module__ or "").startswith("torch") and hasattr(value, "data_ptr"):
+            _TENSOR_TYPES.add(kind)  # a tensor class seen for the first time
+            return _quick_signature(kernel, kernel_args)
         else:
             interface = getattr(value, "__cuda_array_interface__", None)
             if interface is None or interface.get("strides") is not None:
@@ -225,24 +372,37 @@ def _quick_signature(kernel, kernel_args):
             key.append((interface["typestr"], len(shape),
                         is_aligned(pointer, shape, strides, itemsize)))
             flat.append(pointer)
-            flat.extend(shape)
-            flat.extend(strides)
+            flat += shape
+            flat += strides
     return tuple(key), flat
 
 
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
-    grid = tuple(grid) + (1,) * (3 - len(grid))
-    handle = stream if type(stream) is int else stream_handle(stream)
+    grid = _padded_grids.get(grid) or _padded_grid(grid)
+    handle = stream if type(stream) is int else _cached_stream_handle(stream)
     quick = _quick_signature(kernel, kernel_args)
     if quick is not None:
         loaded = kernel.gpu_cache.get(quick[0])
         if loaded is not None:
-            loaded.launch(handle, grid, quick[1])
-            return
+            try:
+                loaded.launch(handle, grid, quick[1])
+                return
+            except struct.error:  # a shape or stride beyond int32: the full path says so
+                pass
     loaded, flat = _prepare(kernel, kernel_args)
     if quick is not None:
         kernel.gpu_cache[quick[0]] = loaded
     loaded.launch(handle, grid, flat)
+
+
+_padded_grids = {}
+
+
+def _padded_grid(grid):
+    padded = tuple(grid) + (1,) * (3 - len(grid))
+    if len(_padded_grids) < 4096:
+        _padded_grids[grid] = padded
+    return padded
 
 
 def _prepare(kernel, kernel_args):

@@ -27,8 +27,34 @@ def interpret_mode():
     forced = getattr(_forced, "value", None)
     if forced is not None:
         return forced
-    return os.environ.get("NUMBA_TILE_INTERPRET", "0").strip().lower() not in ("", "0", "false",
-                                                                              "no", "off")
+    raw = _environment_value()
+    enabled = _parsed_switches.get(raw)
+    if enabled is None:  # every launch asks: parse each spelling once
+        text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw or ""
+        enabled = text.strip().lower() not in ("", "0", "false", "no", "off")
+        if len(_parsed_switches) < 64:
+            _parsed_switches[raw] = enabled
+    return enabled
+
+
+_parsed_switches = {}
+
+
+def _environment_value():
+    """``NUMBA_TILE_INTERPRET`` as it is now (None where unset). Read on every launch, so it
+    goes to the dict behind ``os.environ`` where it can (``os.environ.get`` encodes the key
+    and decodes the value each time)."""
+    data = getattr(os.environ, "_data", None)
+    if data is None or _ENV_KEY is None:
+        return os.environ.get("NUMBA_TILE_INTERPRET")
+    return data.get(_ENV_KEY)
+
+
+try:
+    _ENV_KEY = os.environ.encodekey("NUMBA_TILE_INTERPRET")
+except AttributeError:
+    _ENV_KEY = None
+_gpu_launch = []  # launch_on_gpu, once imported
 
 
 @contextlib.contextmanager
@@ -53,7 +79,21 @@ def interpret(enabled=True):
         _forced.value = previous
 
 
+_valid_grids = set()  # grids of plain ints seen before (launch loops repeat a few grids)
+
+
 def _check_grid(grid):
+    if type(grid) is tuple and all(type(n) is int for n in grid):
+        if grid in _valid_grids:
+            return grid
+        grid = _validate_grid(grid)
+        if len(_valid_grids) < 4096:
+            _valid_grids.add(grid)
+        return grid
+    return _validate_grid(grid)
+
+
+def _validate_grid(grid):
     if not isinstance(grid, tuple):
         raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got "
                         f"{type(grid).__name__}")
@@ -99,6 +139,8 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         return
     if stream is None:
         raise TypeError("Stream is required, got None")
-    from .gpu import launch_on_gpu
-    launch_on_gpu(stream, grid, kernel, kernel_args,
+    if not _gpu_launch:  # imported on first use (an import statement costs on every call)
+        from .gpu import launch_on_gpu
+        _gpu_launch.append(launch_on_gpu)
+    _gpu_launch[0](stream, grid, kernel, kernel_args,
                   programmatic_dependent_launch=programmatic_dependent_launch)

@@ -9,7 +9,7 @@ they can be remade from a saved JSON file:
 >>> print(report.format_table(results))
 numba_tile benchmark on Example GPU (2026-01-01 00:00 UTC)
 numba_tile 0.1.0, torch 2.11.0, triton not installed
-device-to-device copy: 3000 GB/s (median of 100 runs); L2 flushed before every run;
+device-to-device copy: 3000 GB/s (median of 100 runs); L2 flushed (read) before every run;
 GB/s = (bytes read + bytes written) / median time
 <BLANKLINE>
 case            implementation  variant    rel. error   median us     GB/s   % copy  vs torch
@@ -72,7 +72,7 @@ def format_table(results):
              f"numba_tile {env['numba_tile']}, torch {env['torch']}, "
              f"triton {env['triton'] or 'not installed'}",
              f"device-to-device copy: {copy['gbps']:.0f} GB/s (median of "
-             f"{copy['timing']['runs']} runs); L2 flushed before every run;",
+             f"{copy['timing']['runs']} runs); L2 flushed (read) before every run;",
              "GB/s = (bytes read + bytes written) / median time",
              "",
              _row(widths, _TEXT_COLUMNS, [name for name, _ in _NUMBER_COLUMNS])]
