@@ -83,6 +83,15 @@ lower(debugging.static_eval, types.Any)(_same_value)
 
 
 lower(shapes.reshape, TileType, types.Any)(_lower_reshape)
+
+
+@lower(shapes.reshape, types.Number, types.Any)
+def _lower_reshape_scalar(context, builder, sig, args):
+    """A run-time scalar as a tile of one element, which every thread holds."""
+    from .lower_elementwise import operand_values
+    result = sig.return_type
+    return make_tile(context, builder, result, operand_values(
+        context, builder, sig.args[0], args[0], result, result.dtype))
 lower("tile.reshape", TileType, types.Any)(_lower_reshape)
 lower(shapes.permute, TileType, types.Any)(_permutation_lowering(_permute_axes))
 lower("tile.permute", TileType, types.Any)(_permutation_lowering(_permute_axes))

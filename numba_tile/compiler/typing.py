@@ -375,6 +375,11 @@ for _op in COMPILED_REDUCTIONS:
 
 # -- shape ops ------------------------------------------------------------------------------
 def _infer_reshape(values):
+    x = values["x"]
+    dtype = dtype_of_scalar(x)
+    if dtype is not None and not isinstance(x, types.Literal):  # a run-time scalar: (1, ...)
+        return TileType(dtype, shape_rules.reshape((), _constant(values["shape"])),
+                        NUM_WARPS["value"])
     x = _tile_argument(values, "reshape")
     return TileType(x.dtype, shape_rules.reshape(x.shape, _constant(values["shape"])),
                     x.num_warps)
