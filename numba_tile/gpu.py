@@ -353,7 +353,8 @@ def _quick_signature(kernel, kernel_args):
             flat.append(value)
         elif meta is not None:
             return None
-        elif (kind.__module__ or "").startswith("torch") and hasattr(value, "data_ptr"):
+        elif (kind.__module__ or "").startswith("torch") and hasattr(value, "data_ptr") \
+                and hasattr(value, "is_cuda") and hasattr(value, "stride"):
             _TENSOR_TYPES.add(kind)  # a tensor class seen for the first time
             return _quick_signature(kernel, kernel_args)
         else:
