@@ -20,7 +20,11 @@ The modes run are ``interpret`` and ``compile``, plus ``gpu`` where a GPU is pre
 
 import atexit
 import os
+import pickle
+import re
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -60,6 +64,28 @@ class KernelRunner:
         with ct.interpret():
             ct.launch(0, grid, kernel, args)
 
+    def expect_assertion_failure(self, kernel, grid, args, message):
+        """Run a kernel whose ``ct.assert_`` must fail with ``message``. The interpreter
+        raises ``AssertionError``. On the GPU the kernel stops with CUDA's device assertion,
+        which leaves the process's CUDA context unusable: the kernel (a module-level kernel of
+        a test module) runs in a child process, which must fail with the driver's report of
+        the message and ``CUDA_ERROR_ASSERT``."""
+        if self.mode != "gpu":
+            with pytest.raises(AssertionError, match=re.escape(message)):
+                self(kernel, grid, args)
+            return
+        self._compiled(lambda: ct.compile(kernel, tuple(args), arch=_gpu_arch()))
+        with tempfile.TemporaryDirectory() as folder:
+            payload = os.path.join(folder, "launch.pickle")
+            with open(payload, "wb") as file:
+                pickle.dump((kernel.fn.__module__, kernel.fn.__name__, grid, tuple(args)), file)
+            child = subprocess.run([sys.executable, __file__, payload], capture_output=True,
+                                   text=True, timeout=300)
+        report = child.stdout + child.stderr
+        assert child.returncode != 0, report
+        assert f"Assertion `{message}` failed" in report, report
+        assert "CUDA_ERROR_ASSERT" in report, report
+
     @staticmethod
     def _compiled(action):
         try:
@@ -74,14 +100,30 @@ class KernelRunner:
 def _run_on_gpu(kernel, grid, args):
     """Launch on device copies of the host arrays in ``args`` (NumPy arrays, array-like
     objects, CPU tensors, also inside tuples and lists), keeping their strides; copy the
-    results back into the host memory afterwards."""
+    results back into the host memory afterwards. What the kernel printed is flushed to the
+    process's standard output (``capfd`` reads it there)."""
     from numba import cuda
     write_backs = []
     device_args = tuple(_device_argument(value, write_backs) for value in args)
     ct.launch(0, grid, kernel, device_args)
-    cuda.synchronize()
+    try:
+        cuda.synchronize()
+    finally:
+        _flush_c_stdout()
     for write_back in write_backs:
         write_back()
+
+
+def _flush_c_stdout():
+    """Device printf output reaches C's stdout buffer when the host synchronizes."""
+    import ctypes
+    ctypes.CDLL(None).fflush(None)
+
+
+def _gpu_arch():
+    from numba import cuda
+    major, minor = cuda.get_current_device().compute_capability
+    return f"sm_{major}{minor}"
 
 
 def _host_view(value):
@@ -194,3 +236,10 @@ def relative_error(actual, expected):
     if scale == 0.0:
         return float(np.max(np.abs(a))) if a.size else 0.0
     return float(np.max(np.abs(a - e)) / scale)
+
+
+if __name__ == "__main__":  # the child process of KernelRunner.expect_assertion_failure
+    with open(sys.argv[1], "rb") as _file:
+        _module, _name, _grid, _args = pickle.load(_file)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    _run_on_gpu(getattr(__import__(_module), _name), _grid, _args)

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
+from numba_tile.dtypes import to_dtype
+from numba_tile.interpreter.printing import format_values
 
 # -- print ----------------------------------------------------------------------------------
 
@@ -135,32 +137,150 @@ PRINT_CASES = [
 
 @pytest.mark.parametrize("name,kernel,grid,args,expected", PRINT_CASES,
                          ids=[c[0] for c in PRINT_CASES])
-def test_print(run_kernel, capsys, name, kernel, grid, args, expected):
-    capsys.readouterr()
+def test_print(run_kernel, capfd, name, kernel, grid, args, expected):
+    capfd.readouterr()
     run_kernel(kernel, grid, args())
-    assert capsys.readouterr().out == expected
+    assert capfd.readouterr().out == expected
 
 
-def test_print_from_every_block(run_kernel, capsys):
+def test_print_from_every_block(run_kernel, capfd):
     """Each block prints its line; the order of blocks is not specified."""
-    capsys.readouterr()
+    capfd.readouterr()
     run_kernel(print_block_ids, (5,), ())
-    assert sorted(capsys.readouterr().out.splitlines()) == ["0", "1", "2", "3", "4"]
+    assert sorted(capfd.readouterr().out.splitlines()) == ["0", "1", "2", "3", "4"]
 
 
-def test_print_random_floats_round_trip(run_kernel, capsys, rng):
+def test_print_random_floats_round_trip(run_kernel, capfd, rng):
     """Printed float32 elements read back within the short form's 6 significant digits."""
     @ct.kernel
     def kernel(x):
         print(ct.load(x, (0,), shape=(8,)))
 
     x = (rng.choice([-1, 1], size=8) * rng.uniform(0.1, 100.0, size=8)).astype(np.float32)
-    capsys.readouterr()
+    capfd.readouterr()
     run_kernel(kernel, (1,), (x,))
-    text = capsys.readouterr().out
+    text = capfd.readouterr().out
     assert text.startswith("[") and text.endswith("]\n")
     values = np.array([float(v) for v in text[1:-2].split(", ")])
     np.testing.assert_allclose(values, x, rtol=6e-6)
+
+
+# Floats whose %g form is an integer get ".0" (a rule the device output computes per element):
+# the decades, rounding up into the next decade or to 1e6 (exponent form), tiny and huge
+# values, zero of both signs, NaN and infinities.
+SHORT_FORM_VALUES = [1.0, 0.5, 100000.0, 123456.0, 999999.0, 999999.5, 1e6, 0.99999997,
+                     0.1, 0.099999994, 1e-5, 12345.6, 12345.0, 9999.996, 99999.96, 2.5e-4,
+                     -0.0, 0.0, -7.0, -123.25, 3e38, float("nan"), float("inf"),
+                     -float("inf"), 1.5707964, 65504.0, 1e-40, 33554432.0, 7.0, 0.25,
+                     1234567.0, -0.125]
+SHORT_FORM_TEXT = ("[1.0, 0.5, 100000.0, 123456.0, 999999.0, 1e+06, 1e+06, 1.0, 0.1, 0.1, "
+                   "1e-05, 12345.6, 12345.0, 10000.0, 100000.0, 0.00025, -0.0, 0.0, -7.0, "
+                   "-123.25, 3e+38, nan, inf, -inf, 1.5708, 65504.0, 9.99995e-41, 3.35544e+07, 7.0, "
+                   "0.25, 1.23457e+06, -0.125]\n")
+
+
+def test_print_short_float_form(run_kernel, capfd):
+    @ct.kernel
+    def kernel(x):
+        print(ct.load(x, (0,), shape=(32,)))
+
+    capfd.readouterr()
+    run_kernel(kernel, (1,), (np.array(SHORT_FORM_VALUES, np.float32),))
+    assert capfd.readouterr().out == SHORT_FORM_TEXT
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int16, np.uint8, np.int64,
+                                   np.bool_])
+def test_print_large_tile(run_kernel, capfd, rng, dtype):
+    """A tile of 16 x 64 elements (printed by a loop on the device), every dtype's form."""
+    @ct.kernel
+    def kernel(x):
+        print(ct.load(x, (0, 0), shape=(16, 64)))
+
+    if dtype == np.bool_:
+        x = rng.random((16, 64)) < 0.5
+    elif np.dtype(dtype).kind == "f":
+        x = (rng.standard_normal((16, 64)) * 10.0 ** rng.integers(-3, 6, (16, 64))).astype(dtype)
+        x[0, :4] = [1.0, 100.0, -2.0, 0.0]
+    else:
+        info = np.iinfo(dtype)
+        x = rng.integers(max(info.min, -1000), min(info.max, 1000), (16, 64)).astype(dtype)
+    capfd.readouterr()
+    run_kernel(kernel, (1,), (x,))
+    expected = format_values(x, to_dtype(x.dtype)) + "\n"  # the interpreter's form
+    text = capfd.readouterr().out
+    rows = text[2:-3].split("], [")
+    assert text.startswith("[[") and text.endswith("]]\n") and len(rows) == 16
+    values = [[v for v in row.split(", ")] for row in rows]
+    assert all(len(row) == 64 for row in values)
+    if dtype == np.bool_:
+        assert np.array_equal(np.array(values) == "True", x)
+    elif np.dtype(dtype).kind == "f":
+        floats = np.array([[float(v) for v in row] for row in values])
+        np.testing.assert_allclose(floats, x.astype(np.float64), rtol=6e-6)
+        assert all("." in v or "e" in v or v in ("nan", "inf", "-inf")
+                   for row in values for v in row)
+    else:
+        assert np.array_equal(np.array([[int(v) for v in row] for row in values]), x)
+    assert text == expected
+
+
+@ct.kernel
+def print_from_helper_kernel(x):
+    t = ct.load(x, (0,), shape=(4,))
+    print_helper(t, ct.sum(t))
+
+
+def print_helper(t, total):
+    print(t, total)
+
+
+def test_print_in_a_helper(run_kernel, capfd):
+    capfd.readouterr()
+    run_kernel(print_from_helper_kernel, (1,), (np.arange(4, dtype=np.int32),))
+    assert capfd.readouterr().out == "[0, 1, 2, 3] 6\n"
+
+
+@ct.kernel
+def print_tile_format_specs(x):
+    t = ct.load(x, (0,), shape=(4,))
+    print(f"{t:.2f}|{t:+.1e}|{ct.astype(t, ct.int32):x}|{ct.astype(t, ct.int32):>4d}|{t:g}")
+
+
+def test_print_f_string_specs_on_tiles(run_kernel, capfd):
+    capfd.readouterr()
+    run_kernel(print_tile_format_specs, (1,), (np.array([-255.0, 0.5, 10.0, 3.0], np.float32),))
+    assert capfd.readouterr().out == (
+        "[-255.00, 0.50, 10.00, 3.00]|[-2.6e+02, +5.0e-01, +1.0e+01, +3.0e+00]|"
+        "[-ff, 0, a, 3]|[-255,    0,   10,    3]|[-255, 0.5, 10, 3]\n")
+
+
+def test_print_options_the_device_lacks_are_compile_errors():
+    @ct.kernel
+    def to_file(x):
+        print(ct.load(x, (0,), shape=(4,)), file=None)
+
+    @ct.kernel
+    def centered(x):
+        print(f"{ct.load(x, (0,), shape=(4,)):^8}")
+
+    @ct.kernel
+    def float_without_type(x):
+        print(f"{ct.load(x, (0,), shape=(4,)):.3}")
+
+    @ct.kernel
+    def repr_conversion(x):
+        print(f"{ct.load(x, (0,), shape=(4,))!r}")
+
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ct.TileTypeError, match="sep= and end="):
+        ct.compile(to_file, (x,))
+    with pytest.raises(ct.TileUnsupportedFeatureError, match="centering"):
+        ct.compile(centered, (x,))
+    with pytest.raises(ct.TileUnsupportedFeatureError, match="no presentation type"):
+        ct.compile(float_without_type, (x,))
+    with pytest.raises(Exception, match="!r and !a"):
+        ct.compile(repr_conversion, (x,))
 
 
 # -- printf ---------------------------------------------------------------------------------
@@ -201,10 +321,10 @@ PRINTF_CASES = [
 
 @pytest.mark.parametrize("name,kernel,args,expected", PRINTF_CASES,
                          ids=[c[0] for c in PRINTF_CASES])
-def test_printf(run_kernel, capsys, name, kernel, args, expected):
-    capsys.readouterr()
+def test_printf(run_kernel, capfd, name, kernel, args, expected):
+    capfd.readouterr()
     run_kernel(kernel, (1,), args())
-    assert capsys.readouterr().out == expected
+    assert capfd.readouterr().out == expected
 
 
 # -- static_assert --------------------------------------------------------------------------
@@ -395,8 +515,8 @@ def test_assert_true_passes(run_kernel, rng):
 def test_assert_false_raises(run_kernel, rng, bad):
     x = rng.uniform(0.5, 2.0, size=8).astype(np.float32)
     x[bad] = -x[bad]
-    with pytest.raises(AssertionError, match="all elements must be positive"):
-        run_kernel(assert_positive, (1,), (x, np.zeros(8, np.float32)))
+    run_kernel.expect_assertion_failure(assert_positive, (1,), (x, np.zeros(8, np.float32)),
+                                        "all elements must be positive")
 
 
 @ct.kernel
@@ -406,5 +526,4 @@ def assert_scalar(n):
 
 def test_assert_scalar(run_kernel):
     run_kernel(assert_scalar, (1,), (9,))
-    with pytest.raises(AssertionError):
-        run_kernel(assert_scalar, (1,), (10,))
+    run_kernel.expect_assertion_failure(assert_scalar, (1,), (10,), "ct.assert_ failed")

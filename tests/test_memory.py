@@ -491,16 +491,16 @@ def test_array_shape_is_not_a_constant(run_kernel):
 
 
 # -- Array.slice --------------------------------------------------------------------------------
-def test_slice_seed_example(run_kernel, capsys):
+def test_slice_seed_example(run_kernel, capfd):
     x = np.arange(16).reshape(4, 4)
     run_kernel(slice_seed_kernel, (1,), (x,))
-    assert capsys.readouterr().out == "[[4, 5, 6, 7], [8, 9, 10, 11]]\n"
+    assert capfd.readouterr().out == "[[4, 5, 6, 7], [8, 9, 10, 11]]\n"
 
 
-def test_slice_dynamic_seed_example(run_kernel, capsys):
+def test_slice_dynamic_seed_example(run_kernel, capfd):
     x = np.arange(16)
     run_kernel(slice_dynamic_seed_kernel, (1,), (x, 8, 8))
-    assert capsys.readouterr().out == "[8, 9, 10, 11]\n[12, 13, 14, 15]\n"
+    assert capfd.readouterr().out == "[8, 9, 10, 11]\n[12, 13, 14, 15]\n"
 
 
 @pytest.mark.parametrize("axis,start,stop", [(0, 2, 5), (1, 3, 9), (-1, 1, 4), (-2, 0, 7)])
@@ -523,10 +523,10 @@ def test_slice_shape(run_kernel):
 
 
 # -- tiled views ------------------------------------------------------------------------------
-def test_tiled_view_seed_example(run_kernel, capsys):
+def test_tiled_view_seed_example(run_kernel, capfd):
     x = np.arange(16).reshape(4, 4)
     run_kernel(tiled_view_seed_kernel, (1,), (x,))
-    assert capsys.readouterr().out == ("[[0, 1, 2, 3], [4, 5, 6, 7]]\n"
+    assert capfd.readouterr().out == ("[[0, 1, 2, 3], [4, 5, 6, 7]]\n"
                                        "[[8, 9, 10, 11], [12, 13, 14, 15]]\n"
                                        "[[0, 1, 2, 3], [4, 5, 6, 7]]\n"
                                        "[[4, 5, 6, 7], [8, 9, 10, 11]]\n")

@@ -17,7 +17,8 @@ from numba.core import types
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, \
+    dtype_of_scalar
 
 
 class RuntimeScalar:
@@ -39,6 +40,9 @@ def operand(numba_type):
         return _python(numba_type.value)
     if isinstance(numba_type, ConstantType):
         return numba_type.value
+    if isinstance(numba_type, TypedConstant):  # the interpreter's strictly typed constant
+        from ..interpreter.tile import make_constant
+        return make_constant(numba_type.literal_value, numba_type.dtype)
     if isinstance(numba_type, FloatLiteral):
         return Loose(numba_type.literal_value)
     if isinstance(numba_type, types.BooleanLiteral):

@@ -12,13 +12,14 @@ from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
 from numba.core import types
 from numba.core.typing import signature
+from numba.cuda.core.errors import TypingError
 
 from ..dtypes import DType
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
-from ..errors import TileUnsupportedFeatureError
+from ..errors import TileError, TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
-from .types import ArrayType, ConstantType, FloatLiteral, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
 
 
 class TileTypingContext(CUDATypingContext):
@@ -61,6 +62,10 @@ class TileTypingContext(CUDATypingContext):
     def resolve_getattr(self, typ, attr):
         if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
             return ConstantType(getattr(typ.instance_class, attr))
+        if isinstance(typ, types.Module):  # module constants (math.pi) are loose constants
+            value = getattr(typ.pymod, attr, None)
+            if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
+                return literal_type(value)
         try:
             result = super().resolve_getattr(typ, attr)
         except Exception:
@@ -81,8 +86,19 @@ class TileTypingContext(CUDATypingContext):
         return result
 
     def resolve_function_type(self, func, args, kws):
+        if not PARTIAL_TYPING["active"]:
+            return self._resolve_function_type(func, args, kws)
+        try:
+            return self._resolve_function_type(func, args, kws)
+        except TileError as error:  # a partial typing leaves such calls untyped
+            raise TypingError(error.message) from error
+
+    def _resolve_function_type(self, func, args, kws):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
+        if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
+            from .typing import type_dtype_call
+            return type_dtype_call(func.value, args, kws)
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded
@@ -95,6 +111,11 @@ class TileTypingContext(CUDATypingContext):
 
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
+
+# Set while Numba types a kernel partially to find the loops it unrolls (``ct.static_iter``):
+# a loop variable is not a constant yet there, so the errors of tile rules must be ordinary
+# typing failures that the partial typing skips.
+PARTIAL_TYPING = {"active": False}
 
 _NOT = object()
 FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
@@ -116,7 +137,8 @@ def literal_type(value):
 
 
 def _is_constant_tuple(value):
-    return all(isinstance(v, (bool, int, float)) and not isinstance(v, enum.Enum) or
+    """A tuple of numbers, dtypes, enum members and such tuples: a compile-time constant."""
+    return all(isinstance(v, (bool, int, float, DType, enum.Enum)) or
                isinstance(v, tuple) and _is_constant_tuple(v) for v in value)
 
 
@@ -124,8 +146,8 @@ def fold_constants(func, args, kws):
     """Tile semantics: arithmetic and comparisons of compile-time constants fold, so that
     ``N % 2 == 0`` with a constant ``N`` is itself a constant (Numba would compute it)."""
     key = getattr(func, "typing_key", func)
-    if kws or key not in FOLDABLE or not args:
-        return None
+    if kws or key not in FOLDABLE or not args or any(isinstance(a, TypedConstant) for a in args):
+        return None  # typed constants fold by the op's rule, which keeps their dtype
     values = [constant_of(a, _NOT) for a in args]
     if any(v is _NOT for v in values):
         return None
@@ -168,6 +190,16 @@ class TileTargetContext(CUDATargetContext):
         super().load_additional_registries()
         from .lowering import registry
         self.install_registry(registry)
+
+    def get_getattr(self, typ, attr):
+        # A numeric module constant (math.pi) is a loose constant of tile code; Numba lowers
+        # module constants from their type, and a float literal's type has no value to lower
+        if isinstance(typ, types.Module):
+            value = getattr(typ.pymod, attr, None)
+            if isinstance(value, float):
+                return lambda context, builder, typ, val, attr: context.get_constant(
+                    types.float64, value)
+        return super().get_getattr(typ, attr)
 
 
 @functools.lru_cache(maxsize=None)

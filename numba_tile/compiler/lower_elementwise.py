@@ -18,7 +18,7 @@ from . import arithmetic
 from .abstract import constant_of, operand
 from .lowering import registry
 from .tiles import make_tile, move_tile
-from .types import FloatLiteral, TileType, dtype_of_scalar
+from .types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 from .typing import implementation_of
 
 lower = registry.lower
@@ -27,7 +27,7 @@ lower = registry.lower
 def value_dtype(numba_type):
     """The tile dtype of a value of ``numba_type`` as lowered (literals are lowered as their
     Python type: int64, float64, bool)."""
-    if isinstance(numba_type, TileType):
+    if isinstance(numba_type, (TileType, TypedConstant)):
         return numba_type.dtype
     if isinstance(numba_type, FloatLiteral):
         return d.float64
@@ -189,6 +189,15 @@ def _lower_astype(context, builder, sig, args):
 
 
 lower(elementwise.astype, types.Any, types.Any, types.VarArg(types.Any))(_lower_astype)
+
+
+@lower(ConstantType, types.Any)
+def lower_dtype_call(context, builder, sig, args):
+    """``ct.int16(5)`` is a constant; ``ct.float16(t)`` converts like ``astype``."""
+    if isinstance(sig.return_type, TypedConstant):
+        return arithmetic.constant(sig.return_type.dtype, sig.return_type.literal_value)
+    return _lower_astype(context, builder, sig, args)
+
 lower("tile.astype", TileType, types.VarArg(types.Any))(_lower_astype)
 lower("tile.astype", types.Any, types.VarArg(types.Any))(_lower_astype)
 for _dtype in (d.int32, d.float32, d.bool_):

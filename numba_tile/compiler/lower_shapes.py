@@ -82,6 +82,13 @@ lower("numba_tile.same_value", types.Any)(_same_value)
 lower(debugging.static_eval, types.Any)(_same_value)
 
 
+@lower("numba_tile.reversed_tuple", types.BaseTuple)
+def lower_reversed_tuple(context, builder, sig, args):
+    count = len(sig.args[0])
+    items = [builder.extract_value(args[0], i) for i in reversed(range(count))]
+    return context.make_tuple(builder, sig.return_type, items)
+
+
 lower(shapes.reshape, TileType, types.Any)(_lower_reshape)
 
 

@@ -17,7 +17,7 @@ from ..language import factories
 from . import arithmetic
 from .contexts import FOLDABLE, UNARY_FOLDABLE
 from .tiles import make_tile
-from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
 
 registry = Registry("numba_tile")
 lower = registry.lower
@@ -32,6 +32,20 @@ def lower_compile_time_constant(context, builder, ty, value):
 @registry.lower_constant(FloatLiteral)
 def lower_float_literal(context, builder, ty, value):
     return context.get_constant(types.float64, ty.literal_value)
+
+
+@registry.lower_constant(TypedConstant)
+def lower_typed_constant(context, builder, ty, value):
+    return arithmetic.constant(ty.dtype, ty.literal_value)
+
+
+@registry.lower_cast(TypedConstant, types.Number)
+@registry.lower_cast(TypedConstant, types.Boolean)
+def cast_typed_constant(context, builder, fromty, toty, value):
+    from .types import dtype_of_scalar
+    return arithmetic.convert(context, builder, arithmetic.constant(fromty.dtype,
+                                                                    fromty.literal_value),
+                              fromty.dtype, dtype_of_scalar(toty))
 
 
 @registry.lower_cast(FloatLiteral, types.Number)
@@ -55,6 +69,8 @@ lower(operator.ne, ConstantType, ConstantType)(_constant_comparison)
 def folded_constant(context, builder, sig, args):
     """An operation the typing folded: its result is a constant of the literal type."""
     result = sig.return_type
+    if isinstance(result, TypedConstant):
+        return arithmetic.constant(result.dtype, result.literal_value)
     if isinstance(result, types.Literal):
         if isinstance(result, FloatLiteral):
             return context.get_constant(types.float64, result.literal_value)
@@ -65,7 +81,8 @@ def folded_constant(context, builder, sig, args):
     return context.get_dummy_value()
 
 
-_CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType)
+_CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType,
+                   TypedConstant)
 lower("numba_tile.folded", types.VarArg(types.Any))(folded_constant)
 for _fold_op in FOLDABLE:
     for _a in _CONSTANT_KINDS:
@@ -126,7 +143,7 @@ for _attr in ("dtype", "tile_shape", "traversal_steps", "padding_mode"):
     registry.lower_getattr(TiledViewType, _attr)(
         lambda context, builder, typ, value, attr=_attr: _constant_attribute(
             context, builder, typ, value, attr))
-for _kind in (types.Number, types.Boolean, FloatLiteral):
+for _kind in (types.Number, types.Boolean, FloatLiteral, TypedConstant):
     for _attr in ("dtype", "ndim", "shape"):
         registry.lower_getattr(_kind, _attr)(
             lambda context, builder, typ, value, attr=_attr: _constant_attribute(

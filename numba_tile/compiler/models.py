@@ -4,7 +4,7 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
-from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType
+from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
 
@@ -43,3 +43,12 @@ class TileModel(models.UniTupleModel):
 
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, types.UniTuple(fe_type.element, fe_type.registers))
+
+
+@register_model(TypedConstant)
+class TypedConstantModel(models.PrimitiveModel):
+    """A typed constant is carried as a value of its dtype (in storage form)."""
+
+    def __init__(self, dmm, fe_type):
+        from .arithmetic import storage_type
+        super().__init__(dmm, fe_type, storage_type(fe_type.dtype))

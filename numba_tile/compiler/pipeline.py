@@ -18,6 +18,7 @@ from numba.cuda.cudadrv import nvvm
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from . import typing as tile_typing
 from .contexts import contexts
+from .frontend import format_specs
 from .helpers import kernel_for_compilation
 from .types import DEFAULT_RUN, ArrayType, run_length_for
 
@@ -59,16 +60,28 @@ class TileCompiler(cuda_compiler.CUDACompiler):
     def define_pipelines(self):
         from numba.cuda.core.typed_passes import NopythonTypeInference
 
+        from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
+
         from .constant_branches import PruneConstantBranches
+        from .frontend import RewriteDeviceOutput, RewriteStaticIter, TileLiteralUnroll
         managers = super().define_pipelines()
         for manager in managers:
-            for index, (pass_class, _) in enumerate(manager.passes):
+            passes = []
+            for pass_class, description in manager.passes:
+                if pass_class is GenericRewrites:
+                    passes.append((RewriteStaticIter, "unroll static_iter loops"))
+                if pass_class in (GenericRewrites, NopythonTypeInference):
+                    # print calls with sep=/end= before Numba rejects them; ir.Print nodes
+                    # of inlined helpers after the inlining
+                    passes.append((RewriteDeviceOutput, "rewrite device output calls"))
                 if pass_class is NopythonTypeInference:
-                    manager.passes.insert(index, (PruneConstantBranches,
-                                                  "decide branches on constants"))
-                    manager._finalized = False
-                    manager.finalize()
-                    break
+                    passes.append((PruneConstantBranches, "decide branches on constants"))
+                if pass_class is LiteralUnroll:
+                    pass_class = TileLiteralUnroll
+                passes.append((pass_class, description))
+            manager.passes[:] = passes
+            manager._finalized = False
+            manager.finalize()
         return managers
 
 
@@ -117,7 +130,7 @@ def _lower(fn, arg_types, cc, num_warps):
     from .tiles import SCRATCH
     SCRATCH["bytes"] = 0
     try:
-        with cuda_utils.numba_target_override():
+        with cuda_utils.numba_target_override(), format_specs():
             result = cuda_compiler.compile_extra(
                 typingctx=typing_context, targetctx=target_context,
                 func=kernel_for_compilation(fn),

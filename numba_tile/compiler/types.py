@@ -57,6 +57,22 @@ class FloatLiteral(types.Literal, types.Dummy):
         types.Dummy.__init__(self, name=f"Literal[float]({value!r})")
 
 
+class TypedConstant(types.Literal, types.Dummy):
+    """A strictly typed constant scalar: ``ct.int16(5)``, and what folding it gives
+    (``ct.int16(5) + 2`` is the int16 constant 7). Unlike a loose literal it promotes by
+    its dtype."""
+
+    def __init__(self, dtype, value):
+        self.dtype = dtype
+        self._literal_init(value)
+        self._literal_type_cache = scalar_type(dtype)
+        types.Dummy.__init__(self, name=f"Constant[{dtype}]({value!r})")
+
+    @property
+    def key(self):
+        return (self.dtype, self.literal_value)
+
+
 class ArrayType(types.Type):
     """A global array argument: data pointer, shape and strides (in elements)."""
 

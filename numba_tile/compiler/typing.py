@@ -14,12 +14,13 @@ import operator
 
 from numba.core import types
 from numba.core.typing import signature
+from numba.cuda.misc.special import literal_unroll
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Registry, \
     bound_function
 
 from .. import dtypes as d
 from ..enums import PaddingMode
-from ..errors import TileUnsupportedFeatureError
+from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..interpreter import tile_math
 from ..language import debugging, elementwise, factories, memory, reductions, shapes
 from ..promotion import Loose
@@ -29,9 +30,9 @@ from ..rules import reductions as reduction_rules
 from ..rules import shapes as shape_rules
 from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from . import arithmetic
-from .abstract import RuntimeScalar, operand, python_value
+from .abstract import RuntimeScalar, constant_of, operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
-    dtype_of_scalar, scalar_type
+    TypedConstant, dtype_of_scalar, scalar_type
 
 registry = Registry()
 
@@ -157,7 +158,10 @@ def float_options(op, values, result_dtype):
 def _folded(result):
     """The constant type of an op folded on compile-time constants (an interpreter Tile or
     a loose Python number)."""
+    from ..interpreter.tile import Tile
     from .contexts import literal_type
+    if isinstance(result, Tile) and result.ndim == 0:  # strictly typed: keeps its dtype
+        return TypedConstant(result.dtype, result.constant_value())
     value = getattr(result, "item", lambda: result)()
     return literal_type(value.value if isinstance(value, Loose) else value)
 
@@ -239,12 +243,13 @@ def _operator_template(function, op, infer, arity, *, as_float=False):
         def generic(self, args, kws):
             if kws or len(args) != arity:
                 return None
-            if all(is_constant(a) for a in args):
-                if not as_float:
-                    return None  # folded by the typing context
+            if all(is_constant(a) for a in args) and as_float:
                 folded = getattr(tile_math.tile_math, function.__name__)(
                     *[_constant(a) for a in args])
                 return signature(_folded(folded), *args)
+            if all(is_constant(a) for a in args) and not any(
+                    isinstance(a, TypedConstant) for a in args):
+                return None  # folded by the typing context (typed constants fold below)
             if not any(isinstance(a, TileType) for a in args) and not all(
                     is_scalar(a) for a in args):
                 return None
@@ -816,7 +821,7 @@ class ScalarAttributes(AttributeTemplate):
     resolve_astype = _method("astype", _infer_astype)
 
 
-for _kind in (types.Number, types.Boolean, FloatLiteral):
+for _kind in (types.Number, types.Boolean, FloatLiteral, TypedConstant):
     registry.register_attr(type(f"ScalarAttributes_{_kind.__name__}", (ScalarAttributes,),
                                 {"key": _kind}))
 
@@ -872,6 +877,25 @@ for _function in (int, float, bool, abs):
 # after the folds: a template that declines constants is retried with them unliteral
 for _function, _dtype in ((int, d.int32), (float, d.float32), (bool, d.bool_)):
     _converter_template(_function, _dtype)
+
+
+_NOT_A_CONSTANT = object()
+
+
+def type_dtype_call(dtype, args, kws):
+    """The signature of ``ct.int16(5)``: a strictly typed constant (checked and converted
+    by the interpreter's rule); ``ct.float16(t)`` of a tile or run-time scalar is
+    ``astype``."""
+    if kws or len(args) != 1:
+        raise TileTypeError(f"{dtype}() takes exactly one argument")
+    (value,) = args
+    constant = constant_of(value, _NOT_A_CONSTANT)
+    if constant is not _NOT_A_CONSTANT:
+        from ..interpreter.tile import make_constant
+        return signature(_folded(make_constant(constant, dtype)), *args)
+    if not (isinstance(value, TileType) or is_scalar(value)):
+        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")
+    return signature(_infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)
 
 
 # -- array views ------------------------------------------------------------------------------
@@ -996,3 +1020,64 @@ class TupleOfTuple(AbstractTemplate):
 
 
 registry.register_global(tuple)(TupleOfTuple)
+
+
+class ReversedTuple(AbstractTemplate):
+    """``reversed(t)`` of a tuple is the reversed tuple, constant entries included
+    (``tuple(reversed(t.shape))``)."""
+
+    key = reversed
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1 or not isinstance(args[0], types.BaseTuple):
+            return None
+        return signature(types.BaseTuple.from_types(tuple(args[0])[::-1]), *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.reversed_tuple"
+
+
+registry.register_global(reversed)(ReversedTuple)
+
+
+class _Rewritten(AbstractTemplate):
+    """Calls of ``ct.print``, ``ct.assert_`` and ``ct.static_iter`` are rewritten before
+    typing (:mod:`.frontend`); these templates only give the names a type."""
+
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        return None
+
+
+for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
+    registry.register_global(_rewritten)(type(f"Tile_{_rewritten.__name__}", (_Rewritten,),
+                                              {"key": _rewritten}))
+
+
+class LiteralUnrollIdentity(AbstractTemplate):
+    """``literal_unroll(t)`` (what ``ct.static_iter`` becomes) is ``t`` once Numba has
+    unrolled the loop. numba-cuda types it by compiling an overload, which needs a GPU; this
+    template types it anywhere (it is as target-specific, so it is tried first)."""
+
+    key = literal_unroll
+    tile_first = True
+    prefer_literal = True
+    metadata = {"target": "cuda"}
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1:
+            return None
+        return signature(args[0], *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.same_value"
+
+
+registry.register_global(literal_unroll)(LiteralUnrollIdentity)
+
+
+# typing of device output lives beside its lowering; importing it registers the templates
+from . import device_output, text  # noqa: E402,F401

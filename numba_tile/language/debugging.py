@@ -3,7 +3,6 @@
 """
 
 import builtins
-import re
 import sys
 
 import numpy as np
@@ -13,6 +12,8 @@ from ..interpreter.context import tile_op
 from ..interpreter.printing import format_values
 from ..interpreter.tile import Tile
 from ..rules.core import constant_value, describe, require_constant
+from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
+    python_dtype
 
 _NOT_CONSTANT = object()
 
@@ -20,6 +21,9 @@ _NOT_CONSTANT = object()
 @tile_op
 def print(*args, sep=" ", end="\n"):
     """Print from tile code, Python style (f-strings work); a tile prints as a nested list.
+
+    Compiled, one thread of each block prints, after the block has gathered its tiles; the
+    text is the interpreter's (floats in short form, ``1.0``, ``1.5708``).
 
     >>> import numba_tile as ct
     >>> @ct.kernel
@@ -34,43 +38,23 @@ def print(*args, sep=" ", end="\n"):
     builtins.print(*args, sep=sep, end=end, file=sys.stdout)
 
 
-_CONVERSION = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGcsp%])")
-
-
 def _c_format(fmt, args):
     """Apply a C format string; tile arguments print as nested lists of formatted elements."""
-    args = list(args)
-    pieces, position, arg_index = [], 0, 0
-    for match in _CONVERSION.finditer(fmt):
-        pieces.append(fmt[position:match.start()])
-        position = match.end()
-        flags, width, precision, _length, conv = match.groups()
-        if conv == "%":
-            pieces.append("%")
+    check_printf_arguments(fmt, len(args))
+    values = iter(args)
+    pieces = []
+    for piece in parse_c_format(fmt):
+        if not isinstance(piece, Conversion):
+            pieces.append(piece)
             continue
-        if arg_index >= len(args):
-            raise TileTypeError(f"printf format {fmt!r} needs more arguments than were given")
-        value = args[arg_index]
-        arg_index += 1
-        conv = {"u": "d", "i": "d", "p": "x"}.get(conv, conv)
-        spec = "%" + (flags or "") + (width or "") + (f".{precision}" if precision else "") + conv
-
-        def one(v, spec=spec, conv=conv):
-            v = v.item() if isinstance(v, np.generic) else v
-            if conv in "dxXoc":
-                v = int(v)
-            elif conv in "eEfFgG":
-                v = float(v)
-            return spec % v
-
+        value = next(values)
         if isinstance(value, Tile):
+            def one(v, conversion=piece, dtype=value.dtype):
+                return conversion.format(v, dtype)
             pieces.append(format_values(value.values, value.dtype, one) if value.ndim
                           else one(value.values[()]))
         else:
-            pieces.append(one(value))
-    pieces.append(fmt[position:])
-    if arg_index != len(args):
-        raise TileTypeError(f"printf format {fmt!r} takes {arg_index} arguments, got {len(args)}")
+            pieces.append(piece.format(value, python_dtype(value)))
     return "".join(pieces)
 
 
@@ -95,6 +79,10 @@ def printf(format, *args):
 @tile_op
 def assert_(cond, /, message=None):
     """Device assertion: fails (``AssertionError``) if any element of ``cond`` is false.
+
+    On the GPU a failing assertion stops the kernel with CUDA's device assertion: the driver
+    prints ``message`` with the kernel's file and line, and the next synchronization reports
+    ``CUDA_ERROR_ASSERT`` (the process's CUDA context cannot be used after that).
 
     >>> import numba_tile as ct
     >>> @ct.kernel
