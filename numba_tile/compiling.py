@@ -21,7 +21,7 @@ from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
 from .compiler.types import ArrayType, is_aligned, scalar_type
-from .errors import TileError, TileUnsupportedFeatureError
+from .errors import TileError
 from .interpreter.host_arrays import to_host
 from .kernel import ByTarget, Kernel
 
@@ -67,14 +67,37 @@ def argument_type(name, value, meta):
     if isinstance(value, ArrayType):
         return value
     if isinstance(value, (tuple, list)):
-        raise TileUnsupportedFeatureError(f"Argument {name!r}: {type(value).__name__} "
-                                          f"arguments are not compiled yet")
+        return sequence_type(name, value, [argument_type(f"{name}[{i}]", v, None)
+                                           for i, v in enumerate(value)])
     host = _describe_array(value)
     if host is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
     dtype, ndim, aligned = host
     index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
     return ArrayType(dtype, ndim, index_dtype, aligned)
+
+
+def sequence_type(name, value, item_types):
+    """The Numba type of a tuple or list argument from its items' types. A tuple may mix
+    kinds (``(array, 3)``); a list holds items of one kind (arrays of one dtype and rank,
+    indexed at run time), so its arrays are compiled for the alignment all of them have.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.compiler.types import ArrayType
+    >>> from numba_tile.compiling import sequence_type
+    >>> sequence_type("xs", [0, 0], [ArrayType(ct.float32, 1, aligned=True),
+    ...                              ArrayType(ct.float32, 1)])
+    UniTuple(TileArray(float32, 1, int32), 2)
+    """
+    if isinstance(value, list) and item_types:
+        if all(isinstance(t, ArrayType) for t in item_types):
+            aligned = all(t.aligned for t in item_types)
+            item_types = [t.with_alignment(aligned) for t in item_types]
+        if len(set(item_types)) > 1:
+            raise TypeError(f"Argument {name!r}: a list must hold items of one kind (arrays "
+                            f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
+                            f"pass a tuple to mix them")
+    return types.BaseTuple.from_types(item_types)
 
 
 def _describe_array(value):

@@ -111,9 +111,10 @@ def _argument(name, value, meta):
             value = int(np.array(value, dtype.numpy).view(np.int16))
         return scalar_type(dtype), [value]
     if isinstance(value, (tuple, list)):
-        from .errors import TileUnsupportedFeatureError
-        raise TileUnsupportedFeatureError(f"Argument {name!r}: {type(value).__name__} "
-                                          f"arguments are not compiled yet")
+        from .compiling import sequence_type
+        parts = [_argument(f"{name}[{i}]", v, None) for i, v in enumerate(value)]
+        return (sequence_type(name, value, [t for t, _ in parts]),
+                [v for _, flat in parts for v in flat])
     array = device_array(value)
     if array is None:
         raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported: "

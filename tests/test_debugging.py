@@ -457,6 +457,49 @@ def test_static_iter_over_tuples(run_kernel, rng):
     np.testing.assert_allclose(out, x * 6, rtol=1e-6)
 
 
+@ct.kernel
+def static_iter_nested(out, N: ct.Constant[int]):
+    acc = ct.zeros((4,), ct.int32)
+    for i in ct.static_iter(range(N)):
+        for j in ct.static_iter(range(i, N)):
+            acc = acc + (i * 10 + j)
+        if i == 2:
+            break
+    ct.store(out, (0,), acc)
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_static_iter_nested_with_break(run_kernel, n):
+    out = np.full(4, -1, np.int32)
+    run_kernel(static_iter_nested, (1,), (out, n))
+    expected = sum(i * 10 + j for i in range(min(n, 3)) for j in range(i, n))
+    np.testing.assert_array_equal(out, np.full(4, expected))
+
+
+@ct.kernel
+def static_iter_functions(x, out):
+    t = ct.load(x, (0,), (8,))
+    for k, f in ct.static_iter(((0, ct.exp), (1, ct.sqrt), (2, ct.negative))):
+        ct.store(out, (k, 0), f(t)[None, :])
+
+
+def test_static_iter_over_functions(run_kernel, rng):
+    x = rng.uniform(0.5, 2.0, size=8).astype(np.float32)
+    out = np.full((3, 8), np.nan, np.float32)
+    run_kernel(static_iter_functions, (1,), (x, out))
+    np.testing.assert_allclose(out, [np.exp(x), np.sqrt(x), -x], rtol=2e-6)
+
+
+def test_static_iter_needs_compile_time_bounds():
+    @ct.kernel
+    def kernel(out, n):
+        for i in ct.static_iter(range(n)):
+            ct.store(out, (i,), ct.full((1,), i, ct.int32))
+
+    with pytest.raises(ct.TileTypeError, match="compile-time bounds"):
+        ct.compile(kernel, (np.zeros(4, np.int32), 4))
+
+
 # -- ensure_constant ------------------------------------------------------------------------
 @ct.kernel
 def ensure_constant_ok(x, out, N: ct.Constant[int]):

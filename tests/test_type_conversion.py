@@ -201,3 +201,70 @@ def test_float_to_int_rzi(run_kernel, rng, dst, how="function"):
     info = np.iinfo(npdt(dst))
     expected = np.clip(np.trunc(x.astype(np.float64)), info.min, info.max).astype(npdt(dst))
     np.testing.assert_array_equal(out, expected)
+
+
+# -- storage-only floats: tfloat32 and float8 ------------------------------------------------
+FLOAT8 = [ct.float8_e4m3fn, ct.float8_e5m2]
+
+
+def narrow_float_inputs(rng):
+    """64 values over every case of the rounding: zeros, NaN and infinities, overflow (and the
+    halfway points at the top), float8 subnormals and their halfway points, random values
+    over many decades."""
+    special = [0.0, -0.0, np.nan, -np.inf, np.inf, 1e6, -1e6, 460.0, 470.0, 448.0, 464.0,
+               57344.0, 60000.0, 61440.0, -61440.0, 2.0**-10, 3 * 2.0**-11, 2.0**-17,
+               3 * 2.0**-18, -2.0**-9, 1.0 + 2.0**-4, 1.0 + 3 * 2.0**-4, 1.0 + 2.0**-11,
+               1.0 + 3 * 2.0**-11, 1.0 + 2.0**-13 + 2.0**-20, 65504.0, 3.4e38]
+    rest = signed_mix(rng, 1.0, 2.0, (64 - len(special),)) * 2.0 ** rng.integers(
+        -20, 20, 64 - len(special))
+    return np.concatenate([special, rest]).reshape(SHAPE)
+
+
+def tf32_reference(values):
+    """float32 values rounded to 10 mantissa bits, to nearest even (finite values)."""
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0xFFF + ((bits >> 13) & 1)) >> 13 << 13).astype(np.uint32)
+    return np.where(np.isfinite(values), rounded.view(np.float32), values.astype(np.float32))
+
+
+@functools.cache
+def round_trip_kernel(narrow):
+    @ct.kernel
+    def kernel(x, out):
+        t = ct.load(x, index=(ct.bid(0), 0), shape=TILE)
+        r = ct.astype(t, narrow)
+        ct.static_assert(r.dtype == narrow)
+        ct.store(out, index=(ct.bid(0), 0), tile=ct.astype(r, ct.float32))
+    return kernel
+
+
+@pytest.mark.parametrize("source", [ct.float32, ct.float64, ct.float16, ct.int32], ids=str)
+@pytest.mark.parametrize("narrow", [ct.tfloat32] + FLOAT8, ids=str)
+def test_narrow_float_round_trip(run_kernel, rng, narrow, source):
+    """astype to tfloat32 / float8 rounds to nearest even (float8 overflow: NaN for e4m3fn,
+    infinity for e5m2) and back to float32 is exact."""
+    x = narrow_float_inputs(rng)
+    if source.is_integral:
+        x = np.clip(np.nan_to_num(x), -1e6, 1e6)
+    with np.errstate(all="ignore"):
+        x = x.astype(npdt(source))
+    out = np.full(SHAPE, -7.0, np.float32)
+    run_kernel(round_trip_kernel(narrow), GRID, (x, out))
+    wide = x.astype(np.float64)
+    if narrow is ct.tfloat32:
+        expected = tf32_reference(wide.astype(np.float32))
+    else:
+        expected = wide.astype(npdt(narrow)).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("narrow", FLOAT8, ids=str)
+def test_float8_arrays_load_and_store(run_kernel, rng, narrow):
+    """float8 arrays: astype into one stores the nearest float8 bytes; loading one gives
+    its values."""
+    x = narrow_float_inputs(rng).astype(np.float32)
+    out = convert(run_kernel, x, narrow)
+    expected = x.astype(np.float64).astype(npdt(narrow))
+    np.testing.assert_array_equal(out.view(np.uint8), expected.view(np.uint8))
+    back = convert(run_kernel, expected, ct.float32)
+    np.testing.assert_array_equal(back, expected.astype(np.float32))

@@ -29,6 +29,7 @@ from numba.core.typing import signature
 from .. import dtypes as d
 from ..enums import RoundingMode
 from ..errors import TileUnsupportedFeatureError
+from . import narrow_floats
 
 I1 = ir.IntType(1)
 I16 = ir.IntType(16)
@@ -59,6 +60,8 @@ def storage_type(dtype):
         return F32
     if dtype is d.float64:
         return F64
+    if narrow_floats.is_narrow(dtype):
+        return narrow_floats.storage_type(dtype)
     raise TileUnsupportedFeatureError(f"The compiler does not support {dtype} yet")
 
 
@@ -78,6 +81,11 @@ def constant(dtype, value):
     import numpy as np
     if dtype in (d.float16, d.bfloat16):
         return I16(int(np.array(value, dtype.numpy).view(np.uint16)))
+    if dtype in (d.float8_e4m3fn, d.float8_e5m2):
+        return ir.IntType(8)(int(np.array(value, dtype.numpy).view(np.uint8)))
+    if dtype is d.tfloat32:
+        from ..interpreter.conversion import convert as convert_values
+        return F32(float(convert_values(np.array(float(value)), d.float64, dtype)))
     if dtype is d.bool_:
         return I1(int(bool(value)))
     if dtype.is_integral:
@@ -200,6 +208,8 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
     """Convert a storage value of dtype ``src`` to dtype ``dst`` (tile-model semantics)."""
     if src is dst:
         return value
+    if narrow_floats.is_narrow(src) or narrow_floats.is_narrow(dst):
+        return narrow_floats.convert(context, builder, value, src, dst, rounding_mode)
     if dst is d.bool_:
         if src.is_float:
             return builder.fcmp_unordered("!=", to_compute(builder, value, src),

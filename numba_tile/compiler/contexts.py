@@ -12,11 +12,10 @@ from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
 from numba.core import types
 from numba.core.typing import signature
-from numba.cuda.core.errors import TypingError
 
 from ..dtypes import DType
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
-from ..errors import TileError, TileUnsupportedFeatureError
+from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
@@ -86,14 +85,6 @@ class TileTypingContext(CUDATypingContext):
         return result
 
     def resolve_function_type(self, func, args, kws):
-        if not PARTIAL_TYPING["active"]:
-            return self._resolve_function_type(func, args, kws)
-        try:
-            return self._resolve_function_type(func, args, kws)
-        except TileError as error:  # a partial typing leaves such calls untyped
-            raise TypingError(error.message) from error
-
-    def _resolve_function_type(self, func, args, kws):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
@@ -111,11 +102,6 @@ class TileTypingContext(CUDATypingContext):
 
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
-
-# Set while Numba types a kernel partially to find the loops it unrolls (``ct.static_iter``):
-# a loop variable is not a constant yet there, so the errors of tile rules must be ordinary
-# typing failures that the partial typing skips.
-PARTIAL_TYPING = {"active": False}
 
 _NOT = object()
 FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,

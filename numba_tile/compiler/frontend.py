@@ -7,8 +7,6 @@ format specs in f-strings. Tile code prints once per block, in the interpreter's
 * :class:`RewriteDeviceOutput` replaces calls of the builtin ``print``, ``ct.print`` and
   ``ct.assert_`` (and Numba's ``ir.Print`` statements of inlined helpers) by calls of
   :func:`device_print` and :func:`device_assert`, which :mod:`.device_output` types and lowers;
-* :class:`RewriteStaticIter` unrolls ``ct.static_iter`` loops through Numba's
-  ``literal_unroll``;
 * :func:`format_specs` lets the bytecode front end turn ``f"{x:spec}"`` into
   ``format(x, spec)`` while a tile kernel is compiled (under Numba's compiler lock), which
   :mod:`.text` types.
@@ -17,14 +15,12 @@ format specs in f-strings. Tile code prints once per block, in the interpreter's
 import builtins
 import contextlib
 
-from numba.cuda.core import byteflow, ir, untyped_passes
+from numba.cuda.core import byteflow, ir
 from numba.cuda.core import interpreter as numba_interpreter
 from numba.cuda.core.compiler_lock import global_compiler_lock
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError, UnsupportedBytecodeError
 from numba.cuda.core.ir_utils import build_definitions
-
-from numba.cuda.misc.special import literal_unroll
 
 from ..errors import SourceLocation, TileTypeError
 from ..language import debugging
@@ -66,100 +62,6 @@ class RewriteDeviceOutput(FunctionPass):
         if changed:  # later passes look definitions up
             func_ir._definitions = build_definitions(func_ir.blocks)
         return changed
-
-
-@register_pass(mutates_CFG=False, analysis_only=False)
-class RewriteStaticIter(FunctionPass):
-    """``for v in ct.static_iter(t)`` becomes Numba's ``literal_unroll(t)``, which compiles
-    the loop body once for each entry of a tuple whose entries differ in type; a ``range``
-    with constant bounds becomes the tuple of its values, each a literal, so that ``v`` is a
-    compile-time constant in each copy of the body."""
-
-    _name = "numba_tile_rewrite_static_iter"
-
-    def __init__(self):
-        FunctionPass.__init__(self)
-
-    def run_pass(self, state):
-        func_ir = state.func_ir
-        changed = False
-        for block in func_ir.blocks.values():
-            body = []
-            for statement in block.body:
-                if isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) \
-                        and statement.value.op == "call" and \
-                        _callee(func_ir, statement.value) is debugging.static_iter:
-                    body.extend(_static_iter_call(func_ir, state.args, block.scope,
-                                                  statement))
-                    changed = True
-                else:
-                    body.append(statement)
-            block.body = body
-        if changed:  # later passes look definitions up
-            func_ir._definitions = build_definitions(func_ir.blocks)
-        return changed
-
-
-@register_pass(mutates_CFG=True, analysis_only=False)
-class TileLiteralUnroll(untyped_passes.LiteralUnroll):
-    """Numba's unrolling of ``literal_unroll`` loops, whose partial typing of the kernel
-    must not stop at tile rules that need the loop variable to be a constant."""
-
-    _name = "numba_tile_literal_unroll"
-
-    def run_pass(self, state):
-        from .contexts import PARTIAL_TYPING
-        PARTIAL_TYPING["active"] = True
-        try:
-            return super().run_pass(state)
-        finally:
-            PARTIAL_TYPING["active"] = False
-
-
-def _static_iter_call(func_ir, arg_types, scope, statement):
-    call, loc = statement.value, statement.loc
-    if len(call.args) != 1 or call.kws or call.vararg:
-        raise TileTypeError("ct.static_iter() takes one iterable", loc=_location(loc))
-    statements = []
-    iterable = call.args[0]
-    values = _constant_range(func_ir, arg_types, iterable)
-    if values is not None:  # a global tuple, as literal_unroll wants
-        iterable = ir.Var(scope, scope.redefine("$static_iter_values", loc).name, loc)
-        statements.append(ir.Assign(ir.Global("static_iter_values", values, loc), iterable,
-                                    loc))
-    function = _function(scope, literal_unroll, loc, statements)
-    statements.append(ir.Assign(ir.Expr.call(function, [iterable], (), loc), statement.target,
-                                loc))
-    return statements
-
-
-def _constant_range(func_ir, arg_types, var):
-    """The values of ``range(...)`` with compile-time bounds (constants or Constant
-    parameters) as a tuple, or None if ``var`` is not such a range."""
-    try:
-        definition = func_ir.get_definition(var)
-    except KeyError:
-        return None
-    if not (isinstance(definition, ir.Expr) and definition.op == "call" and
-            _callee(func_ir, definition) is range and not definition.kws):
-        return None
-    bounds = [_compile_time_int(func_ir, arg_types, a) for a in definition.args]
-    if any(b is None for b in bounds):
-        raise TileTypeError("ct.static_iter(range(...)) needs compile-time bounds",
-                            loc=_location(definition.loc))
-    return tuple(range(*bounds))
-
-
-def _compile_time_int(func_ir, arg_types, var):
-    try:
-        value = func_ir.infer_constant(var)
-    except ConstantInferenceError:
-        value = None
-        definition = func_ir.get_definition(var)
-        if isinstance(definition, ir.Arg) and arg_types is not None:
-            literal = getattr(arg_types[definition.index], "literal_value", None)
-            value = literal if isinstance(literal, int) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _callee(func_ir, call):

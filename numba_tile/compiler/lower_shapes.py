@@ -82,6 +82,11 @@ lower("numba_tile.same_value", types.Any)(_same_value)
 lower(debugging.static_eval, types.Any)(_same_value)
 
 
+@lower("numba_tile.tuple_item", types.BaseTuple, types.IntegerLiteral)
+def lower_tuple_item(context, builder, sig, args):
+    return builder.extract_value(args[0], sig.args[1].literal_value % len(sig.args[0]))
+
+
 @lower("numba_tile.reversed_tuple", types.BaseTuple)
 def lower_reversed_tuple(context, builder, sig, args):
     count = len(sig.args[0])

@@ -63,21 +63,20 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
 
         from .constant_branches import PruneConstantBranches
-        from .frontend import RewriteDeviceOutput, RewriteStaticIter, TileLiteralUnroll
+        from .frontend import RewriteDeviceOutput
+        from .static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:
             passes = []
             for pass_class, description in manager.passes:
-                if pass_class is GenericRewrites:
-                    passes.append((RewriteStaticIter, "unroll static_iter loops"))
                 if pass_class in (GenericRewrites, NopythonTypeInference):
                     # print calls with sep=/end= before Numba rejects them; ir.Print nodes
                     # of inlined helpers after the inlining
                     passes.append((RewriteDeviceOutput, "rewrite device output calls"))
                 if pass_class is NopythonTypeInference:
                     passes.append((PruneConstantBranches, "decide branches on constants"))
-                if pass_class is LiteralUnroll:
-                    pass_class = TileLiteralUnroll
+                if pass_class is LiteralUnroll:  # after the inlining of helpers
+                    passes.append((UnrollStaticIter, "unroll static_iter loops"))
                 passes.append((pass_class, description))
             manager.passes[:] = passes
             manager._finalized = False

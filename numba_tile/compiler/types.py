@@ -22,6 +22,9 @@ _SCALARS = {
     d.float32: types.float32, d.float64: types.float64, d.bfloat16: cuda_types.bfloat16,
 }
 _FROM_NUMBA = {v: k for k, v in _SCALARS.items()}
+# dtypes without arithmetic that tiles and arrays can hold, in a register of this type
+_STORAGE_ONLY = {d.tfloat32: types.float32, d.float8_e4m3fn: types.uint8,
+                 d.float8_e5m2: types.uint8}
 
 
 def scalar_type(dtype):
@@ -30,6 +33,13 @@ def scalar_type(dtype):
         return _SCALARS[dtype]
     except KeyError:
         raise TileUnsupportedFeatureError(f"The compiler does not support {dtype} yet") from None
+
+
+def storage_scalar_type(dtype):
+    """The Numba type of one element of a tile or array of ``dtype``: :func:`scalar_type`,
+    and for the storage-only dtypes (tfloat32, float8) the type that holds their bits."""
+    found = _STORAGE_ONLY.get(dtype)
+    return scalar_type(dtype) if found is None else found
 
 
 def dtype_of_scalar(numba_type):
@@ -92,7 +102,7 @@ class ArrayType(types.Type):
 
     @property
     def element(self):
-        return scalar_type(self.dtype)
+        return storage_scalar_type(self.dtype)
 
     @property
     def index(self):
@@ -204,7 +214,7 @@ class TileType(types.Type):
 
     @property
     def element(self):
-        return scalar_type(self.dtype)
+        return storage_scalar_type(self.dtype)
 
     def describe(self):
         return f"{self.dtype} tile of shape {self.shape}"

@@ -14,7 +14,6 @@ import operator
 
 from numba.core import types
 from numba.core.typing import signature
-from numba.cuda.misc.special import literal_unroll
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Registry, \
     bound_function
 
@@ -32,7 +31,7 @@ from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from . import arithmetic
 from .abstract import RuntimeScalar, constant_of, operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
-    TypedConstant, dtype_of_scalar, scalar_type
+    TypedConstant, dtype_of_scalar, scalar_type, storage_scalar_type
 
 registry = Registry()
 
@@ -347,8 +346,8 @@ def _infer_astype(values):
     if not (isinstance(x, TileType) or is_scalar(x)):
         return None
     spec = elementwise_rules.astype(operand(x), dtype)
-    scalar_type(dtype)  # the compiler must have the dtype
     if isinstance(x, TileType):
+        storage_scalar_type(spec.dtype)  # the compiler must have the dtype
         return x.with_dtype(spec.dtype)
     return scalar_type(spec.dtype)
 
@@ -1022,6 +1021,32 @@ class TupleOfTuple(AbstractTemplate):
 registry.register_global(tuple)(TupleOfTuple)
 
 
+class TupleConstantIndex(AbstractTemplate):
+    """``t[i]`` of a tuple at a constant index (a ``ct.static_iter`` loop variable) is its
+    entry, whatever the entries' types."""
+
+    key = operator.getitem
+    tile_first = True
+    prefer_literal = True
+    metadata = {"target": "cuda"}  # before numba-cuda's overloads, which need a GPU
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not isinstance(args[0], types.BaseTuple) or \
+                not isinstance(args[1], types.IntegerLiteral):
+            return None
+        index = args[1].literal_value
+        if not -len(args[0]) <= index < len(args[0]):
+            raise TileTypeError(f"Tuple index {index} out of range for a tuple of "
+                                f"{len(args[0])}")
+        return signature(args[0][index], *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.tuple_item"
+
+
+registry.register_global(operator.getitem)(TupleConstantIndex)
+
+
 class ReversedTuple(AbstractTemplate):
     """``reversed(t)`` of a tuple is the reversed tuple, constant entries included
     (``tuple(reversed(t.shape))``)."""
@@ -1055,28 +1080,6 @@ class _Rewritten(AbstractTemplate):
 for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
     registry.register_global(_rewritten)(type(f"Tile_{_rewritten.__name__}", (_Rewritten,),
                                               {"key": _rewritten}))
-
-
-class LiteralUnrollIdentity(AbstractTemplate):
-    """``literal_unroll(t)`` (what ``ct.static_iter`` becomes) is ``t`` once Numba has
-    unrolled the loop. numba-cuda types it by compiling an overload, which needs a GPU; this
-    template types it anywhere (it is as target-specific, so it is tried first)."""
-
-    key = literal_unroll
-    tile_first = True
-    prefer_literal = True
-    metadata = {"target": "cuda"}
-
-    def generic(self, args, kws):
-        if kws or len(args) != 1:
-            return None
-        return signature(args[0], *args)
-
-    def get_impl_key(self, sig):
-        return "numba_tile.same_value"
-
-
-registry.register_global(literal_unroll)(LiteralUnrollIdentity)
 
 
 # typing of device output lives beside its lowering; importing it registers the templates
