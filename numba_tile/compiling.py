@@ -193,7 +193,9 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
             return found
     try:
         num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
-        ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps)
+        occupancy = _option(kernel, "occupancy", arch, None)
+        ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps,
+                                                   occupancy)
         cubin, log = link_cubin(ptx, arch)
         compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
     except Exception as error:

@@ -261,3 +261,17 @@ def test_branches_on_constants_are_decided_before_typing(shape):
     a = np.zeros(shape, np.float32)
     compiled = ct.compile(rank_generic_copy, (a, a, 64))
     assert compiled.spill_bytes == 0
+
+
+def test_occupancy_option_bounds_the_registers():
+    """``occupancy=N`` asks for N blocks an SM: the PTX says so and ptxas keeps the registers
+    within 65536 / (N * threads a block)."""
+    x = np.zeros((64, 4096), np.float16)
+    w = np.zeros(4096, np.float16)
+    from numba_tile.bench.kernels import layer_norm
+    free = ct.compile(layer_norm.replace_hints(num_warps=8), (x, w, w, x, 1e-5, 1, 4096))
+    bounded = ct.compile(layer_norm.replace_hints(num_warps=8, occupancy=6),
+                         (x, w, w, x, 1e-5, 1, 4096))
+    assert ".minnctapersm 6" in bounded.ptx and ".minnctapersm" not in free.ptx
+    if bounded.cubin is not None:
+        assert bounded.registers <= 65536 // (6 * 256) < free.registers

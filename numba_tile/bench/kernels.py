@@ -119,7 +119,8 @@ def softmax_launch(x, y, *, rows=1, num_warps=None):
             (x, y, rows, _row_tile(x.shape[1])))
 
 
-def layer_norm_launch(x, weight, bias, y, *, eps=1e-5, rows=1, num_warps=None):
+def layer_norm_launch(x, weight, bias, y, *, eps=1e-5, rows=1, num_warps=None,
+                      occupancy=None):
     """``(kernel, grid, args)`` writing the layer normalization of each row of ``x`` into
     ``y``, ``rows`` rows per block.
 
@@ -135,7 +136,7 @@ def layer_norm_launch(x, weight, bias, y, *, eps=1e-5, rows=1, num_warps=None):
     array([[-1.449 ,  1.    ,  3.45  ],
            [-0.4143, -0.4143,  3.828 ]], dtype=float16)
     """
-    return (_with_warps(layer_norm, num_warps), (ct.cdiv(x.shape[0], rows),),
+    return (_with_warps(layer_norm, num_warps, occupancy), (ct.cdiv(x.shape[0], rows),),
             (x, weight, bias, y, float(eps), rows, _row_tile(x.shape[1])))
 
 
@@ -167,7 +168,9 @@ def _row_tile(n):
 
 
 @functools.lru_cache(maxsize=None)
-def _with_warps(kernel, num_warps):
-    """``kernel`` with the ``num_warps`` option (one object per value, so that each keeps its
-    compile cache across launches)."""
-    return kernel if num_warps is None else kernel.replace_hints(num_warps=num_warps)
+def _with_warps(kernel, num_warps, occupancy=None):
+    """``kernel`` with the ``num_warps`` and ``occupancy`` options (one object per value, so
+    that each keeps its compile cache across launches)."""
+    hints = {name: value for name, value in (("num_warps", num_warps),
+                                             ("occupancy", occupancy)) if value is not None}
+    return kernel.replace_hints(**hints) if hints else kernel

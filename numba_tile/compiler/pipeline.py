@@ -97,14 +97,15 @@ _LOWERED = collections.OrderedDict()
 _LOWERED_KEPT = 8
 
 
-def compile_to_ptx(fn, arg_types, arch, num_warps):
+def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
-    ``(ptx, entry name, bytes of dynamic shared memory)``."""
+    ``(ptx, entry name, bytes of dynamic shared memory)``. ``occupancy`` is the number of
+    blocks an SM should hold at once: the compiler then limits registers to fit them."""
     cc = parse_arch(arch)
-    key = (fn, tuple(arg_types), num_warps)
+    key = (fn, tuple(arg_types), num_warps, occupancy)
     lowered = _LOWERED.get(key)
     if lowered is None:
-        lowered = _lower(fn, arg_types, cc, num_warps)
+        lowered = _lower(fn, arg_types, cc, num_warps, occupancy)
         _LOWERED[key] = lowered
         while len(_LOWERED) > _LOWERED_KEPT:
             _LOWERED.popitem(last=False)
@@ -112,7 +113,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps):
     return library.get_asm_str(cc=cc), entry, scratch_bytes
 
 
-def _lower(fn, arg_types, cc, num_warps):
+def _lower(fn, arg_types, cc, num_warps, occupancy=None):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     flags = cuda_compiler.CUDAFlags()
@@ -147,7 +148,7 @@ def _lower(fn, arg_types, cc, num_warps):
     kernel = library.get_function(entry)
     library._entry_name = entry
     cuda_compiler.kernel_fixup(kernel, False)
-    nvvm.set_launch_bounds(kernel, 32 * num_warps)
+    nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
     library.finalize()
     return library, entry, SCRATCH["bytes"]
 
