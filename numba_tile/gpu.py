@@ -22,7 +22,7 @@ _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 def _is_host_array(value):
     if isinstance(value, np.ndarray):
         return True
-    if isinstance(value, type):  # a dtype class (np.float16) passed as a Constant
+    if isinstance(value, (type, np.generic)):  # a dtype class (a Constant), a NumPy scalar
         return False
     module = type(value).__module__ or ""
     if module.startswith("torch"):
@@ -109,6 +109,10 @@ def _argument(name, value, meta):
         dtype, value = scalar
         if dtype in (d.float16, d.bfloat16):  # passed as their bits
             value = int(np.array(value, dtype.numpy).view(np.int16))
+        elif dtype.is_integral and not dtype.is_signed:  # the parameter fields are signed
+            bits = 8 * dtype.itemsize
+            value = int(value)
+            value = value - (1 << bits) if value >= 1 << (bits - 1) else value
         return scalar_type(dtype), [value]
     if isinstance(value, (tuple, list)):
         from .compiling import sequence_type

@@ -130,7 +130,7 @@ def _host_view(value):
     """A NumPy view sharing the memory of a host array-like object, or None."""
     if isinstance(value, np.ndarray):
         return value
-    if isinstance(value, type):  # a dtype class such as np.float16 is a Constant
+    if isinstance(value, (type, np.generic)):  # a dtype class (a Constant), a NumPy scalar
         return None
     if type(value).__module__.startswith("torch") and hasattr(value, "is_cuda") and \
             not value.is_cuda:

@@ -275,3 +275,24 @@ def test_occupancy_option_bounds_the_registers():
     assert ".minnctapersm 6" in bounded.ptx and ".minnctapersm" not in free.ptx
     if bounded.cubin is not None:
         assert bounded.registers <= 65536 // (6 * 256) < free.registers
+
+
+@pytest.mark.parametrize("log,registers,spills,shared", [
+    ("ptxas info    : Used 11 registers, 96 bytes smem, 380 bytes cmem[0]\n"
+     "ptxas info    : Function properties for k\n"
+     "    0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n", 11, 20, 96),
+    ("info    : 8 bytes gmem\ninfo    : Function properties for 'k':\n"
+     "info    : used 40 registers, used 1 barriers, 24 stack, 2048 bytes smem, "
+     "552 bytes cmem[0], 0 bytes lmem\n", 40, 24, 2048),
+    ("ptxas info    : Function properties for k\n"
+     "ptxas         .     56 bytes stack frame, 76 bytes spill stores, 76 bytes spill loads\n"
+     "ptxas info    : Used 40 registers, used 1 barriers\n"
+     "info    : used 40 registers, used 1 barriers, 56 stack, 1024 bytes smem, "
+     "632 bytes cmem[0], 0 bytes lmem\n", 40, 152, 1024)],
+    ids=["ptxas", "nvjitlink-13", "both"])
+def test_resource_report_of_both_linker_log_formats(log, registers, spills, shared):
+    """Which nvJitLink a process loads (PyTorch brings its own) decides the log's format."""
+    from numba_tile.compiler.pipeline import CompiledKernel
+    compiled = CompiledKernel("k", "sm_90", "", b"", log, 4)
+    assert (compiled.registers, compiled.spill_bytes, compiled.shared_bytes) == (
+        registers, spills, shared)

@@ -37,9 +37,13 @@ class CompiledKernel:
         self.cubin = cubin
         self.info_log = info_log
         self.num_warps = num_warps
-        self.registers = _report(info_log, r"Used (\d+) registers")
+        # two report formats, by linker version (a log may hold both): "ptxas info : Used
+        # 11 registers", "N bytes spill stores"; "info : used 11 registers, ..., N stack"
+        # (its stack frame, where spills go, is all that one says of them)
+        self.registers = _report(info_log, r"[Uu]sed (\d+) registers")
         self.spill_bytes = (_report(info_log, r"(\d+) bytes spill stores")
-                            + _report(info_log, r"(\d+) bytes spill loads"))
+                            + _report(info_log, r"(\d+) bytes spill loads")) or \
+            _report(info_log, r"(\d+) stack,")
         # static shared memory from the linker, plus the scratch buffer the launch asks for
         self.dynamic_shared_bytes = dynamic_shared_bytes
         self.shared_bytes = _report(info_log, r"(\d+) bytes smem") + dynamic_shared_bytes
@@ -50,7 +54,7 @@ class CompiledKernel:
 
 
 def _report(log, pattern):
-    return sum(int(m) for m in re.findall(pattern, log or ""))
+    return max((int(m) for m in re.findall(pattern, log or "")), default=0)
 
 
 class TileCompiler(cuda_compiler.CUDACompiler):
