@@ -37,8 +37,7 @@ _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 from .frontend import device_assert, device_print
 from .lowering import lower
 from .text import TextType, dtype_of_value, is_printable_value, text_values
-from .tiles import (I32, I64, barrier, register_coordinates, scratch_regions, store_shared,
-                    load_shared, linear_offset, thread_coordinates, thread_ids)
+from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
 from .types import TileType
 from .typing import registry
 
@@ -240,23 +239,7 @@ def _gather_tiles(context, builder, items):
     tiles = [item for item in items if isinstance(item, Value) and _spread(item.numba_type)]
     if not tiles:
         return {}
-    pointers = scratch_regions(builder, [
-        (context.get_value_type(t.numba_type.element) if t.numba_type.dtype is not d.bool_
-         else ir.IntType(1), math.prod(t.numba_type.shape)) for t in tiles])
-    barrier(builder)  # an earlier use of the scratch buffer must be finished
-    for item, pointer in zip(tiles, pointers):
-        tile_type = item.numba_type
-        base = thread_coordinates(builder, tile_type.layout)
-        seen = set()
-        for register in range(tile_type.registers):
-            constant = tile_type.layout.apply(register=register)
-            if constant in seen:
-                continue
-            seen.add(constant)
-            coords = register_coordinates(builder, base, tile_type.layout, register)
-            slot = builder.gep(pointer, [linear_offset(builder, coords, tile_type.shape)])
-            store_shared(builder, builder.extract_value(item.value, register), slot)
-    barrier(builder)
+    pointers = gather_to_shared(context, builder, [(t.numba_type, t.value) for t in tiles])
     return {id(item): pointer for item, pointer in zip(tiles, pointers)}
 
 

@@ -248,4 +248,4 @@ def lower_astile(context, builder, sig, args):
 
 
 # the ops register their lowering on import
-from . import lower_elementwise, lower_memory, lower_reductions, lower_shapes  # noqa: E402,F401
+from . import lower_elementwise, lower_matrix, lower_memory, lower_reductions, lower_shapes  # noqa: E402,F401,E501

@@ -221,6 +221,30 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
     return make_tile(context, builder, dst_type, values)
 
 
+def gather_to_shared(context, builder, tiles):
+    """Write whole tiles row-major into the scratch buffer, for reads of any element by any
+    thread: ``tiles`` is a list of ``(tile type, value)``; returns one pointer per tile (bools
+    are bytes there). Ends with a barrier, after which every element can be read."""
+    import math
+    pointers = scratch_regions(builder, [
+        (ir.IntType(1) if tile_type.dtype.is_bool else context.get_value_type(tile_type.element),
+         math.prod(tile_type.shape)) for tile_type, _ in tiles])
+    barrier(builder)  # an earlier use of the scratch buffer must be finished
+    for (tile_type, value), pointer in zip(tiles, pointers):
+        base = thread_coordinates(builder, tile_type.layout)
+        seen = set()
+        for register in range(tile_type.registers):
+            constant = tile_type.layout.apply(register=register)
+            if constant in seen:
+                continue
+            seen.add(constant)
+            coords = register_coordinates(builder, base, tile_type.layout, register)
+            slot = builder.gep(pointer, [linear_offset(builder, coords, tile_type.shape)])
+            store_shared(builder, builder.extract_value(value, register), slot)
+    barrier(builder)
+    return pointers
+
+
 def move_tile(context, builder, src_type, value, dst_type):
     """The tile ``value`` of ``src_type`` broadcast to the shape and layout of ``dst_type``
     (whose dtype must be the source's). Where every thread already holds the elements its

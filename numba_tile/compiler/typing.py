@@ -21,9 +21,10 @@ from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..interpreter import tile_math
-from ..language import debugging, elementwise, factories, memory, reductions, shapes
+from ..language import debugging, elementwise, factories, matrix, memory, reductions, shapes
 from ..promotion import Loose
 from ..rules import elementwise as elementwise_rules
+from ..rules import matrix as matrix_rules
 from ..rules import memory as memory_rules
 from ..rules import reductions as reduction_rules
 from ..rules import shapes as shape_rules
@@ -1065,6 +1066,49 @@ class ReversedTuple(AbstractTemplate):
 
 
 registry.register_global(reversed)(ReversedTuple)
+
+
+# -- matrix products ----------------------------------------------------------------------------
+def _infer_mma(values):
+    x, y, acc = values["x"], values["y"], values["acc"]
+    if not all(isinstance(t, TileType) for t in (x, y, acc)):
+        return None
+    matrix_rules.mma(operand(x), operand(y), operand(acc))
+    return acc  # the accumulator's type, layout included: it stays in place across a loop
+
+
+def _infer_matmul(values):
+    x, y = values["x"], values["y"]
+    if not (isinstance(x, TileType) and isinstance(y, TileType)):
+        return None
+    spec = matrix_rules.matmul(operand(x), operand(y))
+    if spec.shape == ():
+        return scalar_type(spec.dtype)
+    return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
+
+
+_template(matrix.mma, _infer_mma)
+_template(matrix.matmul, _infer_matmul)
+
+
+class MatmulOperator(AbstractTemplate):
+    """``x @ y`` of tiles is ``ct.matmul(x, y)``."""
+
+    key = operator.matmul
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2:
+            return None
+        result = _infer_matmul({"x": args[0], "y": args[1]})
+        return None if result is None else signature(result, *args)
+
+    def get_impl_key(self, sig):
+        return matrix.matmul
+
+
+registry.register_global(operator.matmul)(MatmulOperator)
 
 
 class _Rewritten(AbstractTemplate):

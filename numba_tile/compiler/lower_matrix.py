@@ -1,0 +1,144 @@
+"""Lowering of ``ct.mma``, ``ct.matmul`` and ``@``: the general product.
+
+Both operands are gathered row-major into shared memory; then every thread computes the
+result elements its registers hold, as sums over ``k`` of products read from there. Products
+and sums are in float64 for float dtypes (the inputs' products are exact there, as in the
+interpreter) and in int64 for integers, then rounded (or wrapped) once to the result's dtype;
+``mma``'s accumulator is added before that rounding. This works for every shape (batched,
+1-d operands of ``matmul``, tiles smaller than a tensor-core fragment) and every dtype pair;
+``mma``'s result keeps the accumulator's layout, so a loop-carried accumulator stays put.
+
+>>> import numpy as np, numba_tile as ct
+>>> @ct.kernel
+... def product(a, b, c):
+...     acc = ct.zeros((16, 16), ct.float32)
+...     ct.store(c, (0, 0), ct.mma(ct.load(a, (0, 0), (16, 32)), ct.load(b, (0, 0), (32, 16)), acc))
+>>> a, b = np.zeros((16, 32), np.float16), np.zeros((32, 16), np.float16)
+>>> "fma.rn.f64" in ct.compile(product, (a, b, np.zeros((16, 16), np.float32))).ptx
+True
+"""
+
+from llvmlite import ir
+from numba.core import cgutils, types
+
+from .. import dtypes as d
+from ..language import matrix
+from . import arithmetic
+from .lowering import lower
+from .tiles import I32, gather_to_shared, load_shared, make_tile, register_coordinates, \
+    thread_coordinates
+from .types import TileType
+
+
+def _compute_dtype(*dtypes):
+    return d.float64 if any(t.is_float for t in dtypes) else d.int64
+
+
+class _Operand:
+    """One operand in shared memory, read as ``[batch][row][column]`` with the axes it has."""
+
+    def __init__(self, context, builder, tile_type, pointer, role, dtype, compute):
+        self.context, self.builder = context, builder
+        self.type, self.pointer, self.role = tile_type, pointer, role
+        self.dtype, self.compute = dtype, compute
+        self.element = ir.IntType(1) if tile_type.dtype.is_bool else \
+            context.get_value_type(tile_type.element)
+
+    def read(self, batch, row, column):
+        """The element at ``(batch, row, column)`` of the (batch, m, k) or (batch, k, n)
+        view; ``row`` of an x vector and ``column`` of a y vector are ignored."""
+        builder, shape = self.builder, self.type.shape
+        if len(shape) == 1:
+            offset = column if self.role == "x" else row
+        else:
+            offset = builder.add(builder.mul(row, I32(shape[-1])), column)
+            if len(shape) == 3 and shape[0] > 1:
+                offset = builder.add(builder.mul(batch, I32(shape[-2] * shape[-1])), offset)
+        value = load_shared(builder, builder.gep(self.pointer, [offset]), self.element)
+        value = arithmetic.convert(self.context, builder, value, self.type.dtype, self.dtype)
+        return arithmetic.convert(self.context, builder, value, self.dtype, self.compute)
+
+
+def product(context, builder, x_type, x, y_type, y, result_type, result_dtype, initial=None,
+            operand_dtype=None):
+    """The registers (or the one value of a scalar result) of ``x @ y (+ initial)``.
+
+    ``initial`` is ``(type, value)`` of an accumulator in the result's layout; the operands
+    are first converted to ``operand_dtype`` (``matmul``'s promoted dtype), if given."""
+    pointers = gather_to_shared(context, builder, [(x_type, x), (y_type, y)])
+    compute = _compute_dtype(x_type.dtype, y_type.dtype)
+    xs = _Operand(context, builder, x_type, pointers[0], "x", operand_dtype or x_type.dtype,
+                  compute)
+    ys = _Operand(context, builder, y_type, pointers[1], "y", operand_dtype or y_type.dtype,
+                  compute)
+    compute_type = arithmetic.storage_type(compute)
+    depth = x_type.shape[-1]
+    # the (batch, m, n) of each distinct result element this thread holds
+    if isinstance(result_type, TileType):
+        base = thread_coordinates(builder, result_type.layout)
+        places, owner = [], {}
+        for register in range(result_type.registers):
+            constant = result_type.layout.apply(register=register)
+            if constant not in owner:
+                owner[constant] = len(places)
+                coords = register_coordinates(builder, base, result_type.layout, register)
+                places.append(_batch_row_column(coords, x_type, y_type))
+            owner[register] = owner[constant]
+    else:
+        places, owner = [(I32(0), I32(0), I32(0))], {0: 0}
+    sums = [cgutils.alloca_once_value(builder, compute_type(0.0) if compute.is_float
+                                      else compute_type(0)) for _ in places]
+    with cgutils.for_range(builder, I32(depth)) as loop:
+        k = loop.index
+        for (batch, row, column), total in zip(places, sums):
+            a = xs.read(batch, row, k)
+            b = ys.read(batch, k, column)
+            if compute.is_float:
+                step = builder.fadd(builder.load(total), builder.fmul(a, b))
+            else:
+                step = builder.add(builder.load(total), builder.mul(a, b))
+            builder.store(step, total)
+    registers = result_type.registers if isinstance(result_type, TileType) else 1
+    values = []
+    for register in range(registers):
+        value = builder.load(sums[owner[register]])
+        if initial is not None:
+            acc_type, acc_value = initial
+            start = arithmetic.convert(context, builder,
+                                       builder.extract_value(acc_value, register),
+                                       acc_type.dtype, compute)
+            value = builder.fadd(value, start) if compute.is_float else builder.add(value,
+                                                                                    start)
+        values.append(arithmetic.convert(context, builder, value, compute, result_dtype))
+    if isinstance(result_type, TileType):
+        return make_tile(context, builder, result_type, values)
+    return values[0]
+
+
+def _batch_row_column(coords, x_type, y_type):
+    """``(batch, m, n)`` of result coordinates (a vector operand has no m or no n)."""
+    coords = list(coords)
+    column = coords.pop() if len(y_type.shape) > 1 else I32(0)
+    row = coords.pop() if len(x_type.shape) > 1 else I32(0)
+    batch = coords.pop() if coords else I32(0)
+    return batch, row, column
+
+
+@lower(matrix.mma, types.VarArg(types.Any))
+def lower_mma(context, builder, sig, args):
+    x_type, y_type, acc_type = sig.args[:3]
+    return product(context, builder, x_type, args[0], y_type, args[1], sig.return_type,
+                   acc_type.dtype, initial=(acc_type, args[2]))
+
+
+@lower(matrix.matmul, types.VarArg(types.Any))
+def lower_matmul(context, builder, sig, args):
+    result = sig.return_type
+    dtype = result.dtype if isinstance(result, TileType) else _scalar_dtype(result)
+    return product(context, builder, sig.args[0], args[0], sig.args[1], args[1], result, dtype,
+                   operand_dtype=dtype)
+
+
+def _scalar_dtype(numba_type):
+    from .types import dtype_of_scalar
+    return dtype_of_scalar(numba_type)
