@@ -157,6 +157,7 @@ class _Driver:
 
     BUFFER_POINTER, BUFFER_SIZE, END = 1, 2, 0
     INVALID_CONTEXT = 201
+    MAX_DYNAMIC_SHARED_SIZE_BYTES = 8  # CUfunction_attribute
 
     def __init__(self):
         import sys
@@ -167,6 +168,14 @@ class _Driver:
         self.launch_kernel.restype = ctypes.c_int
         self.error_string = library.cuGetErrorString
         self.error_string.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        # kernels come from cuda.core as CUkernel handles (they launch as CUfunctions)
+        self._set_kernel_attribute = library.cuKernelSetAttribute
+        self._set_kernel_attribute.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                                               ctypes.c_int]
+        self._set_kernel_attribute.restype = ctypes.c_int
+        self._current_device = library.cuCtxGetDevice
+        self._current_device.argtypes = [ctypes.POINTER(ctypes.c_int)]
+        self._current_device.restype = ctypes.c_int
         self._streams = {}
 
     def stream(self, handle):
@@ -177,6 +186,14 @@ class _Driver:
                 self._streams.clear()
             value = self._streams[handle] = ctypes.c_void_p(handle)
         return value
+
+    def set_attribute(self, kernel, attribute, value):
+        """``cuKernelSetAttribute`` for the current device; the CUDA status."""
+        device = ctypes.c_int()
+        status = self._current_device(ctypes.byref(device))
+        if status:
+            return status
+        return self._set_kernel_attribute(attribute, value, kernel, device.value)
 
     def check(self, status):
         if status:
@@ -226,6 +243,14 @@ class LoadedKernel:
                 self._handle = ctypes.c_void_p(int(self.kernel.handle))
             except (TypeError, AttributeError):
                 pass
+        if compiled.dynamic_shared_bytes > 48 * 1024:  # beyond 48 KB a kernel opts in
+            driver = _get_driver()
+            if driver is None or self._handle is None:
+                raise RuntimeError("This kernel needs more than 48 KB of shared memory, which "
+                                   "needs the CUDA driver library (libcuda) to ask for")
+            driver.check(driver.set_attribute(self._handle,
+                                              _Driver.MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                              compiled.dynamic_shared_bytes))
 
     def launch(self, stream, grid, flat_values):
         if self._handle is None:

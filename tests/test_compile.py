@@ -296,3 +296,27 @@ def test_resource_report_of_both_linker_log_formats(log, registers, spills, shar
     compiled = CompiledKernel("k", "sm_90", "", b"", log, 4)
     assert (compiled.registers, compiled.spill_bytes, compiled.shared_bytes) == (
         registers, spills, shared)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("in_dtype,acc_dtype,instruction", [
+    (np.float16, "float32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+    (np.float16, "float16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16"),
+    ("bfloat16", "float32", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32")])
+def test_matmul_runs_on_tensor_cores(arch, in_dtype, acc_dtype, instruction):
+    import ml_dtypes
+    from test_matrix import matmul_kernel
+    dtype = ml_dtypes.bfloat16 if in_dtype == "bfloat16" else in_dtype
+    a = np.zeros((256, 256), dtype)
+    compiled = ct.compile(matmul_kernel, (a, a, np.zeros((256, 256), np.float32), 64, 64, 32,
+                                          getattr(ct, acc_dtype)), arch=arch)
+    # a 64 x 64 tile over 4 warps: 2 x 2 warps of 32 x 32, 8 fragments each, 2 k-steps
+    assert compiled.ptx.count(instruction) == 16
+    assert compiled.spill_bytes == 0
+
+
+def test_float32_matmul_takes_the_general_path():
+    from test_matrix import matmul_kernel
+    a = np.zeros((64, 64), np.float32)
+    compiled = ct.compile(matmul_kernel, (a, a, a, 32, 32, 16, ct.float32))
+    assert "mma.sync" not in compiled.ptx and "fma.rn.f64" in compiled.ptx

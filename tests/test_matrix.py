@@ -274,3 +274,22 @@ def test_matmul_shape_mismatch_is_value_error(run_kernel, rng, a_shape, b_shape,
     with pytest.raises(ct.TileValueError):
         run_kernel(matmul_op_kernel(use_operator), (1,), (
             a, b, out, a_shape, b_shape, (0,) * a.ndim, (0,) * b.ndim, (0,), (64,), ct.float32))
+
+
+# -- tensor cores -----------------------------------------------------------------------------
+@pytest.mark.parametrize("num_warps", [4, 8])
+@pytest.mark.parametrize("in_dtype,acc_dtype,tolerance", [
+    (ct.float16, ct.float32, 1e-5), (ct.bfloat16, ct.float32, 1e-5),
+    (ct.float16, ct.float16, 1e-2)], ids=str)
+def test_matmul_large_tiles(run_kernel, rng, in_dtype, acc_dtype, tolerance, num_warps):
+    """128 x 128 x 32 tiles: tensor cores (mma.sync) with a loop-carried accumulator in the
+    fragment layout; converting the 128 x 128 float32 accumulator into it takes 64 KB of
+    shared memory, beyond the 48 KB a kernel gets without asking."""
+    m, n, k = 256, 128, 96
+    a = random_matrix(rng, (m, k), in_dtype)
+    b = random_matrix(rng, (k, n), in_dtype)
+    out_dtype = ct.float32 if acc_dtype is ct.float32 else ct.float16
+    c = poisoned((m, n), NP[out_dtype])
+    kernel = matmul_kernel.replace_hints(num_warps=num_warps)
+    run_kernel(kernel, (m // 128, n // 128), (a, b, c, 128, 128, 32, acc_dtype))
+    check(c, np.matmul(wide(a), wide(b)), tolerance)

@@ -23,10 +23,10 @@ from numba.core import cgutils, types
 
 from .. import dtypes as d
 from ..language import matrix
-from . import arithmetic
+from . import arithmetic, tensor_cores
 from .lowering import lower
-from .tiles import I32, gather_to_shared, load_shared, make_tile, register_coordinates, \
-    thread_coordinates
+from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, \
+    register_coordinates, thread_coordinates
 from .types import TileType
 
 
@@ -127,7 +127,16 @@ def _batch_row_column(coords, x_type, y_type):
 @lower(matrix.mma, types.VarArg(types.Any))
 def lower_mma(context, builder, sig, args):
     x_type, y_type, acc_type = sig.args[:3]
-    return product(context, builder, x_type, args[0], y_type, args[1], sig.return_type,
+    result = sig.return_type
+    found = tensor_cores.plan(x_type, y_type, acc_type)
+    if found is not None and found.layout == result.layout:
+        return tensor_cores.lower_mma(context, builder, found, x_type, args[0], y_type,
+                                      args[1], acc_type, args[2], result)
+    if acc_type.layout != result.layout:
+        args = list(args)
+        args[2] = move_tile(context, builder, acc_type, args[2], result)
+        acc_type = result
+    return product(context, builder, x_type, args[0], y_type, args[1], result,
                    acc_type.dtype, initial=(acc_type, args[2]))
 
 

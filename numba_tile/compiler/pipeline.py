@@ -106,7 +106,10 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None):
     ``(ptx, entry name, bytes of dynamic shared memory)``. ``occupancy`` is the number of
     blocks an SM should hold at once: the compiler then limits registers to fit them."""
     cc = parse_arch(arch)
-    key = (fn, tuple(arg_types), num_warps, occupancy)
+    from .tiles import SHARED_LIMITS
+    # the IR is the same for every architecture, except where an op's shared memory fits
+    # one GPU and not another
+    key = (fn, tuple(arg_types), num_warps, occupancy, SHARED_LIMITS.get(cc))
     lowered = _LOWERED.get(key)
     if lowered is None:
         lowered = _lower(fn, arg_types, cc, num_warps, occupancy)
@@ -131,8 +134,9 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None):
     tile_typing.NUM_WARPS["value"] = num_warps
     DEFAULT_RUN["elements"] = run_length_for(
         [t.dtype for t in arg_types if isinstance(t, ArrayType)])
-    from .tiles import SCRATCH
+    from .tiles import SCRATCH, TARGET
     SCRATCH["bytes"] = 0
+    TARGET["cc"] = cc
     try:
         with cuda_utils.numba_target_override(), format_specs():
             result = cuda_compiler.compile_extra(

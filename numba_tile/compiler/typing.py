@@ -1074,7 +1074,10 @@ def _infer_mma(values):
     if not all(isinstance(t, TileType) for t in (x, y, acc)):
         return None
     matrix_rules.mma(operand(x), operand(y), operand(acc))
-    return acc  # the accumulator's type, layout included: it stays in place across a loop
+    # the accumulator's type; in the tensor-core fragment layout where the product runs on
+    # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
+    from .tensor_cores import result_type
+    return result_type(x, y, acc)
 
 
 def _infer_matmul(values):

@@ -1,0 +1,158 @@
+"""``ct.mma`` on tensor cores: ``mma.sync.aligned.m16n8k16`` for float16 and bfloat16.
+
+A product qualifies when it is 2-d, its inputs are float16 (float32 or float16 accumulator) or
+bfloat16 (float32 accumulator), and its shape splits into 16 x 8 x 16 steps. Its result then
+lives in the accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumulator`): the
+block's warps split M and N, and each warp holds the 16 x 8 fragments of its part, four
+registers each. A loop-carried accumulator takes that layout once, before the loop.
+
+The operands go through shared memory (row-major); each thread reads its A fragment (rows
+``lane // 4`` and ``+ 8``, columns ``2 * (lane % 4)``, ``+ 1``, ``+ 8``, ``+ 9`` of each 16 x 16
+step) and B fragment (the transposed pattern), packed two halves to a register, and issues one
+``mma.sync`` per fragment and step. Other products use :mod:`.lower_matrix`'s general path.
+
+>>> import numba_tile as ct
+>>> from numba_tile.compiler.types import TileType
+>>> from numba_tile.compiler.tensor_cores import plan
+>>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
+>>> p = plan(x, y, TileType(ct.float32, (64, 64), 4))
+>>> p.warps_m, p.warps_n, p.instruction
+(2, 2, 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32')
+"""
+
+from collections import namedtuple
+
+from llvmlite import ir
+
+from .. import dtypes as d
+from ..layouts import LinearLayout, mma_accumulator
+from . import arithmetic
+from .tiles import I32, gather_to_shared, make_tile, move_tile, thread_ids
+from .types import TileType
+
+F32 = ir.FloatType()
+I16 = ir.IntType(16)
+
+Plan = namedtuple("Plan", "warps_m warps_n layout instruction")
+
+# (input dtype, accumulator dtype) -> the PTX types of d, a, b, c
+_KINDS = {
+    (d.float16, d.float32): "f32.f16.f16.f32",
+    (d.float16, d.float16): "f16.f16.f16.f16",
+    (d.bfloat16, d.float32): "f32.bf16.bf16.f32",
+}
+
+
+def plan(x_type, y_type, acc_type):
+    """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
+    kind = _KINDS.get((x_type.dtype, acc_type.dtype))
+    if kind is None or x_type.ndim != 2 or y_type.dtype is not x_type.dtype:
+        return None
+    (m, k), n = x_type.shape, y_type.shape[1]
+    if m % 16 or n % 8 or k % 16:
+        return None
+    warps = acc_type.num_warps
+    best = None
+    for bits_m in range(warps.bit_length()):
+        warps_m = 1 << bits_m
+        warps_n = warps // warps_m
+        # as many warps as the shape has fragments for; any others repeat their work
+        while warps_n > 1 and n % (8 * warps_n):
+            warps_n //= 2
+        if m % (16 * warps_m) or warps_m * warps_n > warps:
+            continue
+        # prefer using every warp, then square parts of the result per warp
+        score = (warps_m * warps_n, -abs((m // warps_m) - (n // warps_n)))
+        if best is None or score > best[0]:
+            best = (score, warps_m, warps_n)
+    if best is None:
+        return None
+    _, warps_m, warps_n = best
+    layout = _with_idle_warps(mma_accumulator((m, n), warps_m, warps_n), warps)
+    return Plan(warps_m, warps_n, layout, f"mma.sync.aligned.m16n8k16.row.col.{kind}")
+
+
+def _with_idle_warps(layout, warps):
+    """``layout`` over ``warps`` warps: warps beyond those it splits the tile over hold
+    copies (their warp bits are zero vectors)."""
+    bases = {dim: list(vectors) for dim, vectors in layout.bases.items()}
+    while 1 << len(bases["warp"]) < warps:
+        bases["warp"].append((0,) * len(layout.shape))
+    return LinearLayout(layout.shape, bases)
+
+
+def result_type(x_type, y_type, acc_type):
+    """The type of ``mma(x, y, acc)``: the accumulator's, in the fragment layout where the
+    product runs on tensor cores."""
+    found = plan(x_type, y_type, acc_type)
+    if found is None:
+        return acc_type
+    return TileType(acc_type.dtype, acc_type.shape, acc_type.num_warps, found.layout)
+
+
+def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result):
+    """The accumulator registers of ``mma(x, y, acc)`` by ``mma.sync``."""
+    if acc_type.layout != result.layout:
+        acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
+    a_pointer, b_pointer = gather_to_shared(context, builder, [(x_type, x), (y_type, y)])
+    a_words = builder.bitcast(a_pointer, ir.IntType(32).as_pointer(3))
+    k, n = x_type.shape[1], y_type.shape[1]
+    lane, warp = thread_ids(builder)
+    group, pair = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
+    warp_m = builder.and_(warp, I32(found.warps_m - 1))
+    warp_n = builder.and_(builder.lshr(warp, I32(found.warps_m.bit_length() - 1)),
+                          I32(found.warps_n - 1))
+    row_base = builder.add(builder.mul(warp_m, I32(16)), group)
+    col_base = builder.add(builder.mul(warp_n, I32(8)), group)
+    pair_col = builder.mul(pair, I32(2))
+    layout = result.layout
+    fragments = [layout.apply(register=4 * f) for f in range(result.registers // 4)]
+    registers = [builder.extract_value(acc, r) for r in range(result.registers)]
+    half_accumulator = acc_type.dtype is d.float16
+
+    def a_word(row_offset, column):
+        row = builder.add(row_base, I32(row_offset))
+        index = builder.add(builder.mul(row, I32(k)), column)
+        return builder.load(builder.gep(a_words, [builder.lshr(index, I32(1))]))
+
+    def b_word(k_row, col_offset):
+        column = builder.add(col_base, I32(col_offset))
+        low = builder.load(builder.gep(b_pointer, [builder.add(
+            builder.mul(k_row, I32(n)), column)]))
+        high = builder.load(builder.gep(b_pointer, [builder.add(
+            builder.mul(builder.add(k_row, I32(1)), I32(n)), column)]))
+        return builder.or_(builder.zext(low, I32), builder.shl(builder.zext(high, I32), I32(16)))
+
+    for step in range(0, k, 16):
+        a_cache, b_cache = {}, {}
+        for f, (row0, col0) in enumerate(fragments):
+            if row0 not in a_cache:
+                column = builder.add(pair_col, I32(step))
+                column8 = builder.add(column, I32(8))
+                a_cache[row0] = [a_word(row0, column), a_word(row0 + 8, column),
+                                 a_word(row0, column8), a_word(row0 + 8, column8)]
+            if col0 not in b_cache:
+                k_row = builder.add(pair_col, I32(step))
+                b_cache[col0] = [b_word(k_row, col0),
+                                 b_word(builder.add(k_row, I32(8)), col0)]
+            c = registers[4 * f:4 * f + 4]
+            registers[4 * f:4 * f + 4] = _mma(builder, found.instruction, a_cache[row0],
+                                              b_cache[col0], c, half_accumulator)
+    return make_tile(context, builder, result, registers)
+
+
+def _mma(builder, instruction, a, b, c, half_accumulator):
+    """One ``mma.sync``: four accumulator values in, four out."""
+    if half_accumulator:  # c and d are two registers of two halves each
+        packed = [builder.or_(builder.zext(c[i], I32), builder.shl(builder.zext(c[i + 1], I32),
+                                                                   I32(16))) for i in (0, 2)]
+        text = f"{instruction} {{$0,$1}}, {{$2,$3,$4,$5}}, {{$6,$7}}, {{$8,$9}};"
+        out = arithmetic._asm(builder, ir.LiteralStructType([I32, I32]), text,
+                              "=r,=r," + ",".join(["r"] * 8), a + b + packed)
+        words = [builder.extract_value(out, i) for i in range(2)]
+        return [builder.trunc(words[0], I16), builder.trunc(builder.lshr(words[0], I32(16)), I16),
+                builder.trunc(words[1], I16), builder.trunc(builder.lshr(words[1], I32(16)), I16)]
+    text = f"{instruction} {{$0,$1,$2,$3}}, {{$4,$5,$6,$7}}, {{$8,$9}}, {{$10,$11,$12,$13}};"
+    out = arithmetic._asm(builder, ir.LiteralStructType([F32] * 4), text,
+                          "=f,=f,=f,=f," + ",".join(["r"] * 6 + ["f"] * 4), a + b + list(c))
+    return [builder.extract_value(out, i) for i in range(4)]
