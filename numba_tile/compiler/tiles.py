@@ -109,7 +109,7 @@ def _element_bytes(llvm_type):
 
 def scratch_regions(builder, regions):
     """The kernel's shared-memory scratch buffer, cut into back-to-back arrays: one pointer
-    per ``(llvm element type, count)`` of ``regions``, each 8-byte aligned.
+    per ``(llvm element type, count)`` of ``regions``, each 16-byte aligned.
 
     One dynamic shared-memory array serves every conversion and reduction of a kernel: each
     use starts with a barrier and finishes its reads before the next barrier, so they can all
@@ -118,7 +118,7 @@ def scratch_regions(builder, regions):
     offsets, nbytes = [], 0
     for element_type, count in regions:
         offsets.append(nbytes)
-        nbytes += -(-count * _element_bytes(element_type) // 8) * 8
+        nbytes += -(-count * _element_bytes(element_type) // 16) * 16  # 16-byte vectors
     limit = shared_limit()
     if nbytes > limit:
         raise TileUnsupportedFeatureError(
@@ -243,24 +243,102 @@ def gather_to_shared(context, builder, tiles):
     barrier(builder)  # an earlier use of the scratch buffer must be finished
     for (tile_type, value), pointer in zip(tiles, pointers):
         base = thread_coordinates(builder, tile_type.layout)
+        run = 1 if tile_type.dtype.is_bool else _register_run(tile_type)
         seen = set()
-        for register in range(tile_type.registers):
+        for register in range(0, tile_type.registers, run):
             constant = tile_type.layout.apply(register=register)
             if constant in seen:
                 continue
             seen.add(constant)
             coords = register_coordinates(builder, base, tile_type.layout, register)
             slot = builder.gep(pointer, [linear_offset(builder, coords, tile_type.shape)])
-            store_shared(builder, builder.extract_value(value, register), slot)
+            if run == 1:
+                store_shared(builder, builder.extract_value(value, register), slot)
+                continue
+            # a run of registers that are consecutive elements: one vector store
+            element = slot.type.pointee
+            vector = ir.Constant(ir.VectorType(element, run), ir.Undefined)
+            for i in range(run):
+                vector = builder.insert_element(vector, builder.extract_value(
+                    value, register + i), I32(i))
+            target = builder.bitcast(slot, ir.VectorType(element, run).as_pointer(3))
+            builder.store(vector, target).align = run * _element_bytes(element)
     barrier(builder)
     return pointers
+
+
+def _register_run(tile_type):
+    """How many registers from each multiple of it hold consecutive elements along the last
+    axis (at most 16 bytes): register bit ``i`` steps that axis by ``2 ** i``."""
+    layout, rank = tile_type.layout, len(tile_type.shape)
+    if rank == 0:
+        return 1
+    step = (0,) * (rank - 1)
+    run, limit = 1, max(1, 16 // _element_bytes(arithmetic_storage(tile_type)))
+    for bit, vector in enumerate(layout.bases["register"]):
+        if vector != step + (1 << bit,) or 2 * run > limit:
+            break
+        run *= 2
+    return run
+
+
+def arithmetic_storage(tile_type):
+    from .arithmetic import storage_type
+    return storage_type(tile_type.dtype)
+
+
+def uniform_constant(builder, value, registers):
+    """The constant every register of the tile ``value`` holds, or None where that is not
+    plain to see. A filled tile (``ct.zeros``, ``ct.full`` with a constant) is a chain of
+    ``insertvalue`` of one constant; Numba may have stored it to its variable's slot and
+    loaded it back, in this block."""
+    seen = set()
+    while isinstance(value, ir.LoadInstr) and id(value) not in seen:
+        seen.add(id(value))
+        pointer, stored = value.operands[0], None
+        for instruction in builder.block.instructions:
+            if isinstance(instruction, ir.StoreInstr) and instruction.operands[1] is pointer:
+                stored = instruction.operands[0]
+            if instruction is value:
+                break
+        if stored is None:
+            return None
+        value = stored
+    found, indices = None, set()
+    while isinstance(value, ir.InsertValue):
+        element = value.operands[1]
+        if not _made_of_constants(element) or (found is not None and element is not found
+                                               and str(element) != str(found)):
+            return None
+        found = element
+        indices.add(tuple(value.indices))
+        value = value.operands[0]
+    if len(indices) != registers or not (isinstance(value, ir.Constant)):
+        return None
+    return found
+
+
+def _made_of_constants(value, depth=4):
+    """True for a constant, or casts and arithmetic of constants (not yet folded): the same
+    value in every thread."""
+    if isinstance(value, ir.Constant):
+        return True
+    if depth and isinstance(value, (ir.CastInstr, ir.Instruction)) and not isinstance(
+            value, (ir.LoadInstr, ir.CallInstr, ir.PhiInstr, ir.AllocaInstr)):
+        return bool(value.operands) and all(_made_of_constants(v, depth - 1)
+                                            for v in value.operands)
+    return False
 
 
 def move_tile(context, builder, src_type, value, dst_type):
     """The tile ``value`` of ``src_type`` broadcast to the shape and layout of ``dst_type``
     (whose dtype must be the source's). Where every thread already holds the elements its
-    destination registers need, this only renames registers; otherwise the elements go
-    through shared memory (:func:`relayout`)."""
+    destination registers need, this only renames registers; a tile of one constant (a
+    filled accumulator) is that constant in any layout; otherwise the elements go through
+    shared memory (:func:`relayout`)."""
+    constant = uniform_constant(builder, value, src_type.registers)
+    if constant is not None:
+        return make_tile(context, builder, dst_type, [constant] * dst_type.registers)
     sources = register_sources(src_type.layout, dst_type.layout,
                                broadcast_projection(src_type.shape, dst_type.shape))
     if sources is not None:
