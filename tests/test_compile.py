@@ -310,8 +310,11 @@ def test_matmul_runs_on_tensor_cores(arch, in_dtype, acc_dtype, instruction):
     a = np.zeros((256, 256), dtype)
     compiled = ct.compile(matmul_kernel, (a, a, np.zeros((256, 256), np.float32), 64, 64, 32,
                                           getattr(ct, acc_dtype)), arch=arch)
-    # a 64 x 64 tile over 4 warps: 2 x 2 warps of 32 x 32, 8 fragments each, 2 k-steps
-    assert compiled.ptx.count(instruction) == 16
+    # a 64 x 64 tile over 4 warps: 2 x 2 warps of 32 x 32, 8 fragments each, 2 k-steps (the
+    # k-loop may be unrolled further); operands read with ldmatrix
+    assert compiled.ptx.count(instruction) >= 16
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in compiled.ptx
+    assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in compiled.ptx
     assert compiled.spill_bytes == 0
 
 

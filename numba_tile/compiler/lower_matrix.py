@@ -7,15 +7,17 @@ interpreter) and in int64 for integers, then rounded (or wrapped) once to the re
 ``mma``'s accumulator is added before that rounding. This works for every shape (batched,
 1-d operands of ``matmul``, tiles smaller than a tensor-core fragment) and every dtype pair;
 ``mma``'s result keeps the accumulator's layout, so a loop-carried accumulator stays put.
+Products that fit tensor cores go to :mod:`.tensor_cores` instead.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
 ... def product(a, b, c):
 ...     acc = ct.zeros((16, 16), ct.float32)
 ...     ct.store(c, (0, 0), ct.mma(ct.load(a, (0, 0), (16, 32)), ct.load(b, (0, 0), (32, 16)), acc))
->>> a, b = np.zeros((16, 32), np.float16), np.zeros((32, 16), np.float16)
->>> "fma.rn.f64" in ct.compile(product, (a, b, np.zeros((16, 16), np.float32))).ptx
-True
+>>> a, b = np.zeros((16, 32), np.float32), np.zeros((32, 16), np.float32)
+>>> ptx = ct.compile(product, (a, b, np.zeros((16, 16), np.float32))).ptx
+>>> "fma.rn.f64" in ptx, "mma.sync" in ptx  # float32 inputs: the general path
+(True, False)
 """
 
 from llvmlite import ir

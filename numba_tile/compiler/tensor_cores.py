@@ -6,10 +6,10 @@ lives in the accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumul
 block's warps split M and N, and each warp holds the 16 x 8 fragments of its part, four
 registers each. A loop-carried accumulator takes that layout once, before the loop.
 
-The operands go through shared memory (row-major); each thread reads its A fragment (rows
-``lane // 4`` and ``+ 8``, columns ``2 * (lane % 4)``, ``+ 1``, ``+ 8``, ``+ 9`` of each 16 x 16
-step) and B fragment (the transposed pattern), packed two halves to a register, and issues one
-``mma.sync`` per fragment and step. Other products use :mod:`.lower_matrix`'s general path.
+The operands go through shared memory, row-major with 16-byte chunks swizzled (see
+:func:`~numba_tile.compiler.tiles.swizzled`) so that the fragment reads are free of bank
+conflicts: ``ldmatrix.x4`` reads a 16 x 16 step of A, ``ldmatrix.x2.trans`` one of B, and one
+``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general path.
 
 >>> import numba_tile as ct
 >>> from numba_tile.compiler.types import TileType
@@ -27,7 +27,7 @@ from llvmlite import ir
 from .. import dtypes as d
 from ..layouts import LinearLayout, mma_accumulator
 from . import arithmetic
-from .tiles import I32, gather_to_shared, make_tile, move_tile, thread_ids
+from .tiles import I32, gather_to_shared, make_tile, move_tile, swizzled, thread_ids
 from .types import TileType
 
 F32 = ir.FloatType()
@@ -94,51 +94,66 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     """The accumulator registers of ``mma(x, y, acc)`` by ``mma.sync``."""
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
-    a_pointer, b_pointer = gather_to_shared(context, builder, [(x_type, x), (y_type, y)])
-    a_words = builder.bitcast(a_pointer, ir.IntType(32).as_pointer(3))
+    a_pointer, b_pointer = gather_to_shared(context, builder, [(x_type, x), (y_type, y)],
+                                            swizzle=True)
     k, n = x_type.shape[1], y_type.shape[1]
     lane, warp = thread_ids(builder)
-    group, pair = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
     warp_m = builder.and_(warp, I32(found.warps_m - 1))
     warp_n = builder.and_(builder.lshr(warp, I32(found.warps_m.bit_length() - 1)),
                           I32(found.warps_n - 1))
-    row_base = builder.add(builder.mul(warp_m, I32(16)), group)
-    col_base = builder.add(builder.mul(warp_n, I32(8)), group)
-    pair_col = builder.mul(pair, I32(2))
+    # ldmatrix: lane t gives the address of row t % 8 of matrix t // 8
+    row_in = builder.and_(lane, I32(7))
+    matrix_index = builder.lshr(lane, I32(3))
+    a_row = builder.add(builder.add(builder.mul(warp_m, I32(16)), row_in),
+                        builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
+    a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(8))
+    b_row = builder.add(row_in, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
+    b_col = builder.mul(warp_n, I32(8))
     layout = result.layout
     fragments = [layout.apply(register=4 * f) for f in range(result.registers // 4)]
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     half_accumulator = acc_type.dtype is d.float16
 
-    def a_word(row_offset, column):
-        row = builder.add(row_base, I32(row_offset))
-        index = builder.add(builder.mul(row, I32(k)), column)
-        return builder.load(builder.gep(a_words, [builder.lshr(index, I32(1))]))
+    def address(pointer, row, column, width):
+        index = swizzled(builder, builder.add(builder.mul(row, I32(width)), column))
+        return builder.ptrtoint(builder.gep(pointer, [index]), ir.IntType(64))
 
-    def b_word(k_row, col_offset):
-        column = builder.add(col_base, I32(col_offset))
-        low = builder.load(builder.gep(b_pointer, [builder.add(
-            builder.mul(k_row, I32(n)), column)]))
-        high = builder.load(builder.gep(b_pointer, [builder.add(
-            builder.mul(builder.add(k_row, I32(1)), I32(n)), column)]))
-        return builder.or_(builder.zext(low, I32), builder.shl(builder.zext(high, I32), I32(16)))
+    def a_fragment(row0, step):
+        pointer = address(a_pointer, builder.add(a_row, I32(row0)),
+                          builder.add(a_col, I32(step)), k)
+        return _ldmatrix(builder, "x4", pointer)
+
+    def b_fragment(col0, step):
+        pointer = address(b_pointer, builder.add(b_row, I32(step)),
+                          builder.add(b_col, I32(col0)), n)
+        return _ldmatrix(builder, "x2.trans", pointer)
 
     for step in range(0, k, 16):
         a_cache, b_cache = {}, {}
         for f, (row0, col0) in enumerate(fragments):
             if row0 not in a_cache:
-                column = builder.add(pair_col, I32(step))
-                column8 = builder.add(column, I32(8))
-                a_cache[row0] = [a_word(row0, column), a_word(row0 + 8, column),
-                                 a_word(row0, column8), a_word(row0 + 8, column8)]
+                a_cache[row0] = a_fragment(row0, step)
             if col0 not in b_cache:
-                k_row = builder.add(pair_col, I32(step))
-                b_cache[col0] = [b_word(k_row, col0),
-                                 b_word(builder.add(k_row, I32(8)), col0)]
+                b_cache[col0] = b_fragment(col0, step)
             c = registers[4 * f:4 * f + 4]
             registers[4 * f:4 * f + 4] = _mma(builder, found.instruction, a_cache[row0],
                                               b_cache[col0], c, half_accumulator)
     return make_tile(context, builder, result, registers)
+
+
+def _ldmatrix(builder, shape, address):
+    """``ldmatrix.sync.aligned.m8n8.<shape>.shared.b16``: the registers of 2 or 4 8 x 8
+    matrices of 2-byte elements (each register two elements of one row, or of one column with
+    ``.trans``)."""
+    count = 4 if shape.startswith("x4") else 2
+    outputs = ",".join(f"${i}" for i in range(count))
+    text = f"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{outputs}}}, [${count}];"
+    result_type = ir.LiteralStructType([I32] * count)
+    # it reads shared memory: without the side effect and the memory clobber, LLVM would be
+    # free to move it above the barrier that follows the stores it must see
+    out = builder.asm(ir.FunctionType(result_type, [address.type]), text,
+                      ",".join(["=r"] * count) + ",l,~{memory}", [address], side_effect=True)
+    return [builder.extract_value(out, i) for i in range(count)]
 
 
 def _mma(builder, instruction, a, b, c, half_accumulator):

@@ -232,10 +232,19 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
     return make_tile(context, builder, dst_type, values)
 
 
-def gather_to_shared(context, builder, tiles):
+def swizzled(builder, index):
+    """Where element ``index`` of a swizzled 2-byte tile lives: within each 128-byte line the
+    eight 16-byte chunks are permuted by XOR with the line number, so that eight rows read at
+    the same column (``ldmatrix``) hit eight different bank groups."""
+    return builder.xor(index, builder.shl(builder.and_(builder.lshr(index, I32(6)), I32(7)),
+                                          I32(3)))
+
+
+def gather_to_shared(context, builder, tiles, swizzle=False):
     """Write whole tiles row-major into the scratch buffer, for reads of any element by any
     thread: ``tiles`` is a list of ``(tile type, value)``; returns one pointer per tile (bools
-    are bytes there). Ends with a barrier, after which every element can be read."""
+    are bytes there). Ends with a barrier, after which every element can be read. With
+    ``swizzle`` (2-byte dtypes), element ``i`` is at :func:`swizzled` ``(i)``."""
     import math
     pointers = scratch_regions(builder, [
         (ir.IntType(1) if tile_type.dtype.is_bool else context.get_value_type(tile_type.element),
@@ -251,7 +260,10 @@ def gather_to_shared(context, builder, tiles):
                 continue
             seen.add(constant)
             coords = register_coordinates(builder, base, tile_type.layout, register)
-            slot = builder.gep(pointer, [linear_offset(builder, coords, tile_type.shape)])
+            index = linear_offset(builder, coords, tile_type.shape)
+            if swizzle:  # the XOR keeps runs of 8 together: vectors stay whole
+                index = swizzled(builder, index)
+            slot = builder.gep(pointer, [index])
             if run == 1:
                 store_shared(builder, builder.extract_value(value, register), slot)
                 continue
