@@ -323,3 +323,17 @@ def test_float32_matmul_takes_the_general_path():
     a = np.zeros((64, 64), np.float32)
     compiled = ct.compile(matmul_kernel, (a, a, a, 32, 32, 16, ct.float32))
     assert "mma.sync" not in compiled.ptx and "fma.rn.f64" in compiled.ptx
+
+
+@pytest.mark.parametrize("tiles,num_warps", [((128, 128, 32), 4), ((128, 256, 64), 8)],
+                         ids=["128x128x32", "128x256x64"])
+def test_large_float16_matmul_tiles_do_not_spill(tiles, num_warps):
+    """The issue's sizes: the accumulator (128 or 128 float32 registers a thread) and the
+    fragments fit in registers."""
+    from test_matrix import matmul_kernel
+    a = np.zeros((1024, 1024), np.float16)
+    compiled = ct.compile(matmul_kernel.replace_hints(num_warps=num_warps),
+                          (a, a, a, *tiles, ct.float32), arch="sm_90")
+    assert "mma.sync.aligned.m16n8k16" in compiled.ptx and ".local" not in compiled.ptx
+    if compiled.cubin is not None:
+        assert compiled.registers > 0 and compiled.spill_bytes == 0
