@@ -92,36 +92,43 @@ def _string_literal(value):
     return types.literal(value)
 
 
-class StrTemplate(AbstractTemplate):
-    """``str(x)``: a constant folds to its string (the interpreter's ``str`` of the Python
-    value); a tile or run-time scalar becomes text."""
-
-    key = str
+class _TextTemplate(AbstractTemplate):
     tile_first = True
     metadata = _CUDA_SPECIFIC
     prefer_literal = True
 
-    def generic(self, args, kws):
-        if kws or len(args) != 1:
-            return None
-        value = constant_of(args[0], _NOT_CONSTANT)
+    def text(self, value_type, spec, args):
+        """The signature of formatting ``value_type`` with ``spec``: a constant folds to its
+        string (the interpreter formats the Python value); a tile or run-time scalar becomes
+        text whose spec is checked here."""
+        value = constant_of(value_type, _NOT_CONSTANT)
         if value is not _NOT_CONSTANT:
-            return signature(_string_literal(str(value)), *args)
-        text = text_of(args[0])
+            try:
+                return signature(_string_literal(format(value, spec)), *args)
+            except (TypeError, ValueError) as error:
+                raise TileTypeError(str(error)) from None
+        text = text_of(value_type, spec)
         return None if text is None else signature(text, *args)
 
     def get_impl_key(self, sig):
         return "numba_tile.text"
 
 
-class FormatTemplate(AbstractTemplate):
-    """``format(x, spec)`` (an f-string field with a spec): constants fold; tiles and run-
-    time scalars become text whose spec is checked here."""
+class StrTemplate(_TextTemplate):
+    """``str(x)`` (an f-string field): ``format(x, "")``."""
+
+    key = str
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1:
+            return None
+        return self.text(args[0], "", args)
+
+
+class FormatTemplate(_TextTemplate):
+    """``format(x, spec)`` (an f-string field with a spec)."""
 
     key = format
-    tile_first = True
-    metadata = _CUDA_SPECIFIC
-    prefer_literal = True
 
     def generic(self, args, kws):
         if kws or len(args) != 2:
@@ -129,17 +136,7 @@ class FormatTemplate(AbstractTemplate):
         spec = constant_of(args[1], _NOT_CONSTANT)
         if not isinstance(spec, str):
             raise TileTypeError("A format spec in tile code must be a constant string")
-        value = constant_of(args[0], _NOT_CONSTANT)
-        if value is not _NOT_CONSTANT:
-            try:
-                return signature(_string_literal(format(value, spec)), *args)
-            except (TypeError, ValueError) as error:
-                raise TileTypeError(str(error)) from None
-        text = text_of(args[0], spec)
-        return None if text is None else signature(text, *args)
-
-    def get_impl_key(self, sig):
-        return "numba_tile.text"
+        return self.text(args[0], spec, args)
 
 
 class TextConcatenation(AbstractTemplate):
