@@ -64,7 +64,8 @@ class RewriteDeviceOutput(FunctionPass):
         return changed
 
 
-def _callee(func_ir, call):
+def callee(func_ir, call):
+    """The function a call of Numba IR calls, where it is a constant (a global), or None."""
     try:
         return func_ir.infer_constant(call.func)
     except ConstantInferenceError:
@@ -81,11 +82,11 @@ def _rewritten(func_ir, scope, statement):
             and statement.value.op == "call"):
         return None
     call = statement.value
-    callee = _callee(func_ir, call)
-    if any(callee is p for p in _PRINTS):
+    function = callee(func_ir, call)
+    if any(function is p for p in _PRINTS):
         return _print_call(scope, statement.target, list(call.args), dict(call.kws),
                            call.vararg, loc)
-    if callee is debugging.assert_:
+    if function is debugging.assert_:
         return _assert_call(scope, statement.target, list(call.args), dict(call.kws), loc)
     return None
 
@@ -109,7 +110,7 @@ def _print_call(scope, target, args, kws, vararg, loc):
     end = kws.pop("end", None) or _constant(scope, "\n", loc, statements)
     if kws:
         raise TileTypeError(f"print() in tile code takes sep= and end=, not "
-                            f"{', '.join(sorted(kws))}=", loc=_location(loc))
+                            f"{', '.join(sorted(kws))}=", loc=source_location(loc))
     function = _function(scope, device_print, loc, statements)
     statements.append(ir.Assign(ir.Expr.call(function, [sep, end] + args, (), loc,
                                              vararg=vararg), target, loc))
@@ -120,7 +121,7 @@ def _assert_call(scope, target, args, kws, loc):
     statements = []
     if len(args) > 2 or set(kws) - {"message"} or len(args) + len(kws) not in (1, 2):
         raise TileTypeError("ct.assert_() takes a condition and an optional message",
-                            loc=_location(loc))
+                            loc=source_location(loc))
     message = args[1] if len(args) == 2 else kws.get("message") or _constant(
         scope, None, loc, statements)
     where = _constant(scope, f"{loc.filename}:{loc.line}", loc, statements)
@@ -130,7 +131,8 @@ def _assert_call(scope, target, args, kws, loc):
     return statements
 
 
-def _location(loc):
+def source_location(loc):
+    """A Numba IR location as the kernel line our errors show."""
     return SourceLocation(loc.filename, loc.line) if loc is not None else None
 
 

@@ -17,8 +17,9 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError
 from numba.cuda.core.ir_utils import build_definitions, replace_var_names
 
-from ..errors import SourceLocation, TileTypeError, TileUnsupportedFeatureError
+from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..language import debugging
+from .frontend import callee, source_location
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)
@@ -42,22 +43,11 @@ class UnrollStaticIter(FunctionPass):
             changed = True
 
 
-def _callee(func_ir, call):
-    try:
-        return func_ir.infer_constant(call.func)
-    except ConstantInferenceError:
-        return None
-
-
 def _definition(func_ir, var):
     try:
         return func_ir.get_definition(var)
     except KeyError:
         return None
-
-
-def _location(loc):
-    return SourceLocation(loc.filename, loc.line) if loc is not None else None
 
 
 def _first_static_iter_loop(func_ir):
@@ -74,7 +64,7 @@ def _first_static_iter_loop(func_ir):
             continue
         call = _definition(func_ir, getiter.value)
         if isinstance(call, ir.Expr) and call.op == "call" and \
-                _callee(func_ir, call) is debugging.static_iter:
+                callee(func_ir, call) is debugging.static_iter:
             return loop, iternexts[0], getiter, call
     return None
 
@@ -91,13 +81,13 @@ class _Unroller:
     def unroll(self):
         loop, blocks, loc = self.loop, self.blocks, self.call.loc
         if len(self.call.args) != 1 or self.call.kws or self.call.vararg:
-            raise TileTypeError("ct.static_iter() takes one iterable", loc=_location(loc))
+            raise TileTypeError("ct.static_iter() takes one iterable", loc=source_location(loc))
         count, value_of = self._iteration_values(self.call.args[0])
         header = blocks[loop.header]
         branch = header.terminator
         if not isinstance(branch, ir.Branch) or branch.truebr not in loop.body:
             raise TileUnsupportedFeatureError(
-                "The compiler cannot unroll this ct.static_iter loop", loc=_location(loc))
+                "The compiler cannot unroll this ct.static_iter loop", loc=source_location(loc))
         exit_label, entry_label = branch.falsebr, branch.truebr
         body = sorted(loop.body - {loop.header})
         roles = _header_roles(header, self.iternext)
@@ -159,7 +149,7 @@ class _Unroller:
             raise TileUnsupportedFeatureError(
                 "ct.static_iter() needs a range with compile-time bounds or a tuple whose "
                 "length is known before typing (a tuple argument or display, or a sum of "
-                "those)", loc=_location(loc))
+                "those)", loc=source_location(loc))
         return length, lambda i: ir.Expr.static_getitem(iterable, i, None, loc)
 
     def _constant_range(self, var, label, index):
@@ -170,12 +160,12 @@ class _Unroller:
             return None
         value, where = definition
         if not (isinstance(value, ir.Expr) and value.op == "call" and
-                _callee(self.func_ir, value) is range and not value.kws):
+                callee(self.func_ir, value) is range and not value.kws):
             return None
         bounds = [self._compile_time_int(a, *where) for a in value.args]
         if any(b is None for b in bounds):
             raise TileTypeError("ct.static_iter(range(...)) needs compile-time bounds",
-                                loc=_location(value.loc))
+                                loc=source_location(value.loc))
         return tuple(range(*bounds))
 
     def _compile_time_int(self, var, label, index):
@@ -246,7 +236,7 @@ class _Unroller:
             parts = [self._length_at(v.name, label, index, set())
                      for v in (value.lhs, value.rhs)]
             return None if None in parts else sum(parts)
-        if value.op == "call" and _callee(self.func_ir, value) is tuple and \
+        if value.op == "call" and callee(self.func_ir, value) is tuple and \
                 len(value.args) == 1:
             return self._length_at(value.args[0].name, label, index, set())
         return None
