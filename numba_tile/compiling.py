@@ -194,8 +194,9 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
     try:
         num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
         occupancy = _option(kernel, "occupancy", arch, None)
+        num_stages = _option(kernel, "num_stages", arch, None)
         ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps,
-                                                   occupancy)
+                                                   occupancy, num_stages)
         cubin, log = link_cubin(ptx, arch)
         compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
     except Exception as error:

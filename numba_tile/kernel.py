@@ -74,9 +74,12 @@ _OPTION_CHECKS = {
     # numba_tile's own option: warps per thread block on the GPU (None: chosen automatically)
     "num_warps": _check("num_warps", lambda v: _int(v) and v in (1, 2, 4, 8, 16, 32),
                         "a power of two in 1..32"),
+    # and: shared-memory stages of the pipelined loads that feed mma in a loop (None: chosen
+    # by size; 1: no pipelining)
+    "num_stages": _check("num_stages", lambda v: _int(v) and 1 <= v <= 8, "an int in 1..8"),
 }
 _DEFAULTS = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None,
-             "num_warps": None}
+             "num_warps": None, "num_stages": None}
 
 
 def validate_options(options):
@@ -153,7 +156,8 @@ def kernel(function=None, /, **options):
 
     Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32), ``opt_level`` (0..3),
     ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
-    the GPU). Each may be a :class:`ByTarget`. A bad value is ``ValueError``.
+    the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
+    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes). Each may be a :class:`ByTarget`. A bad value is ``ValueError``.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel

@@ -328,12 +328,81 @@ def test_float32_matmul_takes_the_general_path():
 @pytest.mark.parametrize("tiles,num_warps", [((128, 128, 32), 4), ((128, 256, 64), 8)],
                          ids=["128x128x32", "128x256x64"])
 def test_large_float16_matmul_tiles_do_not_spill(tiles, num_warps):
-    """The issue's sizes: the accumulator (128 or 128 float32 registers a thread) and the
-    fragments fit in registers."""
+    """The issue's sizes: the accumulator (128 or 128 float32 registers a thread), the
+    fragments and the addresses of the pipelined copies fit in registers."""
     from test_matrix import matmul_kernel
     a = np.zeros((1024, 1024), np.float16)
     compiled = ct.compile(matmul_kernel.replace_hints(num_warps=num_warps),
                           (a, a, a, *tiles, ct.float32), arch="sm_90")
-    assert "mma.sync.aligned.m16n8k16" in compiled.ptx and ".local" not in compiled.ptx
+    # rows of 64 bytes: mma.sync; of 128 bytes: wgmma (sm_90)
+    instruction = "wgmma.mma_async" if tiles[2] == 64 else "mma.sync.aligned.m16n8k16"
+    assert instruction in compiled.ptx and "cp.async" in compiled.ptx
+    assert ".local" not in compiled.ptx
     if compiled.cubin is not None:
         assert compiled.registers > 0 and compiled.spill_bytes == 0
+
+
+def _float16_matmul(arch, shape=(1024, 1024), tiles=(128, 128, 32), **hints):
+    from test_matrix import matmul_kernel
+    a = np.zeros(shape, np.float16)
+    kernel = matmul_kernel.replace_hints(**hints) if hints else matmul_kernel
+    return ct.compile(kernel, (a, a.T.copy(), np.zeros((shape[0], shape[0]), np.float32),
+                               *tiles, ct.float32), arch=arch)
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_k_loop_loads_are_pipelined(arch):
+    """The loads that feed mma in the k-loop are copied ahead (cp.async) into a ring of
+    stages in shared memory: 4 stages of 16 KB for 128 x 128 x 32 float16 tiles, and one
+    barrier an iteration (the operands are read where they landed)."""
+    compiled = _float16_matmul(arch)
+    ptx = compiled.ptx
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.commit_group" in ptx
+    assert "cp.async.wait_group 2;" in ptx  # 4 stages: 2 younger copies may still run
+    assert compiled.dynamic_shared_bytes == 4 * 16 * 1024
+    assert ptx.count("bar.sync") == 1
+    assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix" in ptx
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 8])
+def test_num_stages_option_sets_the_ring(stages):
+    compiled = _float16_matmul("sm_90", num_stages=stages)
+    if stages == 1:  # no pipelining: loads to registers, operands through scratch memory
+        assert "cp.async" not in compiled.ptx
+        return
+    assert f"cp.async.wait_group {stages - 2};" in compiled.ptx
+    assert compiled.dynamic_shared_bytes == stages * 16 * 1024
+
+
+def test_too_many_stages_for_shared_memory_turn_pipelining_off():
+    """8 stages of 48 KB (128 x 256 x 64 tiles) do not fit: the loads are plain loads."""
+    compiled = _float16_matmul("sm_90", tiles=(128, 256, 64), num_stages=8, num_warps=8)
+    assert "cp.async" not in compiled.ptx and "wgmma.mma_async" in compiled.ptx
+
+
+def test_loads_of_unaligned_arrays_are_not_pipelined():
+    """Rows of 72 bytes: a 16-byte copy could straddle the end of a row."""
+    compiled = _float16_matmul("sm_90", shape=(64, 36), tiles=(32, 32, 16))
+    assert "cp.async" not in compiled.ptx and "mma.sync" in compiled.ptx
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_batched_k_loop_runs_on_tensor_cores_with_pipelined_loads(arch):
+    """3-d tiles with a batch of one are one matrix: tensor cores, copies ahead."""
+    from test_matrix import batched_matmul_kernel
+    a = np.zeros((4, 256, 256), np.float16)
+    compiled = ct.compile(batched_matmul_kernel, (a, a, np.zeros_like(a, np.float32), 128,
+                                                  128, 64), arch=arch)
+    instruction = "wgmma.mma_async" if arch == "sm_90" else "mma.sync.aligned.m16n8k16"
+    assert instruction in compiled.ptx and "cp.async.cg.shared.global" in compiled.ptx
+
+
+def test_negated_module_constant_compiles():
+    """``-math.inf`` folds to a constant (Numba had no implementation for the folded op)."""
+    import math
+
+    @ct.kernel
+    def fill(x):
+        ct.store(x, (0,), ct.full((16,), -math.inf, ct.float32))
+    compiled = ct.compile(fill, (np.zeros(16, np.float32),))
+    assert "0fFF800000" in compiled.ptx  # -inf, stored

@@ -153,6 +153,67 @@ def test_matmul_k_loop(run_kernel, rng, in_dtype, acc_dtype, out_dtype, toleranc
     check(c, np.matmul(wide(a), wide(b)), tolerance)
 
 
+@ct.kernel
+def k_range_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                   start, stop, step, offset):
+    """The k-loop over any range, its tile index computed in the loop: the pipelined loads
+    (in compiled code) must follow it."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for i in range(start, stop, step):
+        k = i + offset
+        a = ct.load(A, (bm, k), (TM, TK))
+        b = ct.load(B, (k, bn), (TK, TN))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@pytest.mark.parametrize("num_stages", [None, 2])
+@pytest.mark.parametrize("start,stop,step,offset", [
+    (0, 6, 1, 0), (1, 6, 2, 0), (5, -1, -1, 0), (0, 3, 1, 2), (0, 0, 1, 0), (0, 1, 1, 0),
+    (4, 9, 1, 0)], ids=str)
+def test_k_loop_over_any_range(run_kernel, rng, start, stop, step, offset, num_stages):
+    """Iterations past the array read zeros (the last case runs off its end)."""
+    (m, n, k), (tm, tn, tk) = (64, 64, 96), (32, 32, 16)
+    a = random_matrix(rng, (m, k), ct.float16)
+    b = random_matrix(rng, (k, n), ct.float16)
+    c = poisoned((m, n), np.float32)
+    kernel = k_range_kernel.replace_hints(num_stages=num_stages)
+    run_kernel(kernel, (m // tm, n // tn), (a, b, c, tm, tn, tk, start, stop, step, offset))
+    expected = np.zeros((m, n))
+    for i in range(start, stop, step):
+        tile = slice((i + offset) * tk, (i + offset + 1) * tk)
+        expected += np.matmul(wide(a[:, tile]), wide(b[tile, :]))
+    check(c, expected, 1e-5)
+
+
+@ct.kernel
+def batched_matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                          TK: ct.Constant[int]):
+    """One batch element's tile per block: 3-d tiles with a batch of one."""
+    bm, bn, batch = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.full((1, TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, TM, TK))):
+        a = ct.load(A, (batch, bm, k), (1, TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (batch, k, bn), (1, TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (batch, bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("shape,tiles,num_warps", [
+    ((3, 64, 64, 96), (32, 32, 16), 4), ((2, 128, 256, 128), (128, 128, 64), 4),
+    ((2, 96, 80, 40), (64, 64, 64), 8)], ids=str)
+@pytest.mark.parametrize("in_dtype", [ct.float16, ct.bfloat16], ids=str)
+def test_batched_matmul_k_loop(run_kernel, rng, shape, tiles, num_warps, in_dtype):
+    (batch, m, n, k), (tm, tn, tk) = shape, tiles
+    a = random_matrix(rng, (batch, m, k), in_dtype)
+    b = random_matrix(rng, (batch, k, n), in_dtype)
+    c = poisoned((batch, m, n), np.float32)
+    kernel = batched_matmul_kernel.replace_hints(num_warps=num_warps)
+    run_kernel(kernel, (-(-m // tm), -(-n // tn), batch), (a, b, c, tm, tn, tk))
+    check(c, np.matmul(wide(a), wide(b)), 1e-5)
+
+
 # -- errors of mma --------------------------------------------------------------------------
 UNSUPPORTED = [  # (a dtype, b dtype, accumulator dtype)
     (ct.int8, ct.int8, ct.float32), (ct.float16, ct.bfloat16, ct.float32),

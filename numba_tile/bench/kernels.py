@@ -22,6 +22,7 @@ True
 """
 
 import functools
+import math
 
 import numba_tile as ct
 
@@ -78,6 +79,136 @@ def row_sum(x, out, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
                        padding_mode=ct.PaddingMode.ZERO)
         total = total + ct.sum(tile.astype(ct.float32), axis=1)
     ct.store(out, index=(ct.bid(0),), tile=total.astype(out.dtype))
+
+
+@ct.kernel
+def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+           TF32: ct.Constant[bool]):
+    """``C = A @ B`` (2-d), one ``TM x TN`` tile of ``C`` per block, float32 accumulation:
+    the k-loop of cuda.tile's matmul sample. ``TF32``: float32 operands are rounded to
+    tfloat32 for the tensor cores."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        if TF32:
+            a, b = a.astype(ct.tfloat32), b.astype(ct.tfloat32)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@ct.kernel
+def batched_matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    """``C[i] = A[i] @ B[i]`` (3-d), one ``TM x TN`` tile of one matrix per block."""
+    bm, bn, batch = ct.bid(0), ct.bid(1), ct.bid(2)
+    acc = ct.full((1, TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=2, shape=(1, TM, TK))):
+        a = ct.load(A, (batch, bm, k), (1, TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (batch, k, bn), (1, TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (batch, bm, bn), acc.astype(C.dtype))
+
+
+@ct.kernel
+def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
+              TN: ct.Constant[int], D: ct.Constant[int], CAUSAL: ct.Constant[bool]):
+    """Flash-attention forward: ``softmax(Q K^T * scale) V`` for one ``TM``-row block of
+    queries of one head per block, streaming ``TN`` keys at a time with the online softmax
+    (running maximum and sum in float32, base-2 exponentials with the scale folded in).
+    ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows one after the other."""
+    bm, head = ct.bid(0), ct.bid(1)
+    row_tile = head * (SEQ // TM) + bm
+    q = ct.load(Q, (row_tile, 0), (TM, D))
+    m_i = ct.full((TM, 1), -math.inf, ct.float32)
+    l_i = ct.full((TM, 1), 0, ct.float32)
+    acc = ct.full((TM, D), 0, ct.float32)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)[:, None]
+    end = (bm + 1) * TM if CAUSAL else SEQ
+    for j in range(ct.cdiv(end, TN)):
+        key_tile = head * (SEQ // TN) + j
+        # K^T read directly: tile axis 0 is the array's axis 1 (D), axis 1 its rows
+        k_t = ct.load(K, (0, key_tile), (D, TN), order=(1, 0))
+        scores = ct.mma(q, k_t, ct.full((TM, TN), 0, ct.float32)) * qk_scale
+        if CAUSAL:
+            columns = j * TN + ct.arange(TN, dtype=ct.int32)[None, :]
+            scores = ct.where(columns <= rows, scores, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True))
+        p = ct.exp2(scores - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, (key_tile, 0), (TN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(Out, (row_tile, 0), (acc / l_i).astype(Out.dtype))
+
+
+def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
+                  num_stages=None, tf32=False):
+    """``(kernel, grid, args)`` computing ``c = a @ b`` in ``tile_m x tile_n`` tiles.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.kernels import matmul_launch
+    >>> a = np.arange(6, dtype=np.float16).reshape(2, 3); b = np.ones((3, 2), np.float16)
+    >>> c = np.full((2, 2), np.nan, np.float16)
+    >>> kernel, grid, args = matmul_launch(a, b, c, tile_m=16, tile_n=16, tile_k=16)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> c
+    array([[ 3.,  3.],
+           [12., 12.]], dtype=float16)
+    """
+    grid = (ct.cdiv(a.shape[0], tile_m), ct.cdiv(b.shape[1], tile_n))
+    return (_with_warps(matmul, num_warps, num_stages=num_stages), grid,
+            (a, b, c, tile_m, tile_n, tile_k, bool(tf32)))
+
+
+def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
+                          num_stages=None):
+    """``(kernel, grid, args)`` computing ``c[i] = a[i] @ b[i]``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.kernels import batched_matmul_launch
+    >>> a = np.ones((2, 2, 3), np.float16); b = np.ones((2, 3, 2), np.float16)
+    >>> c = np.full((2, 2, 2), np.nan, np.float16)
+    >>> kernel, grid, args = batched_matmul_launch(a, b, c, tile_m=16, tile_n=16, tile_k=16)
+    >>> grid
+    (1, 1, 2)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> c[1]
+    array([[3., 3.],
+           [3., 3.]], dtype=float16)
+    """
+    grid = (ct.cdiv(a.shape[1], tile_m), ct.cdiv(b.shape[2], tile_n), a.shape[0])
+    return (_with_warps(batched_matmul, num_warps, num_stages=num_stages), grid,
+            (a, b, c, tile_m, tile_n, tile_k))
+
+
+def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_warps=None,
+                     num_stages=None):
+    """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
+    head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.kernels import attention_launch
+    >>> rng = np.random.default_rng(0)
+    >>> q, k, v = (rng.standard_normal((1, 2, 32, 16)).astype(np.float16) for _ in range(3))
+    >>> out = np.full_like(q, np.nan)
+    >>> kernel, grid, args = attention_launch(q, k, v, out, causal=True, tile_m=16,
+    ...                                       tile_n=16)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> bool(np.array_equal(out[0, 0, 0], v[0, 0, 0]))  # the first query sees the first key
+    True
+    """
+    batch, heads, seq, head_dim = q.shape
+    rows = (batch * heads * seq, head_dim)
+    flat = [x.reshape(rows) for x in (q, k, v, out)]
+    scale = 1.4426950408889634 / math.sqrt(head_dim)  # log2(e): exp2 in the kernel
+    grid = (ct.cdiv(seq, tile_m), batch * heads)
+    return (_with_warps(attention, num_warps, num_stages=num_stages), grid,
+            (*flat, scale, seq, tile_m, tile_n, head_dim, bool(causal)))
 
 
 def vector_add_launch(a, b, c, *, tile=1024, num_warps=None):
@@ -168,9 +299,10 @@ def _row_tile(n):
 
 
 @functools.lru_cache(maxsize=None)
-def _with_warps(kernel, num_warps, occupancy=None):
-    """``kernel`` with the ``num_warps`` and ``occupancy`` options (one object per value, so
-    that each keeps its compile cache across launches)."""
+def _with_warps(kernel, num_warps, occupancy=None, num_stages=None):
+    """``kernel`` with the ``num_warps``, ``occupancy`` and ``num_stages`` options (one
+    object per value, so that each keeps its compile cache across launches)."""
     hints = {name: value for name, value in (("num_warps", num_warps),
-                                             ("occupancy", occupancy)) if value is not None}
+                                             ("occupancy", occupancy),
+                                             ("num_stages", num_stages)) if value is not None}
     return kernel.replace_hints(**hints) if hints else kernel

@@ -177,6 +177,15 @@ class TileTargetContext(CUDATargetContext):
         from .lowering import registry
         self.install_registry(registry)
 
+    def get_function(self, fn, sig, _firstcall=True):
+        # a unary op the typing folded (-math.inf) never went through the op's templates,
+        # so Numba has no implementation key for it: the folded constant's lowering applies
+        key = getattr(fn, "typing_key", None)
+        if key in UNARY_FOLDABLE and isinstance(fn, types.Function) and \
+                sig.args not in fn._impl_keys:
+            fn = key
+        return super().get_function(fn, sig, _firstcall)
+
     def get_getattr(self, typ, attr):
         # A numeric module constant (math.pi) is a loose constant of tile code; Numba lowers
         # module constants from their type, and a float literal's type has no value to lower

@@ -25,8 +25,9 @@ from numba.core import cgutils, types
 
 from .. import dtypes as d
 from ..language import matrix
-from . import arithmetic, tensor_cores
+from . import arithmetic, tensor_cores, warpgroup_mma
 from .lowering import lower
+from .staged_loads import StagedTileType, staged_to_registers
 from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, \
     register_coordinates, thread_coordinates
 from .types import TileType
@@ -132,10 +133,18 @@ def lower_mma(context, builder, sig, args):
     result = sig.return_type
     found = tensor_cores.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
+        if found.instruction.startswith("wgmma"):
+            return warpgroup_mma.lower_wgmma(context, builder, found, x_type, args[0], y_type,
+                                             args[1], acc_type, args[2], result)
         return tensor_cores.lower_mma(context, builder, found, x_type, args[0], y_type,
                                       args[1], acc_type, args[2], result)
+    args, operand_types = list(args), [x_type, y_type]
+    for i in (0, 1):  # tiles of pipelined loads, read into registers
+        if isinstance(operand_types[i], StagedTileType):
+            operand_types[i], args[i] = staged_to_registers(context, builder,
+                                                            operand_types[i], args[i])
+    x_type, y_type = operand_types
     if acc_type.layout != result.layout:
-        args = list(args)
         args[2] = move_tile(context, builder, acc_type, args[2], result)
         acc_type = result
     return product(context, builder, x_type, args[0], y_type, args[1], result,

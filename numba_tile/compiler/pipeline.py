@@ -20,6 +20,7 @@ from . import typing as tile_typing
 from .contexts import contexts
 from .frontend import format_specs
 from .helpers import kernel_for_compilation
+from .staged_loads import PIPELINES, PRODUCTS_IN_FLIGHT, dynamic_shared_bytes
 from .types import DEFAULT_RUN, ArrayType, run_length_for
 
 
@@ -68,6 +69,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
 
         from .constant_branches import PruneConstantBranches
         from .frontend import RewriteDeviceOutput
+        from .pipelining import PipelineMmaLoads
         from .static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:
@@ -81,6 +83,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
                     passes.append((PruneConstantBranches, "decide branches on constants"))
                 if pass_class is LiteralUnroll:  # after the inlining of helpers
                     passes.append((UnrollStaticIter, "unroll static_iter loops"))
+                    passes.append((PipelineMmaLoads, "pipeline the loads that feed mma"))
                 passes.append((pass_class, description))
             manager.passes[:] = passes
             manager._finalized = False
@@ -101,26 +104,37 @@ _LOWERED = collections.OrderedDict()
 _LOWERED_KEPT = 8
 
 
-def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None):
+def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory)``. ``occupancy`` is the number of
-    blocks an SM should hold at once: the compiler then limits registers to fit them."""
+    blocks an SM should hold at once: the compiler then limits registers to fit them;
+    ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size)."""
     cc = parse_arch(arch)
     from .tiles import SHARED_LIMITS
     # the IR is the same for every architecture, except where an op's shared memory fits
     # one GPU and not another
-    key = (fn, tuple(arg_types), num_warps, occupancy, SHARED_LIMITS.get(cc))
+    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, SHARED_LIMITS.get(cc),
+           cc >= (8, 0))
     lowered = _LOWERED.get(key)
     if lowered is None:
-        lowered = _lower(fn, arg_types, cc, num_warps, occupancy)
+        lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages)
         _LOWERED[key] = lowered
         while len(_LOWERED) > _LOWERED_KEPT:
             _LOWERED.popitem(last=False)
     library, entry, scratch_bytes = lowered
-    return library.get_asm_str(cc=cc), entry, scratch_bytes
+    return _ptx(library, cc), entry, scratch_bytes
 
 
-def _lower(fn, arg_types, cc, num_warps, occupancy=None):
+def _ptx(library, cc):
+    """The library's PTX. Compute capability 9.0 gets sm_90a, the PTX target with Hopper's
+    own instructions (``wgmma``): every GPU of compute capability 9.0 runs it."""
+    if cc != (9, 0):
+        return library.get_asm_str(cc=cc)
+    options = dict(library._nvvm_options, arch="compute_90a")
+    return nvvm.compile_ir(library.llvm_strs, **options).decode().strip("\x00").strip()
+
+
+def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     flags = cuda_compiler.CUDAFlags()
@@ -135,8 +149,11 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None):
     DEFAULT_RUN["elements"] = run_length_for(
         [t.dtype for t in arg_types if isinstance(t, ArrayType)])
     from .tiles import SCRATCH, TARGET
-    SCRATCH["bytes"] = 0
+    SCRATCH["bytes"] = SCRATCH["rings"] = 0
     TARGET["cc"] = cc
+    tile_typing.NUM_STAGES["value"] = num_stages
+    PIPELINES.clear()
+    PRODUCTS_IN_FLIGHT.clear()
     try:
         with cuda_utils.numba_target_override(), format_specs():
             result = cuda_compiler.compile_extra(
@@ -158,7 +175,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
     library.finalize()
-    return library, entry, SCRATCH["bytes"]
+    return library, entry, dynamic_shared_bytes()
 
 
 def _statement_location(tb):
@@ -241,6 +258,8 @@ def link_cubin(ptx, arch):
         from cuda.bindings import nvjitlink
     except ImportError:
         return None, ""
+    if re.search(rf"^\.target {arch}a\b", ptx, re.MULTILINE):
+        arch += "a"  # PTX for the architecture's own features links only for it
     handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
     try:
         data = ptx.encode()

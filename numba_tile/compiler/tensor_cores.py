@@ -6,9 +6,9 @@ lives in the accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumul
 block's warps split M and N, and each warp holds the 16 x 8 fragments of its part, four
 registers each. A loop-carried accumulator takes that layout once, before the loop.
 
-The operands go through shared memory, row-major with 16-byte chunks swizzled (see
-:func:`~numba_tile.compiler.tiles.swizzled`) so that the fragment reads are free of bank
-conflicts: ``ldmatrix.x4`` reads a 16 x 16 step of A, ``ldmatrix.x2.trans`` one of B, and one
+The operands go through shared memory, with 16-byte chunks swizzled (see
+:func:`~numba_tile.compiler.tiles.swizzled_offset`) so that the fragment reads are free of bank
+conflicts (operands that a pipelined load left there, :mod:`.staged_loads`, are read in place): ``ldmatrix.x4`` reads a 16 x 16 step of A, ``ldmatrix.x2.trans`` one of B, and one
 ``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general path.
 
 >>> import numba_tile as ct
@@ -26,8 +26,9 @@ from llvmlite import ir
 
 from .. import dtypes as d
 from ..layouts import LinearLayout, mma_accumulator
-from . import arithmetic
-from .tiles import I32, gather_to_shared, make_tile, move_tile, swizzled, thread_ids
+from . import arithmetic, warpgroup_mma
+from .tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
+    thread_ids
 from .types import TileType
 
 F32 = ir.FloatType()
@@ -46,9 +47,14 @@ _KINDS = {
 def plan(x_type, y_type, acc_type):
     """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
     kind = _KINDS.get((x_type.dtype, acc_type.dtype))
-    if kind is None or x_type.ndim != 2 or y_type.dtype is not x_type.dtype:
+    if kind is None or not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
         return None
-    (m, k), n = x_type.shape, y_type.shape[1]
+    (m, k), n = x_type.shape[-2:], y_type.shape[-1]
+    rank = x_type.ndim
+    if warpgroup_mma.applies(x_type, y_type, acc_type):
+        warps = acc_type.num_warps
+        return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), rank),
+                    warpgroup_mma.instruction(x_type, y_type, acc_type))
     if m % 16 or n % 8 or k % 16:
         return None
     warps = acc_type.num_warps
@@ -68,8 +74,24 @@ def plan(x_type, y_type, acc_type):
     if best is None:
         return None
     _, warps_m, warps_n = best
-    layout = _with_idle_warps(mma_accumulator((m, n), warps_m, warps_n), warps)
+    layout = _lifted(_with_idle_warps(mma_accumulator((m, n), warps_m, warps_n), warps), rank)
     return Plan(warps_m, warps_n, layout, f"mma.sync.aligned.m16n8k16.row.col.{kind}")
+
+
+def is_one_matrix(x_type, y_type):
+    """Both operands are one matrix each: 2-d, or 3-d with a batch of one (a block's slice
+    of a batched product)."""
+    return x_type.ndim == y_type.ndim and (x_type.ndim == 2 or (
+        x_type.ndim == 3 and x_type.shape[0] == 1 and y_type.shape[0] == 1))
+
+
+def _lifted(layout, rank):
+    """A 2-d layout as the layout of a ``(1, m, n)`` tile where ``rank`` is 3."""
+    if rank == 2:
+        return layout
+    lead = (0,) * (rank - 2)
+    return LinearLayout((1,) * (rank - 2) + layout.shape, {
+        dim: [lead + v for v in vectors] for dim, vectors in layout.bases.items()})
 
 
 def _with_idle_warps(layout, warps):
@@ -94,9 +116,8 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     """The accumulator registers of ``mma(x, y, acc)`` by ``mma.sync``."""
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
-    a_pointer, b_pointer = gather_to_shared(context, builder, [(x_type, x), (y_type, y)],
-                                            swizzle=True)
-    k, n = x_type.shape[1], y_type.shape[1]
+    a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)])
+    k = x_type.shape[-1]
     lane, warp = thread_ids(builder)
     warp_m = builder.and_(warp, I32(found.warps_m - 1))
     warp_n = builder.and_(builder.lshr(warp, I32(found.warps_m.bit_length() - 1)),
@@ -110,22 +131,24 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     b_row = builder.add(row_in, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
     b_col = builder.mul(warp_n, I32(8))
     layout = result.layout
-    fragments = [layout.apply(register=4 * f) for f in range(result.registers // 4)]
+    fragments = [layout.apply(register=4 * f)[-2:] for f in range(result.registers // 4)]
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     half_accumulator = acc_type.dtype is d.float16
 
-    def address(pointer, row, column, width):
-        index = swizzled(builder, builder.add(builder.mul(row, I32(width)), column))
-        return builder.ptrtoint(builder.gep(pointer, [index]), ir.IntType(64))
+    def address(pointer, row, column, tile_type):
+        itemsize = tile_type.dtype.itemsize
+        index = swizzled_offset(builder, row, column, tile_type.shape[-2:], itemsize)
+        return builder.ptrtoint(builder.gep(pointer, [builder.mul(index, I32(itemsize))]),
+                                ir.IntType(64))
 
     def a_fragment(row0, step):
         pointer = address(a_pointer, builder.add(a_row, I32(row0)),
-                          builder.add(a_col, I32(step)), k)
+                          builder.add(a_col, I32(step)), x_type)
         return _ldmatrix(builder, "x4", pointer)
 
     def b_fragment(col0, step):
         pointer = address(b_pointer, builder.add(b_row, I32(step)),
-                          builder.add(b_col, I32(col0)), n)
+                          builder.add(b_col, I32(col0)), y_type)
         return _ldmatrix(builder, "x2.trans", pointer)
 
     for step in range(0, k, 16):
@@ -139,6 +162,18 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
             registers[4 * f:4 * f + 4] = _mma(builder, found.instruction, a_cache[row0],
                                               b_cache[col0], c, half_accumulator)
     return make_tile(context, builder, result, registers)
+
+
+def operand_pointers(context, builder, operands, async_proxy=False):
+    """Byte pointers to each ``(type, value)`` operand's swizzled copy in shared memory: a
+    staged tile is there already; tiles in registers are written to the scratch buffer
+    (visible to the tensor cores' own reads, ``wgmma``, with ``async_proxy``)."""
+    from .staged_loads import StagedTileType
+    in_registers = [(t, v) for t, v in operands if not isinstance(t, StagedTileType)]
+    written = iter(gather_to_shared(context, builder, in_registers, swizzle=True,
+                                    async_proxy=async_proxy) if in_registers else ())
+    return [value if isinstance(tile_type, StagedTileType) else
+            builder.bitcast(next(written), I8.as_pointer(3)) for tile_type, value in operands]
 
 
 def _ldmatrix(builder, shape, address):

@@ -16,6 +16,7 @@ from numba.cuda import nvvmutils
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import broadcast_projection, register_sources
 
+I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 FULL_MASK = I32(0xFFFFFFFF)
@@ -97,7 +98,9 @@ def shuffle_xor(builder, value, lane_mask):
     return moved if isinstance(value.type, ir.IntType) else builder.bitcast(moved, value.type)
 
 
-SCRATCH = {"bytes": 0}
+# bytes of the scratch buffer; bytes at the end of shared memory held by the rings of
+# pipelined loads (:mod:`.staged_loads`)
+SCRATCH = {"bytes": 0, "rings": 0}
 SCRATCH_NAME = "numba_tile_scratch"
 
 
@@ -107,9 +110,10 @@ def _element_bytes(llvm_type):
     return 8 if isinstance(llvm_type, ir.DoubleType) else 4
 
 
-def scratch_regions(builder, regions):
+def scratch_regions(builder, regions, alignment=16):
     """The kernel's shared-memory scratch buffer, cut into back-to-back arrays: one pointer
-    per ``(llvm element type, count)`` of ``regions``, each 16-byte aligned.
+    per ``(llvm element type, count)`` of ``regions``, each aligned to ``alignment`` bytes
+    (16: vectors; :data:`SHARED_ALIGNMENT`: swizzled operands of tensor cores).
 
     One dynamic shared-memory array serves every conversion and reduction of a kernel: each
     use starts with a barrier and finishes its reads before the next barrier, so they can all
@@ -117,14 +121,31 @@ def scratch_regions(builder, regions):
     """
     offsets, nbytes = [], 0
     for element_type, count in regions:
+        nbytes = -(-nbytes // alignment) * alignment
         offsets.append(nbytes)
-        nbytes += -(-count * _element_bytes(element_type) // 16) * 16  # 16-byte vectors
-    limit = shared_limit()
+        nbytes += count * _element_bytes(element_type)
+    nbytes = -(-nbytes // 16) * 16  # 16-byte vectors
+    limit = shared_limit() - SCRATCH["rings"]
     if nbytes > limit:
+        rings = f" besides the {SCRATCH['rings']} bytes of pipelined loads (fewer " \
+            f"num_stages leave more)" if SCRATCH["rings"] else ""
         raise TileUnsupportedFeatureError(
             f"This op needs {nbytes} bytes of shared memory; the target GPU gives a block at "
-            f"most {limit}")
+            f"most {limit}{rings}")
     SCRATCH["bytes"] = max(SCRATCH["bytes"], nbytes)
+    base = shared_base(builder)
+    pointers = []
+    for (element_type, _), offset in zip(regions, offsets):
+        start = builder.gep(base, [I32(offset)]) if offset else base
+        storage = ir.IntType(8) if element_type == ir.IntType(1) else element_type
+        pointers.append(builder.bitcast(start, storage.as_pointer(3)))
+    return pointers
+
+
+def shared_base(builder):
+    """The start of the kernel's dynamic shared memory (an ``i8`` pointer in the shared
+    address space): the scratch buffer at its start, the rings of pipelined loads
+    (:mod:`.staged_loads`) at its end."""
     module = builder.module
     try:
         variable = module.get_global(SCRATCH_NAME)
@@ -132,14 +153,12 @@ def scratch_regions(builder, regions):
         variable = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), 0), SCRATCH_NAME,
                                      addrspace=3)
         variable.linkage = "external"
-        variable.align = 16
-    base = builder.bitcast(variable, ir.IntType(8).as_pointer(3))
-    pointers = []
-    for (element_type, _), offset in zip(regions, offsets):
-        start = builder.gep(base, [I32(offset)]) if offset else base
-        storage = ir.IntType(8) if element_type == ir.IntType(1) else element_type
-        pointers.append(builder.bitcast(start, storage.as_pointer(3)))
-    return pointers
+        variable.align = SHARED_ALIGNMENT
+    return builder.bitcast(variable, ir.IntType(8).as_pointer(3))
+
+
+# 1024 bytes: where the 128-byte swizzle pattern of wgmma repeats
+SHARED_ALIGNMENT = 1024
 
 
 def scratch(builder, element_type, count):
@@ -232,23 +251,48 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
     return make_tile(context, builder, dst_type, values)
 
 
-def swizzled(builder, index):
-    """Where element ``index`` of a swizzled 2-byte tile lives: within each 128-byte line the
-    eight 16-byte chunks are permuted by XOR with the line number, so that eight rows read at
-    the same column (``ldmatrix``) hit eight different bank groups."""
-    return builder.xor(index, builder.shl(builder.and_(builder.lshr(index, I32(6)), I32(7)),
-                                          I32(3)))
+def swizzled_offset(builder, row, column, shape, itemsize):
+    """The element offset of ``(row, column)`` of a 2-d tile of ``shape`` stored swizzled, so
+    that eight rows read at one column (``ldmatrix``, 16 bytes a row) hit eight different
+    16-byte bank groups:
+
+    * rows of a multiple of 128 bytes are cut into columns of 128 bytes stored one after
+      the other (each ``rows x 128`` bytes); in them row ``r``'s eight 16-byte chunks are
+      permuted by XOR with ``r % 8`` (the 128-byte swizzle of the tensor memory accelerator
+      and ``wgmma``);
+    * shorter rows are stored row-major and each 128-byte line's chunks are permuted by XOR
+      with the line number modulo 8.
+
+    A 16-byte chunk stays whole either way, so vector copies of 16 bytes keep working.
+    """
+    rows, columns = shape
+    per_chunk = 16 // itemsize
+    per_line = 128 // itemsize
+    if columns * itemsize % 128 == 0:
+        block = builder.udiv(column, I32(per_line))
+        within = builder.urem(column, I32(per_line))
+        chunk_bits = builder.shl(builder.and_(row, I32(7)), I32(per_chunk.bit_length() - 1))
+        return builder.add(builder.add(builder.mul(block, I32(rows * per_line)),
+                                       builder.mul(row, I32(per_line))),
+                           builder.xor(within, chunk_bits))
+    index = builder.add(builder.mul(row, I32(columns)), column)
+    line = builder.and_(builder.udiv(index, I32(per_line)), I32(7))
+    return builder.xor(index, builder.mul(line, I32(per_chunk)))
 
 
-def gather_to_shared(context, builder, tiles, swizzle=False):
+def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
     """Write whole tiles row-major into the scratch buffer, for reads of any element by any
     thread: ``tiles`` is a list of ``(tile type, value)``; returns one pointer per tile (bools
     are bytes there). Ends with a barrier, after which every element can be read. With
-    ``swizzle`` (2-byte dtypes), element ``i`` is at :func:`swizzled` ``(i)``."""
+    ``swizzle`` (one matrix: 2-d, or 3-d with one batch), element ``(r, c)`` is at
+    :func:`swizzled_offset`, each tile
+    aligned to :data:`SHARED_ALIGNMENT`; with ``async_proxy`` the writes are made visible to
+    the asynchronous proxy (``wgmma`` reads) too."""
     import math
     pointers = scratch_regions(builder, [
         (ir.IntType(1) if tile_type.dtype.is_bool else context.get_value_type(tile_type.element),
-         math.prod(tile_type.shape)) for tile_type, _ in tiles])
+         math.prod(tile_type.shape)) for tile_type, _ in tiles],
+        alignment=SHARED_ALIGNMENT if swizzle else 16)
     barrier(builder)  # an earlier use of the scratch buffer must be finished
     for (tile_type, value), pointer in zip(tiles, pointers):
         base = thread_coordinates(builder, tile_type.layout)
@@ -260,9 +304,11 @@ def gather_to_shared(context, builder, tiles, swizzle=False):
                 continue
             seen.add(constant)
             coords = register_coordinates(builder, base, tile_type.layout, register)
-            index = linear_offset(builder, coords, tile_type.shape)
-            if swizzle:  # the XOR keeps runs of 8 together: vectors stay whole
-                index = swizzled(builder, index)
+            if swizzle:  # 16-byte chunks stay whole: vectors too
+                index = swizzled_offset(builder, coords[-2], coords[-1], tile_type.shape[-2:],
+                                        tile_type.dtype.itemsize)
+            else:
+                index = linear_offset(builder, coords, tile_type.shape)
             slot = builder.gep(pointer, [index])
             if run == 1:
                 store_shared(builder, builder.extract_value(value, register), slot)
@@ -275,8 +321,18 @@ def gather_to_shared(context, builder, tiles, swizzle=False):
                     value, register + i), I32(i))
             target = builder.bitcast(slot, ir.VectorType(element, run).as_pointer(3))
             builder.store(vector, target).align = run * _element_bytes(element)
+    if async_proxy:
+        fence_async_proxy(builder)
     barrier(builder)
     return pointers
+
+
+def fence_async_proxy(builder):
+    """``fence.proxy.async.shared::cta``: this thread's shared-memory writes become visible
+    to the asynchronous proxy (``wgmma``, the tensor memory accelerator); a barrier after it
+    covers the whole block."""
+    builder.asm(ir.FunctionType(ir.VoidType(), []), "fence.proxy.async.shared::cta;",
+                "~{memory}", [], side_effect=True)
 
 
 def _register_run(tile_type):

@@ -38,6 +38,8 @@ registry = Registry()
 
 # The number of warps of the kernel being typed (one thread block per tile block).
 NUM_WARPS = {"value": 4}
+# the kernel's num_stages option: shared-memory stages of pipelined loads (None: by size)
+NUM_STAGES = {"value": None}
 
 
 def _stub(fn):
@@ -1070,13 +1072,20 @@ registry.register_global(reversed)(ReversedTuple)
 
 # -- matrix products ----------------------------------------------------------------------------
 def _infer_mma(values):
+    from .staged_loads import StagedTileType
     x, y, acc = values["x"], values["y"], values["acc"]
-    if not all(isinstance(t, TileType) for t in (x, y, acc)):
+    # operands of pipelined loads wait in shared memory (see staged_loads)
+    x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
+    if not all(isinstance(t, TileType) for t in (x_tile, y_tile, acc)):
         return None
-    matrix_rules.mma(operand(x), operand(y), operand(acc))
+    matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
-    from .tensor_cores import result_type
+    from .tensor_cores import plan, result_type
+    found = plan(x, y, acc)
+    if found is not None and found.instruction.startswith("wgmma"):
+        from .staged_loads import keep_products_in_flight
+        keep_products_in_flight(x, y)
     return result_type(x, y, acc)
 
 

@@ -1,0 +1,379 @@
+"""Software pipelining of the loads that feed ``ct.mma`` in a loop (an IR pass before typing).
+
+In the k-loop of a matrix product::
+
+    for k in range(n):
+        a = ct.load(A, (bm, k), (TM, TK))
+        b = ct.load(B, (k, bn), (TK, TN))
+        acc = ct.mma(a, b, acc)
+
+the loads of iteration ``k`` are independent of the products before it, so they can be
+started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
+This pass finds such loads (in the block every iteration runs; their results used only as
+operands of ``mma`` in the loop; their arguments computed from the loop variable and values
+fixed during the loop by plain arithmetic) and rewrites the loop into calls of
+:mod:`.staged_loads`::
+
+    pipe = pipeline_begin(id, <the loads' arguments>)         # before the loop
+    distance = pipeline_distance(pipe)                       # stages - 1: known when typed
+    pipeline_issue(pipe, 0, 0 < len(r), <arguments at k = start>)
+    pipeline_issue(pipe, 1, 1 < len(r), <arguments at k = start + step>) ...
+    count = 0
+    for k in r:
+        pipeline_advance(pipe, count, count + distance < len(r),
+                         <arguments at k + distance * step>)
+        a = pipeline_tile(pipe, 0, count, A, (bm, k), (TM, TK), padding)
+        ...
+        count = count + 1
+
+The argument computations are copied with the loop variable replaced. The number of stages
+is chosen when the loads are typed (their tile sizes give the shared memory a stage needs),
+so the pass issues up to ``MAX_STAGES - 1`` loads ahead before the loop and the typing turns
+those beyond ``stages - 1`` into nothing; where the loads cannot be pipelined (an array not
+aligned, another padding, no ``cp.async``), every call but ``pipeline_tile``, then a plain
+load, is nothing.
+"""
+
+import builtins
+import copy
+import operator
+
+from numba.cuda.core import ir
+from numba.cuda.core.analysis import compute_cfg_from_blocks
+from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
+from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
+
+from ..language import matrix, memory
+from .frontend import callee
+from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
+    pipeline_end, pipeline_issue, pipeline_tile
+
+# calls an argument computation may make (copies of it run ahead of the loop's iteration)
+_PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
+               builtins.max, builtins.abs, builtins.int, builtins.len)
+_PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
+                     "static_getitem", "getitem", "cast")
+_LOAD_PARAMETERS = ("array", "index", "shape")
+_IGNORED_HINTS = ("latency", "allow_tma")
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class PipelineMmaLoads(FunctionPass):
+    """Rewrite the loops whose loads feed ``mma`` (see the module's docstring)."""
+
+    _name = "numba_tile_pipeline_mma_loads"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        func_ir = state.func_ir
+        rewritten = 0
+        cfg = compute_cfg_from_blocks(func_ir.blocks)
+        for loop in cfg.loops().values():
+            found = _PipelinedLoop.find(func_ir, loop, pipeline_id=rewritten)
+            if found is None:
+                continue
+            found.rewrite()
+            func_ir._definitions = build_definitions(func_ir.blocks)
+            rewritten += 1
+        return rewritten > 0
+
+
+def _definition(func_ir, var):
+    try:
+        return func_ir.get_definition(var)
+    except KeyError:
+        return None
+
+
+class _Load:
+    """One pipelined load: its statement and the variables of its arguments."""
+
+    def __init__(self, statement, arguments):
+        self.statement, self.arguments = statement, arguments  # array, index, shape, padding
+
+
+class _PipelinedLoop:
+    def __init__(self, func_ir, loop, pipeline_id, preheader, entry, range_call, range_var,
+                 induction, loads, clones):
+        self.func_ir, self.loop, self.pipeline_id = func_ir, loop, pipeline_id
+        self.preheader, self.entry = preheader, entry
+        self.range_call, self.range_var = range_call, range_var
+        self.induction, self.loads, self.clones = induction, loads, clones
+        self.scope = func_ir.blocks[entry].scope
+        self.loc = loads[0].statement.loc
+
+    # -- analysis ---------------------------------------------------------------------------
+    @classmethod
+    def find(cls, func_ir, loop, pipeline_id):
+        """The loop's pipelined loads, or None where it has none (or is not a plain
+        ``for`` over a ``range`` with one way in and out)."""
+        blocks = func_ir.blocks
+        header = blocks[loop.header]
+        iternexts = list(header.find_exprs("iternext"))
+        if len(iternexts) != 1 or len(loop.entries) != 1 or len(loop.exits) != 1:
+            return None
+        getiter = _definition(func_ir, iternexts[0].value)
+        if not (isinstance(getiter, ir.Expr) and getiter.op == "getiter"):
+            return None
+        range_call = _definition(func_ir, getiter.value)
+        if not (isinstance(range_call, ir.Expr) and range_call.op == "call" and
+                callee(func_ir, range_call) is range and not range_call.kws and
+                1 <= len(range_call.args) <= 3 and range_call.vararg is None):
+            return None
+        branch = header.terminator
+        preheader = next(iter(loop.entries))
+        if not (isinstance(branch, ir.Branch) and branch.truebr in loop.body and
+                isinstance(blocks[preheader].terminator, ir.Jump)):
+            return None
+        entry = branch.truebr
+        induction = _induction_names(header, blocks[entry], iternexts[0])
+        if induction is None:
+            return None
+        loop_blocks = [blocks[label] for label in loop.body]
+        loads, clones = [], []
+        for position, statement in enumerate(blocks[entry].body):
+            arguments = _load_arguments(func_ir, statement)
+            if arguments is None or not _feeds_mma_only(func_ir, statement.target, loop_blocks):
+                continue
+            needed = _argument_slice(func_ir, blocks[entry], position, loop_blocks,
+                                     arguments, induction)
+            if needed is None:
+                continue
+            loads.append(_Load(statement, arguments))
+            clones.extend(s for s in needed if s not in clones)
+        if not loads:
+            return None
+        order = {id(s): i for i, s in enumerate(blocks[entry].body)}
+        clones.sort(key=lambda s: order[id(s)])
+        return cls(func_ir, loop, pipeline_id, preheader, entry, range_call, getiter.value,
+                   induction, loads, clones)
+
+    # -- rewriting --------------------------------------------------------------------------
+    def rewrite(self):
+        blocks = self.func_ir.blocks
+        before = []
+        start, step = self._range_bounds(before)
+        trip = self._call(before, builtins.len, [self.range_var], "$pipeline_trip")
+        pipe = distance = None
+        for ahead in range(MAX_STAGES - 1):
+            position = self._const(before, ahead)
+            k = self._binop(before, operator.add, start,
+                            self._binop(before, operator.mul, position, step))
+            loads = self._copied_arguments(before, k)
+            if pipe is None:
+                pipe = self._call(before, pipeline_begin,
+                                  [self._const(before, self.pipeline_id)] + loads,
+                                  "$pipeline")
+                distance = self._call(before, pipeline_distance, [pipe], "$pipeline_distance")
+            valid = self._binop(before, operator.lt, position, trip)
+            self._call(before, pipeline_issue, [pipe, position, valid] + loads)
+        count = self.scope.redefine("$pipeline_count", self.loc)
+        before.append(ir.Assign(ir.Const(0, self.loc), count, self.loc))
+        preheader = blocks[self.preheader]
+        preheader.body[-1:-1] = before
+
+        entry = blocks[self.entry]
+        first = min(entry.body.index(load.statement) for load in self.loads)
+        advance = []
+        k = self._binop(advance, operator.add, self._induction_var(),
+                        self._binop(advance, operator.mul, distance, step))
+        loads = self._copied_arguments(advance, k)
+        valid = self._binop(advance, operator.lt,
+                            self._binop(advance, operator.add, count, distance), trip)
+        self._call(advance, pipeline_advance, [pipe, count, valid] + loads)
+        for which, load in enumerate(self.loads):
+            statements = []
+            function = self._global(statements, pipeline_tile)
+            statements.append(ir.Assign(ir.Expr.call(
+                function, [pipe, self._const(statements, which), count] +
+                self._arguments_of(statements, load.arguments), (), load.statement.loc),
+                load.statement.target, load.statement.loc))
+            at = entry.body.index(load.statement)
+            entry.body[at:at + 1] = statements
+        entry.body[first:first] = advance
+        # at the end of each iteration (every block that jumps back to the header): count
+        # it, and after the last one wait for products still running
+        for label in self.loop.body:
+            block = blocks[label]
+            if not (isinstance(block.terminator, ir.Jump) and
+                    block.terminator.target == self.loop.header):
+                continue
+            step_up = []
+            next_count = self._binop(step_up, operator.add, count, self._const(step_up, 1))
+            step_up.append(ir.Assign(next_count, count, self.loc))
+            self._call(step_up, pipeline_end,
+                       [pipe, self._binop(step_up, operator.ge, count, trip)])
+            block.body[-1:-1] = step_up
+
+    def _range_bounds(self, statements):
+        args = self.range_call.args
+        if len(args) == 1:
+            return self._const(statements, 0), self._const(statements, 1)
+        start = args[0]
+        step = args[2] if len(args) == 3 else self._const(statements, 1)
+        return start, step
+
+    def _induction_var(self):
+        header = self.func_ir.blocks[self.loop.header]
+        for statement in header.body:
+            if isinstance(statement, ir.Assign) and statement.target.name in self.induction \
+                    and isinstance(statement.value, ir.Expr) and \
+                    statement.value.op == "pair_first":
+                return statement.target
+        raise AssertionError("the loop has no loop variable")
+
+    def _copied_arguments(self, statements, k):
+        """The loads' arguments computed again with the loop variable replaced by ``k``:
+        ``[array, index, shape, padding]`` of each load, flattened."""
+        renamed = {name: k for name in self.induction}
+        for statement in self.clones:
+            value = copy.deepcopy(statement.value)
+            if isinstance(value, ir.Var):
+                value = renamed.get(value.name, value)
+            else:
+                replace_vars_inner(value, renamed)
+            target = self.scope.redefine("$pipeline_arg", statement.loc)
+            statements.append(ir.Assign(value, target, statement.loc))
+            renamed[statement.target.name] = target
+        result = []
+        for load in self.loads:
+            for var in self._arguments_of(statements, load.arguments):
+                result.append(renamed.get(var.name, var))
+        return result
+
+    def _arguments_of(self, statements, arguments):
+        """The load's argument variables (padding: None where the call gave none)."""
+        array, index, shape, padding = arguments
+        return [array, index, shape, padding if padding is not None else
+                self._const(statements, None)]
+
+    def _const(self, statements, value):
+        var = self.scope.redefine("$pipeline_const", self.loc)
+        statements.append(ir.Assign(ir.Const(value, self.loc), var, self.loc))
+        return var
+
+    def _global(self, statements, fn):
+        var = self.scope.redefine(f"${fn.__name__}", self.loc)
+        statements.append(ir.Assign(ir.Global(fn.__name__, fn, self.loc), var, self.loc))
+        return var
+
+    def _call(self, statements, fn, args, name="$pipeline_call"):
+        function = self._global(statements, fn)
+        var = self.scope.redefine(name, self.loc)
+        statements.append(ir.Assign(ir.Expr.call(function, list(args), (), self.loc), var,
+                                    self.loc))
+        return var
+
+    def _binop(self, statements, fn, lhs, rhs):
+        var = self.scope.redefine("$pipeline_index", self.loc)
+        statements.append(ir.Assign(ir.Expr.binop(fn, lhs, rhs, self.loc), var, self.loc))
+        return var
+
+
+def _induction_names(header, entry, iternext):
+    """The names that hold the loop variable: the header's ``pair_first`` of the iterator's
+    next pair, and its copies."""
+    pairs = {s.target.name for s in header.body
+             if isinstance(s, ir.Assign) and s.value is iternext}
+    names = set()
+    for block in (header, entry):
+        for statement in block.body:
+            if not isinstance(statement, ir.Assign):
+                continue
+            value = statement.value
+            if isinstance(value, ir.Expr) and value.op == "pair_first" and \
+                    value.value.name in pairs or isinstance(value, ir.Var) and \
+                    value.name in names:
+                names.add(statement.target.name)
+    return names or None
+
+
+def _load_arguments(func_ir, statement):
+    """``(array, index, shape, padding_mode)`` variables of a ``ct.load`` of an array with
+    only these arguments (and the hints ``latency``, ``allow_tma``), else None."""
+    if not (isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) and
+            statement.value.op == "call"):
+        return None
+    call = statement.value
+    if callee(func_ir, call) is not memory.load or call.vararg or call.varkwarg:
+        return None
+    keywords = dict(call.kws)
+    if len(call.args) > 3 or set(keywords) - set(_LOAD_PARAMETERS[len(call.args):]) - {
+            "padding_mode", *_IGNORED_HINTS}:
+        return None
+    values = list(call.args) + [keywords.get(name) for name in
+                                _LOAD_PARAMETERS[len(call.args):]]
+    if any(v is None for v in values):
+        return None
+    return (*values, keywords.get("padding_mode"))
+
+
+def _feeds_mma_only(func_ir, target, loop_blocks):
+    """The load's variable is assigned once and only read as an operand (``x``, ``y``) of
+    ``ct.mma`` calls inside the loop: its value never outlives the iteration."""
+    if len(func_ir._definitions.get(target.name, ())) != 1:
+        return False
+    uses = 0
+    for block in func_ir.blocks.values():
+        for statement in block.body:
+            if isinstance(statement, ir.Del):
+                continue
+            used = [v for v in statement.list_vars() if v.name == target.name]
+            if isinstance(statement, ir.Assign) and statement.target.name == target.name:
+                used = used[1:]
+            if not used:
+                continue
+            call = statement.value if isinstance(statement, ir.Assign) else None
+            if not (any(block is b for b in loop_blocks) and isinstance(call, ir.Expr) and
+                    call.op == "call" and callee(func_ir, call) is matrix.mma and
+                    not call.kws and len(call.args) == 3 and
+                    all(v.name != target.name for v in call.args[2:]) and
+                    statement.target.name != target.name):
+                return False
+            uses += 1
+    return uses > 0
+
+
+def _argument_slice(func_ir, entry, position, loop_blocks, arguments, induction):
+    """The statements of the loop's entry block (before the load) that compute its
+    arguments, where all of them are plain arithmetic of the loop variable and of values
+    fixed during the loop; None otherwise."""
+    assigned_in_loop = {}
+    for block in loop_blocks:
+        for statement in block.body:
+            if isinstance(statement, ir.Assign):
+                assigned_in_loop.setdefault(statement.target.name, []).append(statement)
+    before = {s.target.name: s for s in entry.body[:position] if isinstance(s, ir.Assign)}
+    needed, pending = [], [v for v in arguments if v is not None]
+    seen = set()
+    while pending:
+        var = pending.pop()
+        if var.name in seen or var.name in induction:
+            continue
+        seen.add(var.name)
+        assignments = assigned_in_loop.get(var.name)
+        if not assignments:
+            continue  # fixed during the loop
+        statement = before.get(var.name)
+        if len(assignments) != 1 or statement is None or not _is_pure(func_ir,
+                                                                        statement.value):
+            return None
+        needed.append(statement)
+        pending.extend(statement.value.list_vars() if isinstance(statement.value, ir.Expr)
+                       else [statement.value] if isinstance(statement.value, ir.Var) else [])
+    return needed
+
+
+def _is_pure(func_ir, value):
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
+        return True
+    if not isinstance(value, ir.Expr):
+        return False
+    if value.op in _PURE_EXPRESSIONS:
+        return True
+    if value.op == "call":
+        function = callee(func_ir, value)
+        return any(function is f for f in _PURE_CALLS) and not value.vararg
+    return False

@@ -1,0 +1,451 @@
+"""Pipelined loads: the tiles that feed ``mma`` in a loop, copied ahead into a ring of stages.
+
+:mod:`.pipelining` rewrites a loop whose ``ct.load`` results only feed ``ct.mma`` into calls
+of the functions below; this module types and lowers them. Before the loop,
+:func:`pipeline_issue` starts the copies of the first ``stages - 1`` iterations' tiles; in
+iteration ``i``, :func:`pipeline_advance` waits for iteration ``i``'s copies, then starts
+those of iteration ``i + stages - 1`` into the stage that iteration ``i - 1`` used, and
+:func:`pipeline_tile` gives iteration ``i``'s tiles, which stay in shared memory
+(:class:`StagedTileType`) for ``mma`` to read with ``ldmatrix``. The copies are
+``cp.async`` of 16 bytes (zero-filled outside the array: zero padding), into the swizzled
+layout of :func:`~numba_tile.compiler.tiles.swizzled_offset`; one barrier a step makes every
+thread's copies visible and tells that the stage about to be refilled is no longer read.
+
+Pipelining applies to tiles of one matrix (2-d, or 3-d with one batch) of arrays specialized as
+aligned (see
+:func:`~numba_tile.compiler.types.is_aligned`: then each 16-byte copy lies wholly inside or
+outside the array), with zero or undetermined padding, on GPUs with ``cp.async`` (compute
+capability 8.0 and later). Elsewhere :func:`pipeline_tile` is a plain ``ct.load``.
+
+The rings live at the end of the kernel's dynamic shared memory: its start holds the scratch
+buffer every other op shares, whose size is only known once the kernel is lowered, so a ring
+is found from the end (``%dynamic_smem_size``), and the launch asks for both
+(:func:`dynamic_shared_bytes`).
+"""
+
+import math
+
+from llvmlite import ir
+from numba.core import types
+from numba.core.datamodel import models
+from numba.core.typing import signature
+from numba.cuda import nvvmutils
+from numba.cuda.models import register_model
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ..enums import PaddingMode
+from . import typing as tile_typing
+from .abstract import constant_of
+from .lowering import lower
+from .tiles import I32, I64, SCRATCH, SHARED_ALIGNMENT, TARGET, barrier, \
+    fence_async_proxy, load_shared, make_tile, register_coordinates, shared_base, shared_limit, swizzled_offset, \
+    thread_coordinates
+from .types import ArrayType, TileType
+
+I8_SHARED = ir.IntType(8).as_pointer(3)
+MAX_STAGES = 8
+COPY_BYTES = 16  # one cp.async
+
+
+# -- what the rewritten loop calls (never called in Python) -------------------------------------
+def pipeline_begin(pipeline_id, *loads):
+    """The pipeline of a loop: ``loads`` are ``(array, index, shape, padding_mode)`` of each
+    pipelined load, flattened."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+def pipeline_distance(pipeline):
+    """How many iterations ahead loads are issued: ``stages - 1``, 0 when not pipelined."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+def pipeline_issue(pipeline, ahead, valid, *loads):
+    """Before the loop: start the copies of iteration ``ahead`` (a constant) into its stage,
+    if ``ahead`` is below the distance; ``valid`` is false past the loop's last iteration."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+def pipeline_advance(pipeline, iteration, valid, *loads):
+    """In iteration ``iteration``: wait for its copies, then start those ``distance``
+    iterations ahead (``loads`` hold their indices)."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode):
+    """Load ``which`` of iteration ``iteration``: a tile in its stage, or a plain load."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+def pipeline_end(pipeline, last):
+    """At the end of each iteration: after the ``last`` one, the products still running on
+    the pipeline's tiles are waited for."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
+# -- types ------------------------------------------------------------------------------------
+class PipelineType(types.Type):
+    """A loop's pipeline: the tiles it stages (``(dtype, shape)`` each), the number of
+    stages (0: not pipelined) and where its ring ends, counted from the end of shared
+    memory. Its run-time value is empty."""
+
+    def __init__(self, pipeline_id, tiles, stages, ring_end):
+        self.pipeline_id, self.tiles, self.stages, self.ring_end = \
+            pipeline_id, tuple(tiles), stages, ring_end
+        offsets, offset = [], 0
+        for dtype, shape in self.tiles:
+            offsets.append(offset)
+            offset += _rounded(math.prod(shape) * dtype.itemsize)
+        self.offsets, self.stage_bytes = tuple(offsets), offset
+        super().__init__(name=f"Pipeline#{pipeline_id}({stages} stages, {self.tiles}, "
+                              f"ring ends {ring_end} bytes from the end)")
+
+    @property
+    def pipelined(self):
+        return self.stages > 1
+
+    @property
+    def distance(self):
+        """How many iterations ahead the copies run: ``stages - 1``, or ``stages - 2`` where
+        the products of an iteration still read its stage during the next one
+        (:data:`PRODUCTS_IN_FLIGHT`)."""
+        if not self.pipelined:
+            return 0
+        return self.stages - 1 - (self.pipeline_id in PRODUCTS_IN_FLIGHT)
+
+
+class StagedTileType(types.Type):
+    """A tile that a pipelined load left in its shared-memory stage, swizzled (see
+    :func:`~numba_tile.compiler.tiles.swizzled_offset`); ``mma`` reads it from there. Its
+    run-time value is the shared-memory address of its first byte."""
+
+    def __init__(self, dtype, shape, num_warps, pipeline_id):
+        self.dtype, self.shape, self.num_warps = dtype, tuple(shape), num_warps
+        self.pipeline_id = pipeline_id
+        super().__init__(name=f"StagedTile({dtype}, {self.shape}, warps={num_warps}, "
+                              f"pipeline#{pipeline_id})")
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def as_tile(self):
+        """The same tile in registers, in the layout a load gives it."""
+        return TileType(self.dtype, self.shape, self.num_warps)
+
+    def describe(self):
+        return f"{self.dtype} tile of shape {self.shape}"
+
+
+register_model(PipelineType)(models.OpaqueModel)
+
+
+@register_model(StagedTileType)
+class StagedTileModel(models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, I8_SHARED)
+
+
+def _rounded(nbytes):
+    return -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+
+
+# -- typing -------------------------------------------------------------------------------------
+# the pipelines typed in this compilation, by id: typing may see a call several times
+PIPELINES = {}
+# the ids of those whose products (wgmma) run on during the next iteration: typing the
+# products finds them, before anything is lowered
+PRODUCTS_IN_FLIGHT = set()
+
+
+def keep_products_in_flight(x_type, y_type):
+    """Where both operands of an asynchronous product come from one pipeline of 3 stages or
+    more, let the product run on into the next iteration (its stage is then refilled an
+    iteration later); True if so."""
+    if not (isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) and
+            x_type.pipeline_id == y_type.pipeline_id):
+        return False
+    pipeline = PIPELINES.get(x_type.pipeline_id)
+    if pipeline is None or pipeline.stages < 3:
+        return False
+    PRODUCTS_IN_FLIGHT.add(pipeline.pipeline_id)
+    return True
+
+
+def _grouped(loads):
+    return [tuple(loads[i:i + 4]) for i in range(0, len(loads), 4)]
+
+
+def _stageable(array, shape, padding_mode):
+    """``(dtype, shape)`` of the tile a load gives, where it can be copied ahead, else None."""
+    mode = constant_of(padding_mode, None)
+    shape = constant_of(shape, None)
+    if not (isinstance(array, ArrayType) and array.aligned and array.ndim in (2, 3)
+            and isinstance(shape, tuple) and len(shape) == array.ndim
+            and all(n == 1 for n in shape[:-2])
+            and mode in (None, PaddingMode.UNDETERMINED, PaddingMode.ZERO)):
+        return None
+    itemsize = array.dtype.itemsize
+    rows, columns = shape[-2:]
+    # whole 16-byte copies; tile extents are powers of two
+    if itemsize not in (1, 2, 4) or columns * itemsize % COPY_BYTES or rows < 1:
+        return None
+    return array.dtype, shape
+
+
+def _stage_count(stage_bytes):
+    """The number of stages: the kernel's ``num_stages`` option, else as many as fit in
+    three quarters of the GPU's shared memory (the rest for the scratch buffer), at most 4;
+    fewer than 2 is no pipelining."""
+    chosen = tile_typing.NUM_STAGES["value"]
+    budget = shared_limit() - SCRATCH["rings"]
+    if chosen is not None:
+        return chosen if chosen * stage_bytes <= budget else 0
+    stages = min(4, (budget * 3 // 4) // stage_bytes)
+    return stages if stages >= 2 else 0
+
+
+def pipeline_type(pipeline_id, loads):
+    """The pipeline of ``loads`` (``(array, index, shape, padding_mode)`` types each)."""
+    if pipeline_id in PIPELINES:
+        return PIPELINES[pipeline_id]
+    tiles = [_stageable(array, shape, mode) for array, _, shape, mode in loads]
+    stages, ring_end = 0, SCRATCH["rings"]
+    if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
+        stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
+        stages = _stage_count(stage_bytes)
+        if stages:
+            SCRATCH["rings"] += stages * stage_bytes
+            ring_end = SCRATCH["rings"]
+    found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
+                         stages, ring_end)
+    PIPELINES[pipeline_id] = found
+    return found
+
+
+class _PipelineTemplate(AbstractTemplate):
+    prefer_literal = True
+
+
+@tile_typing.registry.register_global(pipeline_begin)
+class PipelineBeginTemplate(_PipelineTemplate):
+    key = pipeline_begin
+
+    def generic(self, args, kws):
+        pipeline_id = constant_of(args[0])
+        return signature(pipeline_type(pipeline_id, _grouped(args[1:])), *args)
+
+
+@tile_typing.registry.register_global(pipeline_distance)
+class PipelineDistanceTemplate(_PipelineTemplate):
+    key = pipeline_distance
+
+    def generic(self, args, kws):
+        return signature(types.int32, *args)
+
+
+@tile_typing.registry.register_global(pipeline_issue)
+class PipelineIssueTemplate(_PipelineTemplate):
+    key = pipeline_issue
+
+    def generic(self, args, kws):
+        if not isinstance(args[1], types.IntegerLiteral):
+            return None
+        return signature(types.none, *args)
+
+
+@tile_typing.registry.register_global(pipeline_end)
+class PipelineEndTemplate(_PipelineTemplate):
+    key = pipeline_end
+
+    def generic(self, args, kws):
+        return signature(types.none, *args)
+
+
+@tile_typing.registry.register_global(pipeline_advance)
+class PipelineAdvanceTemplate(_PipelineTemplate):
+    key = pipeline_advance
+
+    def generic(self, args, kws):
+        return signature(types.none, *args)
+
+
+@tile_typing.registry.register_global(pipeline_tile)
+class PipelineTileTemplate(_PipelineTemplate):
+    key = pipeline_tile
+
+    def generic(self, args, kws):
+        pipeline, which, _, array, index, shape, mode = args
+        if not isinstance(which, types.IntegerLiteral):
+            return None
+        if pipeline.pipelined:
+            dtype, tile_shape = pipeline.tiles[which.literal_value]
+            result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
+                                    pipeline.pipeline_id)
+        else:
+            result = _plain_load_signature(array, index, shape, mode)[0].return_type
+        return signature(result, *args)
+
+
+def _plain_load_signature(array, index, shape, mode):
+    from ..language import memory
+    mode = types.Omitted(PaddingMode.UNDETERMINED) if isinstance(mode, types.NoneType) \
+        else mode
+    result = tile_typing._infer_load({"array": array, "index": index, "shape": shape,
+                                      "order": types.Omitted("C"), "padding_mode": mode})
+    return signature(result, array, index, shape, types.Omitted("C"), mode), memory.load
+
+
+# -- lowering -----------------------------------------------------------------------------------
+def dynamic_shared_bytes():
+    """Bytes of dynamic shared memory the kernel just lowered asks for: the scratch buffer,
+    then the rings."""
+    if not SCRATCH["rings"]:
+        return SCRATCH["bytes"]
+    return _rounded(SCRATCH["bytes"]) + SCRATCH["rings"]
+
+
+def _asm(builder, text, constraints="", args=(), result=ir.VoidType()):
+    return builder.asm(ir.FunctionType(result, [a.type for a in args]), text,
+                       constraints, list(args), side_effect=True)
+
+
+def _stage_pointer(builder, pipeline, iteration, which):
+    """The shared-memory address of load ``which`` in the stage of ``iteration``."""
+    size = _asm(builder, "mov.u32 $0, %dynamic_smem_size;", "=r", result=I32)
+    ring = builder.gep(shared_base(builder), [builder.sub(size, I32(pipeline.ring_end))])
+    iteration = builder.trunc(iteration, I32) if iteration.type.width > 32 else iteration
+    stage = builder.urem(iteration, I32(pipeline.stages))
+    offset = builder.add(builder.mul(stage, I32(pipeline.stage_bytes)),
+                         I32(pipeline.offsets[which]))
+    return builder.gep(ring, [offset])
+
+
+def _issue(context, builder, pipeline, iteration, valid, load_types, load_values):
+    """Start the copies of one iteration's tiles into its stage, as one group."""
+    from .lower_memory import ArrayView, _tile_indices, tile_origin
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    threads = 32 * tile_typing.NUM_WARPS["value"]
+    for which, ((array_type, index_type, _, _), (array, index, _, _)) in enumerate(
+            zip(load_types, load_values)):
+        dtype, shape = pipeline.tiles[which]
+        rows, columns = shape[-2:]
+        view = ArrayView(context, builder, array_type, array, tuple(range(len(shape))))
+        origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
+                             shape)
+        stage = _stage_pointer(builder, pipeline, iteration, which)
+        per_copy = COPY_BYTES // dtype.itemsize
+        copies_per_row = columns // per_copy
+        total = rows * copies_per_row
+        for first in range(0, total, threads):
+            copy = builder.add(tid, I32(first))
+            if total - first < threads:  # the last round: some threads have none
+                with builder.if_then(builder.icmp_unsigned("<", copy, I32(total))):
+                    _copy(builder, view, origin, stage, copy, copies_per_row, per_copy,
+                          (rows, columns), dtype.itemsize, valid)
+            else:
+                _copy(builder, view, origin, stage, copy, copies_per_row, per_copy,
+                      (rows, columns), dtype.itemsize, valid)
+    _asm(builder, "cp.async.commit_group;", "~{memory}")
+
+
+def _copy(builder, view, origin, stage, copy, copies_per_row, per_copy, shape, itemsize,
+          valid):
+    """One 16-byte ``cp.async``: zero-filled where the row or columns lie outside the array
+    (aligned arrays: a copy is wholly inside or outside) or the iteration is past the end."""
+    row = builder.udiv(copy, I32(copies_per_row))
+    column = builder.mul(builder.urem(copy, I32(copies_per_row)), I32(per_copy))
+    pointer, inside = view.element(builder, origin[:-2] + [builder.add(origin[-2], row),
+                                                           builder.add(origin[-1], column)])
+    inside = builder.and_(inside, valid)
+    source = builder.select(inside, pointer, view.data)
+    size = builder.select(inside, I32(COPY_BYTES), I32(0))
+    offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
+    target = builder.ptrtoint(builder.gep(stage, [offset]), I32)
+    _asm(builder, f"cp.async.cg.shared.global [$0], [$1], {COPY_BYTES}, $2;",
+         "r,l,r,~{memory}", [target, builder.ptrtoint(source, I64), size])
+
+
+def _loads(sig, args, start):
+    types_, values = list(sig.args[start:]), list(args[start:])
+    return _grouped(types_), _grouped(values)
+
+
+def _as_bool(context, builder, numba_type, value):
+    return context.cast(builder, value, numba_type, types.boolean)
+
+
+@lower(pipeline_begin, types.VarArg(types.Any))
+def lower_pipeline_begin(context, builder, sig, args):
+    return context.get_dummy_value()
+
+
+@lower(pipeline_distance, types.Any)
+def lower_pipeline_distance(context, builder, sig, args):
+    return I32(sig.args[0].distance)
+
+
+@lower(pipeline_issue, types.VarArg(types.Any))
+def lower_pipeline_issue(context, builder, sig, args):
+    pipeline, ahead = sig.args[0], sig.args[1].literal_value
+    if pipeline.pipelined and ahead < pipeline.distance:
+        load_types, load_values = _loads(sig, args, 3)
+        _issue(context, builder, pipeline, I32(ahead),
+               _as_bool(context, builder, sig.args[2], args[2]), load_types, load_values)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_advance, types.VarArg(types.Any))
+def lower_pipeline_advance(context, builder, sig, args):
+    pipeline = sig.args[0]
+    if not pipeline.pipelined:
+        return context.get_dummy_value()
+    iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+    # distance + iteration groups were started: this iteration's is done once at most
+    # distance - 1 younger ones are pending
+    _asm(builder, f"cp.async.wait_group {pipeline.distance - 1};", "~{memory}")
+    if TARGET["cc"] >= (9, 0):  # wgmma reads shared memory through the async proxy
+        fence_async_proxy(builder)
+    # every thread's copies visible; every read of the stage refilled next is over
+    barrier(builder)
+    ahead = builder.add(iteration, I32(pipeline.distance))
+    load_types, load_values = _loads(sig, args, 3)
+    _issue(context, builder, pipeline, ahead, _as_bool(context, builder, sig.args[2], args[2]),
+           load_types, load_values)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_end, types.Any, types.Any)
+def lower_pipeline_end(context, builder, sig, args):
+    # inside the loop: waiting after it, where the path that skips the loop joins, would
+    # make ptxas serialize every wgmma
+    if sig.args[0].pipeline_id in PRODUCTS_IN_FLIGHT:
+        with builder.if_then(_as_bool(context, builder, sig.args[1], args[1]), likely=False):
+            _asm(builder, "wgmma.wait_group.sync.aligned 0;", "~{memory}")
+    return context.get_dummy_value()
+
+
+@lower(pipeline_tile, types.VarArg(types.Any))
+def lower_pipeline_tile(context, builder, sig, args):
+    pipeline, which = sig.args[0], sig.args[1].literal_value
+    if pipeline.pipelined:
+        iteration = context.cast(builder, args[2], sig.args[2], types.int32)
+        return _stage_pointer(builder, pipeline, iteration, which)
+    load_sig, load = _plain_load_signature(*sig.args[3:])
+    implementation = context.get_function(load, load_sig)
+    return implementation(builder, list(args[3:6]) + [context.get_dummy_value(), args[6]])
+
+
+def staged_to_registers(context, builder, staged_type, pointer):
+    """``(tile type, value)`` of a staged tile read into registers (for the ops that do not
+    read shared memory themselves)."""
+    tile_type = staged_type.as_tile()
+    element = context.get_value_type(tile_type.element)
+    typed = builder.bitcast(pointer, element.as_pointer(3))
+    base = thread_coordinates(builder, tile_type.layout)
+    values = []
+    for register in range(tile_type.registers):
+        row, column = register_coordinates(builder, base, tile_type.layout, register)[-2:]
+        index = swizzled_offset(builder, row, column, staged_type.shape[-2:],
+                                staged_type.dtype.itemsize)
+        values.append(load_shared(builder, builder.gep(typed, [index]), element))
+    return tile_type, make_tile(context, builder, tile_type, values)
