@@ -16,12 +16,12 @@ def _parser():
         prog="python -m numba_tile.bench",
         description="Time numba_tile kernels side by side with PyTorch (and Triton when it "
                     "is installed) on the GPU: effective GB/s and the fraction of the measured "
-                    "device-to-device copy bandwidth, after checking each result against "
-                    "float64.")
+                    "device-to-device copy bandwidth (TFLOPS for matrix products and "
+                    "attention), after checking each result against float64.")
     parser.add_argument("--only", metavar="NAME[,NAME]",
                         help="run only these cases: full names ("
                              + ", ".join(case.name for case in cases.all_cases())
-                             + ") or operations (vector_add, softmax, layer_norm, row_sum)")
+                             + ") or the start of names (softmax, matmul_f16, attention, ...)")
     parser.add_argument("--out", default="bench-results", metavar="DIR",
                         help="directory for results.json and results.png "
                              "(default: %(default)s)")
@@ -31,8 +31,9 @@ def _parser():
     parser.add_argument("--warmup", type=int, default=10,
                         help="untimed runs before timing (default: %(default)s)")
     parser.add_argument("--quick", action="store_true",
-                        help="small sizes (2**24 elements, 1024 rows) and default parameters "
-                             "only: a smoke run, not the figures of record")
+                        help="small sizes (2**24 elements, 1024 rows, 1024 x 1024 matrices, "
+                             "sequences of 1024) and default parameters only: a smoke run, not "
+                             "the figures of record")
     return parser
 
 

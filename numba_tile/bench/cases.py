@@ -1,4 +1,5 @@
-"""The benchmark's cases (issue 3): what is computed, on which sizes, by whom, and the goal.
+"""The benchmark's cases (issues 3 and 4): what is computed, on which sizes, by whom, and the
+goal.
 
 A :class:`Case` knows how to draw its random inputs, compute the float64 reference, count the
 bytes it must move (each input read once, each output written once) and start each
@@ -8,26 +9,34 @@ others are tried only in full runs, where the fastest correct one is reported.
 
 Tolerances, on ``||out - ref|| / ||ref||`` against a float64 reference computed from the
 same inputs: float32 outputs ``1e-5`` (float32 arithmetic lands near 1e-7), float16 outputs
-``1e-3`` (rounding a result to float16 alone gives about 3e-4). NaN never passes, and
+``1e-3`` (rounding a result to float16 alone gives about 3e-4), bfloat16 outputs ``1e-2``
+(3 bits fewer), float32 products in tfloat32 ``2e-3`` (operands rounded to 11 bits).
+Compute-bound cases (matrix products, attention) also count their floating-point
+operations: TFLOPS. NaN never passes, and
 outputs are filled with NaN before the checked run, so an element left unwritten fails.
 
 >>> from numba_tile.bench import cases
->>> [case.name for case in cases.all_cases()]
+>>> [case.name for case in cases.all_cases()][:6]
 ['vector_add_f32', 'vector_add_f16', 'softmax_f32', 'softmax_f16', 'layer_norm_f16', 'row_sum_f32']
+>>> [case.name for case in cases.all_cases()][6:9]
+['matmul_f16_4096', 'matmul_f16_8192', 'matmul_bf16_4096']
 >>> case = cases.all_cases()[2]
 >>> case.title, case.bytes_moved, case.tolerance
 ('row softmax, 8192 x 4096, float32', 268435456, 1e-05)
 """
 
 import dataclasses
+import re
 from typing import Callable
 
 import numba_tile as ct
 from . import kernels, references
 
-TOLERANCE = {"float32": 1e-5, "float16": 1e-3}
-_ITEMSIZE = {"float32": 4, "float16": 2}
-_SHORT = {"float32": "f32", "float16": "f16"}
+TOLERANCE = {"float32": 1e-5, "float16": 1e-3, "bfloat16": 1e-2}
+# float32 matrix products in tfloat32 (10 bits of mantissa in the operands)
+TF32_TOLERANCE = 2e-3
+_ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+_SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 LAYER_NORM_EPS = 1e-5
 
 
@@ -93,6 +102,8 @@ class Case:
     reference: Callable  # (*inputs) -> float64 tensor
     implementations: tuple
     target: Target
+    flops: int = 0  # floating-point operations of a compute-bound case (TFLOPS reported)
+    tolerance_override: float = None
 
     @property
     def tolerance(self):
@@ -102,7 +113,7 @@ class Case:
         >>> vector_add_case("float16", 1024).tolerance
         0.001
         """
-        return TOLERANCE[self.dtype]
+        return self.tolerance_override or TOLERANCE[self.dtype]
 
 
 def vector_add_case(dtype, n):
@@ -220,6 +231,102 @@ def row_sum_case(dtype, shape):
         target=Target(0.85, "copy"))
 
 
+def matmul_case(dtype, n, tf32=False):
+    """``a @ b`` of two ``n x n`` matrices of ``dtype`` (``tf32``: float32 operands, products
+    in tfloat32 on tensor cores), float32 accumulation, result in ``dtype``.
+
+    >>> from numba_tile.bench.cases import matmul_case
+    >>> case = matmul_case("float32", 4096, tf32=True)
+    >>> case.name, case.flops == 2 * 4096 ** 3, case.tolerance
+    ('matmul_tf32_4096', True, 0.002)
+    """
+    def make_inputs(torch, generator):
+        return tuple(_random(torch, (n, n), dtype, generator) for _ in range(2))
+
+    kind = "tf32" if tf32 else _SHORT[dtype]
+    return Case(
+        name=f"matmul_{kind}_{n}", title=f"matmul, {n} x {n} x {n}, {kind}",
+        dtype=dtype, bytes_moved=3 * n * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
+        reference=lambda a, b: a.double() @ b.double(),
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.matmul_launch, _product_output,
+                                                     tf32=tf32),
+                           _TF32_TILES if tf32 else _MATMUL_TILES),
+            Implementation("torch", _returning(references.torch_matmul, tf32=tf32)),
+            Implementation("triton", _triton(references.triton_matmul, _product_output),
+                           _TRITON_TF32_TILES if tf32 else _TRITON_MATMUL_TILES),
+        ),
+        target=Target(0.6 if tf32 else 0.75, "torch"), flops=2 * n ** 3,
+        tolerance_override=TF32_TOLERANCE if tf32 else None)
+
+
+def batched_matmul_case(dtype, batch, n):
+    """``a[i] @ b[i]`` for ``batch`` pairs of ``n x n`` matrices.
+
+    >>> from numba_tile.bench.cases import batched_matmul_case
+    >>> batched_matmul_case("float16", 32, 1024).title
+    'batched matmul, 32 x 1024 x 1024 x 1024, float16'
+    """
+    def make_inputs(torch, generator):
+        return tuple(_random(torch, (batch, n, n), dtype, generator) for _ in range(2))
+
+    return Case(
+        name=f"bmm_{_SHORT[dtype]}", title=f"batched matmul, {batch} x {n} x {n} x {n}, {dtype}",
+        dtype=dtype, bytes_moved=3 * batch * n * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
+        reference=lambda a, b: a.double() @ b.double(),
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.batched_matmul_launch,
+                                                     _product_output), _MATMUL_TILES),
+            Implementation("torch", _returning(references.torch_matmul)),
+            Implementation("triton", _triton(references.triton_matmul, _product_output),
+                           _TRITON_MATMUL_TILES),
+        ),
+        target=Target(0.75, "torch"), flops=2 * batch * n ** 3)
+
+
+def attention_case(dtype, shape, causal):
+    """Flash-attention forward on ``shape = (batch, heads, seq, head_dim)`` queries, keys
+    and values, scale ``1 / sqrt(head_dim)``, ``causal`` or not.
+
+    >>> from numba_tile.bench.cases import attention_case
+    >>> case = attention_case("float16", (4, 16, 4096, 64), causal=True)
+    >>> case.name, case.flops == 4 * 4 * 16 * 4096 ** 2 * 64 // 2
+    ('attention_f16_d64_causal', True)
+    """
+    batch, heads, seq, head_dim = shape
+
+    def make_inputs(torch, generator):
+        return tuple(_random(torch, shape, dtype, generator) for _ in range(3))
+
+    def reference(q, k, v):
+        import torch
+        out = torch.empty(shape, dtype=torch.float64, device=q.device)
+        mask = torch.ones(seq, seq, dtype=torch.bool, device=q.device).tril()
+        for b in range(batch):  # a batch at a time: the float64 scores are large
+            scores = q[b].double() @ k[b].double().transpose(-1, -2) / head_dim ** 0.5
+            if causal:
+                scores = scores.masked_fill(~mask, float("-inf"))
+            out[b] = torch.softmax(scores, dim=-1) @ v[b].double()
+        return out
+
+    flops = 4 * batch * heads * seq * seq * head_dim // (2 if causal else 1)
+    return Case(
+        name=f"attention_{_SHORT[dtype]}_d{head_dim}" + ("_causal" if causal else ""),
+        title=f"attention forward, {batch} x {heads} heads x {seq} x {head_dim}, {dtype}"
+              + (", causal" if causal else ""),
+        dtype=dtype, bytes_moved=4 * batch * heads * seq * head_dim * _ITEMSIZE[dtype],
+        make_inputs=make_inputs, reference=reference,
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.attention_launch, _like_first,
+                                                     causal=causal),
+                           _ATTENTION_TILES[head_dim]),
+            Implementation("torch", _returning(references.torch_attention, causal=causal)),
+            Implementation("triton", _triton(references.triton_attention, _like_first,
+                                             causal=causal), _TRITON_ATTENTION_TILES),
+        ),
+        target=Target(0.7, "torch"), flops=flops)
+
+
 def all_cases(quick=False):
     """The cases of issue 3, in order; ``quick`` shrinks the sizes (2**24 elements, 1024 rows)
     for a smoke run.
@@ -229,34 +336,71 @@ def all_cases(quick=False):
     ['vector add, 2**24 elements, float32']
     """
     n, rows = (1 << 24, 1024) if quick else (1 << 27, 8192)
+    sizes, seq = ((1024,), 1024) if quick else ((4096, 8192), 4096)
     return [vector_add_case("float32", n), vector_add_case("float16", n),
             softmax_case("float32", (rows, 4096)), softmax_case("float16", (rows, 4096)),
-            layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096))]
+            layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096))] + [
+        matmul_case(dtype, size, tf32=dtype == "float32")
+        for dtype in ("float16", "bfloat16", "float32") for size in sizes] + [
+        batched_matmul_case("float16", 8 if quick else 32, 1024)] + [
+        attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal)
+        for head_dim in (64, 128) for causal in (False, True)]
 
 
 def select(cases, names):
-    """The cases named in ``names``: a case's full name (``softmax_f16``) or its operation
-    (``softmax``, both dtypes). An unknown name is a ``ValueError`` listing the names.
+    """The cases named in ``names``: a case's full name (``softmax_f16``) or a start of it
+    up to an underscore (``softmax``: both dtypes; ``matmul_f16``: both sizes). An unknown
+    name is a ``ValueError`` listing the names.
 
     >>> from numba_tile.bench.cases import all_cases, select
     >>> [case.name for case in select(all_cases(), ["softmax", "row_sum_f32"])]
     ['softmax_f32', 'softmax_f16', 'row_sum_f32']
-    >>> select(all_cases(), ["matmul"])
+    >>> [case.name for case in select(all_cases(), ["matmul_f16"])]
+    ['matmul_f16_4096', 'matmul_f16_8192']
+    >>> select(all_cases(), ["transpose"])
     Traceback (most recent call last):
     ...
-    ValueError: unknown case 'matmul'; the cases are vector_add_f32, ..., row_sum_f32 (or an
-    operation: vector_add, softmax, layer_norm, row_sum)
+    ValueError: unknown case 'transpose'; the cases are vector_add_f32, ..., row_sum_f32, ...
+    (or an operation: vector_add, softmax, layer_norm, row_sum, matmul, bmm, attention)
     """
-    operations = list(dict.fromkeys(case.name.rsplit("_", 1)[0] for case in cases))
+    operations = list(dict.fromkeys(re.split(r"_(?:f|bf|tf)\d", case.name)[0]
+                                    for case in cases))
+
+    def chosen(case, name):  # the name, or a start of it ending at an underscore
+        return case.name == name or case.name.startswith(name + "_")
     for name in names:
-        if name not in operations and name not in [case.name for case in cases]:
+        if not any(chosen(case, name) for case in cases):
             raise ValueError(f"unknown case {name!r}; the cases are "
                              f"{', '.join(case.name for case in cases)} (or an operation: "
                              f"{', '.join(operations)})")
-    return [case for case in cases
-            if case.name in names or case.name.rsplit("_", 1)[0] in names]
+    return [case for case in cases if any(chosen(case, name) for name in names)]
 
 
+_MATMUL_TILES = (
+    {"tile_m": 128, "tile_n": 256, "tile_k": 64, "num_warps": 8},
+    {"tile_m": 128, "tile_n": 256, "tile_k": 64, "num_warps": 8, "num_stages": 4},
+    {"tile_m": 256, "tile_n": 128, "tile_k": 64, "num_warps": 8, "num_stages": 2},
+    {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 4, "num_stages": 3},
+    {"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 4})
+_TF32_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 4},
+               {"tile_m": 64, "tile_n": 64, "tile_k": 32, "num_warps": 4})
+_TRITON_MATMUL_TILES = (
+    {"block_m": 128, "block_n": 256, "block_k": 64, "num_warps": 8, "num_stages": 3},
+    {"block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 4, "num_stages": 4},
+    {"block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 8, "num_stages": 3},
+    {"block_m": 256, "block_n": 128, "block_k": 64, "num_warps": 8, "num_stages": 3})
+_TRITON_TF32_TILES = (
+    {"block_m": 128, "block_n": 128, "block_k": 32, "num_warps": 4, "num_stages": 3},
+    {"block_m": 128, "block_n": 256, "block_k": 32, "num_warps": 8, "num_stages": 3})
+_ATTENTION_TILES = {
+    64: ({"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64},
+         {"tile_m": 128, "tile_n": 64, "num_warps": 4}),
+    128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64},
+          {"tile_m": 64, "tile_n": 64, "num_warps": 8})}
+_TRITON_ATTENTION_TILES = (
+    {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3},
+    {"block_m": 128, "block_n": 64, "num_warps": 8, "num_stages": 3},
+    {"block_m": 64, "block_n": 64, "num_warps": 4, "num_stages": 3})
 _ROW_PARAMS = ({"rows": 1}, {"rows": 1, "num_warps": 8}, {"rows": 2, "num_warps": 8},
                {"rows": 4, "num_warps": 16})
 _TRITON_ROW_PARAMS = ({"num_warps": 8}, {"num_warps": 4}, {"num_warps": 16})
@@ -276,6 +420,13 @@ def _random(torch, shape, dtype, generator):
 def _like_first(torch, inputs):
     """A NaN-filled output shaped like the first input."""
     return torch.full_like(inputs[0], float("nan"))
+
+
+def _product_output(torch, inputs):
+    """A NaN-filled output for ``inputs[0] @ inputs[1]`` (2-d or batched)."""
+    a, b = inputs[:2]
+    return torch.full((*a.shape[:-1], b.shape[-1]), float("nan"), dtype=a.dtype,
+                      device="cuda")
 
 
 def _row_vector(torch, inputs):

@@ -82,19 +82,28 @@ def row_sum(x, out, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
 
 
 @ct.kernel
-def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
-           TF32: ct.Constant[bool]):
+def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
     """``C = A @ B`` (2-d), one ``TM x TN`` tile of ``C`` per block, float32 accumulation:
-    the k-loop of cuda.tile's matmul sample. ``TF32``: float32 operands are rounded to
-    tfloat32 for the tensor cores."""
+    the k-loop of cuda.tile's matmul sample."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
         b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
-        if TF32:
-            a, b = a.astype(ct.tfloat32), b.astype(ct.tfloat32)
         acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@ct.kernel
+def matmul_tf32(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    """:func:`matmul` of float32 matrices with the operands rounded to tfloat32 for the
+    tensor cores."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a.astype(ct.tfloat32), b.astype(ct.tfloat32), acc)
     ct.store(C, (bm, bn), acc.astype(C.dtype))
 
 
@@ -159,8 +168,8 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
            [12., 12.]], dtype=float16)
     """
     grid = (ct.cdiv(a.shape[0], tile_m), ct.cdiv(b.shape[1], tile_n))
-    return (_with_warps(matmul, num_warps, num_stages=num_stages), grid,
-            (a, b, c, tile_m, tile_n, tile_k, bool(tf32)))
+    return (_with_warps(matmul_tf32 if tf32 else matmul, num_warps, num_stages=num_stages),
+            grid, (a, b, c, tile_m, tile_n, tile_k))
 
 
 def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,

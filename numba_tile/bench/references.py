@@ -125,7 +125,129 @@ def triton_row_sum(x, out, *, rows=1, block_n=None, num_warps=4):
                                                   num_warps=num_warps)
 
 
+def torch_matmul(a, b, *, tf32=False):
+    """``a @ b`` with PyTorch (cuBLAS; ``tf32``: float32 products on tensor cores in
+    tfloat32, as ``torch.backends.cuda.matmul.allow_tf32`` allows).
+
+    >>> torch_matmul(torch.ones(2, 3, device="cuda"), torch.ones(3, 2, device="cuda"))  # doctest: +SKIP
+    tensor([[3., 3.],
+            [3., 3.]], device='cuda:0')
+    """
+    import torch
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        return torch.matmul(a, b)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
+
+def torch_attention(q, k, v, *, causal=False):
+    """``softmax(q k^T / sqrt(d)) v`` with PyTorch's ``scaled_dot_product_attention`` (its
+    flash-attention kernel for these shapes).
+
+    >>> q = torch.ones(1, 1, 4, 8, device="cuda", dtype=torch.float16)  # doctest: +SKIP
+    >>> torch_attention(q, q, q).shape  # doctest: +SKIP
+    torch.Size([1, 1, 4, 8])
+    """
+    import torch.nn.functional as F
+    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+
+def triton_matmul(a, b, c, *, block_m=128, block_n=128, block_k=64, num_warps=4,
+                  num_stages=3):
+    """``c = a @ b`` with Triton (2-d, or 3-d batched), one ``block_m x block_n`` tile of
+    ``c`` per program, float32 accumulation (float32 operands: products in tfloat32, as
+    ``tl.dot`` does by default).
+
+    >>> a = torch.ones(2, 3, device="cuda", dtype=torch.float16)  # doctest: +SKIP
+    >>> c = torch.empty(2, 2, device="cuda", dtype=torch.float16)  # doctest: +SKIP
+    >>> triton_matmul(a, a.T.contiguous(), c, block_m=16, block_n=16, block_k=16); c  # doctest: +SKIP
+    tensor([[3., 3.],
+            [3., 3.]], device='cuda:0', dtype=torch.float16)
+    """
+    batched = a.dim() == 3
+    a3, b3, c3 = (x if batched else x.unsqueeze(0) for x in (a, b, c))
+    batch, m, k = a3.shape
+    n = b3.shape[2]
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n), batch)
+    _matmul_kernel[grid](a3, b3, c3, m, n, k, *a3.stride(), *b3.stride(), *c3.stride(),
+                         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
+                         num_warps=num_warps, num_stages=num_stages)
+
+
+def triton_attention(q, k, v, out, *, causal=False, block_m=128, block_n=64, num_warps=4,
+                     num_stages=3):
+    """Flash-attention forward with Triton, written as the numba_tile kernel is: one
+    ``block_m``-row block of queries of one head per program, online softmax in float32
+    with base-2 exponentials. ``q, k, v, out``: ``(batch, heads, seq, head_dim)``,
+    contiguous, ``seq`` a multiple of the blocks.
+
+    >>> q = torch.ones(1, 1, 64, 16, device="cuda", dtype=torch.float16)  # doctest: +SKIP
+    >>> out = torch.empty_like(q)  # doctest: +SKIP
+    >>> triton_attention(q, q, q, out, block_m=64, block_n=64); float(out[0, 0, 5, 0])  # doctest: +SKIP
+    1.0
+    """
+    batch, heads, seq, head_dim = q.shape
+    scale = 1.4426950408889634 / head_dim ** 0.5
+    grid = (triton.cdiv(seq, block_m), batch * heads)
+    _attention_kernel[grid](q, k, v, out, scale, seq, HEAD_DIM=head_dim, BLOCK_M=block_m,
+                            BLOCK_N=block_n, CAUSAL=causal, num_warps=num_warps,
+                            num_stages=num_stages)
+
+
 if triton is not None:
+    @triton.jit
+    def _matmul_kernel(a_ptr, b_ptr, c_ptr, m, n, k, a_batch, a_row, a_col, b_batch, b_row,
+                       b_col, c_batch, c_row, c_col, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+        rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+        depth = tl.arange(0, BLOCK_K)
+        batch = tl.program_id(2)
+        a_ptr += batch * a_batch
+        b_ptr += batch * b_batch
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for start in range(0, k, BLOCK_K):
+            kk = start + depth
+            a = tl.load(a_ptr + rows[:, None] * a_row + kk[None, :] * a_col,
+                        mask=(rows[:, None] < m) & (kk[None, :] < k), other=0.0)
+            b = tl.load(b_ptr + kk[:, None] * b_row + cols[None, :] * b_col,
+                        mask=(kk[:, None] < k) & (cols[None, :] < n), other=0.0)
+            acc = tl.dot(a, b, acc)  # float32 operands: tfloat32 products, Triton's default
+        tl.store(c_ptr + batch * c_batch + rows[:, None] * c_row + cols[None, :] * c_col,
+                 acc.to(c_ptr.dtype.element_ty), mask=(rows[:, None] < m) & (cols[None, :] < n))
+
+    @triton.jit
+    def _attention_kernel(q_ptr, k_ptr, v_ptr, o_ptr, scale, seq, HEAD_DIM: tl.constexpr,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+        block = tl.program_id(0)
+        head_start = tl.program_id(1).to(tl.int64) * seq * HEAD_DIM
+        rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+        dims = tl.arange(0, HEAD_DIM)
+        keys = tl.arange(0, BLOCK_N)
+        q = tl.load(q_ptr + head_start + rows[:, None] * HEAD_DIM + dims[None, :])
+        m_i = tl.full((BLOCK_M,), -float("inf"), tl.float32)
+        l_i = tl.zeros((BLOCK_M,), tl.float32)
+        acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+        end = (block + 1) * BLOCK_M if CAUSAL else seq
+        for start in range(0, end, BLOCK_N):
+            columns = start + keys
+            k_t = tl.load(k_ptr + head_start + columns[None, :] * HEAD_DIM + dims[:, None])
+            scores = tl.dot(q, k_t) * scale
+            if CAUSAL:
+                scores = tl.where(columns[None, :] <= rows[:, None], scores, -float("inf"))
+            m_new = tl.maximum(m_i, tl.max(scores, 1))
+            p = tl.math.exp2(scores - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            v = tl.load(v_ptr + head_start + columns[:, None] * HEAD_DIM + dims[None, :])
+            acc = tl.dot(p.to(v.dtype), v, acc * alpha[:, None])
+            m_i = m_new
+        out = acc / l_i[:, None]
+        tl.store(o_ptr + head_start + rows[:, None] * HEAD_DIM + dims[None, :],
+                 out.to(o_ptr.dtype.element_ty))
+
     @triton.jit
     def _vector_add_kernel(a_ptr, b_ptr, c_ptr, n, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

@@ -12,13 +12,13 @@ numba_tile 0.1.0, torch 2.11.0, triton not installed
 device-to-device copy: 3000 GB/s (median of 100 runs); L2 flushed (read) before every run;
 GB/s = (bytes read + bytes written) / median time
 <BLANKLINE>
-case            implementation  variant    rel. error   median us     GB/s   % copy  vs torch
-vector_add_f32  numba_tile      tile=2048     0.0e+00       550.1     2928    97.6%      1.02
-                torch           -             0.0e+00       560.0     2876    95.9%      1.00
+case            implementation  variant    rel. error   median us     GB/s   % copy   TFLOPS  vs torch
+vector_add_f32  numba_tile      tile=2048     0.0e+00       550.1     2928    97.6%        -      1.02
+                torch           -             0.0e+00       560.0     2876    95.9%        -      1.00
 softmax_f16     numba_tile      rows=1     FAIL: relative error 3.0e-01 > 1e-03
-                torch           -             0.0e+00        53.7     2500    83.3%      1.00
+                torch           -             0.0e+00        53.7     2500    83.3%        -      1.00
 <BLANKLINE>
-targets (issue 3) for numba_tile's bandwidth:
+targets (issues 3 and 4) for numba_tile's bandwidth or TFLOPS:
   vector_add_f32  2928 GB/s, needs 2732 GB/s (95% of torch): met
   softmax_f16     no figure, needs 2400 GB/s (fixed: triton did not run): NOT met
   host overhead of a cached 3-array launch: 9.5 us, needs at most 15 us: met (for comparison, torch 4.0 us)
@@ -39,7 +39,7 @@ PNG_NAME = "results.png"
 
 _TEXT_COLUMNS = ("case", "implementation", "variant")
 _NUMBER_COLUMNS = (("rel. error", 10), ("median us", 10), ("GB/s", 7), ("% copy", 7),
-                   ("vs torch", 8))
+                   ("TFLOPS", 7), ("vs torch", 8))
 
 
 def format_table(results):
@@ -77,16 +77,21 @@ def format_table(results):
              "",
              _row(widths, _TEXT_COLUMNS, [name for name, _ in _NUMBER_COLUMNS])]
     lines += [_row(widths, texts, numbers, failure) for texts, numbers, failure in rows]
-    lines += ["", "targets (issue 3) for numba_tile's bandwidth:"]
+    lines += ["", "targets (issues 3 and 4) for numba_tile's bandwidth or TFLOPS:"]
     for case in results["cases"]:
         target = case["target"]
         achieved = next((e for e in case["implementations"] if e["name"] == "numba_tile"),
                         None)
         verdict = {True: "met", False: "NOT met", None: "cannot tell"}[target["met"]]
-        have = (f"{achieved['gbps']:.0f} GB/s" if achieved and achieved["status"] == "ok"
-                else "no figure")
-        need = (f"{target['required_gbps']:.0f} GB/s" if target["required_gbps"] is not None
-                else "?")
+        compute = bool(case.get("flops"))
+        have = "no figure"
+        if achieved and achieved["status"] == "ok":
+            have = (f"{achieved['tflops']:.1f} TFLOPS" if compute
+                    else f"{achieved['gbps']:.0f} GB/s")
+        need = "?"
+        if target["required_gbps"] is not None:
+            need = (f"{target['required_tflops']:.1f} TFLOPS" if compute
+                    else f"{target['required_gbps']:.0f} GB/s")
         lines.append(f"  {case['name']:<{widths[0]}}  {have}, needs {need} "
                      f"({target['description']}): {verdict}")
     overhead = results.get("launch_overhead_us")
@@ -120,8 +125,8 @@ def write_json(results, path):
 
 
 def write_chart(results, path):
-    """Draw each case's GB/s per implementation as bars, with the copy bandwidth as a line,
-    into the PNG file ``path``. Returns False (and writes nothing) where matplotlib is not
+    """Draw each bandwidth-bound case's GB/s per implementation as bars, with the copy
+    bandwidth as a line, into the PNG file ``path`` (compute-bound cases are in the table). Returns False (and writes nothing) where matplotlib is not
     installed.
 
     >>> import tempfile, pathlib
@@ -135,7 +140,7 @@ def write_chart(results, path):
         from matplotlib.figure import Figure
     except ImportError:
         return False
-    cases = results["cases"]
+    cases = [c for c in results["cases"] if not c.get("flops")]
     names = list(dict.fromkeys(e["name"] for c in cases for e in c["implementations"]))
     figure = Figure(figsize=(max(7.0, 1.4 * len(cases) + 3.5), 4.5), layout="constrained")
     axes = figure.subplots()
@@ -248,8 +253,9 @@ def example_results():
 def _numbers(entry, torch_gbps):
     """The columns after the variant: error, time, GB/s, fraction of copy, ratio to torch."""
     ratio = f"{entry['gbps'] / torch_gbps:.2f}" if torch_gbps else "-"
+    tflops = f"{entry['tflops']:.1f}" if "tflops" in entry else "-"
     return [f"{entry['relative_error']:.1e}", f"{entry['timing']['median_ms'] * 1e3:.1f}",
-            f"{entry['gbps']:.0f}", f"{entry['fraction_of_copy']:.1%}", ratio]
+            f"{entry['gbps']:.0f}", f"{entry['fraction_of_copy']:.1%}", tflops, ratio]
 
 
 def _failure(variant, case):

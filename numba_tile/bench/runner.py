@@ -153,20 +153,22 @@ def _run_case(case, generator, copy_gbps, *, repeats, warmup, tune, log):
                                    repeats=repeats, warmup=warmup)
             if variant["status"] == "ok":
                 variant["fraction_of_copy"] = variant["gbps"] / copy_gbps
-            log(f"{case.name:<15} {implementation.name:<10} {variant['label']:<22} "
+            log(f"{case.name:<26} {implementation.name:<10} {variant['label']:<34} "
                 f"{_describe(variant)}")
             variants.append(variant)
         entries.append(summarize_variants(implementation.name, variants))
     gbps = {entry["name"]: entry["gbps"] for entry in entries if entry["status"] == "ok"}
     required, description = case.target.required_gbps(gbps, copy_gbps)
     achieved = gbps.get("numba_tile")
+    target = {"description": description, "required_gbps": required,
+              "met": None if required is None else achieved is not None
+              and achieved >= required}
+    if case.flops and required is not None:  # the same fraction, in TFLOPS
+        target["required_tflops"] = required * 1e9 / case.bytes_moved * case.flops / 1e12
     return {
         "name": case.name, "title": case.title, "dtype": case.dtype,
-        "bytes_moved": case.bytes_moved, "tolerance": case.tolerance,
-        "implementations": entries,
-        "target": {"description": description, "required_gbps": required,
-                   "met": None if required is None else achieved is not None
-                   and achieved >= required},
+        "bytes_moved": case.bytes_moved, "flops": case.flops, "tolerance": case.tolerance,
+        "implementations": entries, "target": target,
     }
 
 
@@ -189,15 +191,20 @@ def _run_variant(case, implementation, params, inputs, reference, *, repeats, wa
     if not error_after <= case.tolerance:
         return {**variant, "status": "FAIL", "relative_error": error_after,
                 "error": f"after timing; {error:.1e} before: a race?"}
-    return {**variant, "status": "ok", "timing": measured.as_dict(),
-            "gbps": timing.gbps(case.bytes_moved, measured.median_ms)}
+    variant.update(status="ok", timing=measured.as_dict(),
+                   gbps=timing.gbps(case.bytes_moved, measured.median_ms))
+    if case.flops:
+        variant["tflops"] = case.flops / (measured.median_ms * 1e-3) / 1e12
+    return variant
 
 
 def _describe(variant):
     """One log line's worth of a variant's outcome."""
     if variant["status"] == "ok":
+        rate = (f"{variant['tflops']:6.1f} TFLOPS" if "tflops" in variant
+                else f"{variant['gbps']:6.0f} GB/s")
         return (f"ok  error {variant['relative_error']:.1e}  "
-                f"{variant['timing']['median_ms'] * 1e3:9.1f} us  {variant['gbps']:6.0f} GB/s")
+                f"{variant['timing']['median_ms'] * 1e3:9.1f} us  {rate}")
     if variant["status"] == "FAIL":
         return (f"FAIL  error {variant['relative_error']:.1e}"
                 + (f" ({variant['error']})" if "error" in variant else ""))

@@ -46,7 +46,7 @@ from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 from ..language import matrix, memory
 from .frontend import callee
 from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile
+    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
@@ -176,13 +176,8 @@ class _PipelinedLoop:
 
         entry = blocks[self.entry]
         first = min(entry.body.index(load.statement) for load in self.loads)
-        advance = []
-        k = self._binop(advance, operator.add, self._induction_var(),
-                        self._binop(advance, operator.mul, distance, step))
-        loads = self._copied_arguments(advance, k)
-        valid = self._binop(advance, operator.lt,
-                            self._binop(advance, operator.add, count, distance), trip)
-        self._call(advance, pipeline_advance, [pipe, count, valid] + loads)
+        wait = []
+        self._call(wait, pipeline_wait, [pipe, count])
         for which, load in enumerate(self.loads):
             statements = []
             function = self._global(statements, pipeline_tile)
@@ -192,20 +187,26 @@ class _PipelinedLoop:
                 load.statement.target, load.statement.loc))
             at = entry.body.index(load.statement)
             entry.body[at:at + 1] = statements
-        entry.body[first:first] = advance
-        # at the end of each iteration (every block that jumps back to the header): count
-        # it, and after the last one wait for products still running
+        entry.body[first:first] = wait
+        # at the end of each iteration (every block that jumps back to the header): start the
+        # copies `distance` iterations ahead, count the iteration, and after the last one
+        # wait for products still running
         for label in self.loop.body:
             block = blocks[label]
             if not (isinstance(block.terminator, ir.Jump) and
                     block.terminator.target == self.loop.header):
                 continue
-            step_up = []
-            next_count = self._binop(step_up, operator.add, count, self._const(step_up, 1))
-            step_up.append(ir.Assign(next_count, count, self.loc))
-            self._call(step_up, pipeline_end,
-                       [pipe, self._binop(step_up, operator.ge, count, trip)])
-            block.body[-1:-1] = step_up
+            end = []
+            k = self._binop(end, operator.add, self._induction_var(),
+                            self._binop(end, operator.mul, distance, step))
+            loads = self._copied_arguments(end, k)
+            valid = self._binop(end, operator.lt,
+                                self._binop(end, operator.add, count, distance), trip)
+            self._call(end, pipeline_advance, [pipe, count, valid] + loads)
+            next_count = self._binop(end, operator.add, count, self._const(end, 1))
+            end.append(ir.Assign(next_count, count, self.loc))
+            self._call(end, pipeline_end, [pipe, self._binop(end, operator.ge, count, trip)])
+            block.body[-1:-1] = end
 
     def _range_bounds(self, statements):
         args = self.range_call.args

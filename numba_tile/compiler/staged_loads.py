@@ -3,10 +3,11 @@
 :mod:`.pipelining` rewrites a loop whose ``ct.load`` results only feed ``ct.mma`` into calls
 of the functions below; this module types and lowers them. Before the loop,
 :func:`pipeline_issue` starts the copies of the first ``stages - 1`` iterations' tiles; in
-iteration ``i``, :func:`pipeline_advance` waits for iteration ``i``'s copies, then starts
-those of iteration ``i + stages - 1`` into the stage that iteration ``i - 1`` used, and
-:func:`pipeline_tile` gives iteration ``i``'s tiles, which stay in shared memory
-(:class:`StagedTileType`) for ``mma`` to read with ``ldmatrix``. The copies are
+iteration ``i``, :func:`pipeline_wait` waits for iteration ``i``'s copies,
+:func:`pipeline_tile` gives its tiles, which stay in shared memory (:class:`StagedTileType`)
+for ``mma`` to read (``ldmatrix``, ``wgmma``), and once the products are started
+:func:`pipeline_advance` starts the copies of iteration ``i + stages - 1`` into the stage
+that iteration ``i - 1`` used: the tensor cores work while the copies are issued. The copies are
 ``cp.async`` of 16 bytes (zero-filled outside the array: zero padding), into the swizzled
 layout of :func:`~numba_tile.compiler.tiles.swizzled_offset`; one barrier a step makes every
 thread's copies visible and tells that the stage about to be refilled is no longer read.
@@ -65,9 +66,15 @@ def pipeline_issue(pipeline, ahead, valid, *loads):
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
+def pipeline_wait(pipeline, iteration):
+    """At the start of iteration ``iteration``: wait until its tiles have landed."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
 def pipeline_advance(pipeline, iteration, valid, *loads):
-    """In iteration ``iteration``: wait for its copies, then start those ``distance``
-    iterations ahead (``loads`` hold their indices)."""
+    """At the end of iteration ``iteration``, once its products are started: start the
+    copies ``distance`` iterations ahead (``loads`` hold their indices) into the stage the
+    previous iteration used."""
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
@@ -105,12 +112,9 @@ class PipelineType(types.Type):
 
     @property
     def distance(self):
-        """How many iterations ahead the copies run: ``stages - 1``, or ``stages - 2`` where
-        the products of an iteration still read its stage during the next one
-        (:data:`PRODUCTS_IN_FLIGHT`)."""
-        if not self.pipelined:
-            return 0
-        return self.stages - 1 - (self.pipeline_id in PRODUCTS_IN_FLIGHT)
+        """How many iterations ahead the copies run: ``stages - 1``, 0 when not
+        pipelined."""
+        return self.stages - 1 if self.pipelined else 0
 
 
 class StagedTileType(types.Type):
@@ -152,20 +156,20 @@ def _rounded(nbytes):
 # -- typing -------------------------------------------------------------------------------------
 # the pipelines typed in this compilation, by id: typing may see a call several times
 PIPELINES = {}
-# the ids of those whose products (wgmma) run on during the next iteration: typing the
+# the ids of those whose products (wgmma) run on while the next copies start: typing the
 # products finds them, before anything is lowered
 PRODUCTS_IN_FLIGHT = set()
 
 
 def keep_products_in_flight(x_type, y_type):
-    """Where both operands of an asynchronous product come from one pipeline of 3 stages or
-    more, let the product run on into the next iteration (its stage is then refilled an
-    iteration later); True if so."""
+    """Where both operands of an asynchronous product come from one pipeline, let the
+    product run on while the iteration's copies start (until the next iteration's product
+    is started): True if so."""
     if not (isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) and
             x_type.pipeline_id == y_type.pipeline_id):
         return False
     pipeline = PIPELINES.get(x_type.pipeline_id)
-    if pipeline is None or pipeline.stages < 3:
+    if pipeline is None or not pipeline.pipelined:
         return False
     PRODUCTS_IN_FLIGHT.add(pipeline.pipeline_id)
     return True
@@ -261,6 +265,14 @@ class PipelineEndTemplate(_PipelineTemplate):
         return signature(types.none, *args)
 
 
+@tile_typing.registry.register_global(pipeline_wait)
+class PipelineWaitTemplate(_PipelineTemplate):
+    key = pipeline_wait
+
+    def generic(self, args, kws):
+        return signature(types.none, *args)
+
+
 @tile_typing.registry.register_global(pipeline_advance)
 class PipelineAdvanceTemplate(_PipelineTemplate):
     key = pipeline_advance
@@ -304,14 +316,16 @@ def dynamic_shared_bytes():
     return _rounded(SCRATCH["bytes"]) + SCRATCH["rings"]
 
 
-def _asm(builder, text, constraints="", args=(), result=ir.VoidType()):
+def _asm(builder, text, constraints="", args=(), result=ir.VoidType(), side_effect=True):
     return builder.asm(ir.FunctionType(result, [a.type for a in args]), text,
-                       constraints, list(args), side_effect=True)
+                       constraints, list(args), side_effect=side_effect)
 
 
 def _stage_pointer(builder, pipeline, iteration, which):
     """The shared-memory address of load ``which`` in the stage of ``iteration``."""
-    size = _asm(builder, "mov.u32 $0, %dynamic_smem_size;", "=r", result=I32)
+    # the same in every thread and all along: no side effect, so it is read once
+    size = _asm(builder, "mov.u32 $0, %dynamic_smem_size;", "=r", result=I32,
+                side_effect=False)
     ring = builder.gep(shared_base(builder), [builder.sub(size, I32(pipeline.ring_end))])
     iteration = builder.trunc(iteration, I32) if iteration.type.width > 32 else iteration
     stage = builder.urem(iteration, I32(pipeline.stages))
@@ -336,6 +350,17 @@ def _issue(context, builder, pipeline, iteration, valid, load_types, load_values
         per_copy = COPY_BYTES // dtype.itemsize
         copies_per_row = columns // per_copy
         total = rows * copies_per_row
+        row_bytes = columns * dtype.itemsize
+        rows_per_round = threads // copies_per_row if threads % copies_per_row == 0 else 0
+        # rounds of copies a whole number of swizzle atoms apart: the same place in the
+        # pattern, so each round only adds constants to the first round's addresses
+        steady = rows_per_round and (rows_per_round * min(row_bytes, 128)) % 1024 == 0 \
+            and total % threads == 0
+        if steady:
+            _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy,
+                         (rows, columns), dtype.itemsize, valid, rows_per_round,
+                         total // threads)
+            continue
         for first in range(0, total, threads):
             copy = builder.add(tid, I32(first))
             if total - first < threads:  # the last round: some threads have none
@@ -356,13 +381,53 @@ def _copy(builder, view, origin, stage, copy, copies_per_row, per_copy, shape, i
     column = builder.mul(builder.urem(copy, I32(copies_per_row)), I32(per_copy))
     pointer, inside = view.element(builder, origin[:-2] + [builder.add(origin[-2], row),
                                                            builder.add(origin[-1], column)])
-    inside = builder.and_(inside, valid)
-    source = builder.select(inside, pointer, view.data)
-    size = builder.select(inside, I32(COPY_BYTES), I32(0))
     offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
-    target = builder.ptrtoint(builder.gep(stage, [offset]), I32)
+    _cp_async(builder, builder.gep(stage, [offset]), pointer, builder.and_(inside, valid),
+              view.data)
+
+
+def _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy, shape,
+                 itemsize, valid, rows_per_round, rounds):
+    """A thread's copies of a tile, one a round, ``rows_per_round`` rows apart: the first
+    round's addresses plus constants (and the row's bounds check) for the others."""
+    row = builder.udiv(tid, I32(copies_per_row))
+    column = builder.mul(builder.urem(tid, I32(copies_per_row)), I32(per_copy))
+    first_row = builder.add(origin[-2], row)
+    pointer, inside = view.element(builder, origin[:-2] + [first_row,
+                                                           builder.add(origin[-1], column)])
+    # every axis but the rows: in bounds for all rounds
+    others = origin[:-2] + [I32(0), builder.add(origin[-1], column)]
+    _, others_inside = view.element(builder, others)
+    others_inside = builder.and_(others_inside, valid)
+    row_length = view.shape[-2]
+    row_length = builder.trunc(row_length, I32) if row_length.type.width > 32 else row_length
+    stride = view.strides[-2]
+    step = builder.mul(builder.sext(stride, I64), I64(rows_per_round))
+    offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
+    target = builder.gep(stage, [offset])
+    rows, columns = shape
+    target_step = rows_per_round * (128 if columns * itemsize % 128 == 0 else
+                                    columns * itemsize)
+    for round_ in range(rounds):
+        if round_:
+            pointer = builder.gep(pointer, [step])
+            target = builder.gep(target, [I32(target_step)])
+            first_row = builder.add(first_row, I32(rows_per_round))
+            inside = builder.and_(others_inside,
+                                  builder.icmp_unsigned("<", first_row, row_length))
+        else:
+            inside = builder.and_(inside, valid)
+        _cp_async(builder, target, pointer, inside, view.data)
+
+
+def _cp_async(builder, target, source, inside, fallback):
+    """``cp.async`` of 16 bytes from ``source`` to ``target`` (shared), or 16 zeros where
+    not ``inside`` (reading nothing, from ``fallback``, a valid address)."""
+    source = builder.select(inside, source, fallback)
+    size = builder.select(inside, I32(COPY_BYTES), I32(0))
     _asm(builder, f"cp.async.cg.shared.global [$0], [$1], {COPY_BYTES}, $2;",
-         "r,l,r,~{memory}", [target, builder.ptrtoint(source, I64), size])
+         "r,l,r,~{memory}", [builder.ptrtoint(target, I32), builder.ptrtoint(source, I64),
+                             size])
 
 
 def _loads(sig, args, start):
@@ -394,19 +459,30 @@ def lower_pipeline_issue(context, builder, sig, args):
     return context.get_dummy_value()
 
 
+@lower(pipeline_wait, types.Any, types.Any)
+def lower_pipeline_wait(context, builder, sig, args):
+    pipeline = sig.args[0]
+    if pipeline.pipelined:
+        # distance + iteration groups were started: this iteration's is done once at most
+        # distance - 1 younger ones are pending
+        _asm(builder, f"cp.async.wait_group {pipeline.distance - 1};", "~{memory}")
+        if TARGET["cc"] >= (9, 0):  # wgmma reads shared memory through the async proxy
+            fence_async_proxy(builder)
+        # every thread's copies visible; every read of the previous iteration's stage over
+        barrier(builder)
+    return context.get_dummy_value()
+
+
 @lower(pipeline_advance, types.VarArg(types.Any))
 def lower_pipeline_advance(context, builder, sig, args):
     pipeline = sig.args[0]
     if not pipeline.pipelined:
         return context.get_dummy_value()
     iteration = context.cast(builder, args[1], sig.args[1], types.int32)
-    # distance + iteration groups were started: this iteration's is done once at most
-    # distance - 1 younger ones are pending
-    _asm(builder, f"cp.async.wait_group {pipeline.distance - 1};", "~{memory}")
-    if TARGET["cc"] >= (9, 0):  # wgmma reads shared memory through the async proxy
-        fence_async_proxy(builder)
-    # every thread's copies visible; every read of the stage refilled next is over
-    barrier(builder)
+    if pipeline.pipeline_id in PRODUCTS_IN_FLIGHT:
+        # each warpgroup has waited for its product of the previous iteration (all but the
+        # latest): once all have, that stage is free
+        barrier(builder)
     ahead = builder.add(iteration, I32(pipeline.distance))
     load_types, load_values = _loads(sig, args, 3)
     _issue(context, builder, pipeline, ahead, _as_bool(context, builder, sig.args[2], args[2]),

@@ -11,13 +11,22 @@ The operands go through shared memory, with 16-byte chunks swizzled (see
 conflicts (operands that a pipelined load left there, :mod:`.staged_loads`, are read in place): ``ldmatrix.x4`` reads a 16 x 16 step of A, ``ldmatrix.x2.trans`` one of B, and one
 ``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general path.
 
+On sm_90, :mod:`.warpgroup_mma` runs the products it can (``wgmma``) instead. The plan
+depends on the GPU being compiled for (set by the compiler):
+
 >>> import numba_tile as ct
 >>> from numba_tile.compiler.types import TileType
 >>> from numba_tile.compiler.tensor_cores import plan
+>>> from numba_tile.compiler.tiles import TARGET
 >>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
->>> p = plan(x, y, TileType(ct.float32, (64, 64), 4))
+>>> acc = TileType(ct.float32, (64, 64), 4)
+>>> TARGET["cc"] = (8, 0)
+>>> p = plan(x, y, acc)
 >>> p.warps_m, p.warps_n, p.instruction
 (2, 2, 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32')
+>>> TARGET["cc"] = (9, 0)
+>>> plan(x, y, acc).instruction
+'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16'
 """
 
 from collections import namedtuple

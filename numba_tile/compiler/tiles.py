@@ -254,30 +254,38 @@ def relayout(context, builder, src_type, value, dst_type, source_of):
 def swizzled_offset(builder, row, column, shape, itemsize):
     """The element offset of ``(row, column)`` of a 2-d tile of ``shape`` stored swizzled, so
     that eight rows read at one column (``ldmatrix``, 16 bytes a row) hit eight different
-    16-byte bank groups:
+    16-byte bank groups. These are the swizzles of the tensor memory accelerator and
+    ``wgmma``:
 
     * rows of a multiple of 128 bytes are cut into columns of 128 bytes stored one after
       the other (each ``rows x 128`` bytes); in them row ``r``'s eight 16-byte chunks are
-      permuted by XOR with ``r % 8`` (the 128-byte swizzle of the tensor memory accelerator
-      and ``wgmma``);
-    * shorter rows are stored row-major and each 128-byte line's chunks are permuted by XOR
-      with the line number modulo 8.
+      permuted by XOR with ``r % 8`` (the 128-byte swizzle);
+    * rows of 64 or 32 bytes are stored one after the other, their 4 or 2 chunks permuted
+      by XOR with the number of the 128-byte line they are in (the 64- and 32-byte
+      swizzles); rows of 16 bytes are not swizzled.
 
     A 16-byte chunk stays whole either way, so vector copies of 16 bytes keep working.
     """
     rows, columns = shape
+    row_bytes = columns * itemsize
     per_chunk = 16 // itemsize
-    per_line = 128 // itemsize
-    if columns * itemsize % 128 == 0:
+    chunk_shift = per_chunk.bit_length() - 1
+    if row_bytes % 128 == 0:
+        per_line = 128 // itemsize
         block = builder.udiv(column, I32(per_line))
         within = builder.urem(column, I32(per_line))
-        chunk_bits = builder.shl(builder.and_(row, I32(7)), I32(per_chunk.bit_length() - 1))
+        chunk_bits = builder.shl(builder.and_(row, I32(7)), I32(chunk_shift))
         return builder.add(builder.add(builder.mul(block, I32(rows * per_line)),
                                        builder.mul(row, I32(per_line))),
                            builder.xor(within, chunk_bits))
     index = builder.add(builder.mul(row, I32(columns)), column)
-    line = builder.and_(builder.udiv(index, I32(per_line)), I32(7))
-    return builder.xor(index, builder.mul(line, I32(per_chunk)))
+    chunks = row_bytes // 16  # in a row: 4, 2 or 1
+    if chunks <= 1:
+        return index
+    rows_per_line = 128 // row_bytes
+    line = builder.udiv(row, I32(rows_per_line))
+    return builder.xor(index, builder.shl(builder.and_(line, I32(chunks - 1)),
+                                          I32(chunk_shift)))
 
 
 def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
