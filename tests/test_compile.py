@@ -416,3 +416,16 @@ def test_negated_module_constant_compiles():
         ct.store(x, (0,), ct.full((16,), -math.inf, ct.float32))
     compiled = ct.compile(fill, (np.zeros(16, np.float32),))
     assert "0fFF800000" in compiled.ptx  # -inf, stored
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_tf32_products_run_on_tensor_cores(arch):
+    """tfloat32 operands: mma.sync m16n8k8 (A by ldmatrix, B element by element)."""
+    from numba_tile.bench.kernels import matmul_launch
+    a = np.zeros((512, 512), np.float32)
+    kernel, grid, args = matmul_launch(a, a, a, tile_m=64, tile_n=64, tile_k=32, tf32=True)
+    compiled = ct.compile(kernel, args, arch=arch)
+    assert compiled.ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 16
+    assert "fma.rn.f64" not in compiled.ptx  # not the general path
+    if compiled.cubin is not None:
+        assert compiled.spill_bytes == 0

@@ -187,6 +187,26 @@ def test_k_loop_over_any_range(run_kernel, rng, start, stop, step, offset, num_s
     check(c, expected, 1e-5)
 
 
+@pytest.mark.parametrize("mnk,tiles,num_warps", [
+    ((128, 96, 64), (64, 32, 32), 4), ((256, 256, 96), (128, 128, 16), 4),
+    ((100, 72, 40), (64, 64, 32), 8)], ids=str)
+def test_tf32_matmul_k_loop(run_kernel, rng, mnk, tiles, num_warps):
+    """float32 operands rounded to tfloat32 (tensor cores: mma.sync m16n8k8), float32
+    accumulation: the error is tfloat32's rounding of the operands."""
+    from numba_tile.bench.kernels import matmul_launch
+    (m, n, k), (tm, tn, tk) = mnk, tiles
+    a = random_matrix(rng, (m, k), ct.float32)
+    b = random_matrix(rng, (k, n), ct.float32)
+    c = poisoned((m, n), np.float32)
+    kernel, grid, args = matmul_launch(a, b, c, tile_m=tm, tile_n=tn, tile_k=tk,
+                                       num_warps=num_warps, tf32=True)
+    run_kernel(kernel, grid, args)
+    exact = np.matmul(wide(a), wide(b))
+    check(c, exact, 2e-3)
+    # the operands were rounded (float32 arithmetic would land near 1e-7)
+    assert relative_error(c, exact) > 1e-5
+
+
 @ct.kernel
 def batched_matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
                           TK: ct.Constant[int]):

@@ -1,8 +1,10 @@
-"""``ct.mma`` on tensor cores: ``mma.sync.aligned.m16n8k16`` for float16 and bfloat16.
+"""``ct.mma`` on tensor cores: ``mma.sync.aligned.m16n8k16`` for float16 and bfloat16,
+``m16n8k8`` for tfloat32.
 
-A product qualifies when it is 2-d, its inputs are float16 (float32 or float16 accumulator) or
-bfloat16 (float32 accumulator), and its shape splits into 16 x 8 x 16 steps. Its result then
-lives in the accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumulator`): the
+A product qualifies when it is one matrix (2-d, or 3-d with a batch of one), its inputs are
+float16 (float32 or float16 accumulator), bfloat16 or tfloat32 (float32 accumulator), and its
+shape splits into 16 x 8 x 16 steps (16 x 8 x 8 for tfloat32). Its result then lives in the
+accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumulator`): the
 block's warps split M and N, and each warp holds the 16 x 8 fragments of its part, four
 registers each. A loop-carried accumulator takes that layout once, before the loop.
 
@@ -50,7 +52,13 @@ _KINDS = {
     (d.float16, d.float32): "f32.f16.f16.f32",
     (d.float16, d.float16): "f16.f16.f16.f16",
     (d.bfloat16, d.float32): "f32.bf16.bf16.f32",
+    (d.tfloat32, d.float32): "f32.tf32.tf32.f32",
 }
+
+
+def _depth(dtype):
+    """The k of one ``mma.sync`` step: 16 for 2-byte inputs, 8 for tfloat32."""
+    return 32 // dtype.itemsize
 
 
 def plan(x_type, y_type, acc_type):
@@ -64,7 +72,7 @@ def plan(x_type, y_type, acc_type):
         warps = acc_type.num_warps
         return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), rank),
                     warpgroup_mma.instruction(x_type, y_type, acc_type))
-    if m % 16 or n % 8 or k % 16:
+    if m % 16 or n % 8 or k % _depth(x_type.dtype):
         return None
     warps = acc_type.num_warps
     best = None
@@ -84,7 +92,8 @@ def plan(x_type, y_type, acc_type):
         return None
     _, warps_m, warps_n = best
     layout = _lifted(_with_idle_warps(mma_accumulator((m, n), warps_m, warps_n), warps), rank)
-    return Plan(warps_m, warps_n, layout, f"mma.sync.aligned.m16n8k16.row.col.{kind}")
+    return Plan(warps_m, warps_n, layout,
+                f"mma.sync.aligned.m16n8k{_depth(x_type.dtype)}.row.col.{kind}")
 
 
 def is_one_matrix(x_type, y_type):
@@ -136,7 +145,8 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     matrix_index = builder.lshr(lane, I32(3))
     a_row = builder.add(builder.add(builder.mul(warp_m, I32(16)), row_in),
                         builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
-    a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(8))
+    # matrices 2 and 3 of A start 16 bytes to the right (8 halves or 4 tfloat32)
+    a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(16 // x_type.dtype.itemsize))
     b_row = builder.add(row_in, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
     b_col = builder.mul(warp_n, I32(8))
     layout = result.layout
@@ -156,11 +166,23 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
         return _ldmatrix(builder, "x4", pointer)
 
     def b_fragment(col0, step):
+        if wide:  # tfloat32: b0, b1 are (k, n) = (t, g) and (t + 4, g) of the step
+            group, quad = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
+            column = builder.add(builder.add(b_col, I32(col0)), group)
+            words = []
+            for extra in (0, 4):
+                row = builder.add(quad, I32(step + extra))
+                pointer = builder.inttoptr(address(b_pointer, row, column, y_type),
+                                           I32.as_pointer(3))
+                words.append(builder.load(pointer))
+            return words
         pointer = address(b_pointer, builder.add(b_row, I32(step)),
                           builder.add(b_col, I32(col0)), y_type)
         return _ldmatrix(builder, "x2.trans", pointer)
 
-    for step in range(0, k, 16):
+    # ldmatrix.trans moves 2-byte elements: B of 4-byte ones is read element by element
+    wide = x_type.dtype.itemsize == 4
+    for step in range(0, k, _depth(x_type.dtype)):
         a_cache, b_cache = {}, {}
         for f, (row0, col0) in enumerate(fragments):
             if row0 not in a_cache:
