@@ -81,11 +81,25 @@ def row_sum(x, out, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
     ct.store(out, index=(ct.bid(0),), tile=total.astype(out.dtype))
 
 
+@ct.function
+def _grouped_tile(num_m, num_n, GROUP):
+    """Tile ``(bm, bn)`` of block ``ct.bid(0)`` in a grouped order: ``GROUP`` rows of tiles
+    at a time, column by column, so that the blocks running together share rows of A and
+    columns of B in the L2 cache."""
+    pid = ct.bid(0)
+    in_group = GROUP * num_n
+    first_m = (pid // in_group) * GROUP
+    rows = min(num_m - first_m, GROUP)
+    return first_m + (pid % in_group) % rows, (pid % in_group) // rows
+
+
 @ct.kernel
-def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
-    """``C = A @ B`` (2-d), one ``TM x TN`` tile of ``C`` per block, float32 accumulation:
-    the k-loop of cuda.tile's matmul sample."""
-    bm, bn = ct.bid(0), ct.bid(1)
+def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+           GROUP: ct.Constant[int]):
+    """``C = A @ B`` (2-d), one ``TM x TN`` tile of ``C`` per block (blocks in a grouped
+    order, see :func:`_grouped_tile`), float32 accumulation: the k-loop of cuda.tile's
+    matmul sample."""
+    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
@@ -95,10 +109,11 @@ def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[
 
 
 @ct.kernel
-def matmul_tf32(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+def matmul_tf32(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                GROUP: ct.Constant[int]):
     """:func:`matmul` of float32 matrices with the operands rounded to tfloat32 for the
     tensor cores."""
-    bm, bn = ct.bid(0), ct.bid(1)
+    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
@@ -153,8 +168,9 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
 
 
 def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
-                  num_stages=None, tf32=False):
-    """``(kernel, grid, args)`` computing ``c = a @ b`` in ``tile_m x tile_n`` tiles.
+                  num_stages=None, tf32=False, group=8):
+    """``(kernel, grid, args)`` computing ``c = a @ b`` in ``tile_m x tile_n`` tiles, the
+    blocks in groups of ``group`` rows of tiles.
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import matmul_launch
@@ -167,9 +183,9 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
     array([[ 3.,  3.],
            [12., 12.]], dtype=float16)
     """
-    grid = (ct.cdiv(a.shape[0], tile_m), ct.cdiv(b.shape[1], tile_n))
+    grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(b.shape[1], tile_n),)
     return (_with_warps(matmul_tf32 if tf32 else matmul, num_warps, num_stages=num_stages),
-            grid, (a, b, c, tile_m, tile_n, tile_k))
+            grid, (a, b, c, tile_m, tile_n, tile_k, group))
 
 
 def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,

@@ -155,9 +155,10 @@ def torch_attention(q, k, v, *, causal=False):
 
 
 def triton_matmul(a, b, c, *, block_m=128, block_n=128, block_k=64, num_warps=4,
-                  num_stages=3):
+                  num_stages=3, group=8):
     """``c = a @ b`` with Triton (2-d, or 3-d batched), one ``block_m x block_n`` tile of
-    ``c`` per program, float32 accumulation (float32 operands: products in tfloat32, as
+    ``c`` per program, programs in groups of ``group`` rows of tiles as the numba_tile
+    kernel's blocks, float32 accumulation (float32 operands: products in tfloat32, as
     ``tl.dot`` does by default).
 
     >>> a = torch.ones(2, 3, device="cuda", dtype=torch.float16)  # doctest: +SKIP
@@ -170,10 +171,11 @@ def triton_matmul(a, b, c, *, block_m=128, block_n=128, block_k=64, num_warps=4,
     a3, b3, c3 = (x if batched else x.unsqueeze(0) for x in (a, b, c))
     batch, m, k = a3.shape
     n = b3.shape[2]
-    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n), batch)
+    grid = (triton.cdiv(m, block_m) * triton.cdiv(n, block_n), batch)
     _matmul_kernel[grid](a3, b3, c3, m, n, k, *a3.stride(), *b3.stride(), *c3.stride(),
                          BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k,
-                         num_warps=num_warps, num_stages=num_stages)
+                         GROUP=group if not batched else 1, num_warps=num_warps,
+                         num_stages=num_stages)
 
 
 def triton_attention(q, k, v, out, *, causal=False, block_m=128, block_n=64, num_warps=4,
@@ -200,11 +202,16 @@ if triton is not None:
     @triton.jit
     def _matmul_kernel(a_ptr, b_ptr, c_ptr, m, n, k, a_batch, a_row, a_col, b_batch, b_row,
                        b_col, c_batch, c_row, c_col, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-        rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-        cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m, num_n = tl.cdiv(m, BLOCK_M), tl.cdiv(n, BLOCK_N)
+        in_group = GROUP * num_n
+        first_m = (pid // in_group) * GROUP
+        group_rows = min(num_m - first_m, GROUP)
+        rows = (first_m + (pid % in_group) % group_rows) * BLOCK_M + tl.arange(0, BLOCK_M)
+        cols = ((pid % in_group) // group_rows) * BLOCK_N + tl.arange(0, BLOCK_N)
         depth = tl.arange(0, BLOCK_K)
-        batch = tl.program_id(2)
+        batch = tl.program_id(1)
         a_ptr += batch * a_batch
         b_ptr += batch * b_batch
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
