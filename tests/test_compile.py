@@ -429,3 +429,26 @@ def test_tf32_products_run_on_tensor_cores(arch):
     assert "fma.rn.f64" not in compiled.ptx  # not the general path
     if compiled.cubin is not None:
         assert compiled.spill_bytes == 0
+
+
+@ct.kernel
+def masked_k_loop(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                  SCALE: ct.Constant[bool]):
+    """The loads come after a branch on a constant, in a block every iteration still runs."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    last = ct.num_tiles(A, axis=1, shape=(TM, TK)) if SCALE else 1
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(last):
+        if SCALE:
+            acc = acc * 1.0
+        a = ct.load(A, (bm, k), (TM, TK))
+        b = ct.load(B, (k, bn), (TK, TN))
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc)
+
+
+def test_loads_after_a_branch_in_the_loop_are_pipelined():
+    a = np.zeros((256, 256), np.float16)
+    compiled = ct.compile(masked_k_loop, (a, a, np.zeros((256, 256), np.float32), 64, 64, 32,
+                                          True), arch="sm_80")
+    assert "cp.async.cg.shared.global" in compiled.ptx

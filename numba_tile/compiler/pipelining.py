@@ -9,7 +9,7 @@ In the k-loop of a matrix product::
 
 the loads of iteration ``k`` are independent of the products before it, so they can be
 started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
-This pass finds such loads (in the block every iteration runs; their results used only as
+This pass finds such loads (in the blocks every iteration runs; their results used only as
 operands of ``mma`` in the loop; their arguments computed from the loop variable and values
 fixed during the loop by plain arithmetic) and rewrites the loop into calls of
 :mod:`.staged_loads`::
@@ -71,7 +71,7 @@ class PipelineMmaLoads(FunctionPass):
         rewritten = 0
         cfg = compute_cfg_from_blocks(func_ir.blocks)
         for loop in cfg.loops().values():
-            found = _PipelinedLoop.find(func_ir, loop, pipeline_id=rewritten)
+            found = _PipelinedLoop.find(func_ir, cfg, loop, pipeline_id=rewritten)
             if found is None:
                 continue
             found.rewrite()
@@ -96,21 +96,27 @@ class _Load:
 
 class _PipelinedLoop:
     def __init__(self, func_ir, loop, pipeline_id, preheader, entry, range_call, range_var,
-                 induction, loads, clones):
+                 induction, loads, clones, iteration_block):
         self.func_ir, self.loop, self.pipeline_id = func_ir, loop, pipeline_id
         self.preheader, self.entry = preheader, entry
         self.range_call, self.range_var = range_call, range_var
         self.induction, self.loads, self.clones = induction, loads, clones
+        self.iteration_block = iteration_block  # where the iterator gives the next value
         self.scope = func_ir.blocks[entry].scope
         self.loc = loads[0].statement.loc
 
     # -- analysis ---------------------------------------------------------------------------
     @classmethod
-    def find(cls, func_ir, loop, pipeline_id):
+    def find(cls, func_ir, cfg, loop, pipeline_id):
         """The loop's pipelined loads, or None where it has none (or is not a plain
         ``for`` over a ``range`` with one way in and out)."""
         blocks = func_ir.blocks
         header = blocks[loop.header]
+        if not list(header.find_exprs("iternext")) and isinstance(header.terminator, ir.Jump) \
+                and len(header.body) == 1 and header.terminator.target in loop.body:
+            # the back edges may go to a block that only jumps to the iterator's block (seen
+            # after a conditional expression before the loop)
+            header = blocks[header.terminator.target]
         iternexts = list(header.find_exprs("iternext"))
         if len(iternexts) != 1 or len(loop.entries) != 1 or len(loop.exits) != 1:
             return None
@@ -132,23 +138,36 @@ class _PipelinedLoop:
         if induction is None:
             return None
         loop_blocks = [blocks[label] for label in loop.body]
+        # the blocks every iteration runs (they dominate each block that jumps back), in
+        # the order they run
+        latches = [label for label in loop.body
+                   if isinstance(blocks[label].terminator, ir.Jump) and
+                   blocks[label].terminator.target == loop.header]
+        dominators = cfg.dominators()
+        topo = {label: i for i, label in enumerate(cfg.topo_order())}
+        every_iteration = sorted(
+            (label for label in loop.body if blocks[label] is not header and
+             label != loop.header and all(label in dominators[b] for b in latches)),
+            key=topo.get)
+        earlier = []  # the statements of those blocks, in order, up to the current one
         loads, clones = [], []
-        for position, statement in enumerate(blocks[entry].body):
-            arguments = _load_arguments(func_ir, statement)
-            if arguments is None or not _feeds_mma_only(func_ir, statement.target, loop_blocks):
-                continue
-            needed = _argument_slice(func_ir, blocks[entry], position, loop_blocks,
-                                     arguments, induction)
-            if needed is None:
-                continue
-            loads.append(_Load(statement, arguments))
-            clones.extend(s for s in needed if s not in clones)
+        for label in every_iteration:
+            for statement in blocks[label].body:
+                arguments = _load_arguments(func_ir, statement)
+                if arguments is not None and _feeds_mma_only(func_ir, statement.target,
+                                                             loop_blocks):
+                    needed = _argument_slice(func_ir, earlier, loop_blocks, arguments,
+                                             induction)
+                    if needed is not None:
+                        loads.append(_Load(statement, arguments))
+                        clones.extend(s for s in needed if s not in clones)
+                earlier.append(statement)
         if not loads:
             return None
-        order = {id(s): i for i, s in enumerate(blocks[entry].body)}
+        order = {id(s): i for i, s in enumerate(earlier)}
         clones.sort(key=lambda s: order[id(s)])
         return cls(func_ir, loop, pipeline_id, preheader, entry, range_call, getiter.value,
-                   induction, loads, clones)
+                   induction, loads, clones, header)
 
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self):
@@ -175,7 +194,6 @@ class _PipelinedLoop:
         preheader.body[-1:-1] = before
 
         entry = blocks[self.entry]
-        first = min(entry.body.index(load.statement) for load in self.loads)
         wait = []
         self._call(wait, pipeline_wait, [pipe, count])
         for which, load in enumerate(self.loads):
@@ -185,9 +203,10 @@ class _PipelinedLoop:
                 function, [pipe, self._const(statements, which), count] +
                 self._arguments_of(statements, load.arguments), (), load.statement.loc),
                 load.statement.target, load.statement.loc))
-            at = entry.body.index(load.statement)
-            entry.body[at:at + 1] = statements
-        entry.body[first:first] = wait
+            block = next(b for b in blocks.values() if load.statement in b.body)
+            at = block.body.index(load.statement)
+            block.body[at:at + 1] = statements
+        entry.body[0:0] = wait
         # at the end of each iteration (every block that jumps back to the header): start the
         # copies `distance` iterations ahead, count the iteration, and after the last one
         # wait for products still running
@@ -217,8 +236,7 @@ class _PipelinedLoop:
         return start, step
 
     def _induction_var(self):
-        header = self.func_ir.blocks[self.loop.header]
-        for statement in header.body:
+        for statement in self.iteration_block.body:
             if isinstance(statement, ir.Assign) and statement.target.name in self.induction \
                     and isinstance(statement.value, ir.Expr) and \
                     statement.value.op == "pair_first":
@@ -337,16 +355,16 @@ def _feeds_mma_only(func_ir, target, loop_blocks):
     return uses > 0
 
 
-def _argument_slice(func_ir, entry, position, loop_blocks, arguments, induction):
-    """The statements of the loop's entry block (before the load) that compute its
-    arguments, where all of them are plain arithmetic of the loop variable and of values
-    fixed during the loop; None otherwise."""
+def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
+    """The statements among ``earlier`` (those every iteration runs before the load) that
+    compute its arguments, where all of them are plain arithmetic of the loop variable and
+    of values fixed during the loop; None otherwise."""
     assigned_in_loop = {}
     for block in loop_blocks:
         for statement in block.body:
             if isinstance(statement, ir.Assign):
                 assigned_in_loop.setdefault(statement.target.name, []).append(statement)
-    before = {s.target.name: s for s in entry.body[:position] if isinstance(s, ir.Assign)}
+    before = {s.target.name: s for s in earlier if isinstance(s, ir.Assign)}
     needed, pending = [], [v for v in arguments if v is not None]
     seen = set()
     while pending:
