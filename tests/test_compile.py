@@ -452,3 +452,51 @@ def test_loads_after_a_branch_in_the_loop_are_pipelined():
     compiled = ct.compile(masked_k_loop, (a, a, np.zeros((256, 256), np.float32), 64, 64, 32,
                                           True), arch="sm_80")
     assert "cp.async.cg.shared.global" in compiled.ptx
+
+
+@pytest.mark.parametrize("kind", ["carried", "reassigned", "looked_up", "some_iterations"])
+def test_k_loops_whose_indices_the_loop_variable_does_not_give_are_not_pipelined(kind):
+    """Carried, reassigned or looked-up tile indices, and a product in a branch: copying
+    ahead would stage the wrong tiles (or leave a product reading a stage being refilled)."""
+    from test_matrix import UNPIPELINED_K_LOOPS
+    a = np.zeros((64, 64), np.float16)
+    compiled = ct.compile(UNPIPELINED_K_LOOPS[kind][0],
+                          (a, a, np.zeros((64, 64), np.float32), 32, 32, 16), arch="sm_90")
+    assert "cp.async" not in compiled.ptx
+
+
+@ct.kernel
+def nested_k_loop(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    bn = ct.bid(1)
+    for bm in range(ct.num_tiles(A, axis=0, shape=(TM, TK))):
+        acc = ct.full((TM, TN), 0, ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+            acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+        ct.store(C, (bm, bn), acc)
+
+
+def test_nested_k_loops_are_not_pipelined():
+    """The inner loop's stages would be refilled by the next outer iteration while its last
+    products may still read them."""
+    a = np.zeros((128, 128), np.float16)
+    compiled = ct.compile(nested_k_loop, (a, a, np.zeros((128, 128), np.float32), 64, 64, 32),
+                          arch="sm_90")
+    assert "cp.async" not in compiled.ptx
+
+
+def test_one_stage_reserves_no_ring():
+    with_ring = _float16_matmul("sm_90", num_stages=2)
+    without = _float16_matmul("sm_90", num_stages=1)
+    assert without.dynamic_shared_bytes < with_ring.dynamic_shared_bytes
+    assert without.dynamic_shared_bytes <= 32 * 1024  # the operands' scratch only
+
+
+def test_each_architecture_gets_its_own_lowering():
+    """sm_90 and sm_100 share a shared-memory size; wgmma is sm_90's alone."""
+    first = _float16_matmul("sm_90", tiles=(128, 128, 64))
+    assert "wgmma.mma_async" in first.ptx
+    try:
+        second = _float16_matmul("sm_100", tiles=(128, 128, 64))
+    except Exception as error:  # an NVVM without sm_100
+        pytest.skip(f"no sm_100 here: {type(error).__name__}")
+    assert "wgmma" not in second.ptx and "mma.sync" in second.ptx

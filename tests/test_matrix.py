@@ -383,3 +383,75 @@ def test_mma_with_a_loaded_128x128_accumulator(run_kernel, rng):
     c = random_matrix(rng, (128, 128), ct.float32)
     actual = run_mma(run_kernel, a, b, c, ct.float16, ct.float16)
     check(actual, np.matmul(wide(a), wide(b)) + wide(c), 1e-5)
+
+
+# -- k-loops the pipelining must leave alone (or follow exactly) ------------------------------
+@ct.kernel
+def carried_index_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                         TK: ct.Constant[int]):
+    """The tile index is carried from the previous iteration."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    j = -1
+    for k in range(4):
+        j = j + 1
+        acc = ct.mma(ct.load(A, (bm, j), (TM, TK)), ct.load(B, (j, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@ct.kernel
+def reassigned_index_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                            TK: ct.Constant[int]):
+    """The loop variable is assigned again in the loop."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(4):
+        k = 3 - k
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@ct.kernel
+def looked_up_index_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                           TK: ct.Constant[int]):
+    """The tile index is looked up in a tuple by the loop variable."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    order = (2, 0, 3, 1)
+    for k in range(4):
+        j = order[k]
+        acc = ct.mma(ct.load(A, (bm, j), (TM, TK)), ct.load(B, (j, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@ct.kernel
+def some_iterations_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                           TK: ct.Constant[int]):
+    """A product that only the even iterations run."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(4):
+        a = ct.load(A, (bm, k), (TM, TK))
+        b = ct.load(B, (k, bn), (TK, TN))
+        if k % 2 == 0:
+            acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc)
+
+
+UNPIPELINED_K_LOOPS = {"carried": (carried_index_kernel, [0, 1, 2, 3]),
+                      "reassigned": (reassigned_index_kernel, [3, 2, 1, 0]),
+                      "looked_up": (looked_up_index_kernel, [2, 0, 3, 1]),
+                      "some_iterations": (some_iterations_kernel, [0, 2])}
+
+
+@pytest.mark.parametrize("kind", list(UNPIPELINED_K_LOOPS))
+def test_k_loops_with_other_indices_stay_exact(run_kernel, rng, kind):
+    (m, n, k), (tm, tn, tk) = (64, 64, 64), (32, 32, 16)
+    a = random_matrix(rng, (m, k), ct.float16)
+    b = random_matrix(rng, (k, n), ct.float16)
+    c = poisoned((m, n), np.float32)
+    kernel, tiles = UNPIPELINED_K_LOOPS[kind]
+    run_kernel(kernel, (m // tm, n // tn), (a, b, c, tm, tn, tk))
+    expected = sum(np.matmul(wide(a[:, t * tk:(t + 1) * tk]), wide(b[t * tk:(t + 1) * tk]))
+                   for t in tiles)
+    check(c, expected, 1e-5)

@@ -110,11 +110,9 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
     blocks an SM should hold at once: the compiler then limits registers to fit them;
     ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size)."""
     cc = parse_arch(arch)
-    from .tiles import SHARED_LIMITS
-    # the IR is the same for every architecture, except where an op's shared memory fits
-    # one GPU and not another
-    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, SHARED_LIMITS.get(cc),
-           cc >= (8, 0))
+    # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
+    # shared memory sizes)
+    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, cc)
     lowered = _LOWERED.get(key)
     if lowered is None:
         lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages)

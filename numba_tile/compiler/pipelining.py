@@ -9,8 +9,9 @@ In the k-loop of a matrix product::
 
 the loads of iteration ``k`` are independent of the products before it, so they can be
 started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
-This pass finds such loads (in the blocks every iteration runs; their results used only as
-operands of ``mma`` in the loop; their arguments computed from the loop variable and values
+This pass finds such loads (in the blocks every iteration runs, in a loop that has no loop
+inside and is inside none; their results used only as operands of ``mma`` calls that every
+iteration runs; their arguments computed from the loop variable and values
 fixed during the loop by plain arithmetic) and rewrites the loop into calls of
 :mod:`.staged_loads`::
 
@@ -51,8 +52,10 @@ from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
                builtins.max, builtins.abs, builtins.int, builtins.len)
+# (not ``getitem``: with an index computed from the loop variable, the copies for
+# iterations past the end would index past the end of the sequence)
 _PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
-                     "static_getitem", "getitem", "cast")
+                     "static_getitem", "cast")
 _LOAD_PARAMETERS = ("array", "index", "shape")
 _IGNORED_HINTS = ("latency", "allow_tma")
 
@@ -70,7 +73,14 @@ class PipelineMmaLoads(FunctionPass):
         func_ir = state.func_ir
         rewritten = 0
         cfg = compute_cfg_from_blocks(func_ir.blocks)
-        for loop in cfg.loops().values():
+        loops = list(cfg.loops().values())
+        for loop in loops:
+            # a loop inside another would refill its stages on each run of the outer one
+            # while the last products of the previous run may still read them; a loop with
+            # loops inside may run its products a varying number of times
+            if any(other is not loop and (loop.header in other.body or
+                                          other.header in loop.body) for other in loops):
+                continue
             found = _PipelinedLoop.find(func_ir, cfg, loop, pipeline_id=rewritten)
             if found is None:
                 continue
@@ -143,6 +153,20 @@ class _PipelinedLoop:
         latches = [label for label in loop.body
                    if isinstance(blocks[label].terminator, ir.Jump) and
                    blocks[label].terminator.target == loop.header]
+        if any(isinstance(blocks[label].terminator, ir.Branch) and loop.header in (
+                blocks[label].terminator.truebr, blocks[label].terminator.falsebr)
+                for label in loop.body):
+            return None  # a back edge that is a branch: no place for the end of iteration
+        # the loop variable's names, unless the iteration assigns them again
+        assigned = {}
+        for block in loop_blocks:
+            for statement in block.body:
+                if isinstance(statement, ir.Assign):
+                    assigned[statement.target.name] = assigned.get(statement.target.name,
+                                                                   0) + 1
+        induction = {name for name in induction if assigned.get(name, 0) <= 1}
+        if not induction:
+            return None
         dominators = cfg.dominators()
         topo = {label: i for i, label in enumerate(cfg.topo_order())}
         every_iteration = sorted(
@@ -151,16 +175,20 @@ class _PipelinedLoop:
             key=topo.get)
         earlier = []  # the statements of those blocks, in order, up to the current one
         loads, clones = [], []
+        # the products that read a staged tile must run in every iteration too: a product
+        # skipped in one iteration would leave the previous one's running on its stage
+        every_block = [blocks[label] for label in every_iteration]
         for label in every_iteration:
             for statement in blocks[label].body:
                 arguments = _load_arguments(func_ir, statement)
                 if arguments is not None and _feeds_mma_only(func_ir, statement.target,
-                                                             loop_blocks):
+                                                             every_block):
                     needed = _argument_slice(func_ir, earlier, loop_blocks, arguments,
                                              induction)
                     if needed is not None:
                         loads.append(_Load(statement, arguments))
-                        clones.extend(s for s in needed if s not in clones)
+                        clones.extend(s for s in needed
+                                      if all(c is not s for c in clones))
                 earlier.append(statement)
         if not loads:
             return None
@@ -365,13 +393,14 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
             if isinstance(statement, ir.Assign):
                 assigned_in_loop.setdefault(statement.target.name, []).append(statement)
     before = {s.target.name: s for s in earlier if isinstance(s, ir.Assign)}
-    needed, pending = [], [v for v in arguments if v is not None]
-    seen = set()
+    position = {id(s): i for i, s in enumerate(earlier)}
+    needed = []
+    # (variable, position of the statement that reads it: the load's is past the end)
+    pending = [(v, len(earlier)) for v in arguments if v is not None]
     while pending:
-        var = pending.pop()
-        if var.name in seen or var.name in induction:
+        var, reader = pending.pop()
+        if var.name in induction:
             continue
-        seen.add(var.name)
         assignments = assigned_in_loop.get(var.name)
         if not assignments:
             continue  # fixed during the loop
@@ -379,9 +408,13 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
         if len(assignments) != 1 or statement is None or not _is_pure(func_ir,
                                                                         statement.value):
             return None
-        needed.append(statement)
-        pending.extend(statement.value.list_vars() if isinstance(statement.value, ir.Expr)
-                       else [statement.value] if isinstance(statement.value, ir.Var) else [])
+        if position[id(statement)] >= reader:
+            return None  # read before it is assigned: the previous iteration's value
+        if all(s is not statement for s in needed):
+            needed.append(statement)
+        used = statement.value.list_vars() if isinstance(statement.value, ir.Expr) else \
+            [statement.value] if isinstance(statement.value, ir.Var) else []
+        pending.extend((v, position[id(statement)]) for v in used)
     return needed
 
 

@@ -217,7 +217,7 @@ def pipeline_type(pipeline_id, loads):
     if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
         stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
         stages = _stage_count(stage_bytes)
-        if stages:
+        if stages > 1:
             SCRATCH["rings"] += stages * stage_bytes
             ring_end = SCRATCH["rings"]
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),

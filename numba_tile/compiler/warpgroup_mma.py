@@ -98,8 +98,9 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     # waited for once the next one is started (the loop ends by waiting for it); otherwise
     # their shared memory may be written again once the barrier that follows passes
     from .staged_loads import PRODUCTS_IN_FLIGHT, StagedTileType
-    in_flight = isinstance(x_type, StagedTileType) and \
-        x_type.pipeline_id in PRODUCTS_IN_FLIGHT
+    in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
+        and x_type.pipeline_id == y_type.pipeline_id \
+        and x_type.pipeline_id in PRODUCTS_IN_FLIGHT
     _asm(builder, f"wgmma.wait_group.sync.aligned {1 if in_flight else 0};")
     return make_tile(context, builder, result, registers)
 
