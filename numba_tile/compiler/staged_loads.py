@@ -239,12 +239,20 @@ class PipelineBeginTemplate(_PipelineTemplate):
         return signature(pipeline_type(pipeline_id, _grouped(args[1:])), *args)
 
 
-@tile_typing.registry.register_global(pipeline_distance)
-class PipelineDistanceTemplate(_PipelineTemplate):
-    key = pipeline_distance
+def _register_fixed_result(fn, result):
+    """A template typing every call of ``fn`` as returning ``result``."""
+    class Template(_PipelineTemplate):
+        key = fn
 
-    def generic(self, args, kws):
-        return signature(types.int32, *args)
+        def generic(self, args, kws):
+            return signature(result, *args)
+    Template.__name__ = f"Pipeline_{fn.__name__}"
+    tile_typing.registry.register_global(fn)(Template)
+
+
+for _fn, _result in ((pipeline_distance, types.int32), (pipeline_wait, types.none),
+                     (pipeline_advance, types.none), (pipeline_end, types.none)):
+    _register_fixed_result(_fn, _result)
 
 
 @tile_typing.registry.register_global(pipeline_issue)
@@ -254,30 +262,6 @@ class PipelineIssueTemplate(_PipelineTemplate):
     def generic(self, args, kws):
         if not isinstance(args[1], types.IntegerLiteral):
             return None
-        return signature(types.none, *args)
-
-
-@tile_typing.registry.register_global(pipeline_end)
-class PipelineEndTemplate(_PipelineTemplate):
-    key = pipeline_end
-
-    def generic(self, args, kws):
-        return signature(types.none, *args)
-
-
-@tile_typing.registry.register_global(pipeline_wait)
-class PipelineWaitTemplate(_PipelineTemplate):
-    key = pipeline_wait
-
-    def generic(self, args, kws):
-        return signature(types.none, *args)
-
-
-@tile_typing.registry.register_global(pipeline_advance)
-class PipelineAdvanceTemplate(_PipelineTemplate):
-    key = pipeline_advance
-
-    def generic(self, args, kws):
         return signature(types.none, *args)
 
 
