@@ -239,7 +239,7 @@ def test_calling_a_kernel_directly():
         add_kernel(np.ones(4), np.ones(4), np.ones(4), 4)
 
 
-@pytest.mark.parametrize("stream", [None, 0, 17, object()], ids=repr)
+@pytest.mark.parametrize("stream", [None, 0, 17, object()], ids=["None", "0", "17", "object"])
 def test_any_stream_in_interpreter_mode(rng, stream):
     run_add(lambda grid, k, args: launch_interpreted(stream, grid, k, args), rng)
 
