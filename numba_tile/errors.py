@@ -127,7 +127,17 @@ class TileUnsupportedFeatureError(TileError):
     ...
     numba_tile.errors.TileUnsupportedFeatureError: get_raw_memory() is not supported by this version of numba_tile
     ...
+
+    Where the GPU compiled for is what lacks the feature, ``needs`` is the compute capability
+    ``(major, minor)`` that has it (None otherwise):
+
+    >>> ct.TileUnsupportedFeatureError("float8 tensor cores", needs=(8, 9)).needs
+    (8, 9)
     """
+
+    def __init__(self, message, loc=None, needs=None):
+        super().__init__(message, loc)
+        self.needs = needs
 
 
 class TileRecursionError(TileError):

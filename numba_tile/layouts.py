@@ -243,23 +243,28 @@ def blocked(shape, num_warps, element_bytes, vector_bytes=16, lanes=32):
                                 "warp": warp_vectors})
 
 
-def mma_accumulator(shape, warps_m, warps_n):
+def mma_accumulator(shape, warps_m, warps_n, fragment_rows=16):
     """The accumulator fragment of ``mma.sync.m16n8k*`` tiled over a ``shape`` (M, N) tile:
     per 16x8 block, lane ``l`` holds rows ``l // 4`` and ``l // 4 + 8``, columns
-    ``2 * (l % 4)`` and ``+ 1``; warps split M then N; the rest repeats in registers.
+    ``2 * (l % 4)`` and ``+ 1``; warps split M then N; the rest repeats in registers. With
+    ``fragment_rows=8`` it is ``mma.sync.m8n8k4``'s (float64): 8x8 blocks, the first two of
+    those four elements.
 
     >>> from numba_tile.layouts import mma_accumulator
     >>> acc = mma_accumulator((16, 8), 1, 1)
     >>> [acc.apply(register=r, lane=5) for r in range(4)]
     [(1, 2), (1, 3), (9, 2), (9, 3)]
+    >>> [mma_accumulator((16, 8), 1, 1, fragment_rows=8).apply(register=r, lane=5)
+    ...  for r in range(4)]
+    [(1, 2), (1, 3), (9, 2), (9, 3)]
     """
     m, n = shape
-    if m < 16 * warps_m or n < 8 * warps_n:
+    if m < fragment_rows * warps_m or n < 8 * warps_n:
         raise ValueError(f"an mma accumulator of shape {shape} cannot be split over "
                          f"{warps_m}x{warps_n} warps")
-    registers = [(0, 1), (8, 0)]
+    registers = [(0, 1), (8, 0)] if fragment_rows == 16 else [(0, 1)]
     lane_vectors = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
-    warp_vectors, row, col = [], 16, 8
+    warp_vectors, row, col = [], fragment_rows, 8
     for _ in range(_log2(warps_m, "warps_m")):
         warp_vectors.append((row, 0))
         row <<= 1

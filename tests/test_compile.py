@@ -324,6 +324,65 @@ def test_matmul_runs_on_tensor_cores(arch, in_dtype, acc_dtype, instruction):
     assert "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16" in compiled.ptx
 
 
+@pytest.mark.parametrize("in_dtype,acc_dtype,instruction", [
+    (np.int8, "int32", "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32"),
+    (np.uint8, "int32", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32"),
+    (np.float64, "float64", "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"),
+    ("float8_e4m3fn", "float32", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+    ("float8_e4m3fn", "float16", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"),
+    ("float8_e5m2", "float32", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32")],
+    ids=str)
+def test_integer_float64_and_float8_products_run_on_tensor_cores(in_dtype, acc_dtype,
+                                                                 instruction):
+    """64 x 64 x 64 tiles over 4 warps: 2 x 2 warps of 32 x 32, each 8 fragments (16 for
+    float64's 8 x 8 ones) a step; float8 into float16 accumulates in float32 and rounds once.
+    Loads of 1-byte elements are copied ahead (cp.async)."""
+    import ml_dtypes
+    from test_matrix import matmul_kernel
+    dtype = getattr(ml_dtypes, in_dtype) if isinstance(in_dtype, str) else in_dtype
+    a = np.zeros((256, 256), dtype)
+    out = np.zeros((256, 256), np.int32 if acc_dtype == "int32" else np.float32)
+    compiled = ct.compile(matmul_kernel, (a, a, out, 64, 64, 64, getattr(ct, acc_dtype)),
+                          arch="sm_90")
+    steps = 16 if in_dtype == np.float64 else 2
+    assert compiled.ptx.count(instruction) >= steps * (16 if in_dtype == np.float64 else 8)
+    if in_dtype != np.float64:
+        assert "fma.rn.f64" not in compiled.ptx  # not the general path
+        assert "cp.async.cg.shared.global" in compiled.ptx
+    if compiled.cubin is not None:
+        assert compiled.spill_bytes == 0
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_float8_products_need_float8_tensor_cores(dtype):
+    """sm_80 has none: the error says what is needed, and where; sm_90 has them."""
+    import ml_dtypes
+    from test_matrix import matmul_kernel
+    a = np.zeros((64, 64), getattr(ml_dtypes, dtype))
+    args = (a, a, np.zeros((64, 64), np.float32), 32, 32, 32, ct.float32)
+    with pytest.raises(ct.TileUnsupportedFeatureError) as caught:
+        ct.compile(matmul_kernel, args, arch="sm_80")
+    assert caught.value.needs == (8, 9)
+    assert f"mma of {dtype} needs float8 tensor cores (compute capability 8.9" in str(
+        caught.value)
+    assert "acc = ct.mma(a, b, acc)" in str(caught.value)
+    assert "mma.sync.aligned.m16n8k32" in ct.compile(matmul_kernel, args, arch="sm_90").ptx
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_batched_products_run_on_tensor_cores(arch):
+    """A block's tiles hold 4 matrices each: one product per batch element on tensor cores
+    (2 x 2 warps over each 32 x 32 result, 2 fragments of 16 x 8 a warp, 4 k-steps)."""
+    from test_matrix import mma_kernel
+    a = np.zeros((4, 32, 64), np.float16)
+    b = np.zeros((4, 64, 32), np.float16)
+    c = np.zeros((4, 32, 32), np.float32)
+    compiled = ct.compile(mma_kernel(), (a, b, c, c, a.shape, b.shape, c.shape, (0, 0, 0),
+                                         ct.float16, ct.float16), arch=arch)
+    assert compiled.ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") >= 4 * 2 * 4
+    assert "fma.rn.f64" not in compiled.ptx
+
+
 def test_float32_matmul_takes_the_general_path():
     from test_matrix import matmul_kernel
     a = np.zeros((64, 64), np.float32)

@@ -86,8 +86,12 @@ def run_mma(run_kernel, a, b, c, a_dtype, b_dtype):
     return out
 
 
+# small shapes (the general path), then shapes that split into the tensor-core steps of
+# every dtype (m16n8k16, m16n8k8 for tfloat32, m16n8k32 for 1-byte inputs, m8n8k4 for
+# float64), 2-d and batched
 MMA_SHAPES = [((8, 16), (16, 4)), ((16, 32), (32, 16)), ((2, 8, 16), (2, 16, 4)),
-              ((4, 4, 8), (4, 8, 2)), ((1, 2), (2, 1))]
+              ((4, 4, 8), (4, 8, 2)), ((1, 2), (2, 1)), ((32, 64), (64, 32)),
+              ((2, 32, 64), (2, 64, 16)), ((4, 16, 32), (4, 32, 8))]
 
 
 @pytest.mark.parametrize("a_shape,b_shape", MMA_SHAPES, ids=str)
@@ -143,6 +147,7 @@ def matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Co
     (ct.float64, ct.float64, ct.float64, 1e-12), (ct.int8, ct.int32, ct.int32, 0),
     (ct.uint8, ct.int32, ct.int32, 0), (ct.float16, ct.float16, ct.float16, 1e-2),
     (ct.float8_e4m3fn, ct.float32, ct.float32, 1e-5),
+    (ct.float8_e5m2, ct.float16, ct.float16, 1e-2),
 ], ids=str)
 def test_matmul_k_loop(run_kernel, rng, in_dtype, acc_dtype, out_dtype, tolerance, mnk,
                        tiles):

@@ -191,7 +191,7 @@ def _stageable(array, shape, padding_mode):
     itemsize = array.dtype.itemsize
     rows, columns = shape[-2:]
     # whole 16-byte copies; tile extents are powers of two
-    if itemsize not in (1, 2, 4) or columns * itemsize % COPY_BYTES or rows < 1:
+    if itemsize not in (1, 2, 4, 8) or columns * itemsize % COPY_BYTES or rows < 1:
         return None
     return array.dtype, shape
 

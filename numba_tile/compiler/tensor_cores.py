@@ -36,43 +36,62 @@ from collections import namedtuple
 from llvmlite import ir
 
 from .. import dtypes as d
+from ..errors import TileUnsupportedFeatureError
 from ..layouts import LinearLayout, mma_accumulator
 from . import arithmetic, warpgroup_mma
-from .tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
+from .tiles import TARGET, I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
     thread_ids
 from .types import TileType
 
 F32 = ir.FloatType()
+F64 = ir.DoubleType()
 I16 = ir.IntType(16)
+
+# float8 tensor cores came with compute capability 8.9 (Ada)
+FLOAT8_CC = (8, 9)
 
 Plan = namedtuple("Plan", "warps_m warps_n layout instruction")
 
-# (input dtype, accumulator dtype) -> the PTX types of d, a, b, c
+# (input dtype, accumulator dtype) -> (the PTX types of d, a, b, c; the compute capability
+# the instruction needs). float8 into float16 runs with a float32 accumulator, rounded to
+# float16 once per product (as the interpreter does), never per step.
 _KINDS = {
-    (d.float16, d.float32): "f32.f16.f16.f32",
-    (d.float16, d.float16): "f16.f16.f16.f16",
-    (d.bfloat16, d.float32): "f32.bf16.bf16.f32",
-    (d.tfloat32, d.float32): "f32.tf32.tf32.f32",
+    (d.float16, d.float32): ("f32.f16.f16.f32", (8, 0)),
+    (d.float16, d.float16): ("f16.f16.f16.f16", (8, 0)),
+    (d.bfloat16, d.float32): ("f32.bf16.bf16.f32", (8, 0)),
+    (d.tfloat32, d.float32): ("f32.tf32.tf32.f32", (8, 0)),
+    (d.float64, d.float64): ("f64.f64.f64.f64", (8, 0)),
+    (d.int8, d.int32): ("s32.s8.s8.s32", (8, 0)),
+    (d.uint8, d.int32): ("s32.u8.u8.s32", (8, 0)),
+    (d.float8_e4m3fn, d.float32): ("f32.e4m3.e4m3.f32", FLOAT8_CC),
+    (d.float8_e4m3fn, d.float16): ("f32.e4m3.e4m3.f32", FLOAT8_CC),
+    (d.float8_e5m2, d.float32): ("f32.e5m2.e5m2.f32", FLOAT8_CC),
+    (d.float8_e5m2, d.float16): ("f32.e5m2.e5m2.f32", FLOAT8_CC),
 }
 
 
-def _depth(dtype):
-    """The k of one ``mma.sync`` step: 16 for 2-byte inputs, 8 for tfloat32."""
-    return 32 // dtype.itemsize
+def fragment_shape(dtype):
+    """``(m, n, k)`` of one ``mma.sync`` step for inputs of ``dtype``: 16 x 8 x 16 for 2-byte
+    inputs, 16 x 8 x 8 for tfloat32, 16 x 8 x 32 for 1-byte ones, 8 x 8 x 4 for float64."""
+    if dtype is d.float64:
+        return 8, 8, 4
+    return 16, 8, 32 // dtype.itemsize
 
 
 def plan(x_type, y_type, acc_type):
     """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
-    kind = _KINDS.get((x_type.dtype, acc_type.dtype))
-    if kind is None or not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
+    kind, needs = _KINDS.get((x_type.dtype, acc_type.dtype), (None, None))
+    if kind is None or TARGET["cc"] < needs or not _batched_matrices(x_type, y_type) or \
+            y_type.dtype is not x_type.dtype:
         return None
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
-    rank = x_type.ndim
+    shape = acc_type.shape
     if warpgroup_mma.applies(x_type, y_type, acc_type):
         warps = acc_type.num_warps
-        return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), rank),
+        return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), shape),
                     warpgroup_mma.instruction(x_type, y_type, acc_type))
-    if m % 16 or n % 8 or k % _depth(x_type.dtype):
+    step_m, step_n, step_k = fragment_shape(x_type.dtype)
+    if m % step_m or n % step_n or k % step_k:
         return None
     warps = acc_type.num_warps
     best = None
@@ -80,9 +99,9 @@ def plan(x_type, y_type, acc_type):
         warps_m = 1 << bits_m
         warps_n = warps // warps_m
         # as many warps as the shape has fragments for; any others repeat their work
-        while warps_n > 1 and n % (8 * warps_n):
+        while warps_n > 1 and n % (step_n * warps_n):
             warps_n //= 2
-        if m % (16 * warps_m) or warps_m * warps_n > warps:
+        if m % (step_m * warps_m) or warps_m * warps_n > warps:
             continue
         # prefer using every warp, then square parts of the result per warp
         score = (warps_m * warps_n, -abs((m // warps_m) - (n // warps_n)))
@@ -91,9 +110,21 @@ def plan(x_type, y_type, acc_type):
     if best is None:
         return None
     _, warps_m, warps_n = best
-    layout = _lifted(_with_idle_warps(mma_accumulator((m, n), warps_m, warps_n), warps), rank)
+    layout = _lifted(_with_idle_warps(mma_accumulator((m, n), warps_m, warps_n, step_m),
+                                      warps), shape)
     return Plan(warps_m, warps_n, layout,
-                f"mma.sync.aligned.m16n8k{_depth(x_type.dtype)}.row.col.{kind}")
+                f"mma.sync.aligned.m{step_m}n{step_n}k{step_k}.row.col.{kind}")
+
+
+def check_target(x_type):
+    """``TileUnsupportedFeatureError`` for a float8 product where the GPU compiled for has no
+    float8 tensor cores (before compute capability 8.9)."""
+    if x_type.dtype.name.startswith("float8") and TARGET["cc"] < FLOAT8_CC:
+        major, minor = TARGET["cc"]
+        raise TileUnsupportedFeatureError(
+            f"mma of {x_type.dtype.name} needs float8 tensor cores (compute capability "
+            f"{FLOAT8_CC[0]}.{FLOAT8_CC[1]} or later); this kernel is compiled for "
+            f"sm_{major}{minor}", needs=FLOAT8_CC)
 
 
 def is_one_matrix(x_type, y_type):
@@ -103,13 +134,27 @@ def is_one_matrix(x_type, y_type):
         x_type.ndim == 3 and x_type.shape[0] == 1 and y_type.shape[0] == 1))
 
 
-def _lifted(layout, rank):
-    """A 2-d layout as the layout of a ``(1, m, n)`` tile where ``rank`` is 3."""
-    if rank == 2:
+def _batched_matrices(x_type, y_type):
+    """Both operands are 2-d, or 3-d with one batch extent, a power of two (each block's
+    slice of a batched product): a matrix product per batch element."""
+    if x_type.ndim != y_type.ndim or x_type.ndim not in (2, 3):
+        return False
+    batch = x_type.shape[0] if x_type.ndim == 3 else 1
+    return batch == (y_type.shape[0] if y_type.ndim == 3 else 1) and batch & (batch - 1) == 0
+
+
+def _lifted(layout, shape):
+    """A 2-d layout of one matrix as the layout of a tile of ``shape`` (2-d, or 3-d with
+    a batch): each thread holds the same places of every batch element, in successive
+    blocks of registers."""
+    if len(shape) == 2:
         return layout
-    lead = (0,) * (rank - 2)
-    return LinearLayout((1,) * (rank - 2) + layout.shape, {
-        dim: [lead + v for v in vectors] for dim, vectors in layout.bases.items()})
+    bases = {dim: [(0,) + v for v in vectors] for dim, vectors in layout.bases.items()}
+    batch = 1
+    while batch < shape[0]:
+        bases["register"].append((batch, 0, 0))
+        batch <<= 1
+    return LinearLayout(tuple(shape), bases)
 
 
 def _with_idle_warps(layout, warps):
@@ -124,6 +169,7 @@ def _with_idle_warps(layout, warps):
 def result_type(x_type, y_type, acc_type):
     """The type of ``mma(x, y, acc)``: the accumulator's, in the fragment layout where the
     product runs on tensor cores."""
+    check_target(x_type)
     found = plan(x_type, y_type, acc_type)
     if found is None:
         return acc_type
@@ -134,64 +180,97 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     """The accumulator registers of ``mma(x, y, acc)`` by ``mma.sync``."""
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
-    a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)])
+    a_pointers, b_pointers = operand_pointers(context, builder, [(x_type, x), (y_type, y)])
+    dtype = x_type.dtype
+    step_m, step_n, step_k = fragment_shape(dtype)
+    per_fragment = step_m * step_n // 32  # accumulator registers of a lane
     k = x_type.shape[-1]
     lane, warp = thread_ids(builder)
+    group, quad = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
     warp_m = builder.and_(warp, I32(found.warps_m - 1))
     warp_n = builder.and_(builder.lshr(warp, I32(found.warps_m.bit_length() - 1)),
                           I32(found.warps_n - 1))
     # ldmatrix: lane t gives the address of row t % 8 of matrix t // 8
     row_in = builder.and_(lane, I32(7))
     matrix_index = builder.lshr(lane, I32(3))
-    a_row = builder.add(builder.add(builder.mul(warp_m, I32(16)), row_in),
-                        builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
-    # matrices 2 and 3 of A start 16 bytes to the right (8 halves or 4 tfloat32)
-    a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(16 // x_type.dtype.itemsize))
+    a_row = builder.add(builder.mul(warp_m, I32(step_m)), row_in)
+    if step_m == 16:  # matrices 1 and 3 of A are its rows 8 to 15
+        a_row = builder.add(a_row, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
+    # matrices 2 and 3 of A start 16 bytes to the right
+    a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(16 // dtype.itemsize))
     b_row = builder.add(row_in, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
-    b_col = builder.mul(warp_n, I32(8))
+    b_col = builder.mul(warp_n, I32(step_n))
     layout = result.layout
-    fragments = [layout.apply(register=4 * f)[-2:] for f in range(result.registers // 4)]
+    # (batch element, first row, first column) of each fragment the lane holds
+    fragments = [(layout.apply(register=per_fragment * f) if result.ndim == 3 else
+                  (0, *layout.apply(register=per_fragment * f)))
+                 for f in range(result.registers // per_fragment)]
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
-    half_accumulator = acc_type.dtype is d.float16
+    kind = found.instruction.rsplit(".", 4)[1]  # the PTX type of d
+    if kind == "f32" and acc_type.dtype is not d.float32:  # float8 into float16
+        registers = [arithmetic.convert(context, builder, r, acc_type.dtype, d.float32)
+                     for r in registers]
 
-    def address(pointer, row, column, tile_type):
-        itemsize = tile_type.dtype.itemsize
-        index = swizzled_offset(builder, row, column, tile_type.shape[-2:], itemsize)
-        return builder.ptrtoint(builder.gep(pointer, [builder.mul(index, I32(itemsize))]),
-                                ir.IntType(64))
+    def element(pointer, row, column, tile_type, value_type):
+        index = swizzled_offset(builder, row, column, tile_type.shape[-2:],
+                                tile_type.dtype.itemsize)
+        place = builder.gep(pointer, [builder.mul(index, I32(tile_type.dtype.itemsize))])
+        return builder.bitcast(place, value_type.as_pointer(3))
 
-    def a_fragment(row0, step):
-        pointer = address(a_pointer, builder.add(a_row, I32(row0)),
-                          builder.add(a_col, I32(step)), x_type)
-        return _ldmatrix(builder, "x4", pointer)
+    def matrix(pointer, tile_type, batch):
+        """The byte pointer to batch element ``batch`` of an operand."""
+        rows, columns = tile_type.shape[-2:]
+        return builder.gep(pointer, [I32(batch * rows * columns * tile_type.dtype.itemsize)])
 
-    def b_fragment(col0, step):
-        if wide:  # tfloat32: b0, b1 are (k, n) = (t, g) and (t + 4, g) of the step
-            group, quad = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
-            column = builder.add(builder.add(b_col, I32(col0)), group)
-            words = []
-            for extra in (0, 4):
-                row = builder.add(quad, I32(step + extra))
-                pointer = builder.inttoptr(address(b_pointer, row, column, y_type),
-                                           I32.as_pointer(3))
-                words.append(builder.load(pointer))
-            return words
-        pointer = address(b_pointer, builder.add(b_row, I32(step)),
-                          builder.add(b_col, I32(col0)), y_type)
-        return _ldmatrix(builder, "x2.trans", pointer)
+    def a_fragment(batch, row0, step):
+        a_pointer = matrix(a_pointers, x_type, batch)
+        if dtype is d.float64:  # a0 is (m, k) = (g, t) of the step
+            row = builder.add(builder.mul(warp_m, I32(step_m)), builder.add(group, I32(row0)))
+            return [_load_shared(builder, element(a_pointer, row, builder.add(quad, I32(step)),
+                                                  x_type, F64))]
+        pointer = element(a_pointer, builder.add(a_row, I32(row0)),
+                          builder.add(a_col, I32(step)), x_type, I8)
+        return _ldmatrix(builder, "x4", builder.ptrtoint(pointer, ir.IntType(64)))
 
-    # ldmatrix.trans moves 2-byte elements: B of 4-byte ones is read element by element
-    wide = x_type.dtype.itemsize == 4
-    for step in range(0, k, _depth(x_type.dtype)):
+    def b_fragment(batch, col0, step):
+        b_pointer = matrix(b_pointers, y_type, batch)
+        column = builder.add(builder.add(b_col, I32(col0)), group)
+        if dtype.itemsize == 2:
+            pointer = element(b_pointer, builder.add(b_row, I32(step)),
+                              builder.add(b_col, I32(col0)), y_type, I8)
+            return _ldmatrix(builder, "x2.trans", builder.ptrtoint(pointer, ir.IntType(64)))
+        # ldmatrix.trans moves 2-byte elements: B of other sizes is read element by element
+        if dtype is d.float64:  # b0 is (k, n) = (t, g) of the step
+            return [_load_shared(builder, element(b_pointer, builder.add(quad, I32(step)),
+                                                  column, y_type, F64))]
+        if dtype.itemsize == 4:  # tfloat32: b0, b1 are (t, g) and (t + 4, g)
+            return [_load_shared(builder, element(b_pointer, builder.add(quad, I32(step + e)),
+                                                  column, y_type, I32)) for e in (0, 4)]
+        # 1-byte inputs: b0 holds (4t .. 4t + 3, g), b1 the same 16 rows further down
+        words = []
+        for extra in (0, 16):
+            first = builder.add(builder.mul(quad, I32(4)), I32(step + extra))
+            word = I32(0)
+            for byte in range(4):
+                value = _load_shared(builder, element(b_pointer, builder.add(first, I32(byte)),
+                                                      column, y_type, I8))
+                word = builder.or_(word, builder.shl(value, I32(8 * byte)))
+            words.append(word)
+        return words
+
+    for step in range(0, k, step_k):
         a_cache, b_cache = {}, {}
-        for f, (row0, col0) in enumerate(fragments):
-            if row0 not in a_cache:
-                a_cache[row0] = a_fragment(row0, step)
-            if col0 not in b_cache:
-                b_cache[col0] = b_fragment(col0, step)
-            c = registers[4 * f:4 * f + 4]
-            registers[4 * f:4 * f + 4] = _mma(builder, found.instruction, a_cache[row0],
-                                              b_cache[col0], c, half_accumulator)
+        for f, (batch, row0, col0) in enumerate(fragments):
+            if (batch, row0) not in a_cache:
+                a_cache[batch, row0] = a_fragment(batch, row0, step)
+            if (batch, col0) not in b_cache:
+                b_cache[batch, col0] = b_fragment(batch, col0, step)
+            c = slice(per_fragment * f, per_fragment * (f + 1))
+            registers[c] = _mma(builder, found.instruction, kind, a_cache[batch, row0],
+                                b_cache[batch, col0], registers[c])
+    if kind == "f32" and acc_type.dtype is not d.float32:
+        registers = [arithmetic.convert(context, builder, r, d.float32, acc_type.dtype)
+                     for r in registers]
     return make_tile(context, builder, result, registers)
 
 
@@ -222,18 +301,46 @@ def _ldmatrix(builder, shape, address):
     return [builder.extract_value(out, i) for i in range(count)]
 
 
-def _mma(builder, instruction, a, b, c, half_accumulator):
-    """One ``mma.sync``: four accumulator values in, four out."""
-    if half_accumulator:  # c and d are two registers of two halves each
+def _load_shared(builder, pointer):
+    """One element from shared memory (a byte comes zero-extended to 32 bits). As with
+    ``ldmatrix``, the read is kept in program order: LLVM would otherwise hoist the reads
+    of every k-step above the first product, far more registers than there are."""
+    element = pointer.type.pointee
+    ptx, result, letter = {8: ("u8", I32, "r"), 32: ("b32", I32, "r"),
+                           64: ("f64", F64, "d")}[element.width if isinstance(
+                               element, ir.IntType) else 64]
+    address = builder.ptrtoint(pointer, ir.IntType(64))
+    return builder.asm(ir.FunctionType(result, [address.type]), f"ld.shared.{ptx} $0, [$1];",
+                       f"={letter},l,~{{memory}}", [address], side_effect=True)
+
+
+def _mma(builder, instruction, kind, a, b, c):
+    """One ``mma.sync``: the lane's accumulator values of one fragment in, and out. ``kind``
+    is the PTX type of the accumulator: ``f32``, ``s32``, ``f64`` or ``f16`` (whose values
+    travel two to a register)."""
+    if kind == "f16":
         packed = [builder.or_(builder.zext(c[i], I32), builder.shl(builder.zext(c[i + 1], I32),
                                                                    I32(16))) for i in (0, 2)]
-        text = f"{instruction} {{$0,$1}}, {{$2,$3,$4,$5}}, {{$6,$7}}, {{$8,$9}};"
-        out = arithmetic._asm(builder, ir.LiteralStructType([I32, I32]), text,
-                              "=r,=r," + ",".join(["r"] * 8), a + b + packed)
-        words = [builder.extract_value(out, i) for i in range(2)]
+        words = _mma_asm(builder, instruction, a, b, packed, I32, "r")
         return [builder.trunc(words[0], I16), builder.trunc(builder.lshr(words[0], I32(16)), I16),
                 builder.trunc(words[1], I16), builder.trunc(builder.lshr(words[1], I32(16)), I16)]
-    text = f"{instruction} {{$0,$1,$2,$3}}, {{$4,$5,$6,$7}}, {{$8,$9}}, {{$10,$11,$12,$13}};"
-    out = arithmetic._asm(builder, ir.LiteralStructType([F32] * 4), text,
-                          "=f,=f,=f,=f," + ",".join(["r"] * 6 + ["f"] * 4), a + b + list(c))
-    return [builder.extract_value(out, i) for i in range(4)]
+    value_type, letter = {"f32": (F32, "f"), "s32": (I32, "r"), "f64": (F64, "d")}[kind]
+    return _mma_asm(builder, instruction, a, b, list(c), value_type, letter)
+
+
+def _mma_asm(builder, instruction, a, b, c, value_type, letter):
+    """The inline assembly of one ``mma.sync`` with accumulator registers ``c`` of
+    ``value_type`` (constraint ``letter``); the results, as many as ``c``."""
+    operand_letter = "d" if letter == "d" else "r"  # float64 inputs are float64 registers
+    names = iter(f"${i}" for i in range(2 * len(c) + len(a) + len(b)))
+
+    def group(count):
+        return "{" + ",".join(next(names) for _ in range(count)) + "}"
+
+    text = f"{instruction} {group(len(c))}, {group(len(a))}, {group(len(b))}, " \
+           f"{group(len(c))};"
+    constraints = ",".join([f"={letter}"] * len(c) + [operand_letter] * (len(a) + len(b)) +
+                           [letter] * len(c))
+    out = arithmetic._asm(builder, ir.LiteralStructType([value_type] * len(c)), text,
+                          constraints, a + b + c)
+    return [builder.extract_value(out, i) for i in range(len(c))]

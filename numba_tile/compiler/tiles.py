@@ -292,8 +292,8 @@ def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
     """Write whole tiles row-major into the scratch buffer, for reads of any element by any
     thread: ``tiles`` is a list of ``(tile type, value)``; returns one pointer per tile (bools
     are bytes there). Ends with a barrier, after which every element can be read. With
-    ``swizzle`` (one matrix: 2-d, or 3-d with one batch), element ``(r, c)`` is at
-    :func:`swizzled_offset`, each tile
+    ``swizzle`` (2-d tiles, or 3-d ones: a batch of matrices one after the other), element
+    ``(r, c)`` of a matrix is at :func:`swizzled_offset`, each tile
     aligned to :data:`SHARED_ALIGNMENT`; with ``async_proxy`` the writes are made visible to
     the asynchronous proxy (``wgmma`` reads) too."""
     import math
@@ -313,8 +313,11 @@ def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
             seen.add(constant)
             coords = register_coordinates(builder, base, tile_type.layout, register)
             if swizzle:  # 16-byte chunks stay whole: vectors too
-                index = swizzled_offset(builder, coords[-2], coords[-1], tile_type.shape[-2:],
+                rows, columns = tile_type.shape[-2:]
+                index = swizzled_offset(builder, coords[-2], coords[-1], (rows, columns),
                                         tile_type.dtype.itemsize)
+                if len(coords) == 3:  # one swizzled matrix after the other
+                    index = builder.add(index, builder.mul(coords[0], I32(rows * columns)))
             else:
                 index = linear_offset(builder, coords, tile_type.shape)
             slot = builder.gep(pointer, [index])
