@@ -1,17 +1,23 @@
-"""``ct.mma`` on tensor cores: ``mma.sync.aligned.m16n8k16`` for float16 and bfloat16,
-``m16n8k8`` for tfloat32.
+"""``ct.mma`` on tensor cores with ``mma.sync.aligned``: ``m16n8k16`` for float16 and
+bfloat16, ``m16n8k8`` for tfloat32, ``m16n8k32`` for int8, uint8 and float8 (sm_89 and later),
+``m8n8k4`` for float64.
 
-A product qualifies when it is one matrix (2-d, or 3-d with a batch of one), its inputs are
-float16 (float32 or float16 accumulator), bfloat16 or tfloat32 (float32 accumulator), and its
-shape splits into 16 x 8 x 16 steps (16 x 8 x 8 for tfloat32). Its result then lives in the
-accumulator fragment layout (:func:`~numba_tile.layouts.mma_accumulator`): the
-block's warps split M and N, and each warp holds the 16 x 8 fragments of its part, four
-registers each. A loop-carried accumulator takes that layout once, before the loop.
+A product qualifies when its operands are 2-d, or 3-d with a power-of-two batch (one product
+per batch element), the input/accumulator pair is one of :data:`_KINDS`, and its shape splits
+into the instruction's steps. Its result then lives in the accumulator fragment layout
+(:func:`~numba_tile.layouts.mma_accumulator`): the block's warps split M and N, and each
+warp holds the 16 x 8 fragments (8 x 8 for float64) of its part, four registers each (two);
+batch elements follow one another in the registers. A loop-carried accumulator takes that
+layout once, before the loop.
 
 The operands go through shared memory, with 16-byte chunks swizzled (see
 :func:`~numba_tile.compiler.tiles.swizzled_offset`) so that the fragment reads are free of bank
-conflicts (operands that a pipelined load left there, :mod:`.staged_loads`, are read in place): ``ldmatrix.x4`` reads a 16 x 16 step of A, ``ldmatrix.x2.trans`` one of B, and one
-``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general path.
+conflicts (operands that a pipelined load left there, :mod:`.staged_loads`, are read in
+place): ``ldmatrix.x4`` reads a step of A (its 16 rows of 32 bytes), ``ldmatrix.x2.trans`` one
+of B for 2-byte inputs; B of other sizes, and float64's A, are read element by element. One
+``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general
+path (exact, any shape and pair), except that float8 products need a GPU with float8 tensor
+cores (``TileUnsupportedFeatureError`` before sm_89).
 
 On sm_90, :mod:`.warpgroup_mma` runs the products it can (``wgmma``) instead. The plan
 depends on the GPU being compiled for (set by the compiler):
