@@ -479,15 +479,39 @@ def test_negated_module_constant_compiles():
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_tf32_products_run_on_tensor_cores(arch):
-    """tfloat32 operands: mma.sync m16n8k8 (A by ldmatrix, B element by element)."""
+    """``ct.mma(a.astype(ct.tfloat32), b.astype(ct.tfloat32), acc)`` in the k-loop: the
+    float32 loads are pipelined (cp.async). sm_80: mma.sync m16n8k8 (A by ldmatrix, B element
+    by element), each fragment rounded as read. sm_90: wgmma m64nNk8, which reads B K-major
+    only: each stage is rounded, and its B transposed, in place."""
     from numba_tile.bench.kernels import matmul_launch
     a = np.zeros((512, 512), np.float32)
     kernel, grid, args = matmul_launch(a, a, a, tile_m=64, tile_n=64, tile_k=32, tf32=True)
     compiled = ct.compile(kernel, args, arch=arch)
-    assert compiled.ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 16
+    assert "cp.async.cg.shared.global" in compiled.ptx
     assert "fma.rn.f64" not in compiled.ptx  # not the general path
+    if arch == "sm_90":
+        assert compiled.ptx.count("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") >= 4
+        assert "mma.sync" not in compiled.ptx
+    else:
+        assert compiled.ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 16
     if compiled.cubin is not None:
         assert compiled.spill_bytes == 0
+
+
+def test_tf32_operands_of_a_constant_parameter_dtype_are_not_pipelined():
+    """The pass sees ``astype(ct.tfloat32)`` only when the dtype is a constant it can
+    resolve; ``astype(DTYPE)`` of a parameter keeps plain loads (and stays exact)."""
+    @ct.kernel
+    def k_loop(A, B, C, DTYPE: ct.Constant):
+        acc = ct.full((64, 64), 0, ct.float32)
+        for k in range(4):
+            a = ct.load(A, (0, k), (64, 32)).astype(DTYPE)
+            b = ct.load(B, (k, 0), (32, 64)).astype(DTYPE)
+            acc = ct.mma(a, b, acc)
+        ct.store(C, (0, 0), acc)
+    a = np.zeros((128, 128), np.float32)
+    compiled = ct.compile(k_loop, (a, a, a, ct.tfloat32), arch="sm_80")
+    assert "cp.async" not in compiled.ptx and "mma.sync.aligned.m16n8k8" in compiled.ptx
 
 
 @ct.kernel

@@ -195,10 +195,12 @@ def test_k_loop_over_any_range(run_kernel, rng, start, stop, step, offset, num_s
 
 @pytest.mark.parametrize("mnk,tiles,num_warps", [
     ((128, 96, 64), (64, 32, 32), 4), ((256, 256, 96), (128, 128, 16), 4),
-    ((100, 72, 40), (64, 64, 32), 8)], ids=str)
+    ((100, 72, 40), (64, 64, 32), 8), ((200, 136, 72), (128, 128, 32), 4),
+    ((136, 264, 48), (128, 256, 16), 8)], ids=str)
 def test_tf32_matmul_k_loop(run_kernel, rng, mnk, tiles, num_warps):
-    """float32 operands rounded to tfloat32 (tensor cores: mma.sync m16n8k8), float32
-    accumulation: the error is tfloat32's rounding of the operands."""
+    """float32 operands rounded to tfloat32 (tensor cores: mma.sync m16n8k8, or wgmma on
+    sm_90 for the last two, partial tiles), float32 accumulation: the error is tfloat32's
+    rounding of the operands."""
     from numba_tile.bench.kernels import matmul_launch
     (m, n, k), (tm, tn, tk) = mnk, tiles
     a = random_matrix(rng, (m, k), ct.float32)

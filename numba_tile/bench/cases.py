@@ -382,9 +382,9 @@ _MATMUL_TILES = (
     {"tile_m": 256, "tile_n": 128, "tile_k": 64, "num_warps": 8, "num_stages": 2},
     {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 4, "num_stages": 3},
     {"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 4})
-_TF32_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 16, "num_warps": 4},
-               {"tile_m": 64, "tile_n": 64, "tile_k": 32, "num_warps": 4},
-               {"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 8})
+_TF32_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 32, "num_warps": 8, "num_stages": 3},
+               {"tile_m": 256, "tile_n": 128, "tile_k": 32, "num_warps": 8},
+               {"tile_m": 128, "tile_n": 128, "tile_k": 16, "num_warps": 4})
 _TRITON_MATMUL_TILES = (
     {"block_m": 128, "block_n": 256, "block_k": 64, "num_warps": 8, "num_stages": 3},
     {"block_m": 128, "block_n": 128, "block_k": 64, "num_warps": 4, "num_stages": 4},

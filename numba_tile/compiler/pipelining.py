@@ -11,7 +11,9 @@ the loads of iteration ``k`` are independent of the products before it, so they 
 started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
 This pass finds such loads (in the blocks every iteration runs, in a loop that has no loop
 inside and is inside none; their results used only as operands of ``mma`` calls that every
-iteration runs; their arguments computed from the loop variable and values
+iteration runs, directly or through ``.astype(ct.tfloat32)`` (then ``staged_as_tfloat32``:
+rounded where the product reads them); their arguments computed from the loop variable and
+values
 fixed during the loop by plain arithmetic) and rewrites the loop into calls of
 :mod:`.staged_loads`::
 
@@ -44,10 +46,11 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
+from .. import dtypes
 from ..language import matrix, memory
 from .frontend import callee
 from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait
+    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, staged_as_tfloat32
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
@@ -100,8 +103,9 @@ def _definition(func_ir, var):
 class _Load:
     """One pipelined load: its statement and the variables of its arguments."""
 
-    def __init__(self, statement, arguments):
+    def __init__(self, statement, arguments, roundings):
         self.statement, self.arguments = statement, arguments  # array, index, shape, padding
+        self.roundings = roundings  # (getattr, call) of each .astype(ct.tfloat32) of it
 
 
 class _PipelinedLoop:
@@ -181,12 +185,13 @@ class _PipelinedLoop:
         for label in every_iteration:
             for statement in blocks[label].body:
                 arguments = _load_arguments(func_ir, statement)
-                if arguments is not None and _feeds_mma_only(func_ir, statement.target,
-                                                             every_block):
+                roundings = None if arguments is None else _mma_operand(
+                    func_ir, statement.target, every_block)
+                if roundings is not None:
                     needed = _argument_slice(func_ir, earlier, loop_blocks, arguments,
                                              induction)
                     if needed is not None:
-                        loads.append(_Load(statement, arguments))
+                        loads.append(_Load(statement, arguments, roundings))
                         clones.extend(s for s in needed
                                       if all(c is not s for c in clones))
                 earlier.append(statement)
@@ -234,6 +239,16 @@ class _PipelinedLoop:
             block = next(b for b in blocks.values() if load.statement in b.body)
             at = block.body.index(load.statement)
             block.body[at:at + 1] = statements
+            for method, call in load.roundings:
+                # the tile stays in its stage: rounded to tfloat32 where mma reads it
+                method.value = ir.Const(None, method.loc)
+                rounding = []
+                function = self._global(rounding, staged_as_tfloat32)
+                rounding.append(ir.Assign(ir.Expr.call(function, [load.statement.target], (),
+                                                       call.loc), call.target, call.loc))
+                block = next(b for b in blocks.values() if call in b.body)
+                at = block.body.index(call)
+                block.body[at:at + 1] = rounding
         entry.body[0:0] = wait
         # at the end of each iteration (every block that jumps back to the header): start the
         # copies `distance` iterations ahead, count the iteration, and after the last one
@@ -357,30 +372,77 @@ def _load_arguments(func_ir, statement):
     return (*values, keywords.get("padding_mode"))
 
 
-def _feeds_mma_only(func_ir, target, loop_blocks):
-    """The load's variable is assigned once and only read as an operand (``x``, ``y``) of
-    ``ct.mma`` calls inside the loop: its value never outlives the iteration."""
+def _mma_operand(func_ir, target, loop_blocks):
+    """How the load's variable (assigned once) reaches ``ct.mma``: read only as an operand
+    (``x``, ``y``) of ``mma`` calls in ``loop_blocks``, directly or through
+    ``.astype(ct.tfloat32)`` (each ``(getattr, call)`` statement pair of those is listed), so
+    that its value never outlives the iteration; None otherwise."""
     if len(func_ir._definitions.get(target.name, ())) != 1:
-        return False
-    uses = 0
+        return None
+    roundings, uses = [], 0
+    for block, statement in _uses(func_ir, target):
+        uses += 1
+        if _is_mma_operand(func_ir, block, statement, target, loop_blocks):
+            continue
+        rounding = _tfloat32_rounding(func_ir, statement, target, loop_blocks)
+        if rounding is None:
+            return None
+        roundings.append(rounding)
+    return roundings if uses else None
+
+
+def _uses(func_ir, var):
+    """``(block, statement)`` of each statement that reads ``var``."""
     for block in func_ir.blocks.values():
         for statement in block.body:
             if isinstance(statement, ir.Del):
                 continue
-            used = [v for v in statement.list_vars() if v.name == target.name]
-            if isinstance(statement, ir.Assign) and statement.target.name == target.name:
+            used = [v for v in statement.list_vars() if v.name == var.name]
+            if isinstance(statement, ir.Assign) and statement.target.name == var.name:
                 used = used[1:]
-            if not used:
-                continue
-            call = statement.value if isinstance(statement, ir.Assign) else None
-            if not (any(block is b for b in loop_blocks) and isinstance(call, ir.Expr) and
-                    call.op == "call" and callee(func_ir, call) is matrix.mma and
-                    not call.kws and len(call.args) == 3 and
-                    all(v.name != target.name for v in call.args[2:]) and
-                    statement.target.name != target.name):
-                return False
-            uses += 1
-    return uses > 0
+            if used:
+                yield block, statement
+
+
+def _is_mma_operand(func_ir, block, statement, var, loop_blocks):
+    call = statement.value if isinstance(statement, ir.Assign) else None
+    return (any(block is b for b in loop_blocks) and isinstance(call, ir.Expr) and
+            call.op == "call" and callee(func_ir, call) is matrix.mma and not call.kws and
+            len(call.args) == 3 and all(v.name != var.name for v in call.args[2:]) and
+            statement.target.name != var.name)
+
+
+def _tfloat32_rounding(func_ir, statement, var, loop_blocks):
+    """``(getattr, call)`` where ``statement`` starts ``var.astype(ct.tfloat32)`` whose result
+    only feeds ``mma`` in ``loop_blocks``, else None."""
+    value = statement.value if isinstance(statement, ir.Assign) else None
+    if not (isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "astype"
+            and value.value.name == var.name):
+        return None
+    method = statement.target
+    uses = list(_uses(func_ir, method))
+    if len(uses) != 1 or len(func_ir._definitions.get(method.name, ())) != 1:
+        return None
+    block, call_statement = uses[0]
+    call = call_statement.value if isinstance(call_statement, ir.Assign) else None
+    if not (isinstance(call, ir.Expr) and call.op == "call" and call.func.name == method.name
+            and len(call.args) == 1 and not call.kws and call.vararg is None and
+            any(block is b for b in loop_blocks) and
+            _constant(func_ir, call.args[0]) is dtypes.tfloat32):
+        return None
+    result = call_statement.target
+    if len(func_ir._definitions.get(result.name, ())) != 1 or not all(
+            _is_mma_operand(func_ir, b, s, result, loop_blocks)
+            for b, s in _uses(func_ir, result)):
+        return None
+    return statement, call_statement
+
+
+def _constant(func_ir, var):
+    try:
+        return func_ir.infer_constant(var)
+    except Exception:  # not a constant (Numba raises its own error kinds)
+        return None
 
 
 def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):

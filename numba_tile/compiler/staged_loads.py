@@ -34,14 +34,15 @@ from numba.cuda import nvvmutils
 from numba.cuda.models import register_model
 from numba.cuda.typing.templates import AbstractTemplate
 
+from .. import dtypes as d
 from ..enums import PaddingMode
-from . import typing as tile_typing
+from . import arithmetic, typing as tile_typing
 from .abstract import constant_of
 from .lowering import lower
 from .tiles import I32, I64, SCRATCH, SHARED_ALIGNMENT, TARGET, barrier, \
     fence_async_proxy, load_shared, make_tile, register_coordinates, shared_base, shared_limit, swizzled_offset, \
     thread_coordinates
-from .types import ArrayType, TileType
+from .types import ArrayType, TileType, storage_scalar_type
 
 I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
@@ -83,6 +84,12 @@ def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode)
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
+def staged_as_tfloat32(tile):
+    """``tile.astype(ct.tfloat32)`` of a pipelined load: a float32 tile stays in its stage,
+    rounded to tfloat32 where ``mma`` reads it."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
 def pipeline_end(pipeline, last):
     """At the end of each iteration: after the ``last`` one, the products still running on
     the pipeline's tiles are waited for."""
@@ -120,13 +127,17 @@ class PipelineType(types.Type):
 class StagedTileType(types.Type):
     """A tile that a pipelined load left in its shared-memory stage, swizzled (see
     :func:`~numba_tile.compiler.tiles.swizzled_offset`); ``mma`` reads it from there. Its
-    run-time value is the shared-memory address of its first byte."""
+    run-time value is the shared-memory address of its first byte. A tfloat32 tile may hold
+    float32 elements (``stored``), rounded by whoever reads them."""
 
-    def __init__(self, dtype, shape, num_warps, pipeline_id):
+    def __init__(self, dtype, shape, num_warps, pipeline_id, stored=None):
         self.dtype, self.shape, self.num_warps = dtype, tuple(shape), num_warps
         self.pipeline_id = pipeline_id
+        # the dtype of the stage's elements: float32 for a tfloat32 tile rounded on reading
+        self.stored = stored or dtype
+        kept = "" if self.stored is dtype else f", stored as {self.stored}"
         super().__init__(name=f"StagedTile({dtype}, {self.shape}, warps={num_warps}, "
-                              f"pipeline#{pipeline_id})")
+                              f"pipeline#{pipeline_id}{kept})")
 
     @property
     def ndim(self):
@@ -280,6 +291,22 @@ class PipelineTileTemplate(_PipelineTemplate):
         else:
             result = _plain_load_signature(array, index, shape, mode)[0].return_type
         return signature(result, *args)
+
+
+@tile_typing.registry.register_global(staged_as_tfloat32)
+class StagedAsTfloat32Template(_PipelineTemplate):
+    key = staged_as_tfloat32
+
+    def generic(self, args, kws):
+        (tile,) = args
+        if isinstance(tile, StagedTileType) and tile.dtype is d.float32:
+            return signature(StagedTileType(d.tfloat32, tile.shape, tile.num_warps,
+                                            tile.pipeline_id, stored=d.float32), tile)
+        if isinstance(tile, StagedTileType):
+            tile = tile.as_tile()
+        if isinstance(tile, TileType):  # an astype of the tile in registers
+            return signature(tile.with_dtype(d.tfloat32), *args)
+        return None
 
 
 def _plain_load_signature(array, index, shape, mode):
@@ -495,11 +522,23 @@ def lower_pipeline_tile(context, builder, sig, args):
     return implementation(builder, list(args[3:6]) + [context.get_dummy_value(), args[6]])
 
 
+@lower(staged_as_tfloat32, types.Any)
+def lower_staged_as_tfloat32(context, builder, sig, args):
+    (tile_type,), (value,) = sig.args, args
+    if isinstance(sig.return_type, StagedTileType):
+        return value  # the same stage: rounded when read
+    if isinstance(tile_type, StagedTileType):
+        tile_type, value = staged_to_registers(context, builder, tile_type, value)
+    return make_tile(context, builder, sig.return_type, [
+        arithmetic.convert(context, builder, builder.extract_value(value, r), tile_type.dtype,
+                           d.tfloat32) for r in range(tile_type.registers)])
+
+
 def staged_to_registers(context, builder, staged_type, pointer):
     """``(tile type, value)`` of a staged tile read into registers (for the ops that do not
     read shared memory themselves)."""
     tile_type = staged_type.as_tile()
-    element = context.get_value_type(tile_type.element)
+    element = context.get_value_type(storage_scalar_type(staged_type.stored))
     typed = builder.bitcast(pointer, element.as_pointer(3))
     base = thread_coordinates(builder, tile_type.layout)
     values = []
@@ -507,5 +546,7 @@ def staged_to_registers(context, builder, staged_type, pointer):
         row, column = register_coordinates(builder, base, tile_type.layout, register)[-2:]
         index = swizzled_offset(builder, row, column, staged_type.shape[-2:],
                                 staged_type.dtype.itemsize)
-        values.append(load_shared(builder, builder.gep(typed, [index]), element))
+        value = load_shared(builder, builder.gep(typed, [index]), element)
+        values.append(arithmetic.convert(context, builder, value, staged_type.stored,
+                                         staged_type.dtype))
     return tile_type, make_tile(context, builder, tile_type, values)

@@ -223,6 +223,14 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
         place = builder.gep(pointer, [builder.mul(index, I32(tile_type.dtype.itemsize))])
         return builder.bitcast(place, value_type.as_pointer(3))
 
+    def rounded(words, tile_type):
+        """Fragment registers of tfloat32 operands that wait in their stage as float32,
+        rounded to tfloat32 (the tensor cores would drop the low bits instead)."""
+        if getattr(tile_type, "stored", dtype) is dtype:
+            return words
+        return [builder.bitcast(arithmetic.convert(context, builder, builder.bitcast(w, F32),
+                                                   d.float32, dtype), I32) for w in words]
+
     def matrix(pointer, tile_type, batch):
         """The byte pointer to batch element ``batch`` of an operand."""
         rows, columns = tile_type.shape[-2:]
@@ -236,7 +244,8 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
                                                   x_type, F64))]
         pointer = element(a_pointer, builder.add(a_row, I32(row0)),
                           builder.add(a_col, I32(step)), x_type, I8)
-        return _ldmatrix(builder, "x4", builder.ptrtoint(pointer, ir.IntType(64)))
+        return rounded(_ldmatrix(builder, "x4", builder.ptrtoint(pointer, ir.IntType(64))),
+                       x_type)
 
     def b_fragment(batch, col0, step):
         b_pointer = matrix(b_pointers, y_type, batch)
@@ -250,8 +259,9 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
             return [_load_shared(builder, element(b_pointer, builder.add(quad, I32(step)),
                                                   column, y_type, F64))]
         if dtype.itemsize == 4:  # tfloat32: b0, b1 are (t, g) and (t + 4, g)
-            return [_load_shared(builder, element(b_pointer, builder.add(quad, I32(step + e)),
-                                                  column, y_type, I32)) for e in (0, 4)]
+            return rounded([_load_shared(builder, element(
+                b_pointer, builder.add(quad, I32(step + e)), column, y_type, I32))
+                for e in (0, 4)], y_type)
         # 1-byte inputs: b0 holds (4t .. 4t + 3, g), b1 the same 16 rows further down
         words = []
         for extra in (0, 16):

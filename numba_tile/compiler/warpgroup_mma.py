@@ -12,7 +12,8 @@ that of ``wgmma``'s result fragment in order.
 The operands are in shared memory in the swizzles both the tensor memory accelerator and
 ``wgmma`` know (:func:`~numba_tile.compiler.tiles.swizzled_offset`): A is K-major (rows of K:
 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128 bytes: the
-"transposed" B of ``wgmma``). A matrix descriptor gives the tensor cores each operand's
+"transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: its B
+is written there transposed, from registers. A matrix descriptor gives the tensor cores each operand's
 start and strides. Writes by threads (``st.shared``, ``cp.async``) become visible to them
 through ``fence.proxy.async`` and a barrier.
 """
@@ -20,17 +21,24 @@ through ``fence.proxy.async`` and a barrier.
 from llvmlite import ir
 
 from .. import dtypes as d
-from .tiles import I32, I64, move_tile, make_tile, thread_ids, TARGET
+from .tiles import I32, I64, TARGET, barrier, fence_async_proxy, make_tile, move_tile, \
+    swizzled_offset, thread_ids
+
+F32 = ir.FloatType()
 
 # (input dtype, accumulator dtype) -> the PTX types of d, a, b
-_KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.bf16.bf16"}
+_KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.bf16.bf16",
+          (d.tfloat32, d.float32): "f32.tf32.tf32"}
+STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
 
 
 def applies(x_type, y_type, acc_type):
-    """True where the product runs as ``wgmma`` (sm_90, float16/bfloat16 into float32,
-    whole warpgroups, shapes that fill its 64 x N x 16 steps and 128-byte rows)."""
+    """True where the product runs as ``wgmma`` (sm_90; float16/bfloat16, or tfloat32 tiles
+    in registers, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
+    and rows of 64 bytes or a multiple of 128 in shared memory)."""
+    from .staged_loads import StagedTileType
     from .tensor_cores import is_one_matrix
     if TARGET["cc"] != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
             not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
@@ -38,14 +46,29 @@ def applies(x_type, y_type, acc_type):
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = acc_type.num_warps
     itemsize = x_type.dtype.itemsize
-    return (warps % 4 == 0 and m % (16 * warps) == 0 and
-            (k * itemsize % 128 == 0 or k * itemsize == 64) and
-            n * itemsize % 128 == 0 and (n <= 256 or n % 256 == 0))
+    if not (warps % 4 == 0 and m % (16 * warps) == 0 and
+            (k * itemsize % 128 == 0 or k * itemsize == 64) and (n <= 256 or n % 256 == 0)):
+        return False
+    if k_major_b(x_type):
+        # tiles of a pipelined load (float32 in their stages), whose B is transposed there:
+        # every thread moves the same number of 16-byte chunks of A and 4 x 4 blocks of B
+        threads = 32 * warps
+        return n % 8 == 0 and k % 16 == 0 and (m * k // 4) % threads == 0 and \
+            (k * n // 16) % threads == 0 and all(
+                isinstance(t, StagedTileType) and t.stored is d.float32 for t in (x_type, y_type))
+    return n * itemsize % 128 == 0
+
+
+def k_major_b(x_type):
+    """True where ``wgmma`` reads B K-major (transposed from the tile's rows of N): 4-byte
+    inputs, which it cannot read N-major."""
+    return x_type.dtype.itemsize == 4
 
 
 def instruction(x_type, y_type, acc_type):
     n = min(y_type.shape[-1], 256)
-    return f"wgmma.mma_async.sync.aligned.m64n{n}k16.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
+    k = STEP_BYTES // x_type.dtype.itemsize
+    return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
 
 def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result):
@@ -53,19 +76,30 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     from .tensor_cores import operand_pointers
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
-    a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
-                                            async_proxy=True)
+    transposed = k_major_b(x_type)
+    if transposed:
+        a_pointer, b_pointer = _tfloat32_operands(context, builder, x_type, x, y_type, y)
+    else:
+        a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
+                                                async_proxy=True)
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = result.num_warps
     itemsize = x_type.dtype.itemsize
     columns = min(n, 256)  # a wgmma's N
-    # A's rows: 128-byte columns of 128-byte swizzle, or whole rows of 64 bytes (64-byte
+    step_elements = STEP_BYTES // itemsize
+    # K-major rows: 128-byte columns of 128-byte swizzle, or whole rows of 64 bytes (64-byte
     # swizzle, 8 rows of 64 bytes to an atom)
-    a_row_bytes = min(k * itemsize, 128)
-    a_swizzle, a_atom = (SWIZZLE_128B, ATOM_BYTES) if a_row_bytes == 128 else \
+    k_row_bytes = min(k * itemsize, 128)
+    k_swizzle, k_atom = (SWIZZLE_128B, ATOM_BYTES) if k_row_bytes == 128 else \
         (SWIZZLE_64B, ATOM_BYTES // 2)
-    row_elements = a_row_bytes // itemsize
+    row_elements = k_row_bytes // itemsize
     b_row_elements = 128 // itemsize
+
+    def k_major_offset(row, column, rows):
+        """The byte offset of ``(row, column)`` (a step's first column) of a K-major
+        operand of ``rows`` rows: column blocks of 128 bytes, one after the other."""
+        return (column // row_elements) * rows * k_row_bytes + row * k_row_bytes + \
+            (column % row_elements) * itemsize
     _, warp = thread_ids(builder)
     group = builder.lshr(warp, I32(2))
     a_base = builder.ptrtoint(a_pointer, I32)
@@ -75,22 +109,26 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     _asm(builder, "wgmma.fence.sync.aligned;")
     for i in range(m // (16 * warps)):
         row0 = builder.add(builder.mul(group, I32(64)), I32(16 * warps * i))
-        a_row = builder.add(a_base, builder.mul(row0, I32(a_row_bytes)))
+        a_row = builder.add(a_base, builder.mul(row0, I32(k_row_bytes)))
         for chunk in range(n // columns):
             first = i * per_slice + chunk * (columns // 2)
             fragment = registers[first:first + columns // 2]
-            for step in range(k // 16):
+            for step in range(k // step_elements):
                 # A: the step's 32 bytes in its column block of M rows
-                column = step * 16
-                a_address = builder.add(a_row, I32((column // row_elements) * m * a_row_bytes +
-                                                   (column % row_elements) * itemsize))
-                # B: 16 rows of 128 bytes in each 64-column block (k * 128 bytes apart)
-                b_address = builder.add(b_base, I32((chunk * columns // b_row_elements) * k *
-                                                    128 + step * 16 * 128))
+                column = step * step_elements
+                a_address = builder.add(a_row, I32(k_major_offset(0, column, m)))
+                a_descriptor = _descriptor(builder, a_address, 16, k_atom, k_swizzle)
+                if transposed:  # B^T, K-major as A: the chunk's rows of N
+                    b_address = builder.add(b_base, I32(k_major_offset(chunk * columns, column,
+                                                                       n)))
+                    b_descriptor = _descriptor(builder, b_address, 16, k_atom, k_swizzle)
+                else:  # B: 16 rows of 128 bytes in each 64-column block (k * 128 bytes apart)
+                    b_address = builder.add(b_base, I32((chunk * columns // b_row_elements) *
+                                                        k * 128 + column * 128))
+                    b_descriptor = _descriptor(builder, b_address, k * 128, ATOM_BYTES,
+                                               SWIZZLE_128B)
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
-                                  _descriptor(builder, a_address, 16, a_atom, a_swizzle),
-                                  _descriptor(builder, b_address, k * 128, ATOM_BYTES,
-                                              SWIZZLE_128B))
+                                  a_descriptor, b_descriptor, transposed_b=not transposed)
             registers[first:first + columns // 2] = fragment
     _asm(builder, "wgmma.commit_group.sync.aligned;")
     # operands of a pipeline stay in their stage until the next iteration's copies start
@@ -105,6 +143,68 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     return make_tile(context, builder, result, registers)
 
 
+def _tfloat32_operands(context, builder, x_type, x, y_type, y):
+    """Byte pointers to the tfloat32 operands ``wgmma`` reads, made in place from the
+    float32 tiles in their stages: A rounded, B rounded and transposed (K-major, as A), so
+    that the product can run on while the next stage is prepared. Each thread rounds whole
+    16-byte chunks of A and moves 4 x 4 blocks of B (four 16-byte reads of rows of N, then,
+    once every thread has read, four 16-byte writes of rows of K); within each quarter of a
+    warp (the lanes one 16-byte access serves together) the blocks are 2 rows by 4 columns
+    of blocks, so that the swizzle spreads both the reads and the writes over the banks."""
+    from .narrow_floats import from_float32
+    (m, k), n = x_type.shape[-2:], y_type.shape[-1]
+    threads = 32 * x_type.num_warps
+    vector = ir.VectorType(F32, 4)
+    tid = _thread_index(builder)
+
+    def chunk(pointer, row, column, shape):
+        index = swizzled_offset(builder, row, column, shape, 4)
+        return builder.bitcast(builder.gep(pointer, [builder.mul(index, I32(4))]),
+                               vector.as_pointer(3))
+
+    def rounded(values):
+        out = ir.Constant(vector, ir.Undefined)
+        for i, value in enumerate(values):
+            out = builder.insert_element(out, from_float32(builder, value, d.tfloat32), I32(i))
+        return out
+
+    # A: every 16-byte chunk rounded in place
+    for first in range(0, m * k // 4, threads):
+        index = builder.add(tid, I32(first))
+        place = chunk(x, builder.udiv(index, I32(k // 4)),
+                      builder.mul(builder.urem(index, I32(k // 4)), I32(4)), (m, k))
+        values = builder.load(place)
+        builder.store(rounded([builder.extract_element(values, I32(i)) for i in range(4)]),
+                      place)
+    # B: 4 x 4 blocks, block (kb, nb) holding rows 4 kb .. 4 kb + 3 of B, columns 4 nb ..
+    k_blocks = k // 4
+    moves = []
+    for first in range(0, k_blocks * (n // 4), threads):
+        index = builder.add(tid, I32(first))
+        quarter, rest = builder.and_(index, I32(7)), builder.lshr(index, I32(3))
+        kb = builder.add(builder.and_(quarter, I32(3)),
+                         builder.mul(builder.urem(rest, I32(k_blocks // 4)), I32(4)))
+        nb = builder.add(builder.lshr(quarter, I32(2)),
+                         builder.mul(builder.udiv(rest, I32(k_blocks // 4)), I32(2)))
+        row0, column0 = builder.mul(kb, I32(4)), builder.mul(nb, I32(4))
+        rows = [builder.load(chunk(y, builder.add(row0, I32(i)), column0, (k, n)))
+                for i in range(4)]
+        moves.append((row0, column0, rows))
+    barrier(builder)  # B is read whole before it is written over
+    for row0, column0, rows in moves:
+        for j in range(4):
+            column = rounded([builder.extract_element(rows[i], I32(j)) for i in range(4)])
+            builder.store(column, chunk(y, builder.add(column0, I32(j)), row0, (n, k)))
+    fence_async_proxy(builder)
+    barrier(builder)
+    return x, y
+
+
+def _thread_index(builder):
+    from numba.cuda import nvvmutils
+    return nvvmutils.call_sreg(builder, "tid.x")
+
+
 def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
     """A ``wgmma`` matrix descriptor: start address, leading and stride byte offsets (all in
     16-byte units) and the swizzle mode."""
@@ -113,12 +213,14 @@ def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
     return builder.or_(start, I64(constant))
 
 
-def _wgmma(builder, text, fragment, a_descriptor, b_descriptor):
-    """One ``wgmma`` adding to ``fragment``: A K-major, B N-major (transposed), scales 1."""
+def _wgmma(builder, text, fragment, a_descriptor, b_descriptor, transposed_b):
+    """One ``wgmma`` adding to ``fragment``: A K-major, B N-major (``transposed_b``: 2-byte
+    inputs only) or K-major, scales 1."""
     count = len(fragment)
     outputs = ",".join(f"${i}" for i in range(count))
+    layouts = ", 0, 1" if transposed_b else ""
     asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${count + 2}, 0; "
-           f"{text} {{{outputs}}}, ${count}, ${count + 1}, p, 1, 1, 0, 1; }}")
+           f"{text} {{{outputs}}}, ${count}, ${count + 1}, p, 1, 1{layouts}; }}")
     constraints = ",".join(["=f"] * count + ["l", "l", "r"] + [str(i) for i in range(count)])
     result_type = ir.LiteralStructType([fragment[0].type] * count)
     out = builder.asm(ir.FunctionType(result_type, [I64, I64, I32] + [f.type for f in fragment]),
