@@ -383,6 +383,20 @@ def test_batched_products_run_on_tensor_cores(arch):
     assert "fma.rn.f64" not in compiled.ptx
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_matmul_operator_runs_on_tensor_cores(arch):
+    """``x @ y`` of float16 tiles: a product into a float32 accumulator on tensor cores,
+    rounded to float16 once."""
+    @ct.kernel
+    def product(a, b, c):
+        ct.store(c, (0, 0), ct.load(a, (0, 0), (64, 64)) @ ct.load(b, (0, 0), (64, 64)))
+    a = np.zeros((64, 64), np.float16)
+    ptx = ct.compile(product, (a, a, a), arch=arch).ptx
+    instruction = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" if arch == "sm_90" \
+        else "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"
+    assert instruction in ptx and "fma.rn.f64" not in ptx
+
+
 def test_float32_matmul_takes_the_general_path():
     from test_matrix import matmul_kernel
     a = np.zeros((64, 64), np.float32)

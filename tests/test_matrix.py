@@ -316,9 +316,12 @@ MATMUL_DTYPES = [  # (a dtype, b dtype, promoted dtype, tolerance)
     (ct.float16, ct.float16, ct.float16, 1e-2), (ct.bfloat16, ct.bfloat16, ct.bfloat16, 2e-2),
     (ct.bfloat16, ct.float32, ct.float32, 1e-6), (ct.float64, ct.float16, ct.float64, 1e-12),
     (ct.uint8, ct.uint16, ct.uint16, 0), (ct.int8, ct.float16, ct.float16, 1e-2),
-    (ct.int32, ct.int64, ct.int64, 0),
+    (ct.int32, ct.int64, ct.int64, 0), (ct.int8, ct.int8, ct.int8, 0),
+    (ct.float64, ct.float64, ct.float64, 1e-12),
 ]
-MATMUL_SHAPES = [((8, 16), (16, 4)), ((8,), (8, 4)), ((4, 8), (8,)), ((2, 4, 8), (2, 8, 4))]
+# the last two fit tensor cores (where the operands' dtype has a tensor-core product)
+MATMUL_SHAPES = [((8, 16), (16, 4)), ((8,), (8, 4)), ((4, 8), (8,)), ((2, 4, 8), (2, 8, 4)),
+                 ((32, 64), (64, 32)), ((2, 16, 32), (2, 32, 16))]
 
 
 @pytest.mark.parametrize("use_operator", [False, True], ids=["matmul", "operator"])
@@ -329,6 +332,8 @@ def test_matmul_promotion(run_kernel, rng, a_dtype, b_dtype, result_dtype, toler
     a = random_matrix(rng, a_shape, a_dtype)
     b = random_matrix(rng, b_shape, b_dtype)
     actual, expected = run_matmul(run_kernel, use_operator, a, b, result_dtype)
+    if result_dtype.is_integral:  # integer results wrap around
+        expected = expected.astype(NP[result_dtype]).astype(np.int64)
     check(actual, expected, tolerance)
 
 

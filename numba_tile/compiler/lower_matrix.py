@@ -133,11 +133,8 @@ def lower_mma(context, builder, sig, args):
     result = sig.return_type
     found = tensor_cores.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
-        if found.instruction.startswith("wgmma"):
-            return warpgroup_mma.lower_wgmma(context, builder, found, x_type, args[0], y_type,
-                                             args[1], acc_type, args[2], result)
-        return tensor_cores.lower_mma(context, builder, found, x_type, args[0], y_type,
-                                      args[1], acc_type, args[2], result)
+        return _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
+                                    acc_type, args[2], result)
     args, operand_types = list(args), [x_type, y_type]
     for i in (0, 1):  # tiles of pipelined loads, read into registers
         if isinstance(operand_types[i], StagedTileType):
@@ -154,9 +151,31 @@ def lower_mma(context, builder, sig, args):
 @lower(matrix.matmul, types.VarArg(types.Any))
 def lower_matmul(context, builder, sig, args):
     result = sig.return_type
+    (x_type, y_type), (x, y) = sig.args[:2], args[:2]
+    accumulator = tensor_cores.matmul_accumulator(x_type, y_type, result.dtype) if \
+        isinstance(result, TileType) else None
+    if accumulator is not None and accumulator.layout == result.layout:
+        # a product into a zero accumulator on tensor cores, rounded (or wrapped) once
+        zero = arithmetic.constant(accumulator.dtype, 0)
+        acc = make_tile(context, builder, accumulator, [zero] * accumulator.registers)
+        sums = _tensor_core_product(context, builder, x_type, x, y_type, y, accumulator, acc)
+        return make_tile(context, builder, result, [
+            arithmetic.convert(context, builder, builder.extract_value(sums, r),
+                               accumulator.dtype, result.dtype)
+            for r in range(result.registers)])
     dtype = result.dtype if isinstance(result, TileType) else _scalar_dtype(result)
     return product(context, builder, sig.args[0], args[0], sig.args[1], args[1], result, dtype,
                    operand_dtype=dtype)
+
+
+def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, result=None):
+    """The registers of ``mma(x, y, acc)`` on tensor cores (``result``: its type, by default
+    the accumulator's)."""
+    result = result or acc_type
+    found = tensor_cores.plan(x_type, y_type, acc_type)
+    lowering = warpgroup_mma.lower_wgmma if found.instruction.startswith("wgmma") else \
+        tensor_cores.lower_mma
+    return lowering(context, builder, found, x_type, x, y_type, y, acc_type, acc, result)
 
 
 def _scalar_dtype(numba_type):

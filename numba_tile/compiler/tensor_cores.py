@@ -122,6 +122,26 @@ def plan(x_type, y_type, acc_type):
                 f"mma.sync.aligned.m{step_m}n{step_n}k{step_k}.row.col.{kind}")
 
 
+# matmul on tensor cores: the accumulator of operands of each dtype (the result is rounded,
+# or wrapped, to the operands' dtype once, at the end)
+_MATMUL_ACCUMULATORS = {d.float16: d.float32, d.bfloat16: d.float32, d.float64: d.float64,
+                        d.int8: d.int32, d.uint8: d.int32}
+
+
+def matmul_accumulator(x_type, y_type, result_dtype):
+    """The accumulator type with which ``matmul(x, y)`` (of ``result_dtype``) runs on tensor
+    cores, where it does (operands of one dtype, which is the result's), else None."""
+    accumulator = _MATMUL_ACCUMULATORS.get(x_type.dtype)
+    if accumulator is None or y_type.dtype is not x_type.dtype or \
+            result_dtype is not x_type.dtype or x_type.ndim != y_type.ndim:
+        return None
+    shape = x_type.shape[:-1] + y_type.shape[-1:]
+    acc_type = TileType(accumulator, shape, x_type.num_warps)
+    found = plan(x_type, y_type, acc_type)
+    return None if found is None else TileType(accumulator, shape, x_type.num_warps,
+                                               found.layout)
+
+
 def check_target(x_type):
     """``TileUnsupportedFeatureError`` for a float8 product where the GPU compiled for has no
     float8 tensor cores (before compute capability 8.9)."""

@@ -1096,6 +1096,11 @@ def _infer_matmul(values):
     spec = matrix_rules.matmul(operand(x), operand(y))
     if spec.shape == ():
         return scalar_type(spec.dtype)
+    # on tensor cores where the operands fit: the result in their fragment layout
+    from .tensor_cores import matmul_accumulator
+    accumulator = matmul_accumulator(x, y, spec.dtype)
+    if accumulator is not None:
+        return accumulator.with_dtype(spec.dtype)
     return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
 
 
