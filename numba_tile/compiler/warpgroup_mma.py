@@ -12,13 +12,14 @@ that of ``wgmma``'s result fragment in order.
 The operands are in shared memory in the swizzles both the tensor memory accelerator and
 ``wgmma`` know (:func:`~numba_tile.compiler.tiles.swizzled_offset`): A is K-major (rows of K:
 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128 bytes: the
-"transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: its B
-is written there transposed, from registers. A matrix descriptor gives the tensor cores each operand's
-start and strides. Writes by threads (``st.shared``, ``cp.async``) become visible to them
+"transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: the
+float32 tiles of a pipelined load are rounded, and B transposed, in their stages. A matrix
+descriptor gives the tensor cores each operand's start and strides. Writes by threads (``st.shared``, ``cp.async``) become visible to them
 through ``fence.proxy.async`` and a barrier.
 """
 
 from llvmlite import ir
+from numba.cuda import nvvmutils
 
 from .. import dtypes as d
 from .tiles import I32, I64, TARGET, barrier, fence_async_proxy, make_tile, move_tile, \
@@ -36,7 +37,7 @@ ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
 
 def applies(x_type, y_type, acc_type):
     """True where the product runs as ``wgmma`` (sm_90; float16/bfloat16, or tfloat32 tiles
-    in registers, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
+    of a pipelined load, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
     and rows of 64 bytes or a multiple of 128 in shared memory)."""
     from .staged_loads import StagedTileType
     from .tensor_cores import is_one_matrix
@@ -155,7 +156,7 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     threads = 32 * x_type.num_warps
     vector = ir.VectorType(F32, 4)
-    tid = _thread_index(builder)
+    tid = nvvmutils.call_sreg(builder, "tid.x")
 
     def chunk(pointer, row, column, shape):
         index = swizzled_offset(builder, row, column, shape, 4)
@@ -198,11 +199,6 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     fence_async_proxy(builder)
     barrier(builder)
     return x, y
-
-
-def _thread_index(builder):
-    from numba.cuda import nvvmutils
-    return nvvmutils.call_sreg(builder, "tid.x")
 
 
 def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
