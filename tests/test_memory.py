@@ -674,3 +674,20 @@ def test_aligned_arrays_compile_without_element_fallback():
                                                                     aligned.ptx)
     assert not re.search(r"ld\.global\.u16", aligned.ptx), "no element-by-element path"
     assert re.search(r"ld\.global\.u16", unaligned.ptx)
+
+
+@ct.kernel
+def scaled_or_copied(x, y, scale, TILE: ct.Constant[int]):
+    tile = ct.load(x, (ct.bid(0),), (TILE,))
+    if scale > 0:  # a run-time scalar: the branch is taken or not on the device
+        tile = tile * scale
+    ct.store(y, (ct.bid(0),), tile)
+
+
+@pytest.mark.parametrize("scale", [0, 3])
+def test_branch_on_a_run_time_scalar(run_kernel, rng, scale):
+    """A condition on a scalar argument stays a branch (the constant-branch pass leaves it)."""
+    x = random_array(rng, (128,), np.float32)
+    y = poisoned((128,))
+    run_kernel(scaled_or_copied, (4,), (x, y, scale, 32))
+    assert_same(y, x * np.float32(scale) if scale > 0 else x)

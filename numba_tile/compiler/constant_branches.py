@@ -15,7 +15,7 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
-from .abstract import NOT_CONSTANT, constant_of
+from .abstract import constant_of
 from .contexts import FOLDABLE
 from .types import ArrayType
 
@@ -35,8 +35,7 @@ class _ArrayFacts:
 def _argument_value(arg_type):
     if isinstance(arg_type, ArrayType):
         return _ArrayFacts(arg_type)
-    value = constant_of(arg_type, NOT_CONSTANT)
-    return _UNKNOWN if value is NOT_CONSTANT else value
+    return constant_of(arg_type, _UNKNOWN)  # a run-time value: the branch stays
 
 
 class _Evaluator:
