@@ -427,6 +427,10 @@ def _float16_matmul(arch, shape=(1024, 1024), tiles=(128, 128, 32), **hints):
                                *tiles, ct.float32), arch=arch)
 
 
+# 128 x 128 float32 results leave through shared memory, rows padded by 16 bytes
+RESULT_BUFFER_BYTES = 128 * (128 * 4 + 16)
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 def test_k_loop_loads_are_pipelined(arch):
     """The loads that feed mma in the k-loop are copied ahead (cp.async) into a ring of
@@ -437,14 +441,16 @@ def test_k_loop_loads_are_pipelined(arch):
     ptx = compiled.ptx
     assert "cp.async.cg.shared.global" in ptx and "cp.async.commit_group" in ptx
     assert "cp.async.wait_group 2;" in ptx  # 2 younger copy groups may still run
-    assert compiled.dynamic_shared_bytes == 4 * 16 * 1024
+    # the ring, and the scratch buffer the float32 result is stored through
+    assert compiled.dynamic_shared_bytes == 4 * 16 * 1024 + RESULT_BUFFER_BYTES
+    stores_result = 2  # barriers around the result's pass through shared memory
     if arch == "sm_90":
         assert "wgmma.wait_group.sync.aligned 1;" in ptx
         assert "fence.proxy.async.shared::cta" in ptx
-        assert ptx.count("bar.sync") == 2
+        assert ptx.count("bar.sync") == 2 + stores_result
     else:
         assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix" in ptx
-        assert ptx.count("bar.sync") == 1
+        assert ptx.count("bar.sync") == 1 + stores_result
 
 
 @pytest.mark.parametrize("stages", [1, 2, 3, 8])
@@ -454,7 +460,19 @@ def test_num_stages_option_sets_the_ring(stages):
         assert "cp.async" not in compiled.ptx
         return
     assert f"cp.async.wait_group {stages - 2};" in compiled.ptx
-    assert compiled.dynamic_shared_bytes == stages * 16 * 1024
+    assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + RESULT_BUFFER_BYTES
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("num_stages", [3, 4])
+def test_results_of_mma_are_stored_in_16_byte_vectors(arch, num_stages):
+    """A product's result (pairs of a row in each thread's registers) leaves through shared
+    memory as 16-byte vectors, in column blocks where the whole 128 x 256 float32 tile does
+    not fit beside the ring (both cases here)."""
+    compiled = _float16_matmul(arch, tiles=(128, 256, 64), num_warps=8, num_stages=num_stages)
+    stores = re.findall(r"st\.global\S*", compiled.ptx)
+    assert stores and set(stores) == {"st.global.v4.u32"}, set(stores)
+    assert compiled.spill_bytes == 0
 
 
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
@@ -585,7 +603,8 @@ def test_one_stage_reserves_no_ring():
     with_ring = _float16_matmul("sm_90", num_stages=2)
     without = _float16_matmul("sm_90", num_stages=1)
     assert without.dynamic_shared_bytes < with_ring.dynamic_shared_bytes
-    assert without.dynamic_shared_bytes <= 32 * 1024  # the operands' scratch only
+    # scratch only: the operands' (32 KB), or the result's pass to coalesced stores
+    assert without.dynamic_shared_bytes <= max(32 * 1024, RESULT_BUFFER_BYTES)
 
 
 def test_each_architecture_gets_its_own_lowering():

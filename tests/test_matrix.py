@@ -215,6 +215,19 @@ def test_tf32_matmul_k_loop(run_kernel, rng, mnk, tiles, num_warps):
     assert relative_error(c, exact) > 1e-5
 
 
+@pytest.mark.parametrize("num_stages", [3, 4])
+def test_wide_results_are_stored_through_shared_memory(run_kernel, rng, num_stages):
+    """128 x 256 float16 results of a k-loop, partial at both edges, leave through shared
+    memory: the whole tile with 3 stages, column blocks with 4 (no room for the whole)."""
+    (m, n, k), (tm, tn, tk) = (200, 264, 128), (128, 256, 64)
+    a = random_matrix(rng, (m, k), ct.float16)
+    b = random_matrix(rng, (k, n), ct.float16)
+    c = poisoned((m, n), np.float16)
+    kernel = matmul_kernel.replace_hints(num_warps=8, num_stages=num_stages)
+    run_kernel(kernel, (-(-m // tm), -(-n // tn)), (a, b, c, tm, tn, tk, ct.float32))
+    check(c, np.matmul(wide(a), wide(b)), 2e-3)
+
+
 # one batch element's tile per block: 3-d tiles with a batch of one (the benchmark's kernel)
 batched_matmul_kernel = bench_kernels.batched_matmul
 

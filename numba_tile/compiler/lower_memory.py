@@ -19,6 +19,7 @@ from ..rules.core import normalize_axis
 from ..rules.memory import normalize_order
 from . import arithmetic
 from .abstract import constant_of
+from .coalesced_stores import column_block, store_through_shared
 from .lowering import registry
 from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
                     thread_coordinates)
@@ -374,6 +375,10 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
     converted = [to_memory(context, builder, array_type, arithmetic.convert(
         context, builder, builder.extract_value(args[2], r), tile_type.dtype, array_type.dtype))
         for r in range(tile_type.registers)]
+    block = column_block(tile_type, element_bytes, view.aligned, origin_step)
+    if block is not None:
+        store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block)
+        return
     groups, seen = [], set()
     for first, width in vector_groups(layout, element_bytes):
         constant = layout.apply(register=first)
