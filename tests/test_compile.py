@@ -475,6 +475,28 @@ def test_results_of_mma_are_stored_in_16_byte_vectors(arch, num_stages):
     assert compiled.spill_bytes == 0
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_transposed_loads_are_pipelined_and_read_k_major(arch):
+    """``ct.load(BT, (k, bn), (TK, TN), order=(1, 0))``: the rows of B^T are copied ahead
+    as they lie (no element-by-element global loads) and read K-major where they landed:
+    ``ldmatrix`` without ``.trans`` (sm_80), ``wgmma`` with B not transposed (sm_90)."""
+    from test_matrix import transposed_operands_kernel
+    a = np.zeros((128, 128), np.float16)
+    compiled = ct.compile(transposed_operands_kernel, (
+        a, a, np.zeros((128, 128), np.float32), 128, 64, 64, 64, "C", (1, 0), ct.float32),
+        arch=arch)
+    ptx = compiled.ptx
+    assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx
+    if arch == "sm_90":
+        # imm-trans-a, imm-trans-b: both operands K-major
+        assert re.findall(r"wgmma\.mma_async[^;]*, 0, 0; }", ptx)
+        assert not re.findall(r"wgmma\.mma_async[^;]*, 0, 1; }", ptx)
+    else:
+        assert "ldmatrix.sync.aligned.m8n8.x2.shared.b16" in ptx
+        assert "ldmatrix.sync.aligned.m8n8.x2.trans" not in ptx
+    assert compiled.spill_bytes == 0
+
+
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
     """8 stages of 48 KB (128 x 256 x 64 tiles) do not fit: the loads are plain loads."""
     compiled = _float16_matmul("sm_90", tiles=(128, 256, 64), num_stages=8, num_warps=8)

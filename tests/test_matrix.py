@@ -228,6 +228,71 @@ def test_wide_results_are_stored_through_shared_memory(run_kernel, rng, num_stag
     check(c, np.matmul(wide(a), wide(b)), 2e-3)
 
 
+@ct.kernel
+def transposed_operands_kernel(A, B, C, K, TM: ct.Constant[int], TN: ct.Constant[int],
+                               TK: ct.Constant[int], A_ORDER: ct.Constant,
+                               B_ORDER: ct.Constant, ACC_DTYPE: ct.Constant):
+    """The k-loop with A or B given transposed (``A^T`` is ``(K, M)``, ``B^T`` ``(N, K)``)
+    and loaded with ``order=(1, 0)``: in compiled code the copies of the array's rows are
+    pipelined and read transposed where they landed."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ACC_DTYPE)
+    for k in range(ct.cdiv(K, TK)):
+        a = ct.load(A, (bm, k), (TM, TK), order=A_ORDER, padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), order=B_ORDER, padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@ct.kernel
+def transposed_tf32_kernel(A, BT, C, K, TM: ct.Constant[int], TN: ct.Constant[int],
+                           TK: ct.Constant[int]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.cdiv(K, TK)):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(BT, (k, bn), (TK, TN), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a.astype(ct.tfloat32), b.astype(ct.tfloat32), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+TRANSPOSED_ORDERS = [("C", (1, 0)), ((1, 0), "C"), ((1, 0), (1, 0))]
+
+
+@pytest.mark.parametrize("orders", TRANSPOSED_ORDERS, ids=str)
+@pytest.mark.parametrize("in_dtype,acc_dtype,tolerance,tiles", [
+    (ct.float16, ct.float32, 1e-5, (64, 64, 32)), (ct.float16, ct.float32, 1e-5, (64, 64, 64)),
+    (ct.bfloat16, ct.float32, 1e-5, (64, 32, 32)), (ct.int8, ct.int32, 0, (32, 32, 64)),
+    (ct.float64, ct.float64, 1e-12, (32, 16, 16))], ids=str)
+def test_k_loop_with_transposed_operands(run_kernel, rng, orders, in_dtype, acc_dtype,
+                                         tolerance, tiles):
+    """Partial tiles at every edge; on sm_90 float16 runs as wgmma with B read K-major."""
+    (m, n, k), (tm, tn, tk) = (100, 72, 160), tiles
+    a = random_matrix(rng, (m, k), in_dtype)
+    b = random_matrix(rng, (k, n), in_dtype)
+    a_order, b_order = orders
+    a_arg = a if a_order == "C" else a.T.copy()
+    b_arg = b if b_order == "C" else b.T.copy()
+    c = poisoned((m, n), NP[acc_dtype])
+    run_kernel(transposed_operands_kernel, (-(-m // tm), -(-n // tn)),
+               (a_arg, b_arg, c, k, tm, tn, tk, a_order, b_order, acc_dtype))
+    check(c, np.matmul(wide(a), wide(b)), tolerance)
+
+
+def test_tf32_k_loop_with_transposed_b(run_kernel, rng):
+    """B^T's float32 rows rounded to tfloat32 in their stage (wgmma on sm_90: 64 x 64 x 32
+    tiles, 4 warps)."""
+    (m, n, k), (tm, tn, tk) = (100, 72, 96), (64, 64, 32)
+    a = random_matrix(rng, (m, k), ct.float32)
+    b = random_matrix(rng, (k, n), ct.float32)
+    c = poisoned((m, n), np.float32)
+    run_kernel(transposed_tf32_kernel, (-(-m // tm), -(-n // tn)),
+               (a, b.T.copy(), c, k, tm, tn, tk))
+    exact = np.matmul(wide(a), wide(b))
+    check(c, exact, 2e-3)
+    assert relative_error(c, exact) > 1e-5  # rounded to tfloat32
+
+
 # one batch element's tile per block: 3-d tiles with a batch of one (the benchmark's kernel)
 batched_matmul_kernel = bench_kernels.batched_matmul
 

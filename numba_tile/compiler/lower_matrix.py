@@ -173,6 +173,10 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
     the accumulator's)."""
     result = result or acc_type
     found = tensor_cores.plan(x_type, y_type, acc_type)
+    if isinstance(x_type, StagedTileType) and x_type.transposed:
+        # the tensor cores read A K-major: a transposed A goes through registers (and the
+        # scratch buffer); a transposed B is read where it is
+        x_type, x = staged_to_registers(context, builder, x_type, x)
     lowering = warpgroup_mma.lower_wgmma if found.instruction.startswith("wgmma") else \
         tensor_cores.lower_mma
     return lowering(context, builder, found, x_type, x, y_type, y, acc_type, acc, result)

@@ -23,18 +23,21 @@ fixed during the loop by plain arithmetic) and rewrites the loop into calls of
     pipeline_issue(pipe, 1, 1 < len(r), <arguments at k = start + step>) ...
     count = 0
     for k in r:
+        pipeline_wait(pipe, count)
+        a = pipeline_tile(pipe, 0, count, A, (bm, k), (TM, TK), padding, order)
+        ...                                                  # the products
         pipeline_advance(pipe, count, count + distance < len(r),
                          <arguments at k + distance * step>)
-        a = pipeline_tile(pipe, 0, count, A, (bm, k), (TM, TK), padding)
-        ...
         count = count + 1
+        pipeline_end(pipe, count >= len(r))
 
 The argument computations are copied with the loop variable replaced. The number of stages
 is chosen when the loads are typed (their tile sizes give the shared memory a stage needs),
 so the pass issues up to ``MAX_STAGES - 1`` loads ahead before the loop and the typing turns
 those beyond ``stages - 1`` into nothing; where the loads cannot be pipelined (an array not
 aligned, another padding, no ``cp.async``), every call but ``pipeline_tile``, then a plain
-load, is nothing.
+load, is nothing. A load with ``order=(1, 0)`` (a transposed tile, such as ``K^T`` in
+attention) is copied as the array holds it and read transposed from its stage.
 """
 
 import builtins
@@ -104,7 +107,8 @@ class _Load:
     """One pipelined load: its statement and the variables of its arguments."""
 
     def __init__(self, statement, arguments, roundings):
-        self.statement, self.arguments = statement, arguments  # array, index, shape, padding
+        # array, index, shape, padding, order
+        self.statement, self.arguments = statement, arguments
         self.roundings = roundings  # (getattr, call) of each .astype(ct.tfloat32) of it
 
 
@@ -288,7 +292,7 @@ class _PipelinedLoop:
 
     def _copied_arguments(self, statements, k):
         """The loads' arguments computed again with the loop variable replaced by ``k``:
-        ``[array, index, shape, padding]`` of each load, flattened."""
+        ``[array, index, shape, padding, order]`` of each load, flattened."""
         renamed = {name: k for name in self.induction}
         for statement in self.clones:
             value = copy.deepcopy(statement.value)
@@ -306,10 +310,11 @@ class _PipelinedLoop:
         return result
 
     def _arguments_of(self, statements, arguments):
-        """The load's argument variables (padding: None where the call gave none)."""
-        array, index, shape, padding = arguments
-        return [array, index, shape, padding if padding is not None else
-                self._const(statements, None)]
+        """The load's argument variables (padding and order: None where the call gave
+        none)."""
+        array, index, shape, padding, order = arguments
+        return [array, index, shape] + [v if v is not None else self._const(statements, None)
+                                        for v in (padding, order)]
 
     def _const(self, statements, value):
         var = self.scope.redefine("$pipeline_const", self.loc)
@@ -353,8 +358,9 @@ def _induction_names(header, entry, iternext):
 
 
 def _load_arguments(func_ir, statement):
-    """``(array, index, shape, padding_mode)`` variables of a ``ct.load`` of an array with
-    only these arguments (and the hints ``latency``, ``allow_tma``), else None."""
+    """``(array, index, shape, padding_mode, order)`` variables of a ``ct.load`` of an array
+    with only these arguments (and the hints ``latency``, ``allow_tma``), else None
+    (``padding_mode`` and ``order``: None where the call gives none)."""
     if not (isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) and
             statement.value.op == "call"):
         return None
@@ -363,13 +369,13 @@ def _load_arguments(func_ir, statement):
         return None
     keywords = dict(call.kws)
     if len(call.args) > 3 or set(keywords) - set(_LOAD_PARAMETERS[len(call.args):]) - {
-            "padding_mode", *_IGNORED_HINTS}:
+            "padding_mode", "order", *_IGNORED_HINTS}:
         return None
     values = list(call.args) + [keywords.get(name) for name in
                                 _LOAD_PARAMETERS[len(call.args):]]
     if any(v is None for v in values):
         return None
-    return (*values, keywords.get("padding_mode"))
+    return (*values, keywords.get("padding_mode"), keywords.get("order"))
 
 
 def _mma_operand(func_ir, target, loop_blocks):

@@ -36,6 +36,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from .. import dtypes as d
 from ..enums import PaddingMode
+from ..rules.memory import normalize_order
 from . import arithmetic, typing as tile_typing
 from .abstract import constant_of
 from .lowering import lower
@@ -51,8 +52,8 @@ COPY_BYTES = 16  # one cp.async
 
 # -- what the rewritten loop calls (never called in Python) -------------------------------------
 def pipeline_begin(pipeline_id, *loads):
-    """The pipeline of a loop: ``loads`` are ``(array, index, shape, padding_mode)`` of each
-    pipelined load, flattened."""
+    """The pipeline of a loop: ``loads`` are ``(array, index, shape, padding_mode, order)``
+    of each pipelined load, flattened."""
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
@@ -79,7 +80,7 @@ def pipeline_advance(pipeline, iteration, valid, *loads):
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
-def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode):
+def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode, order):
     """Load ``which`` of iteration ``iteration``: a tile in its stage, or a plain load."""
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
@@ -98,15 +99,16 @@ def pipeline_end(pipeline, last):
 
 # -- types ------------------------------------------------------------------------------------
 class PipelineType(types.Type):
-    """A loop's pipeline: the tiles it stages (``(dtype, shape)`` each), the number of
-    stages (0: not pipelined) and where its ring ends, counted from the end of shared
-    memory. Its run-time value is empty."""
+    """A loop's pipeline: the tiles it stages (``(dtype, shape, transposed)`` each: a
+    transposed tile is held as the array's rows give it, see :class:`StagedTileType`), the
+    number of stages (0: not pipelined) and where its ring ends, counted from the end of
+    shared memory. Its run-time value is empty."""
 
     def __init__(self, pipeline_id, tiles, stages, ring_end):
         self.pipeline_id, self.tiles, self.stages, self.ring_end = \
             pipeline_id, tuple(tiles), stages, ring_end
         offsets, offset = [], 0
-        for dtype, shape in self.tiles:
+        for dtype, shape, _ in self.tiles:
             offsets.append(offset)
             offset += _rounded(math.prod(shape) * dtype.itemsize)
         self.offsets, self.stage_bytes = tuple(offsets), offset
@@ -128,16 +130,26 @@ class StagedTileType(types.Type):
     """A tile that a pipelined load left in its shared-memory stage, swizzled (see
     :func:`~numba_tile.compiler.tiles.swizzled_offset`); ``mma`` reads it from there. Its
     run-time value is the shared-memory address of its first byte. A tfloat32 tile may hold
-    float32 elements (``stored``), rounded by whoever reads them."""
+    float32 elements (``stored``), rounded by whoever reads them. A ``transposed`` tile (of a
+    load with ``order=(1, 0)``) is stored as its transpose, :attr:`stored_shape`: the rows
+    of the array, as they were copied."""
 
-    def __init__(self, dtype, shape, num_warps, pipeline_id, stored=None):
+    def __init__(self, dtype, shape, num_warps, pipeline_id, stored=None, transposed=False):
         self.dtype, self.shape, self.num_warps = dtype, tuple(shape), num_warps
-        self.pipeline_id = pipeline_id
+        self.pipeline_id, self.transposed = pipeline_id, transposed
         # the dtype of the stage's elements: float32 for a tfloat32 tile rounded on reading
         self.stored = stored or dtype
         kept = "" if self.stored is dtype else f", stored as {self.stored}"
+        kept += ", transposed" if transposed else ""
         super().__init__(name=f"StagedTile({dtype}, {self.shape}, warps={num_warps}, "
                               f"pipeline#{pipeline_id}{kept})")
+
+    @property
+    def stored_shape(self):
+        """The shape of the matrix in the stage: the tile's, or its transpose."""
+        if not self.transposed:
+            return self.shape
+        return self.shape[:-2] + (self.shape[-1], self.shape[-2])
 
     @property
     def ndim(self):
@@ -177,8 +189,8 @@ def keep_products_in_flight(x_type, y_type):
     product run on while the iteration's copies start (until the next iteration's product
     is started): True if so."""
     if not (isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) and
-            x_type.pipeline_id == y_type.pipeline_id):
-        return False
+            x_type.pipeline_id == y_type.pipeline_id) or x_type.transposed:
+        return False  # (a transposed A is read into registers and written to scratch)
     pipeline = PIPELINES.get(x_type.pipeline_id)
     if pipeline is None or not pipeline.pipelined:
         return False
@@ -186,12 +198,29 @@ def keep_products_in_flight(x_type, y_type):
     return True
 
 
+LOAD_ARGUMENTS = 5  # array, index, shape, padding_mode, order
+
+
 def _grouped(loads):
-    return [tuple(loads[i:i + 4]) for i in range(0, len(loads), 4)]
+    return [tuple(loads[i:i + LOAD_ARGUMENTS]) for i in range(0, len(loads), LOAD_ARGUMENTS)]
 
 
-def _stageable(array, shape, padding_mode):
-    """``(dtype, shape)`` of the tile a load gives, where it can be copied ahead, else None."""
+def _transposed(order, ndim):
+    """True for a load's ``order`` that swaps the last two axes, False for the array's own
+    order, None for any other (or one not known when compiling)."""
+    order = constant_of(order, None) if not isinstance(order, types.NoneType) else "C"
+    if order is None:
+        return None
+    order = normalize_order(order, ndim)
+    identity = tuple(range(ndim))
+    if order == identity:
+        return False
+    return True if order == identity[:-2] + (ndim - 1, ndim - 2) else None
+
+
+def _stageable(array, shape, padding_mode, order):
+    """``(dtype, shape, transposed)`` of the tile a load gives, where it can be copied
+    ahead, else None."""
     mode = constant_of(padding_mode, None)
     shape = constant_of(shape, None)
     if not (isinstance(array, ArrayType) and array.aligned and array.ndim in (2, 3)
@@ -199,12 +228,16 @@ def _stageable(array, shape, padding_mode):
             and all(n == 1 for n in shape[:-2])
             and mode in (None, PaddingMode.UNDETERMINED, PaddingMode.ZERO)):
         return None
+    transposed = _transposed(order, array.ndim)
+    if transposed is None:
+        return None
     itemsize = array.dtype.itemsize
-    rows, columns = shape[-2:]
+    # the rows as copied: the array's
+    rows, columns = shape[-2:] if not transposed else shape[:-3:-1]
     # whole 16-byte copies; tile extents are powers of two
     if itemsize not in (1, 2, 4, 8) or columns * itemsize % COPY_BYTES or rows < 1:
         return None
-    return array.dtype, shape
+    return array.dtype, shape, transposed
 
 
 def _stage_count(stage_bytes):
@@ -223,7 +256,7 @@ def pipeline_type(pipeline_id, loads):
     """The pipeline of ``loads`` (``(array, index, shape, padding_mode)`` types each)."""
     if pipeline_id in PIPELINES:
         return PIPELINES[pipeline_id]
-    tiles = [_stageable(array, shape, mode) for array, _, shape, mode in loads]
+    tiles = [_stageable(array, shape, mode, order) for array, _, shape, mode, order in loads]
     stages, ring_end = 0, SCRATCH["rings"]
     if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
         stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
@@ -281,15 +314,15 @@ class PipelineTileTemplate(_PipelineTemplate):
     key = pipeline_tile
 
     def generic(self, args, kws):
-        pipeline, which, _, array, index, shape, mode = args
+        pipeline, which, _, array, index, shape, mode, order = args
         if not isinstance(which, types.IntegerLiteral):
             return None
         if pipeline.pipelined:
-            dtype, tile_shape = pipeline.tiles[which.literal_value]
+            dtype, tile_shape, transposed = pipeline.tiles[which.literal_value]
             result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
-                                    pipeline.pipeline_id)
+                                    pipeline.pipeline_id, transposed=transposed)
         else:
-            result = _plain_load_signature(array, index, shape, mode)[0].return_type
+            result = _plain_load_signature(array, index, shape, mode, order)[0].return_type
         return signature(result, *args)
 
 
@@ -301,7 +334,8 @@ class StagedAsTfloat32Template(_PipelineTemplate):
         (tile,) = args
         if isinstance(tile, StagedTileType) and tile.dtype is d.float32:
             return signature(StagedTileType(d.tfloat32, tile.shape, tile.num_warps,
-                                            tile.pipeline_id, stored=d.float32), tile)
+                                            tile.pipeline_id, stored=d.float32,
+                                            transposed=tile.transposed), tile)
         if isinstance(tile, StagedTileType):
             tile = tile.as_tile()
         if isinstance(tile, TileType):  # an astype of the tile in registers
@@ -309,13 +343,14 @@ class StagedAsTfloat32Template(_PipelineTemplate):
         return None
 
 
-def _plain_load_signature(array, index, shape, mode):
+def _plain_load_signature(array, index, shape, mode, order):
     from ..language import memory
     mode = types.Omitted(PaddingMode.UNDETERMINED) if isinstance(mode, types.NoneType) \
         else mode
+    order = types.Omitted("C") if isinstance(order, types.NoneType) else order
     result = tile_typing._infer_load({"array": array, "index": index, "shape": shape,
-                                      "order": types.Omitted("C"), "padding_mode": mode})
-    return signature(result, array, index, shape, types.Omitted("C"), mode), memory.load
+                                      "order": order, "padding_mode": mode})
+    return signature(result, array, index, shape, order, mode), memory.load
 
 
 # -- lowering -----------------------------------------------------------------------------------
@@ -350,13 +385,16 @@ def _issue(context, builder, pipeline, iteration, valid, load_types, load_values
     from .lower_memory import ArrayView, _tile_indices, tile_origin
     tid = nvvmutils.call_sreg(builder, "tid.x")
     threads = 32 * tile_typing.NUM_WARPS["value"]
-    for which, ((array_type, index_type, _, _), (array, index, _, _)) in enumerate(
+    for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
             zip(load_types, load_values)):
-        dtype, shape = pipeline.tiles[which]
-        rows, columns = shape[-2:]
+        dtype, shape, transposed = pipeline.tiles[which]
         view = ArrayView(context, builder, array_type, array, tuple(range(len(shape))))
         origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
                              shape)
+        if transposed:  # copied as the array holds it: the tile's last two axes swapped
+            shape = shape[:-2] + (shape[-1], shape[-2])
+            origin = origin[:-2] + [origin[-1], origin[-2]]
+        rows, columns = shape[-2:]
         stage = _stage_pointer(builder, pipeline, iteration, which)
         per_copy = COPY_BYTES // dtype.itemsize
         copies_per_row = columns // per_copy
@@ -519,7 +557,8 @@ def lower_pipeline_tile(context, builder, sig, args):
         return _stage_pointer(builder, pipeline, iteration, which)
     load_sig, load = _plain_load_signature(*sig.args[3:])
     implementation = context.get_function(load, load_sig)
-    return implementation(builder, list(args[3:6]) + [context.get_dummy_value(), args[6]])
+    order = context.get_dummy_value() if isinstance(sig.args[7], types.NoneType) else args[7]
+    return implementation(builder, list(args[3:6]) + [order, args[6]])
 
 
 @lower(staged_as_tfloat32, types.Any)
@@ -544,7 +583,9 @@ def staged_to_registers(context, builder, staged_type, pointer):
     values = []
     for register in range(tile_type.registers):
         row, column = register_coordinates(builder, base, tile_type.layout, register)[-2:]
-        index = swizzled_offset(builder, row, column, staged_type.shape[-2:],
+        if staged_type.transposed:
+            row, column = column, row
+        index = swizzled_offset(builder, row, column, staged_type.stored_shape[-2:],
                                 staged_type.dtype.itemsize)
         value = load_shared(builder, builder.gep(typed, [index]), element)
         values.append(arithmetic.convert(context, builder, value, staged_type.stored,

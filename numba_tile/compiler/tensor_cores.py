@@ -226,6 +226,9 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     a_col = builder.mul(builder.lshr(matrix_index, I32(1)), I32(16 // dtype.itemsize))
     b_row = builder.add(row_in, builder.mul(builder.and_(matrix_index, I32(1)), I32(8)))
     b_col = builder.mul(warp_n, I32(step_n))
+    # a transposed B: lane t's row of B^T is column b_col + t % 8 of B, at K 8 (t // 8 % 2)
+    b_n_in_block = builder.add(b_col, row_in)
+    b_k_in_block = builder.mul(builder.and_(matrix_index, I32(1)), I32(8))
     layout = result.layout
     # (batch element, first row, first column) of each fragment the lane holds
     fragments = [(layout.apply(register=per_fragment * f) if result.ndim == 3 else
@@ -238,8 +241,12 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
                      for r in registers]
 
     def element(pointer, row, column, tile_type, value_type):
-        index = swizzled_offset(builder, row, column, tile_type.shape[-2:],
-                                tile_type.dtype.itemsize)
+        """The place of the tile's ``(row, column)`` (of a staged tile: stored transposed,
+        or not)."""
+        shape = tile_type.shape[-2:]
+        if getattr(tile_type, "transposed", False):
+            row, column, shape = column, row, tile_type.stored_shape[-2:]
+        index = swizzled_offset(builder, row, column, shape, tile_type.dtype.itemsize)
         place = builder.gep(pointer, [builder.mul(index, I32(tile_type.dtype.itemsize))])
         return builder.bitcast(place, value_type.as_pointer(3))
 
@@ -252,7 +259,8 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
                                                    d.float32, dtype), I32) for w in words]
 
     def matrix(pointer, tile_type, batch):
-        """The byte pointer to batch element ``batch`` of an operand."""
+        """The byte pointer to batch element ``batch`` of an operand (staged tiles are one
+        matrix)."""
         rows, columns = tile_type.shape[-2:]
         return builder.gep(pointer, [I32(batch * rows * columns * tile_type.dtype.itemsize)])
 
@@ -270,6 +278,12 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
     def b_fragment(batch, col0, step):
         b_pointer = matrix(b_pointers, y_type, batch)
         column = builder.add(builder.add(b_col, I32(col0)), group)
+        if dtype.itemsize == 2 and getattr(y_type, "transposed", False):
+            # B^T in its stage, rows of K: lane t gives row t % 8 (of N) of the 8 x 8 block
+            # of B^T at K step + 8 (t // 8 % 2), read as it lies
+            pointer = element(b_pointer, builder.add(b_k_in_block, I32(step)),
+                              builder.add(b_n_in_block, I32(col0)), y_type, I8)
+            return _ldmatrix(builder, "x2", builder.ptrtoint(pointer, ir.IntType(64)))
         if dtype.itemsize == 2:
             pointer = element(b_pointer, builder.add(b_row, I32(step)),
                               builder.add(b_col, I32(col0)), y_type, I8)

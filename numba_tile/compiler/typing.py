@@ -32,7 +32,7 @@ from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from . import arithmetic
 from .abstract import RuntimeScalar, constant_of, operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
-    TypedConstant, dtype_of_scalar, scalar_type, storage_scalar_type
+    TypedConstant, default_layout, dtype_of_scalar, scalar_type, storage_scalar_type
 
 registry = Registry()
 
@@ -131,9 +131,14 @@ def result_tile(dtype, operands):
     shape = ()
     for t in tiles:
         shape = broadcast_shapes(shape, t.shape)
-    full = next((t for t in tiles if t.shape == shape), None)
-    if full is None:  # e.g. (4, 1) with (1, 8): a fresh tile; operands are converted to it
+    fulls = [t for t in tiles if t.shape == shape]
+    if not fulls:  # e.g. (4, 1) with (1, 8): a fresh tile; operands are converted to it
         return TileType(dtype, shape, tiles[0].num_warps)
+    # a layout other than the default one was computed (by a product, a reduction), most
+    # likely in a loop whose other values share it: keep it (as TileType.unify does), so that
+    # ``m = ct.maximum(m, ct.max(s, axis=1, keepdims=True))`` converts nothing in the loop
+    full = next((t for t in fulls if t.layout != default_layout(shape, t.num_warps)),
+                fulls[0])
     # Operands that do not broadcast register by register are converted (lowering does it).
     return TileType(dtype, shape, full.num_warps, full.layout)
 

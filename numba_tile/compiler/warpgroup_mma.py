@@ -50,20 +50,29 @@ def applies(x_type, y_type, acc_type):
     if not (warps % 4 == 0 and m % (16 * warps) == 0 and
             (k * itemsize % 128 == 0 or k * itemsize == 64) and (n <= 256 or n % 256 == 0)):
         return False
-    if k_major_b(x_type):
-        # tiles of a pipelined load (float32 in their stages), whose B is transposed there:
-        # every thread moves the same number of 16-byte chunks of A and 4 x 4 blocks of B
+    if x_type.dtype.itemsize == 4:
+        # tiles of a pipelined load (float32 in their stages), whose B is transposed there
+        # unless it came transposed: every thread rounds the same number of 16-byte chunks
+        # of A (and of a transposed B), or moves the same number of 4 x 4 blocks of B
         threads = 32 * warps
+        b_moves = n * k // 4 if staged_transposed(y_type) else k * n // 16
         return n % 8 == 0 and k % 16 == 0 and (m * k // 4) % threads == 0 and \
-            (k * n // 16) % threads == 0 and all(
+            b_moves % threads == 0 and not staged_transposed(x_type) and all(
                 isinstance(t, StagedTileType) and t.stored is d.float32 for t in (x_type, y_type))
+    if staged_transposed(y_type):  # B^T in its stage: K-major, as A
+        return n % 8 == 0
     return n * itemsize % 128 == 0
 
 
-def k_major_b(x_type):
-    """True where ``wgmma`` reads B K-major (transposed from the tile's rows of N): 4-byte
-    inputs, which it cannot read N-major."""
-    return x_type.dtype.itemsize == 4
+def staged_transposed(tile_type):
+    """True for a tile of a pipelined load stored transposed (``order=(1, 0)``)."""
+    return getattr(tile_type, "transposed", False)
+
+
+def k_major_b(x_type, y_type):
+    """True where ``wgmma`` reads B K-major: 4-byte inputs, which it cannot read N-major
+    (transposed in their stage), or a B that a pipelined load left transposed."""
+    return x_type.dtype.itemsize == 4 or staged_transposed(y_type)
 
 
 def instruction(x_type, y_type, acc_type):
@@ -77,8 +86,8 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     from .tensor_cores import operand_pointers
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
-    transposed = k_major_b(x_type)
-    if transposed:
+    transposed = k_major_b(x_type, y_type)
+    if x_type.dtype.itemsize == 4:
         a_pointer, b_pointer = _tfloat32_operands(context, builder, x_type, x, y_type, y)
     else:
         a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
@@ -129,7 +138,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                     b_descriptor = _descriptor(builder, b_address, k * 128, ATOM_BYTES,
                                                SWIZZLE_128B)
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
-                                  a_descriptor, b_descriptor, transposed_b=not transposed)
+                                  a_descriptor, b_descriptor, itemsize, transposed)
             registers[first:first + columns // 2] = fragment
     _asm(builder, "wgmma.commit_group.sync.aligned;")
     # operands of a pipeline stay in their stage until the next iteration's copies start
@@ -169,14 +178,22 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
             out = builder.insert_element(out, from_float32(builder, value, d.tfloat32), I32(i))
         return out
 
-    # A: every 16-byte chunk rounded in place
-    for first in range(0, m * k // 4, threads):
-        index = builder.add(tid, I32(first))
-        place = chunk(x, builder.udiv(index, I32(k // 4)),
-                      builder.mul(builder.urem(index, I32(k // 4)), I32(4)), (m, k))
-        values = builder.load(place)
-        builder.store(rounded([builder.extract_element(values, I32(i)) for i in range(4)]),
-                      place)
+    def round_in_place(pointer, rows):
+        """Every 16-byte chunk of a K-major operand of ``rows`` rows rounded in place."""
+        for first in range(0, rows * k // 4, threads):
+            index = builder.add(tid, I32(first))
+            place = chunk(pointer, builder.udiv(index, I32(k // 4)),
+                          builder.mul(builder.urem(index, I32(k // 4)), I32(4)), (rows, k))
+            values = builder.load(place)
+            builder.store(rounded([builder.extract_element(values, I32(i)) for i in range(4)]),
+                          place)
+
+    round_in_place(x, m)
+    if staged_transposed(y_type):  # B^T already: rounded as A is
+        round_in_place(y, n)
+        fence_async_proxy(builder)
+        barrier(builder)
+        return x, y
     # B: 4 x 4 blocks, block (kb, nb) holding rows 4 kb .. 4 kb + 3 of B, columns 4 nb ..
     k_blocks = k // 4
     moves = []
@@ -209,12 +226,12 @@ def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
     return builder.or_(start, I64(constant))
 
 
-def _wgmma(builder, text, fragment, a_descriptor, b_descriptor, transposed_b):
-    """One ``wgmma`` adding to ``fragment``: A K-major, B N-major (``transposed_b``: 2-byte
-    inputs only) or K-major, scales 1."""
+def _wgmma(builder, text, fragment, a_descriptor, b_descriptor, itemsize, k_major_b):
+    """One ``wgmma`` adding to ``fragment``: A K-major, B K-major or N-major (2-byte inputs
+    only: their instruction says which, tfloat32's has no such operand), scales 1."""
     count = len(fragment)
     outputs = ",".join(f"${i}" for i in range(count))
-    layouts = ", 0, 1" if transposed_b else ""
+    layouts = "" if itemsize == 4 else f", 0, {0 if k_major_b else 1}"
     asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${count + 2}, 0; "
            f"{text} {{{outputs}}}, ${count}, ${count + 1}, p, 1, 1{layouts}; }}")
     constraints = ",".join(["=f"] * count + ["l", "l", "r"] + [str(i) for i in range(count)])
