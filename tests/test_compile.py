@@ -497,6 +497,19 @@ def test_transposed_loads_are_pipelined_and_read_k_major(arch):
     assert compiled.spill_bytes == 0
 
 
+def test_a_product_of_a_product_reads_a_from_registers():
+    """The float16 result of a wgmma is in the registers wgmma wants A in: the second
+    product takes them as they are (no pass through shared memory)."""
+    from test_matrix import chained_products_kernel
+    a = np.zeros((128, 64), np.float16)
+    compiled = ct.compile(chained_products_kernel, (a, a, a, np.zeros((128, 64), np.float32),
+                                                    64, 64, 64, 64), arch="sm_90")
+    products = re.findall(r"wgmma\.mma_async[^;]*;", compiled.ptx)
+    from_registers = [p for p in products if re.search(r"\}, \{%r\d+,%r\d+,%r\d+,%r\d+\}, ", p)]
+    assert len(products) == 8 and len(from_registers) == 4
+    assert compiled.spill_bytes == 0
+
+
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
     """8 stages of 48 KB (128 x 256 x 64 tiles) do not fit: the loads are plain loads."""
     compiled = _float16_matmul("sm_90", tiles=(128, 256, 64), num_stages=8, num_warps=8)

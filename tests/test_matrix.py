@@ -293,6 +293,56 @@ def test_tf32_k_loop_with_transposed_b(run_kernel, rng):
     assert relative_error(c, exact) > 1e-5  # rounded to tfloat32
 
 
+@ct.kernel
+def chained_products_kernel(A, B, C, Out, TM: ct.Constant[int], K: ct.Constant[int],
+                            N: ct.Constant[int], N2: ct.Constant[int]):
+    """``(A B) C`` with the first product rounded to float16 in registers: on sm_90 the
+    second ``wgmma`` reads it from there (A in registers)."""
+    bm = ct.bid(0)
+    a = ct.load(A, (bm, 0), (TM, K))
+    b = ct.load(B, (0, 0), (K, N))
+    c = ct.load(C, (0, 0), (N, N2))
+    p = ct.mma(a, b, ct.full((TM, N), 0, ct.float32)).astype(ct.float16)
+    ct.store(Out, (bm, 0), ct.mma(p, c, ct.full((TM, N2), 0, ct.float32)))
+
+
+@pytest.mark.parametrize("tm,num_warps,n", [(64, 4, 64), (128, 8, 32), (128, 4, 128)], ids=str)
+def test_product_of_a_product_in_registers(run_kernel, rng, tm, num_warps, n):
+    # small integers: the first product is exact in float16 whatever the order of its sums
+    a = rng.integers(-3, 4, (2 * tm, 64)).astype(np.float16)
+    b = rng.integers(-3, 4, (64, n)).astype(np.float16)
+    c = random_matrix(rng, (n, 32), ct.float16)
+    out = poisoned((2 * tm, 32), np.float32)
+    kernel = chained_products_kernel.replace_hints(num_warps=num_warps)
+    run_kernel(kernel, (2,), (a, b, c, out, tm, 64, n, 32))
+    check(out, (wide(a) @ wide(b)) @ wide(c), 1e-5)
+
+
+def _attention_reference(q, k, v, causal):
+    scores = np.einsum("bhqd,bhkd->bhqk", wide(q), wide(k)) / np.sqrt(q.shape[-1])
+    if causal:
+        seq = q.shape[2]
+        scores = np.where(np.tri(seq, dtype=bool), scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return np.einsum("bhqk,bhkd->bhqd", weights / weights.sum(axis=-1, keepdims=True),
+                     wide(v))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim,tile_m,num_warps", [(64, 64, 4), (128, 128, 8)], ids=str)
+def test_flash_attention_forward(run_kernel, rng, causal, head_dim, tile_m, num_warps):
+    """The benchmark's flash-attention kernel (online softmax; K^T loaded transposed and
+    pipelined, the probabilities fed to the second product from registers on sm_90)."""
+    from numba_tile.bench.kernels import attention_launch
+    q, k, v = (random_matrix(rng, (1, 2, 256, head_dim), ct.float16) / np.float16(4)
+               for _ in range(3))
+    out = np.full_like(q, np.nan)
+    kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=tile_m,
+                                          tile_n=64, num_warps=num_warps)
+    run_kernel(kernel, grid, args)
+    check(out, _attention_reference(q, k, v, causal), 4e-3)
+
+
 # one batch element's tile per block: 3-d tiles with a batch of one (the benchmark's kernel)
 batched_matmul_kernel = bench_kernels.batched_matmul
 

@@ -26,6 +26,7 @@ from .tiles import I32, I64, TARGET, barrier, fence_async_proxy, make_tile, move
     swizzled_offset, thread_ids
 
 F32 = ir.FloatType()
+I16 = ir.IntType(16)
 
 # (input dtype, accumulator dtype) -> the PTX types of d, a, b
 _KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.bf16.bf16",
@@ -87,8 +88,12 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
     transposed = k_major_b(x_type, y_type)
+    a_words = _registers_as_a(builder, x_type, x, result.num_warps)
     if x_type.dtype.itemsize == 4:
         a_pointer, b_pointer = _tfloat32_operands(context, builder, x_type, x, y_type, y)
+    elif a_words is not None:  # A stays in registers: only B goes to shared memory
+        b_pointer, = operand_pointers(context, builder, [(y_type, y)], async_proxy=True)
+        a_pointer = b_pointer  # (not read)
     else:
         a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
                                                 async_proxy=True)
@@ -126,8 +131,11 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
             for step in range(k // step_elements):
                 # A: the step's 32 bytes in its column block of M rows
                 column = step * step_elements
-                a_address = builder.add(a_row, I32(k_major_offset(0, column, m)))
-                a_descriptor = _descriptor(builder, a_address, 16, k_atom, k_swizzle)
+                if a_words is not None:
+                    a_operand = a_words[i][step]
+                else:
+                    a_address = builder.add(a_row, I32(k_major_offset(0, column, m)))
+                    a_operand = _descriptor(builder, a_address, 16, k_atom, k_swizzle)
                 if transposed:  # B^T, K-major as A: the chunk's rows of N
                     b_address = builder.add(b_base, I32(k_major_offset(chunk * columns, column,
                                                                        n)))
@@ -138,7 +146,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                     b_descriptor = _descriptor(builder, b_address, k * 128, ATOM_BYTES,
                                                SWIZZLE_128B)
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
-                                  a_descriptor, b_descriptor, itemsize, transposed)
+                                  a_operand, b_descriptor, itemsize, transposed)
             registers[first:first + columns // 2] = fragment
     _asm(builder, "wgmma.commit_group.sync.aligned;")
     # operands of a pipeline stay in their stage until the next iteration's copies start
@@ -226,19 +234,58 @@ def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
     return builder.or_(start, I64(constant))
 
 
-def _wgmma(builder, text, fragment, a_descriptor, b_descriptor, itemsize, k_major_b):
-    """One ``wgmma`` adding to ``fragment``: A K-major, B K-major or N-major (2-byte inputs
-    only: their instruction says which, tfloat32's has no such operand), scales 1."""
+def _registers_as_a(builder, x_type, x, warps):
+    """A's fragments straight from its registers, where it is held as ``wgmma`` wants A in
+    registers: 2-byte elements in the layout of a ``wgmma`` result (the probabilities of
+    attention, products' results cast to float16). For each 64-row slice and each 16-deep
+    step, the four 32-bit words of a thread: rows g and g + 8, columns 2t and 2t + 8 (two
+    elements each), which are registers 8 s .. 8 s + 7 of the slice's result fragment.
+    None where A goes through shared memory."""
+    from .staged_loads import StagedTileType
+    from .tensor_cores import _lifted
+    from ..layouts import mma_accumulator
+    if isinstance(x_type, StagedTileType) or x_type.dtype.itemsize != 2:
+        return None
+    m, k = x_type.shape[-2:]
+    if k > 256 or k % 16 or x_type.layout != _lifted(mma_accumulator((m, k), warps, 1),
+                                                     x_type.shape):
+        return None
+    values = [builder.extract_value(x, r) for r in range(x_type.registers)]
+
+    def word(first):
+        low, high = (v if isinstance(v.type, ir.IntType) else builder.bitcast(v, I16)
+                     for v in values[first:first + 2])
+        return builder.or_(builder.zext(low, I32), builder.shl(builder.zext(high, I32),
+                                                               I32(16)))
+    per_slice = k // 2
+    return [[[word(i * per_slice + 8 * step + 2 * e) for e in range(4)]
+             for step in range(k // 16)] for i in range(m // (16 * warps))]
+
+
+def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b):
+    """One ``wgmma`` adding to ``fragment``: A K-major (a descriptor, or four registers),
+    B K-major or N-major (2-byte inputs only: their instruction says which, tfloat32's has
+    no such operand), scales 1."""
     count = len(fragment)
     outputs = ",".join(f"${i}" for i in range(count))
-    layouts = "" if itemsize == 4 else f", 0, {0 if k_major_b else 1}"
-    asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${count + 2}, 0; "
-           f"{text} {{{outputs}}}, ${count}, ${count + 1}, p, 1, 1{layouts}; }}")
-    constraints = ",".join(["=f"] * count + ["l", "l", "r"] + [str(i) for i in range(count)])
+    a_registers = a_operand if isinstance(a_operand, list) else [a_operand]
+    after_a = count + len(a_registers)
+    if isinstance(a_operand, list):
+        a_text = "{" + ",".join(f"${count + i}" for i in range(len(a_registers))) + "}"
+        a_constraints = ["r"] * len(a_registers)
+        layouts = f", {0 if k_major_b else 1}"  # A in registers: B's layout only
+    else:
+        a_text, a_constraints = f"${count}", ["l"]
+        layouts = "" if itemsize == 4 else f", 0, {0 if k_major_b else 1}"
+    asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${after_a + 1}, 0; "
+           f"{text} {{{outputs}}}, {a_text}, ${after_a}, p, 1, 1{layouts}; }}")
+    constraints = ",".join(["=f"] * count + a_constraints + ["l", "r"] +
+                           [str(i) for i in range(count)])
     result_type = ir.LiteralStructType([fragment[0].type] * count)
-    out = builder.asm(ir.FunctionType(result_type, [I64, I64, I32] + [f.type for f in fragment]),
+    out = builder.asm(ir.FunctionType(result_type, [a.type for a in a_registers] +
+                                      [I64, I32] + [f.type for f in fragment]),
                       asm, constraints + ",~{memory}",
-                      [a_descriptor, b_descriptor, I32(1)] + fragment, side_effect=True)
+                      a_registers + [b_descriptor, I32(1)] + fragment, side_effect=True)
     return [builder.extract_value(out, i) for i in range(count)]
 
 
