@@ -510,6 +510,42 @@ def test_a_product_of_a_product_reads_a_from_registers():
     assert compiled.spill_bytes == 0
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("x_fixed", [True, False], ids=["x", "y"])
+def test_loop_invariant_operand_is_copied_once(arch, x_fixed):
+    """An operand loaded before the loop that only feeds its products is copied into shared
+    memory once (cp.async, waited for once) and read there by every product: no global
+    load and no write of it from registers in the loop."""
+    from test_matrix import loop_invariant_operand_kernel
+    a = np.zeros((128, 256), np.float16)
+    compiled = ct.compile(loop_invariant_operand_kernel, (
+        a, a, np.zeros((128, 64), np.float32), 64, 64, 64, 4, x_fixed, "C"), arch=arch)
+    ptx = compiled.ptx
+    assert "ld.global" not in ptx and ptx.count("cp.async.wait_group 0;") == 1
+    loop = ptx.split("cp.async.wait_group 2;")[1]
+    products = loop[:loop.rindex("mma")]  # (the result goes through shared memory after)
+    assert "st.shared" not in products
+    assert compiled.spill_bytes == 0
+
+
+def test_attention_does_one_exponential_a_score_and_two_blocks_fit_an_sm():
+    """The benchmark's flash attention, head dim 64, 128 x 64 tiles, 8 warps, on sm_90: the
+    running maximum and sum, (128, 1) tiles in the scores' layout, hold one value a row in
+    each thread (registers that repeat an element are one value), so a thread computes 32
+    exponentials of scores and 2 of the rescaling factor; the queries are copied once, the
+    accumulator's zeros need no pass through shared memory, and two blocks fit an SM."""
+    from numba_tile.bench.kernels import attention_launch
+    q = np.zeros((1, 2, 512, 64), np.float16)
+    kernel, grid, args = attention_launch(q, q, q, q.copy(), tile_m=128, tile_n=64,
+                                          num_warps=8)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    assert compiled.ptx.count("ex2.approx.ftz.f32") == 128 * 64 // 256 + 2
+    assert "ld.global" not in compiled.ptx
+    assert compiled.shared_bytes <= 113 * 1024 and compiled.spill_bytes == 0
+    if compiled.cubin is not None:
+        assert compiled.registers <= 128
+
+
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
     """8 stages of 48 KB (128 x 256 x 64 tiles) do not fit: the loads are plain loads."""
     compiled = _float16_matmul("sm_90", tiles=(128, 256, 64), num_stages=8, num_warps=8)

@@ -318,6 +318,52 @@ def test_product_of_a_product_in_registers(run_kernel, rng, tm, num_warps, n):
     check(out, (wide(a) @ wide(b)) @ wide(c), 1e-5)
 
 
+@ct.kernel
+def loop_invariant_operand_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                                  TK: ct.Constant[int], J: ct.Constant[int],
+                                  X_FIXED: ct.Constant[bool], ORDER: ct.Constant):
+    """``sum_j A_j B_j`` where one operand is the same in every iteration (loaded before the
+    loop, as attention's queries; with ``order=(1, 0)`` from its transpose): compiled, it is
+    copied once into shared memory, where each product reads it."""
+    bm = ct.bid(0)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    if X_FIXED:
+        fixed = ct.load(A, (bm, 0), (TM, TK), order=ORDER, padding_mode=ct.PaddingMode.ZERO)
+        for j in range(J):
+            b = ct.load(B, (0, j), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(fixed, b, acc)
+    else:
+        fixed = ct.load(B, (0, 0), (TK, TN), order=ORDER, padding_mode=ct.PaddingMode.ZERO)
+        for j in range(J):
+            a = ct.load(A, (bm, j), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, fixed, acc)
+    ct.store(C, (bm, 0), acc)
+
+
+@pytest.mark.parametrize("order", ["C", (1, 0)], ids=["rows", "transposed"])
+@pytest.mark.parametrize("invariant", ["x", "y"])
+@pytest.mark.parametrize("dtype,tiles", [(ct.float16, (64, 64, 64)), (ct.float16, (128, 64, 32)),
+                                         (ct.bfloat16, (64, 32, 32))], ids=str)
+def test_loop_invariant_operand(run_kernel, rng, order, invariant, dtype, tiles):
+    """Partial tiles: M and the varying operand's extent are not multiples of the tiles."""
+    tm, tn, tk = tiles
+    m, extent, blocks = tm + 40, 3 * tn - 24 if invariant == "x" else 3 * tk - 8, 3
+    if invariant == "x":
+        a, b = random_matrix(rng, (m, tk), dtype), random_matrix(rng, (tk, extent), dtype)
+        padded = np.zeros((tk, blocks * tn)); padded[:, :extent] = wide(b)
+        expected = wide(a) @ padded.reshape(tk, blocks, tn).sum(axis=1)
+        arguments = (a if order == "C" else a.T.copy(), b)
+    else:
+        a, b = random_matrix(rng, (m, extent), dtype), random_matrix(rng, (tk, tn), dtype)
+        padded = np.zeros((m, blocks * tk)); padded[:, :extent] = wide(a)
+        expected = padded.reshape(m, blocks, tk).sum(axis=1) @ wide(b)
+        arguments = (a, b if order == "C" else b.T.copy())
+    c = poisoned((m, tn), np.float32)
+    run_kernel(loop_invariant_operand_kernel.replace_hints(num_warps=4), (-(-m // tm),),
+               (*arguments, c, tm, tn, tk, blocks, invariant == "x", order))
+    check(c, expected, 1e-5)
+
+
 def _attention_reference(q, k, v, causal):
     scores = np.einsum("bhqd,bhkd->bhqk", wide(q), wide(k)) / np.sqrt(q.shape[-1])
     if causal:

@@ -396,8 +396,8 @@ _TRITON_TF32_TILES = (
 _ATTENTION_TILES = {
     64: ({"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64},
          {"tile_m": 128, "tile_n": 64, "num_warps": 4}),
-    128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64},
-          {"tile_m": 64, "tile_n": 64, "num_warps": 8})}
+    128: ({"tile_m": 128, "tile_n": 128, "num_warps": 8},
+          {"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64})}
 _TRITON_ATTENTION_TILES = (
     {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3},
     {"block_m": 128, "block_n": 64, "num_warps": 8, "num_stages": 3},

@@ -149,22 +149,25 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
     acc = ct.full((TM, D), 0, ct.float32)
     rows = bm * TM + ct.arange(TM, dtype=ct.int32)[:, None]
     end = (bm + 1) * TM if CAUSAL else SEQ
+    unmasked = bm * TM // TN  # the key blocks wholly left of the diagonal
     for j in range(ct.cdiv(end, TN)):
         key_tile = head * (SEQ // TN) + j
         # K^T read directly: tile axis 0 is the array's axis 1 (D), axis 1 its rows
         k_t = ct.load(K, (0, key_tile), (D, TN), order=(1, 0))
-        scores = ct.mma(q, k_t, ct.full((TM, TN), 0, ct.float32)) * qk_scale
-        if CAUSAL:
+        scores = ct.mma(q, k_t, ct.full((TM, TN), 0, ct.float32))
+        if CAUSAL and j >= unmasked:  # masks only where the block meets the diagonal
             columns = j * TN + ct.arange(TN, dtype=ct.int32)[None, :]
             scores = ct.where(columns <= rows, scores, -math.inf)
-        m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True))
-        p = ct.exp2(scores - m_new)
-        alpha = ct.exp2(m_i - m_new)
+        # scaled after the maximum (the scale is positive): one fused multiply-add a score
+        m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True) * qk_scale)
+        # exponentials below 2**-126 are 0 to softmax: the flushing form is one instruction
+        p = ct.exp2(scores * qk_scale - m_new, flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_new, flush_to_zero=True)
         l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
         v = ct.load(V, (key_tile, 0), (TN, D))
         acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
         m_i = m_new
-    ct.store(Out, (row_tile, 0), (acc / l_i).astype(Out.dtype))
+    ct.store(Out, (row_tile, 0), (acc * (1.0 / l_i)).astype(Out.dtype))
 
 
 def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,

@@ -525,9 +525,14 @@ def unary(context, builder, op, dtype, result_dtype, x, options=Options()):
     work = _work_dtype(dtype, result_dtype, mode, op)
     value = convert(context, builder, x, dtype, work)
     ftz = options.flush_to_zero and result_dtype is d.float32
+    exact_mode = mode if work is not d.float64 or dtype is d.float64 else None
+    if ftz and op == "exp2" and work is d.float32 and exact_mode is None:
+        # the hardware's own flushing form: what the flushes around libdevice's exp2f
+        # (the same approximation, scaled to reach subnormal results) give, in one
+        # instruction instead of four (the exponentials of an online softmax)
+        return _asm(builder, F32, "ex2.approx.ftz.f32 $0, $1;", "=f,f", [value])
     if ftz:
         value = _flush(builder, value, d.float32)
-    exact_mode = mode if work is not d.float64 or dtype is d.float64 else None
     out = _float_unary(context, builder, op, work, value, exact_mode)
     if out.type == I1:
         return out

@@ -83,6 +83,8 @@ class TileCompiler(cuda_compiler.CUDACompiler):
                     passes.append((PruneConstantBranches, "decide branches on constants"))
                 if pass_class is LiteralUnroll:  # after the inlining of helpers
                     passes.append((UnrollStaticIter, "unroll static_iter loops"))
+                    # (also here: loads under `if` on a constant are pipelined as any other)
+                    passes.append((PruneConstantBranches, "decide branches on constants"))
                     passes.append((PipelineMmaLoads, "pipeline the loads that feed mma"))
                 passes.append((pass_class, description))
             manager.passes[:] = passes

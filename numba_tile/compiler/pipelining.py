@@ -53,7 +53,8 @@ from .. import dtypes
 from ..language import matrix, memory
 from .frontend import callee
 from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, staged_as_tfloat32
+    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
+    staged_as_tfloat32
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
@@ -93,7 +94,54 @@ class PipelineMmaLoads(FunctionPass):
             found.rewrite()
             func_ir._definitions = build_definitions(func_ir.blocks)
             rewritten += 1
-        return rewritten > 0
+        residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
+        return rewritten + residents > 0
+
+
+def _stage_loop_invariant_operands(func_ir, loops, first_id):
+    """Rewrite each load outside a loop whose tile only feeds ``mma`` in the loop (the
+    queries of attention) into :func:`~.staged_loads.resident_tile`: copied once into
+    shared memory, where the products read it, instead of written there from registers by
+    every product. Returns how many were rewritten."""
+    rewritten = 0
+    for label, block in list(func_ir.blocks.items()):
+        for at, statement in enumerate(list(block.body)):
+            arguments = _load_arguments(func_ir, statement)
+            if arguments is None or len(func_ir._definitions.get(
+                    statement.target.name, ())) != 1:
+                continue
+            uses = list(_uses(func_ir, statement.target))
+            if not uses or not all(_is_mma_operand(func_ir, b, s, statement.target,
+                                                   list(func_ir.blocks.values()))
+                                   for b, s in uses):
+                continue
+            use_labels = {next(name for name, b in func_ir.blocks.items() if b is use_block)
+                          for use_block, _ in uses}
+            if not any(label not in loop.body and use_labels & loop.body for loop in loops):
+                continue
+            scope, loc = block.scope, statement.loc
+            function = scope.redefine("$resident_tile", loc)
+            resident_id = scope.redefine("$resident_id", loc)
+            statements = [ir.Assign(ir.Global(resident_tile.__name__, resident_tile, loc),
+                                    function, loc),
+                          ir.Assign(ir.Const(first_id + rewritten, loc), resident_id, loc)]
+
+            def given(value):  # padding and order: a None constant where the load has none
+                if value is not None:
+                    return value
+                var = scope.redefine("$resident_const", loc)
+                statements.append(ir.Assign(ir.Const(None, loc), var, loc))
+                return var
+            array, index, shape, padding, order = arguments
+            call = ir.Expr.call(function, [resident_id, array, index, shape, given(padding),
+                                           given(order)], (), loc)
+            statements.append(ir.Assign(call, statement.target, loc))
+            position = block.body.index(statement)
+            block.body[position:position + 1] = statements
+            rewritten += 1
+    if rewritten:
+        func_ir._definitions = build_definitions(func_ir.blocks)
+    return rewritten
 
 
 def _definition(func_ir, var):

@@ -85,6 +85,13 @@ def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode,
     raise NotImplementedError("pipelines only exist in compiled tile code")
 
 
+def resident_tile(resident_id, array, index, shape, padding_mode, order):
+    """A load, before a loop, of a tile that only feeds ``mma`` (such as the queries of
+    attention, the same in every iteration): copied once into a buffer of its own in
+    shared memory, where the products read it, or a plain load."""
+    raise NotImplementedError("pipelines only exist in compiled tile code")
+
+
 def staged_as_tfloat32(tile):
     """``tile.astype(ct.tfloat32)`` of a pipelined load: a float32 tile stays in its stage,
     rounded to tfloat32 where ``mma`` reads it."""
@@ -270,6 +277,24 @@ def pipeline_type(pipeline_id, loads):
     return found
 
 
+def resident_type(resident_id, load):
+    """The one-stage "pipeline" of a loop-invariant operand (``load``: the types of
+    ``(array, index, shape, padding_mode, order)``), or None where it stays a plain load:
+    it cannot be copied ahead, or its buffer would take more than a quarter of the shared
+    memory the rings have left."""
+    if resident_id in PIPELINES:
+        return PIPELINES[resident_id]
+    tile = _stageable(*load[:1], *load[2:])
+    found = None
+    if TARGET["cc"] >= (8, 0) and tile is not None:
+        nbytes = PipelineType(resident_id, [tile], 1, 0).stage_bytes
+        if nbytes <= (shared_limit() - SCRATCH["rings"]) // 4:
+            SCRATCH["rings"] += nbytes
+            found = PipelineType(resident_id, [tile], 1, SCRATCH["rings"])
+    PIPELINES[resident_id] = found
+    return found
+
+
 class _PipelineTemplate(AbstractTemplate):
     prefer_literal = True
 
@@ -323,6 +348,21 @@ class PipelineTileTemplate(_PipelineTemplate):
                                     pipeline.pipeline_id, transposed=transposed)
         else:
             result = _plain_load_signature(array, index, shape, mode, order)[0].return_type
+        return signature(result, *args)
+
+
+@tile_typing.registry.register_global(resident_tile)
+class ResidentTileTemplate(_PipelineTemplate):
+    key = resident_tile
+
+    def generic(self, args, kws):
+        resident = resident_type(constant_of(args[0]), args[1:])
+        if resident is None:
+            result = _plain_load_signature(*args[1:])[0].return_type
+        else:
+            dtype, tile_shape, transposed = resident.tiles[0]
+            result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
+                                    resident.pipeline_id, transposed=transposed)
         return signature(result, *args)
 
 
@@ -559,6 +599,27 @@ def lower_pipeline_tile(context, builder, sig, args):
     implementation = context.get_function(load, load_sig)
     order = context.get_dummy_value() if isinstance(sig.args[7], types.NoneType) else args[7]
     return implementation(builder, list(args[3:6]) + [order, args[6]])
+
+
+@lower(resident_tile, types.VarArg(types.Any))
+def lower_resident_tile(context, builder, sig, args):
+    if not isinstance(sig.return_type, StagedTileType):
+        load_sig, load = _plain_load_signature(*sig.args[1:])
+        implementation = context.get_function(load, load_sig)
+        order = context.get_dummy_value() if isinstance(sig.args[5], types.NoneType) else \
+            args[5]
+        return implementation(builder, list(args[1:4]) + [order, args[4]])
+    resident = PIPELINES[sig.return_type.pipeline_id]
+    # (run again, as in an outer loop: the products of the last run have read the buffer)
+    barrier(builder)
+    _issue(context, builder, resident, I32(0), ir.Constant(ir.IntType(1), 1),
+           [tuple(sig.args[1:])], [tuple(args[1:])])
+    # copies of pipelines issued before this one may be pending: wait for all
+    _asm(builder, "cp.async.wait_group 0;", "~{memory}")
+    if TARGET["cc"] >= (9, 0):
+        fence_async_proxy(builder)
+    barrier(builder)
+    return _stage_pointer(builder, resident, I32(0), 0)
 
 
 @lower(staged_as_tfloat32, types.Any)

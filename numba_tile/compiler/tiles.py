@@ -63,8 +63,34 @@ def register_coordinates(builder, base, layout, register):
 
 
 def make_tile(context, builder, tile_type, values):
+    """The tile value of ``values``, one a register. Registers that hold the same element
+    (replicated register bits, as in the ``(m, 1)`` result of a reduction with ``keepdims``
+    kept in its input's layout) all take the first one's value, so that the work done on
+    the others is dead and a loop-carried tile of such a layout keeps one value an
+    element: an online softmax's running maximum costs one ``exp2`` a row, not one a
+    register."""
+    values = list(values)
+    for register, first in _first_holders(tile_type.layout):
+        values[register] = values[first]
     return context.make_tuple(builder, types.UniTuple(tile_type.element, tile_type.registers),
                               values)
+
+
+_FIRST_HOLDERS = {}
+
+
+def _first_holders(layout):
+    """``(register, first register holding its element)`` of each register that repeats an
+    earlier one of ``layout``."""
+    found = _FIRST_HOLDERS.get(layout)
+    if found is None:
+        seen, found = {}, []
+        for register in range(layout.in_sizes["register"]):
+            first = seen.setdefault(layout.apply(register=register), register)
+            if first != register:
+                found.append((register, first))
+        found = _FIRST_HOLDERS[layout] = tuple(found)
+    return found
 
 
 def tile_registers(builder, tile_type, value):
@@ -370,7 +396,7 @@ def uniform_constant(builder, value, registers):
     """The constant every register of the tile ``value`` holds, or None where that is not
     plain to see. A filled tile (``ct.zeros``, ``ct.full`` with a constant) is a chain of
     ``insertvalue`` of one constant; Numba may have stored it to its variable's slot and
-    loaded it back, in this block."""
+    loaded it back (in this block, or anywhere where the slot is stored once)."""
     seen = set()
     while isinstance(value, ir.LoadInstr) and id(value) not in seen:
         seen.add(id(value))
@@ -380,8 +406,16 @@ def uniform_constant(builder, value, registers):
                 stored = instruction.operands[0]
             if instruction is value:
                 break
-        if stored is None:
-            return None
+        if stored is None:  # stored once in the whole function: that is what it holds
+            # (besides the zeros Numba gives every variable's slot on entry)
+            entry = builder.function.blocks[0]
+            stores = [i.operands[0] for block in builder.function.blocks
+                      for i in block.instructions
+                      if isinstance(i, ir.StoreInstr) and i.operands[1] is pointer and not (
+                          block is entry and isinstance(i.operands[0], ir.Constant))]
+            if len(stores) != 1:
+                return None
+            stored = stores[0]
         value = stored
     found, indices = None, set()
     while isinstance(value, ir.InsertValue):
