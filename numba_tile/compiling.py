@@ -190,6 +190,7 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
     if disk_key is not None:
         found = disk_cache.load(disk_key, directory)
         if found is not None:
+            warn_of_serialized_products(found)
             return found
     try:
         num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
@@ -203,11 +204,43 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         if not _is_compile_error(error):
             raise
         return error
+    warn_of_serialized_products(compiled)
     # a link without its resource report (seen when another library loaded an older
     # nvJitLink first) is not kept: a later process may get the full report
     if disk_key is not None and "registers" in (compiled.info_log or ""):
         disk_cache.store(disk_key, compiled, directory)
     return compiled
+
+
+def warn_of_serialized_products(compiled):
+    """Warn where the linker reports that it runs the kernel's ``wgmma`` one after another
+    (ptxas's C7509), which costs a product-heavy kernel much of its speed: most often a
+    call to a slow path, such as an IEEE float division's, anywhere in the kernel.
+
+    >>> import warnings
+    >>> from numba_tile.compiler.pipeline import CompiledKernel
+    >>> from numba_tile.compiling import warn_of_serialized_products
+    >>> log = ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "
+    ...        "instructions are serialized due to the presence of Extern calls in the "
+    ...        "function 'k'")
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_of_serialized_products(CompiledKernel("k", "sm_90", "", b"", log, 4))
+    >>> "Extern calls" in str(caught[0].message)
+    True
+    """
+    import re
+    import warnings
+    found = re.search(r"wgmma\.mma_async instructions are serialized due to ([^']*?)"
+                      r"(?: in the function|$)", compiled.info_log or "", re.MULTILINE)
+    if found is None:
+        return
+    warnings.warn(
+        f"numba_tile: the tensor-core products (wgmma) of kernel {compiled.name} run one "
+        f"after another, slower than they could, as ptxas reports: serialized due to "
+        f"{found.group(1).strip()}. A float division or square root with IEEE rounding (the "
+        f"default) calls a slow path; rounding_mode=ct.RoundingMode.FULL (division) or "
+        f"APPROX does not.", RuntimeWarning, stacklevel=4)
 
 
 def _is_compile_error(error):

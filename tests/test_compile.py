@@ -298,6 +298,30 @@ def test_resource_report_of_both_linker_log_formats(log, registers, spills, shar
         registers, spills, shared)
 
 
+@pytest.mark.parametrize("serialized", [True, False])
+def test_serialized_tensor_core_products_are_warned_of(serialized):
+    """ptxas's C7509 (every wgmma waited for at once, as a call in the kernel causes) is
+    a RuntimeWarning that names the cause and the way out; other logs say nothing."""
+    import warnings
+    from numba_tile.compiler.pipeline import CompiledKernel
+    from numba_tile.compiling import warn_of_serialized_products
+    log = "ptxas info    : Used 168 registers, used 1 barriers\n"
+    if serialized:
+        log += ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "
+                "instructions are serialized due to the presence of Extern calls in the "
+                "function 'attention'\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_of_serialized_products(CompiledKernel("attention", "sm_90", "", b"", log, 8))
+    if not serialized:
+        assert not caught
+        return
+    (warning,) = caught
+    assert warning.category is RuntimeWarning
+    message = str(warning.message)
+    assert "attention" in message and "Extern calls" in message and "FULL" in message
+
+
 @pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("in_dtype,acc_dtype,instruction", [
     (np.float16, "float32", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
@@ -601,9 +625,19 @@ def test_tf32_products_run_on_tensor_cores(arch):
         assert compiled.spill_bytes == 0
 
 
-def test_tf32_operands_of_a_constant_parameter_dtype_are_not_pipelined():
-    """The pass sees ``astype(ct.tfloat32)`` only when the dtype is a constant it can
-    resolve; ``astype(DTYPE)`` of a parameter keeps plain loads (and stays exact)."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_operands_cast_to_a_dtype_known_before_typing_are_pipelined(dtype):
+    """``astype(dtype)`` with ``dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype``
+    (cuda.tile's matmul sample): the branch on the constant is decided first, then the
+    cast is the tfloat32 rounding in the stage (float32) or no cast at all (float16)."""
+    from test_matrix import sample_matmul_kernel
+    a = np.zeros((128, 128), dtype)
+    compiled = ct.compile(sample_matmul_kernel, (a, a, a, 64, 64, 32), arch="sm_90")
+    assert "cp.async.cg" in compiled.ptx and "ld.global" not in compiled.ptx
+    assert "wgmma.mma_async" in compiled.ptx and compiled.spill_bytes == 0
+
+
+def test_operands_cast_to_a_constant_parameter_dtype_are_pipelined():
     @ct.kernel
     def k_loop(A, B, C, DTYPE: ct.Constant):
         acc = ct.full((64, 64), 0, ct.float32)
@@ -614,7 +648,10 @@ def test_tf32_operands_of_a_constant_parameter_dtype_are_not_pipelined():
         ct.store(C, (0, 0), acc)
     a = np.zeros((128, 128), np.float32)
     compiled = ct.compile(k_loop, (a, a, a, ct.tfloat32), arch="sm_80")
-    assert "cp.async" not in compiled.ptx and "mma.sync.aligned.m16n8k8" in compiled.ptx
+    assert "cp.async.cg" in compiled.ptx and "mma.sync.aligned.m16n8k8" in compiled.ptx
+    # another dtype: converted in registers, from plain loads
+    compiled = ct.compile(k_loop, (a, a, a, ct.float16), arch="sm_80")
+    assert "cp.async" not in compiled.ptx and "mma.sync.aligned.m16n8k16" in compiled.ptx
 
 
 @ct.kernel

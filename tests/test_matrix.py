@@ -319,6 +319,34 @@ def test_product_of_a_product_in_registers(run_kernel, rng, tm, num_warps, n):
 
 
 @ct.kernel
+def sample_matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                         TK: ct.Constant[int]):
+    """The matmul of cuda.tile's samples: float32 operands on tensor cores as tfloat32."""
+    dtype = ct.tfloat32 if A.dtype == ct.float32 else A.dtype
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO).astype(dtype)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("dtype,tolerance", [(ct.float16, 2e-3), (ct.bfloat16, 1e-2),
+                                             (ct.float32, 2e-3)], ids=str)
+def test_sample_matmul(run_kernel, rng, dtype, tolerance):
+    """Partial tiles at every edge; float32 is rounded to tfloat32 (not exact)."""
+    (m, n, k), (tm, tn, tk) = (100, 72, 96), (64, 64, 32)
+    a, b = random_matrix(rng, (m, k), dtype), random_matrix(rng, (k, n), dtype)
+    c = poisoned((m, n), NP[dtype])
+    run_kernel(sample_matmul_kernel, (-(-m // tm), -(-n // tn)), (a, b, c, tm, tn, tk))
+    exact = np.matmul(wide(a), wide(b))
+    check(c, exact, tolerance)
+    if dtype is ct.float32:
+        assert relative_error(c, exact) > 1e-5  # rounded to tfloat32
+
+
+@ct.kernel
 def loop_invariant_operand_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
                                   TK: ct.Constant[int], J: ct.Constant[int],
                                   X_FIXED: ct.Constant[bool], ORDER: ct.Constant):

@@ -167,7 +167,10 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
         v = ct.load(V, (key_tile, 0), (TN, D))
         acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
         m_i = m_new
-    ct.store(Out, (row_tile, 0), (acc * (1.0 / l_i)).astype(Out.dtype))
+    # div.full: an IEEE division calls a slow path, and a call makes ptxas run every
+    # wgmma of the kernel one after another
+    out = ct.truediv(acc, l_i, rounding_mode=ct.RoundingMode.FULL)
+    ct.store(Out, (row_tile, 0), out.astype(Out.dtype))
 
 
 def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,

@@ -88,7 +88,8 @@ class PipelineMmaLoads(FunctionPass):
             if any(other is not loop and (loop.header in other.body or
                                           other.header in loop.body) for other in loops):
                 continue
-            found = _PipelinedLoop.find(func_ir, cfg, loop, pipeline_id=rewritten)
+            found = _PipelinedLoop.find(func_ir, cfg, loop, pipeline_id=rewritten,
+                                        arg_types=state.args)
             if found is None:
                 continue
             found.rewrite()
@@ -157,7 +158,8 @@ class _Load:
     def __init__(self, statement, arguments, roundings):
         # array, index, shape, padding, order
         self.statement, self.arguments = statement, arguments
-        self.roundings = roundings  # (getattr, call) of each .astype(ct.tfloat32) of it
+        # (getattr, call, to its own dtype) of each .astype(ct.tfloat32) or identity astype
+        self.roundings = roundings
 
 
 class _PipelinedLoop:
@@ -173,7 +175,7 @@ class _PipelinedLoop:
 
     # -- analysis ---------------------------------------------------------------------------
     @classmethod
-    def find(cls, func_ir, cfg, loop, pipeline_id):
+    def find(cls, func_ir, cfg, loop, pipeline_id, arg_types=()):
         """The loop's pipelined loads, or None where it has none (or is not a plain
         ``for`` over a ``range`` with one way in and out)."""
         blocks = func_ir.blocks
@@ -238,7 +240,7 @@ class _PipelinedLoop:
             for statement in blocks[label].body:
                 arguments = _load_arguments(func_ir, statement)
                 roundings = None if arguments is None else _mma_operand(
-                    func_ir, statement.target, every_block)
+                    func_ir, statement.target, every_block, arguments[0], arg_types)
                 if roundings is not None:
                     needed = _argument_slice(func_ir, earlier, loop_blocks, arguments,
                                              induction)
@@ -291,13 +293,18 @@ class _PipelinedLoop:
             block = next(b for b in blocks.values() if load.statement in b.body)
             at = block.body.index(load.statement)
             block.body[at:at + 1] = statements
-            for method, call in load.roundings:
-                # the tile stays in its stage: rounded to tfloat32 where mma reads it
+            for method, call, same in load.roundings:
+                # the tile stays in its stage: rounded to tfloat32 where mma reads it (or
+                # as it is, for an astype to its own dtype)
                 method.value = ir.Const(None, method.loc)
                 rounding = []
-                function = self._global(rounding, staged_as_tfloat32)
-                rounding.append(ir.Assign(ir.Expr.call(function, [load.statement.target], (),
-                                                       call.loc), call.target, call.loc))
+                if same:
+                    rounding.append(ir.Assign(load.statement.target, call.target, call.loc))
+                else:
+                    function = self._global(rounding, staged_as_tfloat32)
+                    rounding.append(ir.Assign(ir.Expr.call(
+                        function, [load.statement.target], (), call.loc), call.target,
+                        call.loc))
                 block = next(b for b in blocks.values() if call in b.body)
                 at = block.body.index(call)
                 block.body[at:at + 1] = rounding
@@ -426,11 +433,12 @@ def _load_arguments(func_ir, statement):
     return (*values, keywords.get("padding_mode"), keywords.get("order"))
 
 
-def _mma_operand(func_ir, target, loop_blocks):
+def _mma_operand(func_ir, target, loop_blocks, array=None, arg_types=()):
     """How the load's variable (assigned once) reaches ``ct.mma``: read only as an operand
     (``x``, ``y``) of ``mma`` calls in ``loop_blocks``, directly or through
-    ``.astype(ct.tfloat32)`` (each ``(getattr, call)`` statement pair of those is listed), so
-    that its value never outlives the iteration; None otherwise."""
+    ``.astype(ct.tfloat32)`` or an ``astype`` to the dtype of its ``array`` (each
+    ``(getattr, call, to its own dtype)`` of those is listed), so that its value never
+    outlives the iteration; None otherwise."""
     if len(func_ir._definitions.get(target.name, ())) != 1:
         return None
     roundings, uses = [], 0
@@ -438,7 +446,7 @@ def _mma_operand(func_ir, target, loop_blocks):
         uses += 1
         if _is_mma_operand(func_ir, block, statement, target, loop_blocks):
             continue
-        rounding = _tfloat32_rounding(func_ir, statement, target, loop_blocks)
+        rounding = _cast_for_mma(func_ir, statement, target, loop_blocks, array, arg_types)
         if rounding is None:
             return None
         roundings.append(rounding)
@@ -466,9 +474,11 @@ def _is_mma_operand(func_ir, block, statement, var, loop_blocks):
             statement.target.name != var.name)
 
 
-def _tfloat32_rounding(func_ir, statement, var, loop_blocks):
-    """``(getattr, call)`` where ``statement`` starts ``var.astype(ct.tfloat32)`` whose result
-    only feeds ``mma`` in ``loop_blocks``, else None."""
+def _cast_for_mma(func_ir, statement, var, loop_blocks, array, arg_types):
+    """``(getattr, call, same)`` where ``statement`` starts ``var.astype(ct.tfloat32)`` or
+    ``var.astype(<the dtype of array>)`` (``same``: as ``dtype = ct.tfloat32 if A.dtype ==
+    ct.float32 else A.dtype`` gives for float16) whose result only feeds ``mma`` in
+    ``loop_blocks``, else None."""
     value = statement.value if isinstance(statement, ir.Assign) else None
     if not (isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "astype"
             and value.value.name == var.name):
@@ -481,15 +491,53 @@ def _tfloat32_rounding(func_ir, statement, var, loop_blocks):
     call = call_statement.value if isinstance(call_statement, ir.Assign) else None
     if not (isinstance(call, ir.Expr) and call.op == "call" and call.func.name == method.name
             and len(call.args) == 1 and not call.kws and call.vararg is None and
-            any(block is b for b in loop_blocks) and
-            _constant(func_ir, call.args[0]) is dtypes.tfloat32):
+            any(block is b for b in loop_blocks)):
+        return None
+    dtype = _dtype_constant(func_ir, call.args[0], arg_types)
+    same = dtype is not None and dtype is _array_dtype(func_ir, array, arg_types)
+    if dtype is not dtypes.tfloat32 and not same:
         return None
     result = call_statement.target
     if len(func_ir._definitions.get(result.name, ())) != 1 or not all(
             _is_mma_operand(func_ir, b, s, result, loop_blocks)
             for b, s in _uses(func_ir, result)):
         return None
-    return statement, call_statement
+    return statement, call_statement, same
+
+
+def _argument_type(func_ir, var, arg_types):
+    """The type of the kernel argument ``var`` holds (through plain copies), or None."""
+    definition = _definition(func_ir, var) if var is not None else None
+    while isinstance(definition, ir.Var):
+        definition = _definition(func_ir, definition)
+    if isinstance(definition, ir.Arg) and definition.index < len(arg_types):
+        return arg_types[definition.index]
+    return None
+
+
+def _array_dtype(func_ir, var, arg_types):
+    from .types import ArrayType
+    array = _argument_type(func_ir, var, arg_types)
+    return array.dtype if isinstance(array, ArrayType) else None
+
+
+def _dtype_constant(func_ir, var, arg_types):
+    """The dtype ``var`` holds where it is known before typing: a constant, a ``Constant``
+    parameter, or ``A.dtype`` of an array argument; else None."""
+    from .abstract import constant_of
+    definition = var
+    while isinstance(definition, ir.Var):
+        value = _definition(func_ir, definition)
+        if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "dtype":
+            return _array_dtype(func_ir, value.value, arg_types)
+        if isinstance(value, ir.Arg):
+            found = constant_of(_argument_type(func_ir, definition, arg_types), None)
+            return found if isinstance(found, dtypes.DType) else None
+        if not isinstance(value, ir.Var):
+            break
+        definition = value
+    found = _constant(func_ir, var)
+    return found if isinstance(found, dtypes.DType) else None
 
 
 def _constant(func_ir, var):
