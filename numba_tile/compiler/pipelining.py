@@ -106,7 +106,7 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
     every product. Returns how many were rewritten."""
     rewritten = 0
     for label, block in list(func_ir.blocks.items()):
-        for at, statement in enumerate(list(block.body)):
+        for statement in list(block.body):
             arguments = _load_arguments(func_ir, statement)
             if arguments is None or len(func_ir._definitions.get(
                     statement.target.name, ())) != 1:
