@@ -570,6 +570,89 @@ def test_attention_does_one_exponential_a_score_and_two_blocks_fit_an_sm():
         assert compiled.registers <= 128
 
 
+@ct.kernel
+def two_products_kernel(a, b, out):
+    x = ct.load(a, (0, 0), (64, 64))
+    y = ct.load(b, (0, 0), (64, 64))
+    first = ct.mma(x, y, ct.zeros((64, 64), ct.float32))
+    second = ct.mma(y, x, ct.zeros((64, 64), ct.float32))
+    ct.store(out, (0, 0), second - first)
+
+
+def _wait_counts(ptx):
+    return [int(n) for n in re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", ptx)]
+
+
+def test_a_product_is_waited_for_where_read_counting_the_younger_ones():
+    """Each product's result is passed through a wait where first read: the second with
+    no younger product running (0), the first with one (1). (These two read operands from
+    the scratch buffer, so each is also waited for at once, 0.) In the interpreter the
+    result is the same as the two products'."""
+    a = np.arange(64 * 64, dtype=np.float16).reshape(64, 64) / np.float16(4096)
+    b = a.T.copy()
+    compiled = ct.compile(two_products_kernel.replace_hints(num_warps=4),
+                          (a, b, np.zeros((64, 64), np.float32)), arch="sm_90")
+    assert compiled.ptx.count("wgmma.mma_async") > 0
+    assert _wait_counts(compiled.ptx) == [0, 0, 0, 1]
+    out = np.full((64, 64), np.nan, np.float32)
+    with ct.interpret():
+        ct.launch(0, (1,), two_products_kernel, (a, b, out))
+    expected = b.astype(np.float64) @ a.astype(np.float64) - a.astype(np.float64) @ b
+    assert np.abs(out - expected).max() <= 1e-3 * np.abs(expected).max()
+
+
+def test_products_off_hopper_need_no_waits():
+    """On sm_80 the products are ``mma.sync``: nothing to wait for, no ``wgmma`` text."""
+    a = np.zeros((64, 64), np.float16)
+    compiled = ct.compile(two_products_kernel.replace_hints(num_warps=4),
+                          (a, a, np.zeros((64, 64), np.float32)), arch="sm_80")
+    assert "mma.sync" in compiled.ptx and "wgmma" not in compiled.ptx
+
+
+def _loop_commits(ptx):
+    """The text after each ``wgmma.commit_group``."""
+    return ptx.split("wgmma.commit_group.sync.aligned;")[1:]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_pipelined_attention_runs_the_values_product_during_the_softmax(causal):
+    """The benchmark's pipelined attention (head dim 128, 128 x 64 tiles, 8 warps) on
+    sm_90: four products (the first scores, the loop's scores and ``P V``, the last
+    ``P V``); in the loop the scores are not waited for before ``P V`` starts, and then
+    with one product running (``wait_group 1``) before the first exponential; no
+    serialized ``wgmma`` (ptxas's C7509 warning), no spills."""
+    import warnings
+
+    from numba_tile.bench.kernels import attention_launch
+    q = np.zeros((1, 2, 512, 128), np.float16)
+    kernel, grid, args = attention_launch(q, q, q, q.copy(), causal=causal, tile_m=128,
+                                          tile_n=64, num_warps=8, pipelined=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compiled = ct.compile(kernel, args, arch="sm_90")
+    assert not [w for w in caught if "serialized" in str(w.message)]
+    after = _loop_commits(compiled.ptx)
+    assert len(after) == 4
+    scores_to_values = after[1]
+    assert "wgmma.wait_group" not in scores_to_values
+    values_to_softmax = after[2][:after[2].index("ex2.approx")]
+    assert _wait_counts(values_to_softmax) == [1]
+    assert compiled.spill_bytes == 0
+
+
+def test_plain_attention_waits_for_the_values_product_after_the_next_copies():
+    """In the plain loop (``P V`` last), its product is waited for at the end of the
+    iteration, once the copies of a later iteration are started."""
+    from numba_tile.bench.kernels import attention_launch
+    q = np.zeros((1, 2, 512, 64), np.float16)
+    kernel, grid, args = attention_launch(q, q, q, q.copy(), tile_m=128, tile_n=64,
+                                          num_warps=8)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    values = _loop_commits(compiled.ptx)[1]
+    first_wait = values.index("wgmma.wait_group")
+    assert "cp.async.cg.shared.global" in values[:first_wait]
+
+
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
     """8 stages of 48 KB (128 x 256 x 64 tiles) do not fit: the loads are plain loads."""
     compiled = _float16_matmul("sm_90", tiles=(128, 256, 64), num_stages=8, num_warps=8)

@@ -402,17 +402,22 @@ def _attention_reference(q, k, v, causal):
                      wide(v))
 
 
+@pytest.mark.parametrize("pipelined", [False, True], ids=["plain", "pipelined"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim,tile_m,num_warps", [(64, 64, 4), (128, 128, 8)], ids=str)
-def test_flash_attention_forward(run_kernel, rng, causal, head_dim, tile_m, num_warps):
-    """The benchmark's flash-attention kernel (online softmax; K^T loaded transposed and
-    pipelined, the probabilities fed to the second product from registers on sm_90)."""
+def test_flash_attention_forward(run_kernel, rng, causal, head_dim, tile_m, num_warps,
+                                 pipelined):
+    """The benchmark's flash-attention kernels (online softmax; K^T loaded transposed and
+    pipelined, the probabilities fed to the second product from registers on sm_90; in
+    the pipelined form, products waited for where first read, across the masking branch
+    of the causal kernel)."""
     from numba_tile.bench.kernels import attention_launch
     q, k, v = (random_matrix(rng, (1, 2, 256, head_dim), ct.float16) / np.float16(4)
                for _ in range(3))
     out = np.full_like(q, np.nan)
     kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=tile_m,
-                                          tile_n=64, num_warps=num_warps)
+                                          tile_n=64, num_warps=num_warps,
+                                          pipelined=pipelined)
     run_kernel(kernel, grid, args)
     check(out, _attention_reference(q, k, v, causal), 4e-3)
 

@@ -394,10 +394,12 @@ _TRITON_TF32_TILES = (
     {"block_m": 128, "block_n": 128, "block_k": 32, "num_warps": 4, "num_stages": 3},
     {"block_m": 128, "block_n": 256, "block_k": 32, "num_warps": 8, "num_stages": 3})
 _ATTENTION_TILES = {
-    64: ({"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64},
-         {"tile_m": 128, "tile_n": 64, "num_warps": 4}),
-    128: ({"tile_m": 128, "tile_n": 128, "num_warps": 8},
-          {"tile_m": 128, "tile_n": 64, "num_warps": 8}, {"tile_m": 64, "tile_n": 64})}
+    64: ({"tile_m": 128, "tile_n": 64, "num_warps": 8},
+         {"tile_m": 128, "tile_n": 64, "num_warps": 8, "occupancy": 2},
+         {"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True, "occupancy": 2}),
+    128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8},
+          {"tile_m": 128, "tile_n": 64, "num_warps": 8})}
 _TRITON_ATTENTION_TILES = (
     {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3},
     {"block_m": 128, "block_n": 64, "num_warps": 8, "num_stages": 3},

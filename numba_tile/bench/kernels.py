@@ -140,8 +140,12 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
     """Flash-attention forward: ``softmax(Q K^T * scale) V`` for one ``TM``-row block of
     queries of one head per block, streaming ``TN`` keys at a time with the online softmax
     (running maximum and sum in float32, base-2 exponentials with the scale folded in).
-    ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows one after the other."""
-    bm, head = ct.bid(0), ct.bid(1)
+    ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows one after the other. Causal
+    grids are ``(heads, row blocks)``, the longest rows first (see :func:`attention_launch`)."""
+    if CAUSAL:
+        head, bm = ct.bid(0), ct.num_blocks(1) - 1 - ct.bid(1)
+    else:
+        bm, head = ct.bid(0), ct.bid(1)
     row_tile = head * (SEQ // TM) + bm
     q = ct.load(Q, (row_tile, 0), (TM, D))
     m_i = ct.full((TM, 1), -math.inf, ct.float32)
@@ -169,6 +173,56 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
         m_i = m_new
     # div.full: an IEEE division calls a slow path, and a call makes ptxas run every
     # wgmma of the kernel one after another
+    out = ct.truediv(acc, l_i, rounding_mode=ct.RoundingMode.FULL)
+    ct.store(Out, (row_tile, 0), out.astype(Out.dtype))
+
+
+@ct.kernel
+def attention_pipelined(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
+                        TN: ct.Constant[int], D: ct.Constant[int],
+                        CAUSAL: ct.Constant[bool]):
+    """:func:`attention` with its loop turned as FlashAttention-3 does: iteration ``j``
+    starts the scores of key block ``j`` and the product of block ``j - 1``'s
+    probabilities with its values, then computes the softmax of block ``j``. Compiled for
+    Hopper, each product is waited for where its result is first read, so the tensor cores
+    run ``P V`` while the warps compute the exponentials (the first block's softmax comes
+    before the loop, the last block's product after it)."""
+    if CAUSAL:
+        head, bm = ct.bid(0), ct.num_blocks(1) - 1 - ct.bid(1)
+    else:
+        bm, head = ct.bid(0), ct.bid(1)
+    row_tile = head * (SEQ // TM) + bm
+    q = ct.load(Q, (row_tile, 0), (TM, D))
+    acc = ct.full((TM, D), 0, ct.float32)
+    rows = bm * TM + ct.arange(TM, dtype=ct.int32)[:, None]
+    end = (bm + 1) * TM if CAUSAL else SEQ
+    unmasked = bm * TM // TN
+    first_key = head * (SEQ // TN)
+    blocks = ct.cdiv(end, TN)
+    scores = ct.mma(q, ct.load(K, (0, first_key), (D, TN), order=(1, 0)),
+                    ct.full((TM, TN), 0, ct.float32))
+    if CAUSAL and unmasked == 0:
+        scores = ct.where(ct.arange(TN, dtype=ct.int32)[None, :] <= rows, scores, -math.inf)
+    m_i = ct.max(scores, axis=1, keepdims=True) * qk_scale
+    p = ct.exp2(scores * qk_scale - m_i, flush_to_zero=True)
+    l_i = ct.sum(p, axis=1, keepdims=True)
+    alpha = ct.full((TM, 1), 1, ct.float32)
+    for j in range(1, blocks):
+        key_tile = first_key + j
+        k_t = ct.load(K, (0, key_tile), (D, TN), order=(1, 0))
+        scores = ct.mma(q, k_t, ct.full((TM, TN), 0, ct.float32))
+        v = ct.load(V, (key_tile - 1, 0), (TN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        if CAUSAL and j >= unmasked:
+            columns = j * TN + ct.arange(TN, dtype=ct.int32)[None, :]
+            scores = ct.where(columns <= rows, scores, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True) * qk_scale)
+        p = ct.exp2(scores * qk_scale - m_new, flush_to_zero=True)
+        alpha = ct.exp2(m_i - m_new, flush_to_zero=True)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        m_i = m_new
+    v_last = ct.load(V, (first_key + blocks - 1, 0), (TN, D))
+    acc = ct.mma(p.astype(V.dtype), v_last, acc * alpha)
     out = ct.truediv(acc, l_i, rounding_mode=ct.RoundingMode.FULL)
     ct.store(Out, (row_tile, 0), out.astype(Out.dtype))
 
@@ -217,9 +271,12 @@ def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_war
 
 
 def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_warps=None,
-                     num_stages=None):
+                     num_stages=None, pipelined=False, occupancy=None):
     """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
-    head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``.
+    head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``;
+    ``pipelined``: the kernel :func:`attention_pipelined`. A causal grid puts the heads on
+    its first axis and starts the blocks of the longest rows first, so that the short ones
+    fill the last wave.
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import attention_launch
@@ -238,7 +295,10 @@ def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_w
     flat = [x.reshape(rows) for x in (q, k, v, out)]
     scale = 1.4426950408889634 / math.sqrt(head_dim)  # log2(e): exp2 in the kernel
     grid = (ct.cdiv(seq, tile_m), batch * heads)
-    return (_with_warps(attention, num_warps, num_stages=num_stages), grid,
+    if causal:
+        grid = grid[::-1]
+    kernel = attention_pipelined if pipelined else attention
+    return (_with_warps(kernel, num_warps, occupancy, num_stages), grid,
             (*flat, scale, seq, tile_m, tile_n, head_dim, bool(causal)))
 
 

@@ -16,6 +16,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
+from . import deferred_products  # noqa: F401 (registers its calls' typing and lowering)
 from . import typing as tile_typing
 from .contexts import contexts
 from .frontend import format_specs
@@ -68,6 +69,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
 
         from .constant_branches import PruneConstantBranches
+        from .deferred_products import DeferProductWaits
         from .frontend import RewriteDeviceOutput
         from .pipelining import PipelineMmaLoads
         from .static_iter import UnrollStaticIter
@@ -86,6 +88,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
                     # (also here: loads under `if` on a constant are pipelined as any other)
                     passes.append((PruneConstantBranches, "decide branches on constants"))
                     passes.append((PipelineMmaLoads, "pipeline the loads that feed mma"))
+                    passes.append((DeferProductWaits, "wait for products where read"))
                 passes.append((pass_class, description))
             manager.passes[:] = passes
             manager._finalized = False

@@ -1076,7 +1076,9 @@ registry.register_global(reversed)(ReversedTuple)
 
 
 # -- matrix products ----------------------------------------------------------------------------
-def _infer_mma(values):
+def infer_mma(values, in_flight=True):
+    """The result type of ``mma``; ``in_flight``: a ``wgmma`` on two tiles of one pipeline
+    may run on into the next iteration (see :mod:`.staged_loads`)."""
     from .staged_loads import StagedTileType
     x, y, acc = values["x"], values["y"], values["acc"]
     # operands of pipelined loads wait in shared memory (see staged_loads)
@@ -1088,7 +1090,7 @@ def _infer_mma(values):
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
     from .tensor_cores import plan, result_type
     found = plan(x, y, acc)
-    if found is not None and found.instruction.startswith("wgmma"):
+    if in_flight and found is not None and found.instruction.startswith("wgmma"):
         from .staged_loads import keep_products_in_flight
         keep_products_in_flight(x, y)
     return result_type(x, y, acc)
@@ -1109,7 +1111,7 @@ def _infer_matmul(values):
     return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
 
 
-_template(matrix.mma, _infer_mma)
+_template(matrix.mma, infer_mma)
 _template(matrix.matmul, _infer_matmul)
 
 

@@ -33,6 +33,9 @@ _KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.b
           (d.tfloat32, d.float32): "f32.tf32.tf32"}
 STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
+# set while a product of :mod:`.deferred_products` is lowered: on, it is not waited for where
+# it can run on (committed: a group was committed for it)
+DEFERRING = {"on": False, "committed": False}
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
 
 
@@ -97,6 +100,11 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     else:
         a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
                                                 async_proxy=True)
+    from .staged_loads import PRODUCTS_IN_FLIGHT, StagedTileType
+    # an operand from registers is read from the scratch buffer, which the next op may
+    # write: such a product is waited for at once
+    deferred = DEFERRING["on"] and isinstance(y_type, StagedTileType) and (
+        a_words is not None or isinstance(x_type, StagedTileType))
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = result.num_warps
     itemsize = x_type.dtype.itemsize
@@ -149,15 +157,16 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                                   a_operand, b_descriptor, itemsize, transposed)
             registers[first:first + columns // 2] = fragment
     _asm(builder, "wgmma.commit_group.sync.aligned;")
+    DEFERRING["committed"] = True
     # operands of a pipeline stay in their stage until the next iteration's copies start
     # (after a barrier): the product may run on while this iteration's copies are issued,
     # waited for once the next one is started (the loop ends by waiting for it); otherwise
     # their shared memory may be written again once the barrier that follows passes
-    from .staged_loads import PRODUCTS_IN_FLIGHT, StagedTileType
     in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
         and x_type.pipeline_id == y_type.pipeline_id \
         and x_type.pipeline_id in PRODUCTS_IN_FLIGHT
-    _asm(builder, f"wgmma.wait_group.sync.aligned {1 if in_flight else 0};")
+    if not deferred:
+        _asm(builder, f"wgmma.wait_group.sync.aligned {1 if in_flight else 0};")
     return make_tile(context, builder, result, registers)
 
 
