@@ -601,6 +601,16 @@ def test_a_product_is_waited_for_where_read_counting_the_younger_ones():
     assert np.abs(out - expected).max() <= 1e-3 * np.abs(expected).max()
 
 
+def test_waits_that_do_not_settle_wait_for_every_product(monkeypatch):
+    """Where the data flow would not settle, every wait waits for all products (count 0)."""
+    from numba_tile.compiler import deferred_products
+    monkeypatch.setattr(deferred_products, "ROUNDS_PER_BLOCK", -10)
+    a = np.zeros((64, 64), np.float16)
+    compiled = ct.compile(two_products_kernel.replace_hints(num_warps=4, occupancy=1),
+                          (a, a, np.zeros((64, 64), np.float32)), arch="sm_90")
+    assert _wait_counts(compiled.ptx) == [0, 0, 0, 0]
+
+
 def test_products_off_hopper_need_no_waits():
     """On sm_80 the products are ``mma.sync``: nothing to wait for, no ``wgmma`` text."""
     a = np.zeros((64, 64), np.float16)

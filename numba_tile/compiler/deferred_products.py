@@ -48,9 +48,12 @@ from .frontend import callee
 from .lowering import lower
 from .staged_loads import pipeline_tile, staged_as_tfloat32
 from .tiles import TARGET, make_tile
+from .warpgroup_mma import _asm
 
 # wait_group counts above this are written as this one (waiting for more is safe)
 MOST_PENDING = 3
+# passes over the blocks (per block) before the data flow counts every age as 0
+ROUNDS_PER_BLOCK = 4
 
 
 # -- what the rewritten kernel calls (never called in Python) -----------------------------------
@@ -102,11 +105,6 @@ tile_typing.registry.register_global(products_retired)(_ProductsRetiredTemplate)
 # -- lowering -------------------------------------------------------------------------------------
 def _hopper():
     return TARGET["cc"] == (9, 0)
-
-
-def _asm(builder, text):
-    builder.asm(llvm_ir.FunctionType(llvm_ir.VoidType(), []), text, "~{memory}", [],
-                side_effect=True)
 
 
 @lower(deferred_mma, types.VarArg(types.Any))
@@ -232,6 +230,7 @@ class _Waits:
 
     def __init__(self, func_ir, products):
         self.func_ir, self.products = func_ir, products
+        self.conservative = False  # every age counted as 0 (see _fixed_point)
         self.cfg = compute_cfg_from_blocks(func_ir.blocks)
         joins = self._joins()
         # per block: the names that meet another definition where one of its edges goes
@@ -278,13 +277,19 @@ class _Waits:
                 block.body = self._transfer(label, block, dict(entries[label]), rewrite=True)
 
     def _fixed_point(self):
+        """The state at the start of each block. Should the ages not settle (a wait marks
+        older results complete, so a smaller age in can mean more done out), it starts over
+        counting every age as 0: each wait then waits for all, which always settles."""
         order = self.cfg.topo_order()
         entries = {label: None for label in order}
         entries[self.cfg.entry_point()] = {}
         exits = {}
-        changed = True
+        changed, rounds = True, 0
         while changed:
-            changed = False
+            changed, rounds = False, rounds + 1
+            if rounds > ROUNDS_PER_BLOCK * len(order) + 8 and not self.conservative:
+                self.conservative = True
+                return self._fixed_point()
             for label in order:
                 if label != self.cfg.entry_point():
                     incoming = [exits[p] for p, _ in self.cfg.predecessors(label)
@@ -325,7 +330,8 @@ class _Waits:
                     target, value = statement.target.name, statement.value
                     if id(statement) in self.products:
                         for name, (age, done) in state.items():
-                            state[name] = (min(age + 1, MOST_PENDING), done)
+                            state[name] = (0 if self.conservative else
+                                           min(age + 1, MOST_PENDING), done)
                         state[target] = (0, False)
                     elif isinstance(value, ir.Var) and value.name in state:
                         state[target] = state[value.name]
@@ -338,7 +344,7 @@ class _Waits:
         """Statements passing ``name`` through ``product_wait``; ``state`` updated."""
         age = state.pop(name)[0]
         for other, (other_age, done) in state.items():
-            if other_age >= age:  # (started before it: complete too)
+            if other_age >= age and not self.conservative:  # started before it: complete
                 state[other] = (other_age, True)
         var = ir.Var(block.scope, name, loc)
         return self._call(block, loc, product_wait, [var, age], target=var)
