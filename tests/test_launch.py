@@ -125,6 +125,18 @@ def constant_kinds_kernel(C: ct.Constant, EXPECTED: ct.Constant):
 
 
 @ct.kernel
+def string_mode_kernel(x, y, MODE: ct.Constant[str]):
+    t = ct.load(x, (0,), (8,))
+    if MODE == "double":
+        t = t * 2
+    elif "negate" == MODE:
+        t = -t
+    if MODE != "double":
+        t = t + 1
+    ct.store(y, (0,), t)
+
+
+@ct.kernel
 def constant_dtype_kernel(x, y, DT: ct.Constant, EXPECTED: ct.Constant):
     ct.static_assert(DT == EXPECTED)
     t = ct.load(x, (0,), (8,)).astype(DT)
@@ -390,6 +402,16 @@ def test_constant_tuples(run_kernel, rng):
     y = poisoned((8, 16))
     run_kernel(constant_tuple_kernel, (2, 2), (x, y, (4, 8), (3, 0.5)))
     assert relative_error(y, x.astype(np.float64) + 1.5) < 1e-6
+
+
+@pytest.mark.parametrize("mode,expected", [("double", 2 * np.arange(8)),
+                                           ("negate", 1 - np.arange(8)),
+                                           ("other", np.arange(8) + 1)])
+def test_branches_on_a_string_constant(run_kernel, mode, expected):
+    """``MODE == "double"`` with a ``Constant[str]`` folds, either side (it did not compile)."""
+    y = poisoned((8,))
+    run_kernel(string_mode_kernel, (1,), (np.arange(8, dtype=np.float32), y, mode))
+    np.testing.assert_array_equal(y, expected)
 
 
 @pytest.mark.parametrize("value", [7, 2.5, True, None, "abc", ct.PaddingMode.NAN, ct.float16,

@@ -62,8 +62,10 @@ def _constant_comparison(context, builder, sig, args):
     return context.get_constant(types.boolean, sig.return_type.literal_value)
 
 
-lower(operator.eq, ConstantType, ConstantType)(_constant_comparison)
-lower(operator.ne, ConstantType, ConstantType)(_constant_comparison)
+for _compare in (operator.eq, operator.ne):  # a Constant[str] with a literal: MODE == "x"
+    for _pair in ((ConstantType, ConstantType), (ConstantType, types.StringLiteral),
+                  (types.StringLiteral, ConstantType)):
+        lower(_compare, *_pair)(_constant_comparison)
 
 
 def folded_constant(context, builder, sig, args):

@@ -17,6 +17,7 @@ from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from . import deferred_products  # noqa: F401 (registers its calls' typing and lowering)
+from . import index_layouts  # noqa: F401 (registers its calls' typing and lowering)
 from . import typing as tile_typing
 from .contexts import contexts
 from .frontend import format_specs
@@ -71,6 +72,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         from .constant_branches import PruneConstantBranches
         from .deferred_products import DeferProductWaits
         from .frontend import RewriteDeviceOutput
+        from .index_layouts import ComputeIndexTilesInPlace
         from .pipelining import PipelineMmaLoads
         from .static_iter import UnrollStaticIter
         managers = super().define_pipelines()
@@ -83,6 +85,9 @@ class TileCompiler(cuda_compiler.CUDACompiler):
                     passes.append((RewriteDeviceOutput, "rewrite device output calls"))
                 if pass_class is NopythonTypeInference:
                     passes.append((PruneConstantBranches, "decide branches on constants"))
+                    passes.append((pass_class, description))
+                    passes.append((ComputeIndexTilesInPlace, "compute index tiles in place"))
+                    continue
                 if pass_class is LiteralUnroll:  # after the inlining of helpers
                     passes.append((UnrollStaticIter, "unroll static_iter loops"))
                     # (also here: loads under `if` on a constant are pipelined as any other)

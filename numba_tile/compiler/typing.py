@@ -121,6 +121,49 @@ def is_constant(numba_type):
     return isinstance(numba_type, (types.Literal, types.Omitted, ConstantType))
 
 
+def merged_layout(shape, tiles):
+    """The layout of a ``shape`` tile broadcast from ``tiles`` (none of that shape) in which
+    each of them broadcasts register by register, or None (the default layout). Each bit of
+    a register, lane or warp index maps to the coordinates the tiles give it on the axes
+    where they are full: a row index ``(m, 1)`` and a column index ``(1, n)`` both sliced
+    from one ``(m, n)`` layout (a product's accumulator, see :mod:`.index_layouts`) merge
+    back into it. None where the tiles differ in their register, lane or warp counts,
+    disagree on an axis, or leave an element of the result without a location.
+
+    >>> from numba_tile.compiler.types import TileType, default_layout
+    >>> from numba_tile.compiler.typing import merged_layout
+    >>> from numba_tile import dtypes as d
+    >>> full = default_layout((16, 32), 4)
+    >>> rows = TileType(d.int32, (16, 1), 4, full.collapse((1,)))
+    >>> columns = TileType(d.int32, (1, 32), 4, full.collapse((0,)))
+    >>> merged_layout((16, 32), [rows, columns]) == full
+    True
+    """
+    from ..layouts import HARDWARE_DIMS, LinearLayout
+    rank = len(shape)
+    bases = {}
+    for dim in HARDWARE_DIMS:
+        bits = {len(t.layout.bases[dim]) for t in tiles}
+        if len(bits) != 1:
+            return None
+        vectors = []
+        for bit in range(bits.pop()):
+            vector = [0] * rank
+            taken = [False] * rank
+            for t in tiles:
+                lead = rank - len(t.shape)
+                for axis, (n, c) in enumerate(zip(t.shape, t.layout.bases[dim][bit])):
+                    if n == 1:
+                        continue
+                    if taken[lead + axis] and vector[lead + axis] != c:
+                        return None
+                    vector[lead + axis], taken[lead + axis] = c, True
+            vectors.append(tuple(vector))
+        bases[dim] = vectors
+    layout = LinearLayout(shape, bases)
+    return layout if layout.is_surjective() else None
+
+
 def result_tile(dtype, operands):
     """The result type of an elementwise op: the broadcast shape, in the layout of the
     operand that has it; every other tile operand must broadcast register by register.
@@ -133,7 +176,8 @@ def result_tile(dtype, operands):
         shape = broadcast_shapes(shape, t.shape)
     fulls = [t for t in tiles if t.shape == shape]
     if not fulls:  # e.g. (4, 1) with (1, 8): a fresh tile; operands are converted to it
-        return TileType(dtype, shape, tiles[0].num_warps)
+        # unless their layouts are slices of one layout of the result: then that one
+        return TileType(dtype, shape, tiles[0].num_warps, merged_layout(shape, tiles))
     # a layout other than the default one was computed (by a product, a reduction), most
     # likely in a loop whose other values share it: keep it (as TileType.unify does), so that
     # ``m = ct.maximum(m, ct.max(s, axis=1, keepdims=True))`` converts nothing in the loop
@@ -430,6 +474,33 @@ _template(shapes.expand_dims, _infer_expand_dims)
 _template(shapes.broadcast_to, _infer_broadcast_to)
 
 
+def inserted_axes(ndim, key):
+    """The axes of the result of indexing a tile of rank ``ndim`` with ``key`` (the Numba
+    type of ``:``, ``None``, ``...`` or a tuple of them) that ``None`` inserts."""
+    items = list(key) if isinstance(key, types.BaseTuple) else [key]
+    from ..errors import TileTypeError
+    explicit = sum(isinstance(i, types.SliceType) for i in items)
+    expanded = []
+    for item in items:  # '...' stands for the ':' that the other entries leave out
+        if isinstance(item, types.EllipsisType):
+            expanded.extend([types.slice2_type] * max(ndim - explicit, 0))
+        else:
+            expanded.append(item)
+    axes, axis, full_slices = [], 0, 0
+    for item in expanded:
+        if isinstance(item, types.NoneType):
+            axes.append(axis)
+            axis += 1
+        elif isinstance(item, types.SliceType):
+            axis += 1
+            full_slices += 1
+        else:
+            raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
+    if full_slices > ndim:
+        raise TileTypeError(f"Too many ':' for a tile of rank {ndim}")
+    return axes
+
+
 class TileIndexTemplate(AbstractTemplate):
     """``t[:, None]`` and friends: axes of length 1 added, nothing moved."""
 
@@ -439,28 +510,9 @@ class TileIndexTemplate(AbstractTemplate):
         if len(args) != 2 or not isinstance(args[0], TileType):
             return None
         tile, key = args
-        items = list(key) if isinstance(key, types.BaseTuple) else [key]
-        from ..errors import TileTypeError
-        explicit = sum(isinstance(i, types.SliceType) for i in items)
-        expanded = []
-        for item in items:  # '...' stands for the ':' that the other entries leave out
-            if isinstance(item, types.EllipsisType):
-                expanded.extend([types.slice2_type] * max(tile.ndim - explicit, 0))
-            else:
-                expanded.append(item)
-        items = expanded
-        layout, axis, full_slices = tile.layout, 0, 0
-        for item in items:
-            if isinstance(item, types.NoneType):
-                layout = layout.expand_dims(axis)
-                axis += 1
-            elif isinstance(item, types.SliceType):
-                axis += 1
-                full_slices += 1
-            else:
-                raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
-        if full_slices > tile.ndim:
-            raise TileTypeError(f"Too many ':' for a tile of rank {tile.ndim}")
+        layout = tile.layout
+        for axis in inserted_axes(tile.ndim, key):
+            layout = layout.expand_dims(axis)
         return signature(TileType(tile.dtype, layout.shape, tile.num_warps, layout), *args)
 
 
@@ -536,13 +588,15 @@ _template(factories.ones, _infer_zeros)
 
 
 class ConstantComparison(AbstractTemplate):
-    """``a.dtype == ct.float32`` and the like fold to a constant bool."""
+    """``a.dtype == ct.float32``, ``MODE == "causal"`` (a ``Constant[str]`` parameter) and
+    the like fold to a constant bool."""
 
     key = operator.eq
 
     def generic(self, args, kws):
-        if len(args) == 2 and all(isinstance(a, ConstantType) for a in args):
-            equal = args[0].value == args[1].value
+        if len(args) == 2 and any(isinstance(a, ConstantType) for a in args) and all(
+                isinstance(a, (ConstantType, types.StringLiteral)) for a in args):
+            equal = constant_of(args[0]) == constant_of(args[1])
             return signature(types.BooleanLiteral(equal if self.key is operator.eq
                                                   else not equal), *args)
         return None
