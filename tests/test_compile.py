@@ -428,16 +428,18 @@ def test_float32_matmul_takes_the_general_path():
     assert "mma.sync" not in compiled.ptx and "fma.rn.f64" in compiled.ptx
 
 
+@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize("tiles,num_warps", [((128, 128, 32), 4), ((128, 256, 64), 8)],
                          ids=["128x128x32", "128x256x64"])
-def test_large_float16_matmul_tiles_do_not_spill(tiles, num_warps):
+def test_large_float16_matmul_tiles_do_not_spill(tiles, num_warps, arch):
     """The issue's sizes: the accumulator (128 or 128 float32 registers a thread), the
     fragments and the addresses of the pipelined copies fit in registers."""
     from test_matrix import matmul_kernel
     a = np.zeros((1024, 1024), np.float16)
     compiled = ct.compile(matmul_kernel.replace_hints(num_warps=num_warps),
-                          (a, a, a, *tiles, ct.float32), arch="sm_90")
-    assert "wgmma.mma_async" in compiled.ptx and "cp.async" in compiled.ptx
+                          (a, a, a, *tiles, ct.float32), arch=arch)
+    instruction = "wgmma.mma_async" if arch == "sm_90" else "mma.sync.aligned.m16n8k16"
+    assert instruction in compiled.ptx and "cp.async" in compiled.ptx
     assert ".local" not in compiled.ptx
     if compiled.cubin is not None:
         assert compiled.registers > 0 and compiled.spill_bytes == 0

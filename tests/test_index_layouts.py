@@ -139,3 +139,18 @@ def test_merged_layout_needs_agreeing_slices():
     # default layouts of (32, 1) and (1, 16): too few locations for 512 elements
     assert merged_layout((32, 16), [TileType(ct.int32, (32, 1), 4),
                                     TileType(ct.int32, (1, 16), 4)]) is None
+
+
+def test_a_failed_second_typing_keeps_the_first(monkeypatch):
+    """Should typing the kernel again fail, the pass puts the kernel back as it was: it
+    compiles, with the mask moved through shared memory as before the pass existed."""
+    from numba_tile.compiler import index_layouts
+
+    class Unreadable(dict):
+        def __getitem__(self, key):
+            raise KeyError(key)
+    monkeypatch.setattr(index_layouts, "_LAYOUTS", Unreadable())
+    a = np.zeros((128, 128), np.float16)
+    args = (a, a, np.zeros((128, 128), np.float32), 64, 64, 32, 5)  # a SHIFT no test uses
+    compiled = ct.compile(masked_product.replace_hints(num_warps=4), args, arch="sm_90")
+    assert compiled.ptx.count("bar.sync") > _barriers(unmasked_product, 4, (64, 64, 32))

@@ -226,8 +226,24 @@ class ComputeIndexTilesInPlace(FunctionPass):
     def run_pass(self, state):
         from numba.cuda.core.typed_passes import NopythonTypeInference
         plan = _IndexTiles(state.func_ir, state.typemap, state.calltypes).plan()
-        if not plan or not _rewrite_aranges(state.func_ir, state.typemap, plan):
+        if not plan:
             return False
-        state.func_ir._definitions = build_definitions(state.func_ir.blocks)
-        NopythonTypeInference().run_pass(state)
+        blocks = state.func_ir.blocks
+        bodies = {label: list(block.body) for label, block in blocks.items()}
+        values = {id(s): (s, s.value) for body in bodies.values() for s in body
+                  if isinstance(s, ir.Assign)}
+        typing = (state.typemap, state.calltypes, state.return_type)
+        try:
+            if not _rewrite_aranges(state.func_ir, state.typemap, plan):
+                return False
+            state.func_ir._definitions = build_definitions(blocks)
+            NopythonTypeInference().run_pass(state)
+        except Exception:  # noqa: BLE001 - an optimization: the first typing stands
+            for label, body in bodies.items():
+                blocks[label].body = body
+            for statement, value in values.values():
+                statement.value = value
+            state.func_ir._definitions = build_definitions(blocks)
+            state.typemap, state.calltypes, state.return_type = typing
+            return False
         return True
