@@ -12,14 +12,20 @@ from numba_tile.layouts import blocked
 from test_matrix import check, poisoned, random_matrix
 
 
+def block_product(a, b, bm, bn, TM, TN, TK):
+    """Block ``(bm, bn)`` of ``a @ b`` in float32 (a helper: inlined into the kernels)."""
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
+        acc = ct.mma(ct.load(a, (bm, k), (TM, TK)), ct.load(b, (k, bn), (TK, TN)), acc)
+    return acc
+
+
 @ct.kernel
 def masked_product(a, b, out, TM: ct.Constant[int], TN: ct.Constant[int],
                    TK: ct.Constant[int], SHIFT: ct.Constant[int]):
     """``a @ b`` where column <= row + SHIFT, else -1 (a causal mask's shape)."""
     bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.full((TM, TN), 0, ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
-        acc = ct.mma(ct.load(a, (bm, k), (TM, TK)), ct.load(b, (k, bn), (TK, TN)), acc)
+    acc = block_product(a, b, bm, bn, TM, TN, TK)
     rows = bm * TM + ct.arange(TM, dtype=ct.int32)[:, None]
     columns = bn * TN + ct.arange(TN, dtype=ct.int32)[None, :]
     ct.store(out, (bm, bn), ct.where(columns <= rows + SHIFT, acc, -1.0))
@@ -32,9 +38,7 @@ def masked_product_with_rows(a, b, out, row_sums, TM: ct.Constant[int],
     """:func:`masked_product`, its row indices also summed into ``row_sums`` (a second
     reader: they stay in their own layout)."""
     bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.full((TM, TN), 0, ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
-        acc = ct.mma(ct.load(a, (bm, k), (TM, TK)), ct.load(b, (k, bn), (TK, TN)), acc)
+    acc = block_product(a, b, bm, bn, TM, TN, TK)
     rows = bm * TM + ct.arange(TM, dtype=ct.int32)[:, None]
     columns = bn * TN + ct.arange(TN, dtype=ct.int32)[None, :]
     ct.store(out, (bm, bn), ct.where(columns <= rows + SHIFT, acc, -1.0))
@@ -45,9 +49,7 @@ def masked_product_with_rows(a, b, out, row_sums, TM: ct.Constant[int],
 def unmasked_product(a, b, out, TM: ct.Constant[int], TN: ct.Constant[int],
                      TK: ct.Constant[int], SHIFT: ct.Constant[int]):
     bm, bn = ct.bid(0), ct.bid(1)
-    acc = ct.full((TM, TN), 0, ct.float32)
-    for k in range(ct.num_tiles(a, axis=1, shape=(TM, TK))):
-        acc = ct.mma(ct.load(a, (bm, k), (TM, TK)), ct.load(b, (k, bn), (TK, TN)), acc)
+    acc = block_product(a, b, bm, bn, TM, TN, TK)
     ct.store(out, (bm, bn), acc + SHIFT)
 
 
