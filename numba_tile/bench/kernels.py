@@ -134,6 +134,15 @@ def batched_matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.C
     ct.store(C, (batch, bm, bn), acc.astype(C.dtype))
 
 
+@ct.function
+def _attention_block(CAUSAL):
+    """``(head, row block)`` of this block: a causal grid is ``(heads, row blocks)`` with
+    the longest rows (the last row blocks) first, a plain one ``(row blocks, heads)``."""
+    if CAUSAL:
+        return ct.bid(0), ct.num_blocks(1) - 1 - ct.bid(1)
+    return ct.bid(1), ct.bid(0)
+
+
 @ct.kernel
 def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
               TN: ct.Constant[int], D: ct.Constant[int], CAUSAL: ct.Constant[bool]):
@@ -142,10 +151,7 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
     (running maximum and sum in float32, base-2 exponentials with the scale folded in).
     ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows one after the other. Causal
     grids are ``(heads, row blocks)``, the longest rows first (see :func:`attention_launch`)."""
-    if CAUSAL:
-        head, bm = ct.bid(0), ct.num_blocks(1) - 1 - ct.bid(1)
-    else:
-        bm, head = ct.bid(0), ct.bid(1)
+    head, bm = _attention_block(CAUSAL)
     row_tile = head * (SEQ // TM) + bm
     q = ct.load(Q, (row_tile, 0), (TM, D))
     m_i = ct.full((TM, 1), -math.inf, ct.float32)
@@ -187,10 +193,7 @@ def attention_pipelined(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Co
     Hopper, each product is waited for where its result is first read, so the tensor cores
     run ``P V`` while the warps compute the exponentials (the first block's softmax comes
     before the loop, the last block's product after it)."""
-    if CAUSAL:
-        head, bm = ct.bid(0), ct.num_blocks(1) - 1 - ct.bid(1)
-    else:
-        bm, head = ct.bid(0), ct.bid(1)
+    head, bm = _attention_block(CAUSAL)
     row_tile = head * (SEQ // TM) + bm
     q = ct.load(Q, (row_tile, 0), (TM, D))
     acc = ct.full((TM, D), 0, ct.float32)
