@@ -196,10 +196,11 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
         occupancy = _option(kernel, "occupancy", arch, None)
         num_stages = _option(kernel, "num_stages", arch, None)
-        ptx, entry, scratch_bytes = compile_to_ptx(kernel.fn, arg_types, arch, num_warps,
-                                                   occupancy, num_stages)
+        ptx, entry, scratch_bytes, tensor_maps = compile_to_ptx(
+            kernel.fn, arg_types, arch, num_warps, occupancy, num_stages)
         cubin, log = link_cubin(ptx, arch)
-        compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes)
+        compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes,
+                                  tensor_maps)
     except Exception as error:
         if not _is_compile_error(error):
             raise

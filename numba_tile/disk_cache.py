@@ -62,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _MAGIC = b"numba_tile compile cache\n"
 _DIGEST_SIZE = hashlib.sha256().digest_size
 

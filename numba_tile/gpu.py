@@ -7,6 +7,7 @@ signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
 import ctypes
+import re
 import struct
 
 import numpy as np
@@ -14,7 +15,9 @@ from llvmlite import ir
 
 from . import dtypes as d
 from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from .compiler.bulk_copies import MAP_ALIGNMENT, MAP_BYTES
 from .compiler.types import ArrayType, is_aligned, scalar_type
+from .tensor_maps import encode_arguments
 
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
 
@@ -227,15 +230,37 @@ class LoadedKernel:
         self.compiled = compiled
         self.kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
         packer = contexts()[1].get_arg_packer(list(arg_types))
-        self.layout = struct.Struct("@" + "".join(_struct_code(t)
-                                                  for t in packer.argument_types))
+        layout = "@" + "".join(_struct_code(t) for t in packer.argument_types)
+        # tensor maps (TMA copies) follow the arguments, 64-byte aligned; each is made from
+        # an array argument, found by where its values start among the flat values
+        self.tensor_maps = getattr(compiled, "tensor_maps", ())
+        self._argument_starts = []
+        if self.tensor_maps:
+            start = 0
+            for arg_type in arg_types:
+                self._argument_starts.append(start)
+                start += len(contexts()[1].get_arg_packer([arg_type]).argument_types)
+            layout += f"{-struct.calcsize(layout) % MAP_ALIGNMENT}x" + \
+                f"{MAP_BYTES}s" * len(self.tensor_maps)
+        self.layout = struct.Struct(layout)
         self.block = (32 * compiled.num_warps, 1, 1)
         self._configs = {}
-        self._buffer = ctypes.create_string_buffer(max(self.layout.size, 1))
+        self._storage = ctypes.create_string_buffer(max(self.layout.size, 1) + MAP_ALIGNMENT)
+        # the parameters 64-byte aligned, as the tensor maps among them must be
+        start = -(-ctypes.addressof(self._storage) // MAP_ALIGNMENT) * MAP_ALIGNMENT
+        self._buffer = (ctypes.c_char * max(self.layout.size, 1)).from_address(start)
         self._size = ctypes.c_size_t(self.layout.size)
-        self._extra = (ctypes.c_void_p * 5)(
-            _Driver.BUFFER_POINTER, ctypes.addressof(self._buffer), _Driver.BUFFER_SIZE,
-            ctypes.addressof(self._size), _Driver.END)
+        if self.tensor_maps:
+            # the driver refuses a parameter buffer holding 64-byte aligned parameters
+            # (CUDA error 701): each parameter is passed by its address instead
+            self._kernel_params = (ctypes.c_void_p * len(self._fields()))(
+                *[start + offset for _, offset in self._fields()])
+            self._extra = None
+        else:
+            self._kernel_params = None
+            self._extra = (ctypes.c_void_p * 5)(
+                _Driver.BUFFER_POINTER, start, _Driver.BUFFER_SIZE,
+                ctypes.addressof(self._size), _Driver.END)
         self._lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
         self._handle = None
         if _get_driver() is not None:
@@ -253,11 +278,14 @@ class LoadedKernel:
                                               compiled.dynamic_shared_bytes))
 
     def launch(self, stream, grid, flat_values):
+        if self.tensor_maps:
+            flat_values = [*flat_values, *encode_arguments(self.tensor_maps, flat_values,
+                                                           self._argument_starts)]
         if self._handle is None:
             return self._launch_with_cuda_core(stream, grid, flat_values)
         driver = _get_driver()
         arguments = (self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
-                     driver.stream(stream), None, self._extra)
+                     driver.stream(stream), self._kernel_params, self._extra)
         with self._lock:
             self._pack(flat_values)
             status = driver.launch_kernel(*arguments)
@@ -282,6 +310,9 @@ class LoadedKernel:
 
     def _launch_with_cuda_core(self, stream, grid, flat_values):
         from cuda.core import LaunchConfig, launch
+        if self.tensor_maps:
+            raise RuntimeError("This kernel copies with the TMA, whose tensor maps need the "
+                               "CUDA driver library (libcuda) to launch with")
         config = self._configs.get(grid)
         if config is None:
             config = self._configs[grid] = LaunchConfig(
@@ -292,12 +323,16 @@ class LoadedKernel:
         launch(_stream_object(stream), config, self.kernel, *params)
 
     def _fields(self):
-        """``(struct code, offset)`` of each parameter in the buffer."""
-        import struct
+        """``(struct code, offset)`` of each parameter in the buffer (a tensor map:
+        ``128s``, after its padding)."""
         fields, offset = [], 0
-        for code in self.layout.format[1:]:
+        for code in re.findall(r"\d*[a-zA-Z?]", self.layout.format[1:]):
+            if code.endswith("x"):  # padding before the tensor maps
+                offset += int(code[:-1] or 1)
+                continue
             size = struct.calcsize(code)
-            offset = -(-offset // size) * size
+            if not code.endswith("s"):
+                offset = -(-offset // size) * size
             fields.append((code, offset))
             offset += size
         return fields

@@ -360,7 +360,7 @@ def test_integer_float64_and_float8_products_run_on_tensor_cores(in_dtype, acc_d
                                                                  instruction):
     """64 x 64 x 64 tiles over 4 warps: 2 x 2 warps of 32 x 32, each 8 fragments (16 for
     float64's 8 x 8 ones) a step; float8 into float16 accumulates in float32 and rounds once.
-    Loads of 1-byte elements are copied ahead (cp.async)."""
+    Loads of 1-byte elements are copied ahead (by the TMA)."""
     import ml_dtypes
     from test_matrix import matmul_kernel
     dtype = getattr(ml_dtypes, in_dtype) if isinstance(in_dtype, str) else in_dtype
@@ -372,7 +372,8 @@ def test_integer_float64_and_float8_products_run_on_tensor_cores(in_dtype, acc_d
     assert compiled.ptx.count(instruction) >= steps * (16 if in_dtype == np.float64 else 8)
     if in_dtype != np.float64:
         assert "fma.rn.f64" not in compiled.ptx  # not the general path
-        assert "cp.async.cg.shared.global" in compiled.ptx
+        # copied ahead by the tensor memory accelerator on sm_90
+        assert "cp.async.bulk.tensor.2d" in compiled.ptx
     if compiled.cubin is not None:
         assert compiled.spill_bytes == 0
 
@@ -455,26 +456,46 @@ def _float16_matmul(arch, shape=(1024, 1024), tiles=(128, 128, 32), **hints):
 
 # 128 x 128 float32 results leave through shared memory, rows padded by 16 bytes
 RESULT_BUFFER_BYTES = 128 * (128 * 4 + 16)
+BARRIER_BLOCK_BYTES = 1024  # the mbarriers of a ring of TMA copies, after its stages
+
+
+def _copied_ahead(ptx, arch):
+    """True where the k-loop's tiles are copied ahead: by the tensor memory accelerator on
+    sm_90 (one thread starts a tile's copy, an mbarrier says it landed), by ``cp.async``
+    from every thread before."""
+    if arch == "sm_90":
+        return "cp.async.bulk.tensor" in ptx and "mbarrier.try_wait.parity" in ptx
+    return "cp.async.cg.shared.global" in ptx and "cp.async.commit_group" in ptx
 
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_k_loop_loads_are_pipelined(arch):
-    """The loads that feed mma in the k-loop are copied ahead (cp.async) into a ring of
-    stages in shared memory: 4 stages of 16 KB for 128 x 128 x 32 float16 tiles, copies 3
-    iterations ahead, one barrier an iteration (the operands are read where they landed).
-    On sm_90 wgmma runs on while the next copies are issued, after a second barrier."""
+    """The loads that feed mma in the k-loop are copied ahead into a ring of stages in
+    shared memory: 4 stages of 16 KB for 128 x 128 x 32 float16 tiles, copies 3 iterations
+    ahead, one barrier an iteration (the operands are read where they landed). sm_80:
+    ``cp.async`` from every thread. sm_90: the TMA, two copies (A and B) a stage, each
+    stage's landing told by its mbarrier (waited for without a barrier); wgmma runs on
+    while the next copies are issued."""
     compiled = _float16_matmul(arch)
     ptx = compiled.ptx
-    assert "cp.async.cg.shared.global" in ptx and "cp.async.commit_group" in ptx
-    assert "cp.async.wait_group 2;" in ptx  # 2 younger copy groups may still run
-    # the ring, and the scratch buffer the float32 result is stored through
-    assert compiled.dynamic_shared_bytes == 4 * 16 * 1024 + RESULT_BUFFER_BYTES
+    assert _copied_ahead(ptx, arch)
     stores_result = 2  # barriers around the result's pass through shared memory
     if arch == "sm_90":
+        assert "cp.async.cg" not in ptx and "cp.async.wait_group" not in ptx
+        assert ptx.count("mbarrier.init.shared::cta.b64") == 4
+        # two copies a stage (3 stages before the loop, one an iteration: NVVM may copy
+        # the code that starts them)
+        starts = ptx.count("mbarrier.arrive.expect_tx")
+        assert starts >= 3 + 1 and ptx.count("cp.async.bulk.tensor.2d") == 2 * starts
+        assert compiled.dynamic_shared_bytes == 4 * 16 * 1024 + BARRIER_BLOCK_BYTES + \
+            RESULT_BUFFER_BYTES
         assert "wgmma.wait_group.sync.aligned 1;" in ptx
-        assert "fence.proxy.async.shared::cta" in ptx
+        # one barrier once the mbarriers are made, one an iteration
         assert ptx.count("bar.sync") == 2 + stores_result
     else:
+        assert "cp.async.wait_group 2;" in ptx  # 2 younger copy groups may still run
+        # the ring, and the scratch buffer the float32 result is stored through
+        assert compiled.dynamic_shared_bytes == 4 * 16 * 1024 + RESULT_BUFFER_BYTES
         assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix" in ptx
         assert ptx.count("bar.sync") == 1 + stores_result
 
@@ -483,8 +504,21 @@ def test_k_loop_loads_are_pipelined(arch):
 def test_num_stages_option_sets_the_ring(stages):
     compiled = _float16_matmul("sm_90", num_stages=stages)
     if stages == 1:  # no pipelining: loads to registers, operands through scratch memory
-        assert "cp.async" not in compiled.ptx
+        assert "cp.async" not in compiled.ptx and "mbarrier" not in compiled.ptx
         return
+    assert compiled.ptx.count("mbarrier.init.shared::cta.b64") == stages
+    assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + BARRIER_BLOCK_BYTES + \
+        RESULT_BUFFER_BYTES
+
+
+@pytest.mark.parametrize("stages", [2, 3, 8])
+def test_num_stages_option_sets_the_ring_of_copies_by_threads(stages):
+    """Loads with ``allow_tma=False`` are copied by ``cp.async`` on sm_90 too."""
+    from test_matrix import matmul_kernel_without_tma
+    a = np.zeros((1024, 1024), np.float16)
+    compiled = ct.compile(matmul_kernel_without_tma.replace_hints(num_stages=stages), (
+        a, a, np.zeros((1024, 1024), np.float32), 128, 128, 32, ct.float32), arch="sm_90")
+    assert "mbarrier" not in compiled.ptx and "cp.async.bulk" not in compiled.ptx
     assert f"cp.async.wait_group {stages - 2};" in compiled.ptx
     assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + RESULT_BUFFER_BYTES
 
@@ -512,7 +546,7 @@ def test_transposed_loads_are_pipelined_and_read_k_major(arch):
         a, a, np.zeros((128, 128), np.float32), 128, 64, 64, 64, "C", (1, 0), ct.float32),
         arch=arch)
     ptx = compiled.ptx
-    assert "cp.async.cg.shared.global" in ptx and "ld.global" not in ptx
+    assert _copied_ahead(ptx, arch) and "ld.global" not in ptx
     if arch == "sm_90":
         # imm-trans-a, imm-trans-b: both operands K-major
         assert re.findall(r"wgmma\.mma_async[^;]*, 0, 0; }", ptx)
@@ -548,7 +582,9 @@ def test_loop_invariant_operand_is_copied_once(arch, x_fixed):
         a, a, np.zeros((128, 64), np.float32), 64, 64, 64, 4, x_fixed, "C"), arch=arch)
     ptx = compiled.ptx
     assert "ld.global" not in ptx and ptx.count("cp.async.wait_group 0;") == 1
-    loop = ptx.split("cp.async.wait_group 2;")[1]
+    assert _copied_ahead(ptx, arch)
+    # (the loop starts by waiting for its stage)
+    loop = ptx.split("mbarrier.try_wait" if arch == "sm_90" else "cp.async.wait_group 2;")[1]
     products = loop[:loop.rindex("mma")]  # (the result goes through shared memory after)
     assert "st.shared" not in products
     assert compiled.spill_bytes == 0
@@ -662,7 +698,7 @@ def test_plain_attention_waits_for_the_values_product_after_the_next_copies():
     compiled = ct.compile(kernel, args, arch="sm_90")
     values = _loop_commits(compiled.ptx)[1]
     first_wait = values.index("wgmma.wait_group")
-    assert "cp.async.cg.shared.global" in values[:first_wait]
+    assert "cp.async.bulk.tensor" in values[:first_wait]
 
 
 def test_too_many_stages_for_shared_memory_turn_pipelining_off():
@@ -685,7 +721,9 @@ def test_batched_k_loop_runs_on_tensor_cores_with_pipelined_loads(arch):
     compiled = ct.compile(batched_matmul_kernel, (a, a, np.zeros_like(a, np.float32), 128,
                                                   128, 64), arch=arch)
     instruction = "wgmma.mma_async" if arch == "sm_90" else "mma.sync.aligned.m16n8k16"
-    assert instruction in compiled.ptx and "cp.async.cg.shared.global" in compiled.ptx
+    assert instruction in compiled.ptx and _copied_ahead(compiled.ptx, arch)
+    if arch == "sm_90":  # boxes of one matrix of the 3-d arrays
+        assert "cp.async.bulk.tensor.3d" in compiled.ptx
 
 
 def test_negated_module_constant_compiles():
@@ -709,7 +747,7 @@ def test_tf32_products_run_on_tensor_cores(arch):
     a = np.zeros((512, 512), np.float32)
     kernel, grid, args = matmul_launch(a, a, a, tile_m=64, tile_n=64, tile_k=32, tf32=True)
     compiled = ct.compile(kernel, args, arch=arch)
-    assert "cp.async.cg.shared.global" in compiled.ptx
+    assert _copied_ahead(compiled.ptx, arch)
     assert "fma.rn.f64" not in compiled.ptx  # not the general path
     if arch == "sm_90":
         assert compiled.ptx.count("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") >= 4
@@ -728,7 +766,7 @@ def test_operands_cast_to_a_dtype_known_before_typing_are_pipelined(dtype):
     from test_matrix import sample_matmul_kernel
     a = np.zeros((128, 128), dtype)
     compiled = ct.compile(sample_matmul_kernel, (a, a, a, 64, 64, 32), arch="sm_90")
-    assert "cp.async.cg" in compiled.ptx and "ld.global" not in compiled.ptx
+    assert _copied_ahead(compiled.ptx, "sm_90") and "ld.global" not in compiled.ptx
     assert "wgmma.mma_async" in compiled.ptx and compiled.spill_bytes == 0
 
 

@@ -137,6 +137,40 @@ def matmul_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Co
     ct.store(C, (bm, bn), acc.astype(C.dtype))
 
 
+@ct.kernel
+def matmul_kernel_without_tma(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                              TK: ct.Constant[int], ACC_DTYPE: ct.Constant):
+    """:func:`matmul_kernel` with the tensor memory accelerator refused: on sm_90 the loads
+    are copied ahead by ``cp.async`` from every thread, as on earlier GPUs."""
+    bm = ct.bid(0)
+    bn = ct.bid(1)
+    acc = ct.full((TM, TN), 0, ACC_DTYPE)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO, allow_tma=False)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("kernel", [matmul_kernel, matmul_kernel_without_tma],
+                         ids=["tma", "threads"])
+@pytest.mark.parametrize("in_dtype,acc_dtype,tolerance", [
+    (ct.float16, ct.float32, 1e-5), (ct.bfloat16, ct.float32, 1e-5),
+    (ct.float32, ct.float32, 1e-5), (ct.int8, ct.int32, 0), (ct.float64, ct.float64, 1e-12)],
+    ids=str)
+def test_matmul_of_partial_tiles_copied_ahead(run_kernel, rng, kernel, in_dtype, acc_dtype,
+                                              tolerance):
+    """Aligned arrays whose extents are not multiples of the tiles: the copies ahead (the
+    TMA's on sm_90, or every thread's ``cp.async``) fill the parts of the edge tiles outside
+    the arrays with zeros."""
+    (m, n, k), (tm, tn, tk) = (200, 136, 80), (64, 64, 32)
+    a = random_matrix(rng, (m, k), in_dtype)
+    b = random_matrix(rng, (k, n), in_dtype)
+    c = poisoned((m, n), NP[acc_dtype])
+    run_kernel(kernel, (-(-m // tm), -(-n // tn)), (a, b, c, tm, tn, tk, acc_dtype))
+    check(c, np.matmul(wide(a), wide(b)), tolerance)
+
+
 @pytest.mark.parametrize("mnk,tiles", [((50, 37, 45), (16, 16, 16)),
                                        ((64, 64, 64), (32, 16, 8)),
                                        ((7, 9, 3), (8, 8, 16)),

@@ -16,6 +16,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
+from . import bulk_copies
 from . import deferred_products  # noqa: F401 (registers its calls' typing and lowering)
 from . import index_layouts  # noqa: F401 (registers its calls' typing and lowering)
 from . import typing as tile_typing
@@ -33,7 +34,8 @@ class CompiledKernel:
     no cubin could be made); ``num_warps`` is the thread block size in warps.
     """
 
-    def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0):
+    def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0,
+                 tensor_maps=()):
         self.name = name
         self.arch = arch
         self.ptx = ptx
@@ -50,6 +52,9 @@ class CompiledKernel:
         # static shared memory from the linker, plus the scratch buffer the launch asks for
         self.dynamic_shared_bytes = dynamic_shared_bytes
         self.shared_bytes = _report(info_log, r"(\d+) bytes smem") + dynamic_shared_bytes
+        # the tensor maps the launch passes after the arguments (bulk_copies.TensorMapSpec
+        # fields as plain tuples: the disk cache unpickles only plain data)
+        self.tensor_maps = tuple(tuple(spec) for spec in tensor_maps)
 
     def __repr__(self):
         return (f"<CompiledKernel {self.name} for {self.arch}: {self.registers} registers, "
@@ -116,7 +121,8 @@ _LOWERED_KEPT = 8
 
 def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
-    ``(ptx, entry name, bytes of dynamic shared memory)``. ``occupancy`` is the number of
+    ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
+    :class:`~.bulk_copies.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
     blocks an SM should hold at once: the compiler then limits registers to fit them;
     ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size)."""
     cc = parse_arch(arch)
@@ -129,8 +135,9 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
         _LOWERED[key] = lowered
         while len(_LOWERED) > _LOWERED_KEPT:
             _LOWERED.popitem(last=False)
-    library, entry, scratch_bytes = lowered
-    return _ptx(library, cc), entry, scratch_bytes
+    library, entry, scratch_bytes, tensor_maps = lowered
+    ptx = bulk_copies.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
+    return ptx, entry, scratch_bytes, tensor_maps
 
 
 def _ptx(library, cc):
@@ -162,6 +169,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     tile_typing.NUM_STAGES["value"] = num_stages
     PIPELINES.clear()
     PRODUCTS_IN_FLIGHT.clear()
+    bulk_copies.SOURCES.clear()
+    bulk_copies.TENSOR_MAPS.clear()
     try:
         with cuda_utils.numba_target_override(), format_specs():
             result = cuda_compiler.compile_extra(
@@ -183,7 +192,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
     library.finalize()
-    return library, entry, dynamic_shared_bytes()
+    return library, entry, dynamic_shared_bytes(), tuple(bulk_copies.TENSOR_MAPS)
 
 
 def _statement_location(tb):

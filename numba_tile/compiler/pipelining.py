@@ -51,6 +51,7 @@ from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
 from .. import dtypes
 from ..language import matrix, memory
+from . import bulk_copies
 from .frontend import callee
 from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
@@ -259,6 +260,8 @@ class _PipelinedLoop:
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self):
         blocks = self.func_ir.blocks
+        bulk_copies.SOURCES[self.pipeline_id] = [self._parameter_of(load)
+                                                 for load in self.loads]
         before = []
         start, step = self._range_bounds(before)
         trip = self._call(before, builtins.len, [self.range_var], "$pipeline_trip")
@@ -328,6 +331,18 @@ class _PipelinedLoop:
             end.append(ir.Assign(next_count, count, self.loc))
             self._call(end, pipeline_end, [pipe, self._binop(end, operator.ge, count, trip)])
             block.body[-1:-1] = end
+
+    def _parameter_of(self, load):
+        """The kernel parameter the load's array is, where the TMA may copy it (the call
+        does not say ``allow_tma=False``), else None."""
+        allow = dict(load.statement.value.kws).get("allow_tma")
+        if allow is not None:
+            value = _definition(self.func_ir, allow)
+            if not isinstance(value, (ir.Const, ir.Global, ir.FreeVar)) or \
+                    value.value not in (None, True):
+                return None
+        array = _definition(self.func_ir, load.arguments[0])
+        return array.index if isinstance(array, ir.Arg) else None
 
     def _range_bounds(self, statements):
         args = self.range_call.args

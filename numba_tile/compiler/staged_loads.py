@@ -37,7 +37,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 from .. import dtypes as d
 from ..enums import PaddingMode
 from ..rules.memory import normalize_order
-from . import arithmetic, typing as tile_typing
+from . import arithmetic, bulk_copies, typing as tile_typing
 from .abstract import constant_of
 from .lowering import lower
 from .tiles import I32, I64, SCRATCH, SHARED_ALIGNMENT, TARGET, barrier, \
@@ -48,6 +48,7 @@ from .types import ArrayType, TileType, storage_scalar_type
 I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
 COPY_BYTES = 16  # one cp.async
+BARRIER_BYTES = 8  # one mbarrier
 
 
 # -- what the rewritten loop calls (never called in Python) -------------------------------------
@@ -109,18 +110,28 @@ class PipelineType(types.Type):
     """A loop's pipeline: the tiles it stages (``(dtype, shape, transposed)`` each: a
     transposed tile is held as the array's rows give it, see :class:`StagedTileType`), the
     number of stages (0: not pipelined) and where its ring ends, counted from the end of
-    shared memory. Its run-time value is empty."""
+    shared memory. ``tensor_maps`` (the slot of each tile's map, see :mod:`.bulk_copies`)
+    where the TMA copies the tiles, None where ``cp.async`` does; the TMA's stages complete
+    on ``mbarrier`` objects after the stages. Its run-time value is empty."""
 
-    def __init__(self, pipeline_id, tiles, stages, ring_end):
+    def __init__(self, pipeline_id, tiles, stages, ring_end, tensor_maps=None):
         self.pipeline_id, self.tiles, self.stages, self.ring_end = \
             pipeline_id, tuple(tiles), stages, ring_end
+        self.tensor_maps = tuple(tensor_maps) if tensor_maps else None
         offsets, offset = [], 0
         for dtype, shape, _ in self.tiles:
             offsets.append(offset)
             offset += _rounded(math.prod(shape) * dtype.itemsize)
         self.offsets, self.stage_bytes = tuple(offsets), offset
+        copies = f", TMA maps {self.tensor_maps}" if self.tensor_maps else ""
         super().__init__(name=f"Pipeline#{pipeline_id}({stages} stages, {self.tiles}, "
-                              f"ring ends {ring_end} bytes from the end)")
+                              f"ring ends {ring_end} bytes from the end{copies})")
+
+    @property
+    def ring_bytes(self):
+        """The stages, then (TMA) a block of their barriers."""
+        barriers = _rounded(BARRIER_BYTES * self.stages) if self.tensor_maps else 0
+        return self.stages * self.stage_bytes + barriers
 
     @property
     def pipelined(self):
@@ -247,16 +258,34 @@ def _stageable(array, shape, padding_mode, order):
     return array.dtype, shape, transposed
 
 
-def _stage_count(stage_bytes):
+def _stage_count(stage_bytes, extra_bytes=0):
     """The number of stages: the kernel's ``num_stages`` option, else as many as fit in
     three quarters of the GPU's shared memory (the rest for the scratch buffer), at most 4;
-    fewer than 2 is no pipelining."""
+    fewer than 2 is no pipelining. ``extra_bytes``: what the ring needs besides its
+    stages."""
     chosen = tile_typing.NUM_STAGES["value"]
-    budget = shared_limit() - SCRATCH["rings"]
+    budget = shared_limit() - SCRATCH["rings"] - extra_bytes
     if chosen is not None:
         return chosen if chosen * stage_bytes <= budget else 0
     stages = min(4, (budget * 3 // 4) // stage_bytes)
     return stages if stages >= 2 else 0
+
+
+def _tensor_map_copies(pipeline_id, tiles, loads):
+    """``(parameter, ndim, dtype, stored shape)`` of each tile, where the TMA can copy the
+    pipeline's tiles (sm_90, every array a kernel parameter that allows it, every tile a
+    shape it copies into the swizzled layout), else None."""
+    sources = bulk_copies.SOURCES.get(pipeline_id)
+    if TARGET["cc"] != (9, 0) or not sources or None in sources or \
+            len(sources) != len(tiles):
+        return None
+    stored = [shape[:-2] + ((shape[-1], shape[-2]) if transposed else shape[-2:])
+              for _, shape, transposed in tiles]
+    if any(bulk_copies.boxes(dtype, shape) is None
+           for (dtype, _, _), shape in zip(tiles, stored)):
+        return None
+    return [(parameter, array.ndim, dtype, shape) for parameter, (array, *_), (dtype, _, _),
+            shape in zip(sources, loads, tiles, stored)]
 
 
 def pipeline_type(pipeline_id, loads):
@@ -264,15 +293,17 @@ def pipeline_type(pipeline_id, loads):
     if pipeline_id in PIPELINES:
         return PIPELINES[pipeline_id]
     tiles = [_stageable(array, shape, mode, order) for array, _, shape, mode, order in loads]
-    stages, ring_end = 0, SCRATCH["rings"]
+    stages, ring_end, maps = 0, SCRATCH["rings"], None
     if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
         stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
-        stages = _stage_count(stage_bytes)
+        copies = _tensor_map_copies(pipeline_id, tiles, loads)
+        stages = _stage_count(stage_bytes, SHARED_ALIGNMENT if copies else 0)
         if stages > 1:
-            SCRATCH["rings"] += stages * stage_bytes
+            maps = copies and [bulk_copies.tensor_map_slot(*copy) for copy in copies]
+            SCRATCH["rings"] += PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes
             ring_end = SCRATCH["rings"]
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
-                         stages, ring_end)
+                         stages, ring_end, maps)
     PIPELINES[pipeline_id] = found
     return found
 
@@ -407,22 +438,39 @@ def _asm(builder, text, constraints="", args=(), result=ir.VoidType(), side_effe
                        constraints, list(args), side_effect=side_effect)
 
 
-def _stage_pointer(builder, pipeline, iteration, which):
-    """The shared-memory address of load ``which`` in the stage of ``iteration``."""
+def _ring_pointer(builder, pipeline):
+    """The shared-memory address of the pipeline's first stage."""
     # the same in every thread and all along: no side effect, so it is read once
     size = _asm(builder, "mov.u32 $0, %dynamic_smem_size;", "=r", result=I32,
                 side_effect=False)
-    ring = builder.gep(shared_base(builder), [builder.sub(size, I32(pipeline.ring_end))])
+    return builder.gep(shared_base(builder), [builder.sub(size, I32(pipeline.ring_end))])
+
+
+def _stage_of(builder, pipeline, iteration):
     iteration = builder.trunc(iteration, I32) if iteration.type.width > 32 else iteration
-    stage = builder.urem(iteration, I32(pipeline.stages))
-    offset = builder.add(builder.mul(stage, I32(pipeline.stage_bytes)),
-                         I32(pipeline.offsets[which]))
-    return builder.gep(ring, [offset])
+    return builder.urem(iteration, I32(pipeline.stages))
+
+
+def _stage_pointer(builder, pipeline, iteration, which):
+    """The shared-memory address of load ``which`` in the stage of ``iteration``."""
+    offset = builder.add(builder.mul(_stage_of(builder, pipeline, iteration),
+                                     I32(pipeline.stage_bytes)), I32(pipeline.offsets[which]))
+    return builder.gep(_ring_pointer(builder, pipeline), [offset])
+
+
+def _barrier_pointer(builder, pipeline, stage):
+    """The ``mbarrier`` of ``stage`` (a TMA pipeline's), after the stages."""
+    offset = builder.add(I32(pipeline.stages * pipeline.stage_bytes),
+                         builder.mul(stage, I32(BARRIER_BYTES)))
+    return builder.gep(_ring_pointer(builder, pipeline), [offset])
 
 
 def _issue(context, builder, pipeline, iteration, valid, load_types, load_values):
     """Start the copies of one iteration's tiles into its stage, as one group."""
     from .lower_memory import ArrayView, _tile_indices, tile_origin
+    if pipeline.tensor_maps:
+        return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
+                           load_values)
     tid = nvvmutils.call_sreg(builder, "tid.x")
     threads = 32 * tile_typing.NUM_WARPS["value"]
     for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
@@ -460,6 +508,34 @@ def _issue(context, builder, pipeline, iteration, valid, load_types, load_values
                 _copy(builder, view, origin, stage, copy, copies_per_row, per_copy,
                       (rows, columns), dtype.itemsize, valid)
     _asm(builder, "cp.async.commit_group;", "~{memory}")
+
+
+def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values):
+    """Start the TMA copies of one iteration's tiles into its stage (thread 0 alone), which
+    complete on the stage's barrier; none past the loop's end."""
+    from .lower_memory import _tile_indices, tile_origin
+    barrier_pointer = _barrier_pointer(builder, pipeline, _stage_of(builder, pipeline,
+                                                                    iteration))
+    with builder.if_then(builder.and_(valid, bulk_copies.first_thread(builder))):
+        bulk_copies.expect_bytes(builder, barrier_pointer, sum(
+            math.prod(shape) * dtype.itemsize for dtype, shape, _ in pipeline.tiles))
+        for which, ((_, index_type, *_), (_, index, *_)) in enumerate(
+                zip(load_types, load_values)):
+            dtype, shape, transposed = pipeline.tiles[which]
+            origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
+                                 shape)
+            if transposed:  # copied as the array holds it: the tile's last two axes swapped
+                shape = shape[:-2] + (shape[-1], shape[-2])
+                origin = origin[:-2] + [origin[-1], origin[-2]]
+            box_columns, _, count = bulk_copies.boxes(dtype, shape)
+            stage = _stage_pointer(builder, pipeline, iteration, which)
+            for box in range(count):  # 128-byte columns, one after the other
+                coordinates = [builder.add(origin[-1], I32(box * box_columns)), origin[-2],
+                               *reversed(origin[:-2])]
+                target = builder.gep(stage, [I32(box * shape[-2] * box_columns *
+                                                 dtype.itemsize)])
+                bulk_copies.copy_box(builder, pipeline.tensor_maps[which], target,
+                                     coordinates, barrier_pointer)
 
 
 def _copy(builder, view, origin, stage, copy, copies_per_row, per_copy, shape, itemsize,
@@ -530,6 +606,11 @@ def _as_bool(context, builder, numba_type, value):
 
 @lower(pipeline_begin, types.VarArg(types.Any))
 def lower_pipeline_begin(context, builder, sig, args):
+    pipeline = sig.return_type
+    if pipeline.tensor_maps:  # the stages' barriers, ready before the first copy
+        bulk_copies.init_barriers(builder, [_barrier_pointer(builder, pipeline, I32(stage))
+                                            for stage in range(pipeline.stages)])
+        barrier(builder)
     return context.get_dummy_value()
 
 
@@ -551,7 +632,13 @@ def lower_pipeline_issue(context, builder, sig, args):
 @lower(pipeline_wait, types.Any, types.Any)
 def lower_pipeline_wait(context, builder, sig, args):
     pipeline = sig.args[0]
-    if pipeline.pipelined:
+    if pipeline.tensor_maps:
+        # the stage's barrier completes once per use of the stage: phases 0, 1, 0, ...
+        iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+        parity = builder.and_(builder.udiv(iteration, I32(pipeline.stages)), I32(1))
+        bulk_copies.wait_barrier(builder, _barrier_pointer(
+            builder, pipeline, _stage_of(builder, pipeline, iteration)), parity)
+    elif pipeline.pipelined:
         # distance + iteration groups were started: this iteration's is done once at most
         # distance - 1 younger ones are pending
         _asm(builder, f"cp.async.wait_group {pipeline.distance - 1};", "~{memory}")
@@ -568,9 +655,10 @@ def lower_pipeline_advance(context, builder, sig, args):
     if not pipeline.pipelined:
         return context.get_dummy_value()
     iteration = context.cast(builder, args[1], sig.args[1], types.int32)
-    if pipeline.pipeline_id in PRODUCTS_IN_FLIGHT:
+    if pipeline.pipeline_id in PRODUCTS_IN_FLIGHT or pipeline.tensor_maps:
         # each warpgroup has waited for its product of the previous iteration (all but the
-        # latest): once all have, that stage is free
+        # latest), or every thread has read its tiles (the TMA's wait has no barrier): once
+        # all have, that stage is free
         barrier(builder)
     ahead = builder.add(iteration, I32(pipeline.distance))
     load_types, load_values = _loads(sig, args, 3)

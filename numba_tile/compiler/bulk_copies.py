@@ -1,0 +1,175 @@
+"""Copies by the tensor memory accelerator (TMA) on sm_90: one thread starts the copy of a
+whole tile, which lands in shared memory swizzled, and an ``mbarrier`` tells the block when
+its bytes are there.
+
+A pipelined load (:mod:`.staged_loads`) whose array is a kernel parameter, on a GPU of
+compute capability 9.0, is copied this way rather than by ``cp.async`` from every thread: the
+threads issue no copies and compute no addresses, and waiting for a stage costs no barrier.
+What the hardware copies is described by a *tensor map* (128 bytes: the array's address,
+extents and strides, the box of one copy, the swizzle), which only the host can make: the
+compile lists the maps it needs (:class:`TensorMapSpec`, one per array parameter and box) and
+declares each as an extra kernel parameter, ``.param .align 64 .b8 numba_tile_tensor_map_<i>
+[128]``, after the kernel's own (:func:`declare_tensor_map_parameters`); the launch encodes
+them (:mod:`numba_tile.tensor_maps`) and passes them there. The copies read the map through
+its address in the parameter space.
+
+The tile's layout in its stage is :func:`~numba_tile.compiler.tiles.swizzled_offset`'s, which
+is the TMA's own: rows of a multiple of 128 bytes are copied as boxes of 128-byte columns
+(128-byte swizzle), one after the other; rows of 64 or 32 bytes as one box with the swizzle of
+that width; rows of 16 bytes unswizzled. Outside the array the TMA writes zeros (zero
+padding).
+"""
+
+import re
+
+from llvmlite import ir
+from numba.cuda import nvvmutils
+
+from .tiles import I32
+
+PARAMETER_PREFIX = "numba_tile_tensor_map_"
+MAP_BYTES, MAP_ALIGNMENT = 128, 64
+MAX_BOX = 256  # elements along one axis of a box
+SWIZZLE_SPAN = 128  # bytes: the widest swizzle, and the widest box row it allows
+
+# the maps the kernel being compiled needs, in parameter order
+TENSOR_MAPS = []
+# pipeline id -> for each of its loads, the kernel parameter its array is, or None (an array
+# that is not a parameter, or a load with allow_tma=False): found before typing
+SOURCES = {}
+
+
+class TensorMapSpec(tuple):
+    """What the launch needs to make one tensor map: ``(parameter, ndim, itemsize,
+    box_columns, box_rows, swizzle_bytes)``: the kernel parameter (an array), its rank and
+    element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix deep)
+    and the swizzle (0, 32, 64 or 128). A plain tuple, so that compiled kernels pickle.
+
+    >>> from numba_tile.compiler.bulk_copies import TensorMapSpec
+    >>> TensorMapSpec((0, 2, 2, 64, 128, 128)).box_bytes
+    16384
+    """
+
+    __slots__ = ()
+
+    parameter = property(lambda self: self[0])
+    ndim = property(lambda self: self[1])
+    itemsize = property(lambda self: self[2])
+    box_columns = property(lambda self: self[3])
+    box_rows = property(lambda self: self[4])
+    swizzle = property(lambda self: self[5])
+
+    @property
+    def box_bytes(self):
+        return self.box_columns * self.box_rows * self.itemsize
+
+
+def boxes(dtype, stored_shape):
+    """``(box columns, swizzle bytes, boxes)`` of a tile of ``stored_shape`` (its rows as
+    the array holds them), or None where the TMA cannot copy it into the swizzled layout:
+    rows of 16, 32, 64 bytes or a multiple of 128, at most :data:`MAX_BOX` rows."""
+    rows, columns = stored_shape[-2:]
+    row_bytes = columns * dtype.itemsize
+    if not 1 <= rows <= MAX_BOX:
+        return None
+    if row_bytes % SWIZZLE_SPAN == 0:
+        return SWIZZLE_SPAN // dtype.itemsize, SWIZZLE_SPAN, row_bytes // SWIZZLE_SPAN
+    if row_bytes in (16, 32, 64):
+        return columns, 0 if row_bytes == 16 else row_bytes, 1
+    return None
+
+
+def tensor_map_slot(parameter, ndim, dtype, stored_shape):
+    """The slot (parameter number after the kernel's own) of the map that copies tiles of
+    ``stored_shape`` from array parameter ``parameter``, registered on first use."""
+    box_columns, swizzle, _ = boxes(dtype, stored_shape)
+    spec = TensorMapSpec((parameter, ndim, dtype.itemsize, box_columns, stored_shape[-2],
+                          swizzle))
+    if spec not in TENSOR_MAPS:
+        TENSOR_MAPS.append(spec)
+    return TENSOR_MAPS.index(spec)
+
+
+def declare_tensor_map_parameters(ptx, entry, count):
+    """``ptx`` with ``count`` tensor-map parameters added after the kernel's own.
+
+    >>> from numba_tile.compiler.bulk_copies import declare_tensor_map_parameters
+    >>> print(declare_tensor_map_parameters(".visible .entry k(\\n\\t.param .u64 k_0\\n)\\n{",
+    ...                                     "k", 1))
+    .visible .entry k(
+    	.param .u64 k_0,
+    	.param .align 64 .b8 numba_tile_tensor_map_0[128]
+    )
+    {
+    """
+    if not count:
+        return ptx
+    match = re.search(rf"\.entry\s+{re.escape(entry)}\s*\(([^)]*)\)", ptx)
+    if match is None:
+        raise RuntimeError(f"kernel {entry} not found in its PTX")
+    own = match.group(1).rstrip()
+    added = ",\n".join(f"\t.param .align {MAP_ALIGNMENT} .b8 {PARAMETER_PREFIX}{i}"
+                       f"[{MAP_BYTES}]" for i in range(count))
+    parameters = f"{own},\n{added}\n" if own.strip() else f"\n{added}\n"
+    return ptx[:match.start(1)] + parameters + ptx[match.end(1):]
+
+
+# -- device code --------------------------------------------------------------------------
+def _asm(builder, text, constraints="", args=(), result=ir.VoidType(), side_effect=True):
+    return builder.asm(ir.FunctionType(result, [a.type for a in args]), text,
+                       constraints, list(args), side_effect=side_effect)
+
+
+def _shared_address(builder, pointer):
+    return builder.ptrtoint(pointer, I32)
+
+
+def init_barriers(builder, barriers):
+    """Thread 0 makes each ``mbarrier`` (shared-memory pointers) wait for one arrival (the
+    thread that starts a stage's copies) and its bytes; then the block may use them."""
+    with builder.if_then(first_thread(builder)):
+        for pointer in barriers:
+            _asm(builder, "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}",
+                 [_shared_address(builder, pointer)])
+        # the initialization visible to the asynchronous proxy (the TMA's completions)
+        _asm(builder, "fence.mbarrier_init.release.cluster;", "~{memory}")
+
+
+def expect_bytes(builder, barrier, nbytes):
+    """This thread arrives at ``barrier``, which will then wait for ``nbytes`` more bytes."""
+    _asm(builder, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}",
+         [_shared_address(builder, barrier), I32(nbytes)])
+
+
+def copy_box(builder, slot, target, coordinates, barrier):
+    """Start the TMA copy of the box of map ``slot`` at element ``coordinates`` (int32,
+    innermost axis first) into ``target`` (shared memory), completing on ``barrier``."""
+    ndim = len(coordinates)
+    places = ", ".join(f"${2 + i}" for i in range(ndim))
+    text = (f"{{ .reg .b64 map; mov.b64 map, {PARAMETER_PREFIX}{slot}; "
+            f"cvta.param.u64 map, map; "
+            f"cp.async.bulk.tensor.{ndim}d.shared::cluster.global.tile"
+            f".mbarrier::complete_tx::bytes [$0], [map, {{{places}}}], [$1]; }}")
+    _asm(builder, text, ",".join(["r"] * (2 + ndim)) + ",~{memory}",
+         [_shared_address(builder, target), _shared_address(builder, barrier), *coordinates])
+
+
+def wait_barrier(builder, barrier, parity):
+    """Wait until ``barrier`` completes the phase of ``parity`` (int32 0 or 1): the bytes of
+    that phase's copies are then visible to the waiting thread."""
+    function = builder.function
+    waiting = function.append_basic_block("tma_wait")
+    done = function.append_basic_block("tma_waited")
+    builder.branch(waiting)
+    builder.position_at_end(waiting)
+    ready = _asm(builder, "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], "
+                          "$2; selp.u32 $0, 1, 0, p; }", "=r,r,r,~{memory}",
+                 [_shared_address(builder, barrier), parity], result=I32)
+    builder.cbranch(builder.icmp_unsigned("!=", ready, I32(0)), done, waiting)
+    builder.position_at_end(done)
+
+
+def first_thread(builder):
+    """True in thread 0 of the block."""
+    return builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"), I32(0))
+
