@@ -398,7 +398,8 @@ def _quick_signature(kernel, kernel_args):
             # types.is_aligned, inlined
             aligned = not pointer & 15 and strides[-1] == 1 and not shape[-1] * itemsize & 15
             if aligned and len(strides) > 1:
-                aligned = not any(s * itemsize & 15 for s in strides[:-1])
+                aligned = not any(s * itemsize & 15 or (s <= 0 and n != 1)
+                                  for s, n in zip(strides[:-1], shape[:-1]))
             key.append((dtype, len(shape), aligned))
             flat.append(pointer)
             flat += shape

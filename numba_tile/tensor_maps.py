@@ -18,6 +18,7 @@ from .compiler.bulk_copies import MAP_BYTES, TensorMapSpec
 # CUtensorMapDataType by element size: the TMA copies bits, so unsigned integers of the
 # element's width serve every dtype (zero fill outside the array is the same)
 _DATA_TYPES = {1: 0, 2: 1, 4: 2, 8: 4}  # UINT8, UINT16, UINT32, UINT64
+_TFLOAT32 = 11  # CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: float32 rounded to tfloat32 on the copy
 _SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}  # CU_TENSOR_MAP_SWIZZLE_*
 _L2_PROMOTION_128B = 2
 _MAX_KEPT = 4096
@@ -72,16 +73,22 @@ def encode(spec, pointer, shape, strides):
     ndim, itemsize = spec.ndim, spec.itemsize
     if 0 in shape:  # nothing inside: every copy reads zeros, but the map needs an element
         pointer, shape, strides = _zero_bytes(), (1,) * ndim, (16 // itemsize,) * ndim
-    # the TMA counts axes from the innermost; its strides (in bytes) are those of the others
+    # the TMA counts axes from the innermost; its strides (in bytes) are those of the others,
+    # positive: on an axis of length 1, whose stride is never used, the extent of the axes
+    # inside it (rounded to 16 bytes) stands in
     dims = (ctypes.c_uint64 * ndim)(*reversed(shape))
-    byte_strides = (ctypes.c_uint64 * max(ndim - 1, 1))(
-        *[s * itemsize for s in reversed(strides[:-1])])
+    inner, stride_values = shape[-1] * itemsize, []
+    for n, s in zip(reversed(shape[:-1]), reversed(strides[:-1])):
+        stride_values.append(s * itemsize if n != 1 else -(-inner // 16) * 16)
+        inner = stride_values[-1] * n
+    byte_strides = (ctypes.c_uint64 * max(ndim - 1, 1))(*stride_values)
     box = (ctypes.c_uint32 * ndim)(spec.box_columns, spec.box_rows, *[1] * (ndim - 2))
     element_strides = (ctypes.c_uint32 * ndim)(*[1] * ndim)
     # 64-byte aligned, as the parameter it becomes
     storage = ctypes.create_string_buffer(MAP_BYTES + 64)
     address = -(-ctypes.addressof(storage) // 64) * 64
-    status = _encode_function()(address, _DATA_TYPES[itemsize], ndim, pointer, dims,
+    data_type = _TFLOAT32 if spec.tfloat32 else _DATA_TYPES[itemsize]
+    status = _encode_function()(address, data_type, ndim, pointer, dims,
                                 byte_strides, box, element_strides, 0, _SWIZZLES[spec.swizzle],
                                 _L2_PROMOTION_128B, 0)
     if status:

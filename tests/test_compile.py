@@ -752,10 +752,34 @@ def test_tf32_products_run_on_tensor_cores(arch):
     if arch == "sm_90":
         assert compiled.ptx.count("wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32") >= 4
         assert "mma.sync" not in compiled.ptx
+        # the TMA rounds both tiles as it copies them (so only B is transposed in place)
+        assert [spec[6] for spec in compiled.tensor_maps] == [True, True]
     else:
         assert compiled.ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 16
     if compiled.cubin is not None:
         assert compiled.spill_bytes == 0
+
+
+def test_tiles_also_read_unrounded_are_copied_as_they_are():
+    """A float32 tile that one product reads rounded to tfloat32 and another as float32:
+    its copy (TMA) keeps the float32 values, rounded where the tfloat32 product reads them;
+    the tfloat32 product's other operand, only read rounded, is rounded by its copy."""
+    @ct.kernel
+    def both_products(A, B, E, C, D):
+        acc = ct.full((64, 64), 0, ct.float32)
+        exact = ct.full((64, 64), 0, ct.float32)
+        for k in range(4):
+            a = ct.load(A, (0, k), (64, 32))
+            b = ct.load(B, (k, 0), (32, 64))
+            e = ct.load(E, (k, 0), (32, 64))
+            acc = ct.mma(a.astype(ct.tfloat32), b.astype(ct.tfloat32), acc)
+            exact = ct.mma(a, e, exact)
+        ct.store(C, (0, 0), acc)
+        ct.store(D, (0, 0), exact)
+    a = np.zeros((128, 128), np.float32)
+    compiled = ct.compile(both_products, (a, a, a, a, a), arch="sm_90")
+    assert [(spec[0], spec[6]) for spec in compiled.tensor_maps] == [
+        (0, False), (1, True), (2, False)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

@@ -222,3 +222,61 @@ def test_shape_ops_reductions_without_keepdims_and_broadcasting(shape):
     expected = moved.T + (row_sums[:, None] + x.max(0)[None, :]) + row_sums[:, None]
     out = od.copy_to_host()
     assert np.max(np.abs(out - expected)) / np.max(np.abs(expected)) < 1e-6
+
+
+# -- copies ahead by the tensor memory accelerator (sm_90) ------------------------------------
+def _matmul_reference(a, b):
+    return np.asarray(a, np.float64) @ np.asarray(b, np.float64)
+
+
+def test_tensor_maps_follow_the_arrays_of_each_launch():
+    """One compiled k-loop kernel launched on other arrays of its signature, and on a view
+    that starts 64 rows in: each launch's tensor maps (sm_90) describe that launch's arrays,
+    and kernels launched one after the other without a synchronization each read theirs."""
+    cupy = pytest.importorskip("cupy")
+    from numba_tile.gpu import _current_arch
+    from test_matrix import matmul_kernel
+    from conftest import relative_error
+    rng = np.random.default_rng(7)
+    hosts = [(rng.standard_normal((256, 96)).astype(np.float16),
+              rng.standard_normal((96, 128)).astype(np.float16)) for _ in range(2)]
+    devices = [(cupy.asarray(a), cupy.asarray(b)) for a, b in hosts]
+    cases = [(devices[0], hosts[0]), (devices[1], hosts[1]),
+             ((devices[0][0][64:], devices[1][1]), (hosts[0][0][64:], hosts[1][1]))]
+    outputs = []
+    for (a, b), _ in cases:
+        c = cupy.full((a.shape[0], b.shape[1]), np.nan, np.float32)
+        ct.launch(0, (-(-a.shape[0] // 64), b.shape[1] // 64), matmul_kernel,
+                  (a, b, c, 64, 64, 32, ct.float32))
+        outputs.append(c)
+    for c, (_, (a, b)) in zip(outputs, cases):
+        assert relative_error(cupy.asnumpy(c), _matmul_reference(a, b)) < 1e-5
+    if _current_arch() == "sm_90":
+        assert any(k.tensor_maps for k in matmul_kernel.gpu_cache.values())
+
+
+def test_k_loop_over_an_empty_inner_extent_stores_zeros():
+    """``A`` of shape (64, 0): the loop runs no iteration, and the launch makes tensor maps
+    of the empty arrays (sm_90) without reading them."""
+    cupy = pytest.importorskip("cupy")
+    from test_matrix import matmul_kernel
+    a = cupy.zeros((64, 0), np.float16)
+    b = cupy.zeros((0, 64), np.float16)
+    c = cupy.full((64, 64), np.nan, np.float32)
+    ct.launch(0, (1, 1), matmul_kernel, (a, b, c, 64, 64, 32, ct.float32))
+    assert np.array_equal(cupy.asnumpy(c), np.zeros((64, 64), np.float32))
+
+
+def test_arrays_with_negative_strides_are_copied_by_threads():
+    """Rows in reverse order (a negative stride): not specialized as aligned, so no tensor
+    map is asked of them; the product is right."""
+    cupy = pytest.importorskip("cupy")
+    from test_matrix import matmul_kernel
+    from conftest import relative_error
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((128, 64)).astype(np.float16)
+    b = rng.standard_normal((64, 64)).astype(np.float16)
+    c = cupy.full((128, 64), np.nan, np.float32)
+    ct.launch(0, (2, 1), matmul_kernel, (cupy.asarray(a)[::-1], cupy.asarray(b), c, 64, 64,
+                                         32, ct.float32))
+    assert relative_error(cupy.asnumpy(c), _matmul_reference(a[::-1], b)) < 1e-5

@@ -249,6 +249,33 @@ def test_tf32_matmul_k_loop(run_kernel, rng, mnk, tiles, num_warps):
     assert relative_error(c, exact) > 1e-5
 
 
+def _tfloat32_nearest_even(x):
+    """float32 values rounded to tfloat32 (10 mantissa bits), to nearest, ties to even."""
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & ~np.uint64(0x1FFF)
+    return rounded.astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("tiles,num_warps", [((64, 64, 32), 4), ((128, 256, 32), 8)],
+                         ids=str)
+def test_tf32_operands_are_rounded_to_nearest_even(run_kernel, rng, tiles, num_warps):
+    """``A @ I`` with ``.astype(ct.tfloat32)`` on both: each result is A's element rounded,
+    exactly; half of them are ties (the 13 dropped bits 1000...0), which go to the even
+    neighbour (on sm_90 the TMA rounds as it copies; elsewhere the kernel rounds)."""
+    from numba_tile.bench.kernels import matmul_launch
+    (tm, tn, tk), (m, k) = tiles, (160, 96)
+    a = (rng.uniform(0.5, 4.0, (m, k)) * rng.choice([-1, 1], (m, k))).astype(np.float32)
+    bits = a.view(np.uint32)
+    ties = rng.random((m, k)) < 0.5
+    bits[ties] = (bits[ties] & ~np.uint32(0x1FFF)) | np.uint32(0x1000)
+    identity = np.eye(k, dtype=np.float32)
+    c = poisoned((m, k), np.float32)
+    kernel, grid, args = matmul_launch(a, identity, c, tile_m=tm, tile_n=tn, tile_k=tk,
+                                       num_warps=num_warps, tf32=True)
+    run_kernel(kernel, grid, args)
+    assert np.array_equal(c, _tfloat32_nearest_even(a))
+
+
 @pytest.mark.parametrize("num_stages", [3, 4])
 def test_wide_results_are_stored_through_shared_memory(run_kernel, rng, num_stages):
     """128 x 256 float16 results of a k-loop, partial at both edges, leave through shared

@@ -37,16 +37,21 @@ TENSOR_MAPS = []
 # pipeline id -> for each of its loads, the kernel parameter its array is, or None (an array
 # that is not a parameter, or a load with allow_tma=False): found before typing
 SOURCES = {}
+# pipeline id -> for each of its loads, True where its tile is only read rounded to tfloat32
+# (every use an ``.astype(ct.tfloat32)``): the TMA can round it as it copies
+ROUNDED = {}
 
 
 class TensorMapSpec(tuple):
     """What the launch needs to make one tensor map: ``(parameter, ndim, itemsize,
-    box_columns, box_rows, swizzle_bytes)``: the kernel parameter (an array), its rank and
-    element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix deep)
-    and the swizzle (0, 32, 64 or 128). A plain tuple, so that compiled kernels pickle.
+    box_columns, box_rows, swizzle_bytes, tfloat32)``: the kernel parameter (an array), its
+    rank and element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix
+    deep), the swizzle (0, 32, 64 or 128) and whether the copy rounds float32 elements to
+    tfloat32 (to nearest, ties to even, as ``astype`` does). A plain tuple, so that compiled
+    kernels pickle.
 
     >>> from numba_tile.compiler.bulk_copies import TensorMapSpec
-    >>> TensorMapSpec((0, 2, 2, 64, 128, 128)).box_bytes
+    >>> TensorMapSpec((0, 2, 2, 64, 128, 128, False)).box_bytes
     16384
     """
 
@@ -58,6 +63,7 @@ class TensorMapSpec(tuple):
     box_columns = property(lambda self: self[3])
     box_rows = property(lambda self: self[4])
     swizzle = property(lambda self: self[5])
+    tfloat32 = property(lambda self: self[6])
 
     @property
     def box_bytes(self):
@@ -79,12 +85,13 @@ def boxes(dtype, stored_shape):
     return None
 
 
-def tensor_map_slot(parameter, ndim, dtype, stored_shape):
+def tensor_map_slot(parameter, ndim, dtype, stored_shape, tfloat32=False):
     """The slot (parameter number after the kernel's own) of the map that copies tiles of
-    ``stored_shape`` from array parameter ``parameter``, registered on first use."""
+    ``stored_shape`` from array parameter ``parameter`` (rounding them to ``tfloat32``, or
+    not), registered on first use."""
     box_columns, swizzle, _ = boxes(dtype, stored_shape)
     spec = TensorMapSpec((parameter, ndim, dtype.itemsize, box_columns, stored_shape[-2],
-                          swizzle))
+                          swizzle, bool(tfloat32)))
     if spec not in TENSOR_MAPS:
         TENSOR_MAPS.append(spec)
     return TENSOR_MAPS.index(spec)

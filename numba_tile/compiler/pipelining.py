@@ -262,6 +262,11 @@ class _PipelinedLoop:
         blocks = self.func_ir.blocks
         bulk_copies.SOURCES[self.pipeline_id] = [self._parameter_of(load)
                                                  for load in self.loads]
+        # (before the rewriting changes the loads' uses)
+        bulk_copies.ROUNDED[self.pipeline_id] = [
+            bool(load.roundings) and not any(same for _, _, same in load.roundings) and
+            len(list(_uses(self.func_ir, load.statement.target))) == len(load.roundings)
+            for load in self.loads]
         before = []
         start, step = self._range_bounds(before)
         trip = self._call(before, builtins.len, [self.range_var], "$pipeline_trip")

@@ -114,16 +114,19 @@ class PipelineType(types.Type):
     where the TMA copies the tiles, None where ``cp.async`` does; the TMA's stages complete
     on ``mbarrier`` objects after the stages. Its run-time value is empty."""
 
-    def __init__(self, pipeline_id, tiles, stages, ring_end, tensor_maps=None):
+    def __init__(self, pipeline_id, tiles, stages, ring_end, tensor_maps=None, rounded=()):
         self.pipeline_id, self.tiles, self.stages, self.ring_end = \
             pipeline_id, tuple(tiles), stages, ring_end
         self.tensor_maps = tuple(tensor_maps) if tensor_maps else None
+        # for each float32 tile, True where the TMA rounds it to tfloat32 as it copies
+        self.rounded = tuple(rounded) if self.tensor_maps else (False,) * len(self.tiles)
         offsets, offset = [], 0
         for dtype, shape, _ in self.tiles:
             offsets.append(offset)
             offset += _rounded(math.prod(shape) * dtype.itemsize)
         self.offsets, self.stage_bytes = tuple(offsets), offset
-        copies = f", TMA maps {self.tensor_maps}" if self.tensor_maps else ""
+        copies = f", TMA maps {self.tensor_maps}, rounded {self.rounded}" \
+            if self.tensor_maps else ""
         super().__init__(name=f"Pipeline#{pipeline_id}({stages} stages, {self.tiles}, "
                               f"ring ends {ring_end} bytes from the end{copies})")
 
@@ -272,9 +275,10 @@ def _stage_count(stage_bytes, extra_bytes=0):
 
 
 def _tensor_map_copies(pipeline_id, tiles, loads):
-    """``(parameter, ndim, dtype, stored shape)`` of each tile, where the TMA can copy the
-    pipeline's tiles (sm_90, every array a kernel parameter that allows it, every tile a
-    shape it copies into the swizzled layout), else None."""
+    """``(parameter, ndim, dtype, stored shape, tfloat32)`` of each tile, where the TMA can
+    copy the pipeline's tiles (sm_90, every array a kernel parameter that allows it, every
+    tile a shape it copies into the swizzled layout), else None; ``tfloat32``: a float32
+    tile only read as tfloat32, which the copy rounds."""
     sources = bulk_copies.SOURCES.get(pipeline_id)
     if TARGET["cc"] != (9, 0) or not sources or None in sources or \
             len(sources) != len(tiles):
@@ -284,8 +288,10 @@ def _tensor_map_copies(pipeline_id, tiles, loads):
     if any(bulk_copies.boxes(dtype, shape) is None
            for (dtype, _, _), shape in zip(tiles, stored)):
         return None
-    return [(parameter, array.ndim, dtype, shape) for parameter, (array, *_), (dtype, _, _),
-            shape in zip(sources, loads, tiles, stored)]
+    rounded = bulk_copies.ROUNDED.get(pipeline_id) or [False] * len(tiles)
+    return [(parameter, array.ndim, dtype, shape, dtype is d.float32 and rounds)
+            for parameter, (array, *_), (dtype, _, _), shape, rounds
+            in zip(sources, loads, tiles, stored, rounded)]
 
 
 def pipeline_type(pipeline_id, loads):
@@ -293,7 +299,7 @@ def pipeline_type(pipeline_id, loads):
     if pipeline_id in PIPELINES:
         return PIPELINES[pipeline_id]
     tiles = [_stageable(array, shape, mode, order) for array, _, shape, mode, order in loads]
-    stages, ring_end, maps = 0, SCRATCH["rings"], None
+    stages, ring_end, maps, copies = 0, SCRATCH["rings"], None, None
     if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
         stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
         copies = _tensor_map_copies(pipeline_id, tiles, loads)
@@ -303,7 +309,7 @@ def pipeline_type(pipeline_id, loads):
             SCRATCH["rings"] += PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes
             ring_end = SCRATCH["rings"]
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
-                         stages, ring_end, maps)
+                         stages, ring_end, maps, [copy[-1] for copy in copies or ()])
     PIPELINES[pipeline_id] = found
     return found
 
@@ -375,8 +381,11 @@ class PipelineTileTemplate(_PipelineTemplate):
             return None
         if pipeline.pipelined:
             dtype, tile_shape, transposed = pipeline.tiles[which.literal_value]
+            # (a tile the TMA rounded holds tfloat32 values, read only as such)
             result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
-                                    pipeline.pipeline_id, transposed=transposed)
+                                    pipeline.pipeline_id, transposed=transposed,
+                                    stored=d.tfloat32 if pipeline.rounded[which.literal_value]
+                                    else None)
         else:
             result = _plain_load_signature(array, index, shape, mode, order)[0].return_type
         return signature(result, *args)
@@ -404,8 +413,10 @@ class StagedAsTfloat32Template(_PipelineTemplate):
     def generic(self, args, kws):
         (tile,) = args
         if isinstance(tile, StagedTileType) and tile.dtype is d.float32:
+            # rounded where read, unless the copy rounded it
+            stored = d.tfloat32 if tile.stored is d.tfloat32 else d.float32
             return signature(StagedTileType(d.tfloat32, tile.shape, tile.num_warps,
-                                            tile.pipeline_id, stored=d.float32,
+                                            tile.pipeline_id, stored=stored,
                                             transposed=tile.transposed), tile)
         if isinstance(tile, StagedTileType):
             tile = tile.as_tile()

@@ -142,7 +142,9 @@ def run_length_for(dtypes):
 def is_aligned(pointer, shape, strides, itemsize):
     """True if 16-byte vectors along the last axis of an array never straddle its end or a
     16-byte boundary: the data is 16-byte aligned, the last axis is contiguous and its length
-    a multiple of 16 bytes, and every other stride a multiple of 16 bytes. Kernels are
+    a multiple of 16 bytes, and every other stride a positive multiple of 16 bytes (or any
+    multiple of 16 on an axis of length 1: the tensor memory accelerator copies such arrays,
+    as it reads no others). Kernels are
     specialized on it (a launch checks it), so that loads and stores of such arrays move
     whole vectors with no run-time alignment check and no element-by-element fallback.
 
@@ -154,7 +156,8 @@ def is_aligned(pointer, shape, strides, itemsize):
     """
     if not shape or pointer % 16 or strides[-1] != 1 or shape[-1] * itemsize % 16:
         return False
-    return all(stride * itemsize % 16 == 0 for stride in strides[:-1])
+    return all(stride * itemsize % 16 == 0 and (stride > 0 or n == 1)
+               for stride, n in zip(strides[:-1], shape[:-1]))
 
 
 def default_layout(shape, num_warps):

@@ -62,7 +62,8 @@ def applies(x_type, y_type, acc_type):
         b_moves = n * k // 4 if staged_transposed(y_type) else k * n // 16
         return n % 8 == 0 and k % 16 == 0 and (m * k // 4) % threads == 0 and \
             b_moves % threads == 0 and not staged_transposed(x_type) and all(
-                isinstance(t, StagedTileType) and t.stored is d.float32 for t in (x_type, y_type))
+                isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32)
+                for t in (x_type, y_type))
     if staged_transposed(y_type):  # B^T in its stage: K-major, as A
         return n % 8 == 0
     return n * itemsize % 128 == 0
@@ -173,7 +174,9 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
 def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     """Byte pointers to the tfloat32 operands ``wgmma`` reads, made in place from the
     float32 tiles in their stages: A rounded, B rounded and transposed (K-major, as A), so
-    that the product can run on while the next stage is prepared. Each thread rounds whole
+    that the product can run on while the next stage is prepared. Tiles the TMA rounded as
+    it copied them (``stored`` tfloat32) are not rounded again: then A is read as it
+    landed, and so is a B that came transposed. Each thread rounds whole
     16-byte chunks of A and moves 4 x 4 blocks of B (four 16-byte reads of rows of N, then,
     once every thread has read, four 16-byte writes of rows of K); within each quarter of a
     warp (the lanes one 16-byte access serves together) the blocks are 2 rows by 4 columns
@@ -190,10 +193,7 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
                                vector.as_pointer(3))
 
     def rounded(values):
-        out = ir.Constant(vector, ir.Undefined)
-        for i, value in enumerate(values):
-            out = builder.insert_element(out, from_float32(builder, value, d.tfloat32), I32(i))
-        return out
+        return _vector(builder, [from_float32(builder, value, d.tfloat32) for value in values])
 
     def round_in_place(pointer, rows):
         """Every 16-byte chunk of a K-major operand of ``rows`` rows rounded in place."""
@@ -205,11 +205,17 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
             builder.store(rounded([builder.extract_element(values, I32(i)) for i in range(4)]),
                           place)
 
-    round_in_place(x, m)
+    def needs_rounding(tile_type):
+        return tile_type.stored is not d.tfloat32
+
+    if needs_rounding(x_type):
+        round_in_place(x, m)
     if staged_transposed(y_type):  # B^T already: rounded as A is
-        round_in_place(y, n)
-        fence_async_proxy(builder)
-        barrier(builder)
+        if needs_rounding(y_type):
+            round_in_place(y, n)
+        if needs_rounding(x_type) or needs_rounding(y_type):
+            fence_async_proxy(builder)
+            barrier(builder)
         return x, y
     # B: 4 x 4 blocks, block (kb, nb) holding rows 4 kb .. 4 kb + 3 of B, columns 4 nb ..
     k_blocks = k // 4
@@ -228,11 +234,20 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     barrier(builder)  # B is read whole before it is written over
     for row0, column0, rows in moves:
         for j in range(4):
-            column = rounded([builder.extract_element(rows[i], I32(j)) for i in range(4)])
+            values = [builder.extract_element(rows[i], I32(j)) for i in range(4)]
+            column = rounded(values) if needs_rounding(y_type) else _vector(builder, values)
             builder.store(column, chunk(y, builder.add(column0, I32(j)), row0, (n, k)))
     fence_async_proxy(builder)
     barrier(builder)
     return x, y
+
+
+def _vector(builder, values):
+    """The float32 ``values`` as one vector."""
+    out = ir.Constant(ir.VectorType(F32, len(values)), ir.Undefined)
+    for i, value in enumerate(values):
+        out = builder.insert_element(out, value, I32(i))
+    return out
 
 
 def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
