@@ -10,7 +10,10 @@ for ``mma`` to read (``ldmatrix``, ``wgmma``), and once the products are started
 that iteration ``i - 1`` used: the tensor cores work while the copies are issued. The copies are
 ``cp.async`` of 16 bytes (zero-filled outside the array: zero padding), into the swizzled
 layout of :func:`~numba_tile.compiler.tiles.swizzled_offset`; one barrier a step makes every
-thread's copies visible and tells that the stage about to be refilled is no longer read.
+thread's copies visible and tells that the stage about to be refilled is no longer read. On
+sm_90 the tiles of arrays that are kernel parameters are copied by the tensor memory
+accelerator instead (:mod:`.bulk_copies`): thread 0 starts a stage's copies, each stage's
+``mbarrier`` tells when they landed, and one barrier a step tells that a stage is free.
 
 Pipelining applies to tiles of one matrix (2-d, or 3-d with one batch) of arrays specialized as
 aligned (see

@@ -13,7 +13,8 @@ The operands are in shared memory in the swizzles both the tensor memory acceler
 ``wgmma`` know (:func:`~numba_tile.compiler.tiles.swizzled_offset`): A is K-major (rows of K:
 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128 bytes: the
 "transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: the
-float32 tiles of a pipelined load are rounded, and B transposed, in their stages. A matrix
+float32 tiles of a pipelined load are rounded (unless the TMA rounded them as it copied),
+and B transposed, in their stages. A matrix
 descriptor gives the tensor cores each operand's start and strides. Writes by threads (``st.shared``, ``cp.async``) become visible to them
 through ``fence.proxy.async`` and a barrier.
 """
