@@ -68,7 +68,14 @@ def _zero_bytes():
 
 def encode(spec, pointer, shape, strides):
     """The 128 bytes of the tensor map of ``spec`` (a :class:`TensorMapSpec`) over the array
-    at ``pointer`` of ``shape`` and ``strides`` (in elements, the array's own axis order)."""
+    at ``pointer`` of ``shape`` and ``strides`` (in elements, the array's own axis order).
+    Needs the CUDA driver.
+
+    >>> import cupy  # doctest: +SKIP
+    >>> a = cupy.zeros((256, 64), cupy.float16)  # doctest: +SKIP
+    >>> len(encode((0, 2, 2, 64, 128, 128, False), a.data.ptr, a.shape, (64, 1)))  # doctest: +SKIP
+    128
+    """
     spec = TensorMapSpec(spec)
     ndim, itemsize = spec.ndim, spec.itemsize
     if 0 in shape:  # nothing inside: every copy reads zeros, but the map needs an element
@@ -101,7 +108,15 @@ def encode(spec, pointer, shape, strides):
 
 def encode_arguments(specs, flat_values, offsets):
     """The maps of ``specs`` for a launch's flat parameter values: ``offsets[p]`` is where
-    parameter ``p``'s values (pointer, shape, strides of an array) start."""
+    parameter ``p``'s values (pointer, shape, strides of an array) start. Needs the CUDA
+    driver.
+
+    >>> import cupy  # doctest: +SKIP
+    >>> a = cupy.zeros((256, 64), cupy.float16)  # doctest: +SKIP
+    >>> flat = [a.data.ptr, 256, 64, 64, 1]  # doctest: +SKIP
+    >>> [len(m) for m in encode_arguments([(0, 2, 2, 64, 128, 128, False)], flat, [0])]  # doctest: +SKIP
+    [128]
+    """
     maps = []
     for spec in specs:
         start = offsets[spec[0]]
