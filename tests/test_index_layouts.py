@@ -146,12 +146,21 @@ def test_merged_layout_needs_agreeing_slices():
 def test_a_failed_second_typing_keeps_the_first(monkeypatch):
     """Should typing the kernel again fail, the pass puts the kernel back as it was: it
     compiles, with the mask moved through shared memory as before the pass existed."""
-    from numba_tile.compiler import index_layouts
+    from numba_tile.compiler import compilation, index_layouts
 
     class Unreadable(dict):
         def __getitem__(self, key):
             raise KeyError(key)
-    monkeypatch.setattr(index_layouts, "_LAYOUTS", Unreadable())
+
+    class LayoutsLost:
+        """The compilation in progress, but the layouts asked for cannot be read back."""
+
+        def __init__(self, compiling):
+            self.compiling, self.index_layouts = compiling, Unreadable()
+
+        def __getattr__(self, name):
+            return getattr(self.compiling, name)
+    monkeypatch.setattr(index_layouts, "current", lambda: LayoutsLost(compilation.current()))
     a = np.zeros((128, 128), np.float16)
     args = (a, a, np.zeros((128, 128), np.float32), 64, 64, 32, 5)  # a SHIFT no test uses
     compiled = ct.compile(masked_product.replace_hints(num_warps=4), args, arch="sm_90")

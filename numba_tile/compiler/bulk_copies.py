@@ -25,21 +25,13 @@ import re
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
+from .compilation import current
 from .tiles import I32
 
 PARAMETER_PREFIX = "numba_tile_tensor_map_"
 MAP_BYTES, MAP_ALIGNMENT = 128, 64
 MAX_BOX = 256  # elements along one axis of a box
 SWIZZLE_SPAN = 128  # bytes: the widest swizzle, and the widest box row it allows
-
-# the maps the kernel being compiled needs, in parameter order
-TENSOR_MAPS = []
-# pipeline id -> for each of its loads, the kernel parameter its array is, or None (an array
-# that is not a parameter, or a load with allow_tma=False): found before typing
-SOURCES = {}
-# pipeline id -> for each of its loads, True where its tile is only read rounded to tfloat32
-# (every use an ``.astype(ct.tfloat32)``): the TMA can round it as it copies
-ROUNDED = {}
 
 
 class TensorMapSpec(tuple):
@@ -88,13 +80,11 @@ def boxes(dtype, stored_shape):
 def tensor_map_slot(parameter, ndim, dtype, stored_shape, tfloat32=False):
     """The slot (parameter number after the kernel's own) of the map that copies tiles of
     ``stored_shape`` from array parameter ``parameter`` (rounding them to ``tfloat32``, or
-    not), registered on first use."""
+    not), added to the compilation's maps on first use."""
     box_columns, swizzle, _ = boxes(dtype, stored_shape)
     spec = TensorMapSpec((parameter, ndim, dtype.itemsize, box_columns, stored_shape[-2],
                           swizzle, bool(tfloat32)))
-    if spec not in TENSOR_MAPS:
-        TENSOR_MAPS.append(spec)
-    return TENSOR_MAPS.index(spec)
+    return current().tensor_map_slot(spec)
 
 
 def declare_tensor_map_parameters(ptx, entry, count):

@@ -16,7 +16,8 @@ the other, each as wide as fits.
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from .tiles import I32, SCRATCH, barrier, register_coordinates, scratch, shared_limit, \
+from .compilation import current
+from .tiles import I32, barrier, register_coordinates, scratch, \
     thread_coordinates
 
 VECTOR_BYTES = 16
@@ -49,7 +50,7 @@ def column_block(tile_type, element_bytes, aligned, origin_step):
     # when compiling (the XOR with them changes no higher bit)
     thread_columns = max((v[-1] for dim in ("lane", "warp") for v in layout.bases[dim]),
                          default=0)
-    budget = shared_limit() - SCRATCH["rings"]
+    budget = current().shared.available
     block = columns
     while rows * (block * element_bytes + ROW_PADDING) > budget and \
             block * element_bytes > SMALLEST_BLOCK_BYTES:

@@ -47,7 +47,8 @@ from . import typing as tile_typing
 from .frontend import callee
 from .lowering import lower
 from .staged_loads import pipeline_tile, staged_as_tfloat32
-from .tiles import TARGET, make_tile
+from .compilation import current
+from .tiles import make_tile
 from .warpgroup_mma import _asm
 
 # wait_group counts above this are written as this one (waiting for more is safe)
@@ -74,8 +75,7 @@ def products_retired(pending):
 
 
 # -- typing ---------------------------------------------------------------------------------------
-tile_typing._template(deferred_mma, lambda values: tile_typing.infer_mma(values,
-                                                                         in_flight=False))
+tile_typing._template(deferred_mma, tile_typing.infer_mma)
 
 
 class _ProductWaitTemplate(AbstractTemplate):
@@ -104,19 +104,13 @@ tile_typing.registry.register_global(products_retired)(_ProductsRetiredTemplate)
 
 # -- lowering -------------------------------------------------------------------------------------
 def _hopper():
-    return TARGET["cc"] == (9, 0)
+    return current().target == (9, 0)
 
 
 @lower(deferred_mma, types.VarArg(types.Any))
 def lower_deferred_mma(context, builder, sig, args):
-    from . import warpgroup_mma
-    from .lower_matrix import lower_mma
-    warpgroup_mma.DEFERRING.update(on=True, committed=False)
-    try:
-        value = lower_mma(context, builder, sig, args)
-    finally:
-        committed = warpgroup_mma.DEFERRING["committed"]
-        warpgroup_mma.DEFERRING.update(on=False, committed=False)
+    from .lower_matrix import mma_product
+    value, committed = mma_product(context, builder, sig, args, deferred=True)
     if _hopper() and not committed:
         # not a wgmma (mma.sync, or the general product): an empty group keeps the count
         _asm(builder, "wgmma.commit_group.sync.aligned;")

@@ -27,11 +27,9 @@ from numba.cuda.core.ir_utils import build_definitions
 from ..language import elementwise, factories
 from ..layouts import broadcast_projection, register_sources
 from . import typing as tile_typing
+from .compilation import current
 from .lowering import lower, lower_arange
 from .types import TileType
-
-# the layouts asked for, by the key the rewritten call names them with
-_LAYOUTS = {}
 
 
 # -- what the rewritten kernel calls (never called in Python) -----------------------------------
@@ -43,7 +41,7 @@ def arange_in_layout(size, /, *, dtype, start=0, step=1, layout_key=None):
 
 def _infer_arange_in_layout(values):
     tile = tile_typing._infer_arange(values)
-    layout = _LAYOUTS[values["layout_key"].literal_value]
+    layout = current().index_layouts[values["layout_key"].literal_value]
     return TileType(tile.dtype, tile.shape, tile.num_warps, layout)
 
 
@@ -196,7 +194,7 @@ def _rewrite_aranges(func_ir, typemap, plan):
                 continue
             layout = plan[statement.target.name]
             key = repr(layout)
-            _LAYOUTS[key] = layout
+            current().index_layouts[key] = layout
             loc, scope = statement.loc, block.scope
             callee = scope.redefine("$arange_in_layout", loc)
             key_var = scope.redefine("$layout_key", loc)

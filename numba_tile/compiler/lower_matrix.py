@@ -129,12 +129,20 @@ def _batch_row_column(coords, x_type, y_type):
 
 @lower(matrix.mma, types.VarArg(types.Any))
 def lower_mma(context, builder, sig, args):
+    return mma_product(context, builder, sig, args)[0]
+
+
+def mma_product(context, builder, sig, args, deferred=False):
+    """``(result, committed)`` of the ``ct.mma`` call ``sig`` on ``args``: ``committed`` is
+    True where it ran as ``wgmma``, as a committed group. ``deferred``: such a product is
+    not waited for where it can run on (see :mod:`.deferred_products`)."""
     x_type, y_type, acc_type = sig.args[:3]
     result = sig.return_type
     found = tensor_cores.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
-        return _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
-                                    acc_type, args[2], result)
+        value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
+                                     acc_type, args[2], result, deferred)
+        return value, found.instruction.startswith("wgmma")
     args, operand_types = list(args), [x_type, y_type]
     for i in (0, 1):  # tiles of pipelined loads, read into registers
         if isinstance(operand_types[i], StagedTileType):
@@ -145,7 +153,7 @@ def lower_mma(context, builder, sig, args):
         args[2] = move_tile(context, builder, acc_type, args[2], result)
         acc_type = result
     return product(context, builder, x_type, args[0], y_type, args[1], result,
-                   acc_type.dtype, initial=(acc_type, args[2]))
+                   acc_type.dtype, initial=(acc_type, args[2])), False
 
 
 @lower(matrix.matmul, types.VarArg(types.Any))
@@ -168,18 +176,21 @@ def lower_matmul(context, builder, sig, args):
                    operand_dtype=dtype)
 
 
-def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, result=None):
+def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, result=None,
+                         deferred=False):
     """The registers of ``mma(x, y, acc)`` on tensor cores (``result``: its type, by default
-    the accumulator's)."""
+    the accumulator's; ``deferred``: a ``wgmma`` not waited for where it can run on)."""
     result = result or acc_type
     found = tensor_cores.plan(x_type, y_type, acc_type)
     if isinstance(x_type, StagedTileType) and x_type.transposed:
         # the tensor cores read A K-major: a transposed A goes through registers (and the
         # scratch buffer); a transposed B is read where it is
         x_type, x = staged_to_registers(context, builder, x_type, x)
-    lowering = warpgroup_mma.lower_wgmma if found.instruction.startswith("wgmma") else \
-        tensor_cores.lower_mma
-    return lowering(context, builder, found, x_type, x, y_type, y, acc_type, acc, result)
+    if found.instruction.startswith("wgmma"):
+        return warpgroup_mma.lower_wgmma(context, builder, found, x_type, x, y_type, y,
+                                         acc_type, acc, result, deferred)
+    return tensor_cores.lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc,
+                                  result)
 
 
 def _scalar_dtype(numba_type):

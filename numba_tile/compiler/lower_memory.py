@@ -19,6 +19,7 @@ from ..rules.core import normalize_axis
 from ..rules.memory import normalize_order
 from . import arithmetic
 from .abstract import constant_of
+from .compilation import current
 from .coalesced_stores import column_block, store_through_shared
 from .lowering import registry
 from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
@@ -498,9 +499,8 @@ def lower_view_store(context, builder, sig, args):
     if isinstance(value_type, TileType) and value_type.shape == view.tile_shape:
         tile_type, tile = value_type, value
     else:  # a scalar fills the whole tile
-        from .typing import NUM_WARPS
         tile_type = TileType(value_type.dtype if isinstance(value_type, TileType) else
-                             view.dtype, view.tile_shape, NUM_WARPS["value"])
+                             view.dtype, view.tile_shape, current().num_warps)
         dtype = tile_type.dtype
         tile = make_tile(context, builder, tile_type, operand_values(
             context, builder, value_type, value, tile_type, dtype))

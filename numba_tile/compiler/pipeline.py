@@ -19,12 +19,11 @@ from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from . import bulk_copies
 from . import deferred_products  # noqa: F401 (registers its calls' typing and lowering)
 from . import index_layouts  # noqa: F401 (registers its calls' typing and lowering)
-from . import typing as tile_typing
+from .compilation import Compilation, compiling
 from .contexts import contexts
 from .frontend import format_specs
 from .helpers import kernel_for_compilation
-from .staged_loads import PIPELINES, PRODUCTS_IN_FLIGHT, dynamic_shared_bytes
-from .types import DEFAULT_RUN, ArrayType, run_length_for
+from .types import ArrayType, run_length_for
 
 
 class CompiledKernel:
@@ -79,6 +78,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         from .frontend import RewriteDeviceOutput
         from .index_layouts import ComputeIndexTilesInPlace
         from .pipelining import PipelineMmaLoads
+        from .staged_loads import FindProductsInFlight
         from .static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:
@@ -92,6 +92,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
                     passes.append((PruneConstantBranches, "decide branches on constants"))
                     passes.append((pass_class, description))
                     passes.append((ComputeIndexTilesInPlace, "compute index tiles in place"))
+                    passes.append((FindProductsInFlight, "find products that run on"))
                     continue
                 if pass_class is LiteralUnroll:  # after the inlining of helpers
                     passes.append((UnrollStaticIter, "unroll static_iter loops"))
@@ -160,19 +161,11 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.error_model = "numpy"
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
-    tile_typing.NUM_WARPS["value"] = num_warps
-    DEFAULT_RUN["elements"] = run_length_for(
-        [t.dtype for t in arg_types if isinstance(t, ArrayType)])
-    from .tiles import SCRATCH, TARGET
-    SCRATCH["bytes"] = SCRATCH["rings"] = 0
-    TARGET["cc"] = cc
-    tile_typing.NUM_STAGES["value"] = num_stages
-    PIPELINES.clear()
-    PRODUCTS_IN_FLIGHT.clear()
-    bulk_copies.SOURCES.clear()
-    bulk_copies.TENSOR_MAPS.clear()
+    compilation = Compilation(
+        target=cc, num_warps=num_warps, num_stages=num_stages,
+        default_run=run_length_for([t.dtype for t in arg_types if isinstance(t, ArrayType)]))
     try:
-        with cuda_utils.numba_target_override(), format_specs():
+        with compiling(compilation), cuda_utils.numba_target_override(), format_specs():
             result = cuda_compiler.compile_extra(
                 typingctx=typing_context, targetctx=target_context,
                 func=kernel_for_compilation(fn),
@@ -192,7 +185,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
     library.finalize()
-    return library, entry, dynamic_shared_bytes(), tuple(bulk_copies.TENSOR_MAPS)
+    return library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps)
 
 
 def _statement_location(tb):

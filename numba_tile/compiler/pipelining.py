@@ -51,7 +51,7 @@ from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
 from .. import dtypes
 from ..language import matrix, memory
-from . import bulk_copies
+from .compilation import current
 from .frontend import callee
 from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
@@ -260,10 +260,11 @@ class _PipelinedLoop:
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self):
         blocks = self.func_ir.blocks
-        bulk_copies.SOURCES[self.pipeline_id] = [self._parameter_of(load)
-                                                 for load in self.loads]
+        compilation = current()
+        compilation.tensor_map_sources[self.pipeline_id] = [self._parameter_of(load)
+                                                            for load in self.loads]
         # (before the rewriting changes the loads' uses)
-        bulk_copies.ROUNDED[self.pipeline_id] = [
+        compilation.tensor_map_rounding[self.pipeline_id] = [
             bool(load.roundings) and not any(same for _, _, same in load.roundings) and
             len(list(_uses(self.func_ir, load.statement.target))) == len(load.roundings)
             for load in self.loads]

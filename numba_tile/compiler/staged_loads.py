@@ -24,7 +24,7 @@ capability 8.0 and later). Elsewhere :func:`pipeline_tile` is a plain ``ct.load`
 The rings live at the end of the kernel's dynamic shared memory: its start holds the scratch
 buffer every other op shares, whose size is only known once the kernel is lowered, so a ring
 is found from the end (``%dynamic_smem_size``), and the launch asks for both
-(:func:`dynamic_shared_bytes`).
+(:attr:`~numba_tile.compiler.compilation.SharedMemoryPlan.dynamic_bytes`).
 """
 
 import math
@@ -34,17 +34,21 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.core.typing import signature
 from numba.cuda import nvvmutils
+from numba.cuda.core import ir as numba_ir
+from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.models import register_model
 from numba.cuda.typing.templates import AbstractTemplate
 
 from .. import dtypes as d
 from ..enums import PaddingMode
+from ..language import matrix
 from ..rules.memory import normalize_order
 from . import arithmetic, bulk_copies, typing as tile_typing
 from .abstract import constant_of
 from .lowering import lower
-from .tiles import I32, I64, SCRATCH, SHARED_ALIGNMENT, TARGET, barrier, \
-    fence_async_proxy, load_shared, make_tile, register_coordinates, shared_base, shared_limit, swizzled_offset, \
+from .compilation import SHARED_ALIGNMENT, aligned_to_stage, current
+from .tiles import I32, I64, barrier, \
+    fence_async_proxy, load_shared, make_tile, register_coordinates, shared_base, swizzled_offset, \
     thread_coordinates
 from .types import ArrayType, TileType, storage_scalar_type
 
@@ -126,7 +130,7 @@ class PipelineType(types.Type):
         offsets, offset = [], 0
         for dtype, shape, _ in self.tiles:
             offsets.append(offset)
-            offset += _rounded(math.prod(shape) * dtype.itemsize)
+            offset += aligned_to_stage(math.prod(shape) * dtype.itemsize)
         self.offsets, self.stage_bytes = tuple(offsets), offset
         copies = f", TMA maps {self.tensor_maps}, rounded {self.rounded}" \
             if self.tensor_maps else ""
@@ -136,7 +140,7 @@ class PipelineType(types.Type):
     @property
     def ring_bytes(self):
         """The stages, then (TMA) a block of their barriers."""
-        barriers = _rounded(BARRIER_BYTES * self.stages) if self.tensor_maps else 0
+        barriers = aligned_to_stage(BARRIER_BYTES * self.stages) if self.tensor_maps else 0
         return self.stages * self.stage_bytes + barriers
 
     @property
@@ -196,30 +200,47 @@ class StagedTileModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, I8_SHARED)
 
 
-def _rounded(nbytes):
-    return -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
-
-
 # -- typing -------------------------------------------------------------------------------------
-# the pipelines typed in this compilation, by id: typing may see a call several times
-PIPELINES = {}
-# the ids of those whose products (wgmma) run on while the next copies start: typing the
-# products finds them, before anything is lowered
-PRODUCTS_IN_FLIGHT = set()
-
-
-def keep_products_in_flight(x_type, y_type):
-    """Where both operands of an asynchronous product come from one pipeline, let the
-    product run on while the iteration's copies start (until the next iteration's product
-    is started): True if so."""
+def runs_on(x_type, y_type, acc_type, pipelines):
+    """The id of the pipeline whose stages both operands of ``mma(x, y, acc)`` are in, where
+    the product (a ``wgmma``) may run on while the iteration's copies start (until the next
+    iteration's product is started), else None. ``pipelines``: the compilation's, by id."""
+    from .tensor_cores import plan
     if not (isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) and
             x_type.pipeline_id == y_type.pipeline_id) or x_type.transposed:
-        return False  # (a transposed A is read into registers and written to scratch)
-    pipeline = PIPELINES.get(x_type.pipeline_id)
+        return None  # (a transposed A is read into registers and written to scratch)
+    pipeline = pipelines.get(x_type.pipeline_id)
     if pipeline is None or not pipeline.pipelined:
+        return None
+    found = plan(x_type, y_type, acc_type)
+    if found is None or not found.instruction.startswith("wgmma"):
+        return None
+    return pipeline.pipeline_id
+
+
+@register_pass(mutates_CFG=False, analysis_only=True)
+class FindProductsInFlight(FunctionPass):
+    """Once the kernel is typed, record in the compilation the pipelines whose products run
+    on into the next iteration (:func:`runs_on`): the lowering of the pipeline's calls,
+    which come before the product in the loop, waits accordingly."""
+
+    _name = "numba_tile_find_products_in_flight"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        compilation = current()
+        for block in state.func_ir.blocks.values():
+            for statement in block.body:
+                expr = statement.value if isinstance(statement, numba_ir.Assign) else None
+                if not (isinstance(expr, numba_ir.Expr) and expr.op == "call") or getattr(
+                        state.typemap.get(expr.func.name), "typing_key", None) is not matrix.mma:
+                    continue
+                found = runs_on(*state.calltypes[expr].args[:3], compilation.pipelines)
+                if found is not None:
+                    compilation.products_in_flight.add(found)
         return False
-    PRODUCTS_IN_FLIGHT.add(pipeline.pipeline_id)
-    return True
 
 
 LOAD_ARGUMENTS = 5  # array, index, shape, padding_mode, order
@@ -269,8 +290,8 @@ def _stage_count(stage_bytes, extra_bytes=0):
     three quarters of the GPU's shared memory (the rest for the scratch buffer), at most 4;
     fewer than 2 is no pipelining. ``extra_bytes``: what the ring needs besides its
     stages."""
-    chosen = tile_typing.NUM_STAGES["value"]
-    budget = shared_limit() - SCRATCH["rings"] - extra_bytes
+    chosen = current().num_stages
+    budget = current().shared.available - extra_bytes
     if chosen is not None:
         return chosen if chosen * stage_bytes <= budget else 0
     stages = min(4, (budget * 3 // 4) // stage_bytes)
@@ -282,8 +303,9 @@ def _tensor_map_copies(pipeline_id, tiles, loads):
     copy the pipeline's tiles (sm_90, every array a kernel parameter that allows it, every
     tile a shape it copies into the swizzled layout), else None; ``tfloat32``: a float32
     tile only read as tfloat32, which the copy rounds."""
-    sources = bulk_copies.SOURCES.get(pipeline_id)
-    if TARGET["cc"] != (9, 0) or not sources or None in sources or \
+    compilation = current()
+    sources = compilation.tensor_map_sources.get(pipeline_id)
+    if compilation.target != (9, 0) or not sources or None in sources or \
             len(sources) != len(tiles):
         return None
     stored = [shape[:-2] + ((shape[-1], shape[-2]) if transposed else shape[-2:])
@@ -291,29 +313,31 @@ def _tensor_map_copies(pipeline_id, tiles, loads):
     if any(bulk_copies.boxes(dtype, shape) is None
            for (dtype, _, _), shape in zip(tiles, stored)):
         return None
-    rounded = bulk_copies.ROUNDED.get(pipeline_id) or [False] * len(tiles)
+    rounded = compilation.tensor_map_rounding.get(pipeline_id) or [False] * len(tiles)
     return [(parameter, array.ndim, dtype, shape, dtype is d.float32 and rounds)
             for parameter, (array, *_), (dtype, _, _), shape, rounds
             in zip(sources, loads, tiles, stored, rounded)]
 
 
 def pipeline_type(pipeline_id, loads):
-    """The pipeline of ``loads`` (``(array, index, shape, padding_mode)`` types each)."""
-    if pipeline_id in PIPELINES:
-        return PIPELINES[pipeline_id]
+    """The pipeline of ``loads`` (``(array, index, shape, padding_mode)`` types each),
+    planned (its ring reserved in the compilation's shared memory) when first typed."""
+    compilation = current()
+    if pipeline_id in compilation.pipelines:
+        return compilation.pipelines[pipeline_id]
     tiles = [_stageable(array, shape, mode, order) for array, _, shape, mode, order in loads]
-    stages, ring_end, maps, copies = 0, SCRATCH["rings"], None, None
-    if TARGET["cc"] >= (8, 0) and tiles and all(t is not None for t in tiles):
+    stages, ring_end, maps, copies = 0, compilation.shared.ring_bytes, None, None
+    if compilation.target >= (8, 0) and tiles and all(t is not None for t in tiles):
         stage_bytes = PipelineType(pipeline_id, tiles, 0, 0).stage_bytes
         copies = _tensor_map_copies(pipeline_id, tiles, loads)
         stages = _stage_count(stage_bytes, SHARED_ALIGNMENT if copies else 0)
         if stages > 1:
             maps = copies and [bulk_copies.tensor_map_slot(*copy) for copy in copies]
-            SCRATCH["rings"] += PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes
-            ring_end = SCRATCH["rings"]
+            ring_end = compilation.shared.reserve_ring(
+                PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes)
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
                          stages, ring_end, maps, [copy[-1] for copy in copies or ()])
-    PIPELINES[pipeline_id] = found
+    compilation.pipelines[pipeline_id] = found
     return found
 
 
@@ -322,16 +346,17 @@ def resident_type(resident_id, load):
     ``(array, index, shape, padding_mode, order)``), or None where it stays a plain load:
     it cannot be copied ahead, or its buffer would take more than a quarter of the shared
     memory the rings have left."""
-    if resident_id in PIPELINES:
-        return PIPELINES[resident_id]
+    compilation = current()
+    if resident_id in compilation.pipelines:
+        return compilation.pipelines[resident_id]
     tile = _stageable(*load[:1], *load[2:])
     found = None
-    if TARGET["cc"] >= (8, 0) and tile is not None:
+    if compilation.target >= (8, 0) and tile is not None:
         nbytes = PipelineType(resident_id, [tile], 1, 0).stage_bytes
-        if nbytes <= (shared_limit() - SCRATCH["rings"]) // 4:
-            SCRATCH["rings"] += nbytes
-            found = PipelineType(resident_id, [tile], 1, SCRATCH["rings"])
-    PIPELINES[resident_id] = found
+        if nbytes <= compilation.shared.available // 4:
+            found = PipelineType(resident_id, [tile], 1,
+                                 compilation.shared.reserve_ring(nbytes))
+    compilation.pipelines[resident_id] = found
     return found
 
 
@@ -385,7 +410,7 @@ class PipelineTileTemplate(_PipelineTemplate):
         if pipeline.pipelined:
             dtype, tile_shape, transposed = pipeline.tiles[which.literal_value]
             # (a tile the TMA rounded holds tfloat32 values, read only as such)
-            result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
+            result = StagedTileType(dtype, tile_shape, current().num_warps,
                                     pipeline.pipeline_id, transposed=transposed,
                                     stored=d.tfloat32 if pipeline.rounded[which.literal_value]
                                     else None)
@@ -404,7 +429,7 @@ class ResidentTileTemplate(_PipelineTemplate):
             result = _plain_load_signature(*args[1:])[0].return_type
         else:
             dtype, tile_shape, transposed = resident.tiles[0]
-            result = StagedTileType(dtype, tile_shape, tile_typing.NUM_WARPS["value"],
+            result = StagedTileType(dtype, tile_shape, current().num_warps,
                                     resident.pipeline_id, transposed=transposed)
         return signature(result, *args)
 
@@ -439,14 +464,6 @@ def _plain_load_signature(array, index, shape, mode, order):
 
 
 # -- lowering -----------------------------------------------------------------------------------
-def dynamic_shared_bytes():
-    """Bytes of dynamic shared memory the kernel just lowered asks for: the scratch buffer,
-    then the rings."""
-    if not SCRATCH["rings"]:
-        return SCRATCH["bytes"]
-    return _rounded(SCRATCH["bytes"]) + SCRATCH["rings"]
-
-
 def _asm(builder, text, constraints="", args=(), result=ir.VoidType(), side_effect=True):
     return builder.asm(ir.FunctionType(result, [a.type for a in args]), text,
                        constraints, list(args), side_effect=side_effect)
@@ -486,7 +503,7 @@ def _issue(context, builder, pipeline, iteration, valid, load_types, load_values
         return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
                            load_values)
     tid = nvvmutils.call_sreg(builder, "tid.x")
-    threads = 32 * tile_typing.NUM_WARPS["value"]
+    threads = 32 * current().num_warps
     for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
             zip(load_types, load_values)):
         dtype, shape, transposed = pipeline.tiles[which]
@@ -656,7 +673,7 @@ def lower_pipeline_wait(context, builder, sig, args):
         # distance + iteration groups were started: this iteration's is done once at most
         # distance - 1 younger ones are pending
         _asm(builder, f"cp.async.wait_group {pipeline.distance - 1};", "~{memory}")
-        if TARGET["cc"] >= (9, 0):  # wgmma reads shared memory through the async proxy
+        if current().target >= (9, 0):  # wgmma reads shared memory through the async proxy
             fence_async_proxy(builder)
         # every thread's copies visible; every read of the previous iteration's stage over
         barrier(builder)
@@ -669,7 +686,7 @@ def lower_pipeline_advance(context, builder, sig, args):
     if not pipeline.pipelined:
         return context.get_dummy_value()
     iteration = context.cast(builder, args[1], sig.args[1], types.int32)
-    if pipeline.pipeline_id in PRODUCTS_IN_FLIGHT or pipeline.tensor_maps:
+    if pipeline.pipeline_id in current().products_in_flight or pipeline.tensor_maps:
         # each warpgroup has waited for its product of the previous iteration (all but the
         # latest), or every thread has read its tiles (the TMA's wait has no barrier): once
         # all have, that stage is free
@@ -685,7 +702,7 @@ def lower_pipeline_advance(context, builder, sig, args):
 def lower_pipeline_end(context, builder, sig, args):
     # inside the loop: waiting after it, where the path that skips the loop joins, would
     # make ptxas serialize every wgmma
-    if sig.args[0].pipeline_id in PRODUCTS_IN_FLIGHT:
+    if sig.args[0].pipeline_id in current().products_in_flight:
         with builder.if_then(_as_bool(context, builder, sig.args[1], args[1]), likely=False):
             _asm(builder, "wgmma.wait_group.sync.aligned 0;", "~{memory}")
     return context.get_dummy_value()
@@ -711,14 +728,14 @@ def lower_resident_tile(context, builder, sig, args):
         order = context.get_dummy_value() if isinstance(sig.args[5], types.NoneType) else \
             args[5]
         return implementation(builder, list(args[1:4]) + [order, args[4]])
-    resident = PIPELINES[sig.return_type.pipeline_id]
+    resident = current().pipelines[sig.return_type.pipeline_id]
     # (run again, as in an outer loop: the products of the last run have read the buffer)
     barrier(builder)
     _issue(context, builder, resident, I32(0), ir.Constant(ir.IntType(1), 1),
            [tuple(sig.args[1:])], [tuple(args[1:])])
     # copies of pipelines issued before this one may be pending: wait for all
     _asm(builder, "cp.async.wait_group 0;", "~{memory}")
-    if TARGET["cc"] >= (9, 0):
+    if current().target >= (9, 0):
         fence_async_proxy(builder)
     barrier(builder)
     return _stage_pointer(builder, resident, I32(0), 0)

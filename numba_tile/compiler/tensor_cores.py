@@ -25,15 +25,15 @@ depends on the GPU being compiled for (set by the compiler):
 >>> import numba_tile as ct
 >>> from numba_tile.compiler.types import TileType
 >>> from numba_tile.compiler.tensor_cores import plan
->>> from numba_tile.compiler.tiles import TARGET
+>>> from numba_tile.compiler.compilation import Compilation, compiling
 >>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
 >>> acc = TileType(ct.float32, (64, 64), 4)
->>> TARGET["cc"] = (8, 0)
->>> p = plan(x, y, acc)
+>>> with compiling(Compilation(target=(8, 0))):
+...     p = plan(x, y, acc)
 >>> p.warps_m, p.warps_n, p.instruction
 (2, 2, 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32')
->>> TARGET["cc"] = (9, 0)
->>> plan(x, y, acc).instruction
+>>> with compiling(Compilation(target=(9, 0))):
+...     plan(x, y, acc).instruction
 'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16'
 """
 
@@ -45,7 +45,8 @@ from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import LinearLayout, mma_accumulator
 from . import arithmetic, warpgroup_mma
-from .tiles import TARGET, I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
+from .compilation import current
+from .tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
     thread_ids
 from .types import TileType
 
@@ -87,7 +88,7 @@ def fragment_shape(dtype):
 def plan(x_type, y_type, acc_type):
     """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
     kind, needs = _KINDS.get((x_type.dtype, acc_type.dtype), (None, None))
-    if kind is None or TARGET["cc"] < needs or not _batched_matrices(x_type, y_type) or \
+    if kind is None or current().target < needs or not _batched_matrices(x_type, y_type) or \
             y_type.dtype is not x_type.dtype:
         return None
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
@@ -145,8 +146,9 @@ def matmul_accumulator(x_type, y_type, result_dtype):
 def check_target(x_type):
     """``TileUnsupportedFeatureError`` for a float8 product where the GPU compiled for has no
     float8 tensor cores (before compute capability 8.9)."""
-    if x_type.dtype.name.startswith("float8") and TARGET["cc"] < FLOAT8_CC:
-        major, minor = TARGET["cc"]
+    target = current().target
+    if x_type.dtype.name.startswith("float8") and target < FLOAT8_CC:
+        major, minor = target
         raise TileUnsupportedFeatureError(
             f"mma of {x_type.dtype.name} needs float8 tensor cores (compute capability "
             f"{FLOAT8_CC[0]}.{FLOAT8_CC[1]} or later); this kernel is compiled for "

@@ -9,12 +9,15 @@ into a tile value, warp shuffles, the kernel's shared-memory scratch buffer and 
 layout conversion through it.
 """
 
+import functools
+
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.cuda import nvvmutils
 
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import broadcast_projection, register_sources
+from .compilation import SHARED_ALIGNMENT, current
 
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
@@ -76,21 +79,16 @@ def make_tile(context, builder, tile_type, values):
                               values)
 
 
-_FIRST_HOLDERS = {}
-
-
+@functools.lru_cache(maxsize=1024)
 def _first_holders(layout):
     """``(register, first register holding its element)`` of each register that repeats an
     earlier one of ``layout``."""
-    found = _FIRST_HOLDERS.get(layout)
-    if found is None:
-        seen, found = {}, []
-        for register in range(layout.in_sizes["register"]):
-            first = seen.setdefault(layout.apply(register=register), register)
-            if first != register:
-                found.append((register, first))
-        found = _FIRST_HOLDERS[layout] = tuple(found)
-    return found
+    seen, found = {}, []
+    for register in range(layout.in_sizes["register"]):
+        first = seen.setdefault(layout.apply(register=register), register)
+        if first != register:
+            found.append((register, first))
+    return tuple(found)
 
 
 def tile_registers(builder, tile_type, value):
@@ -124,9 +122,6 @@ def shuffle_xor(builder, value, lane_mask):
     return moved if isinstance(value.type, ir.IntType) else builder.bitcast(moved, value.type)
 
 
-# bytes of the scratch buffer; bytes at the end of shared memory held by the rings of
-# pipelined loads (:mod:`.staged_loads`)
-SCRATCH = {"bytes": 0, "rings": 0}
 SCRATCH_NAME = "numba_tile_scratch"
 
 
@@ -151,14 +146,14 @@ def scratch_regions(builder, regions, alignment=16):
         offsets.append(nbytes)
         nbytes += count * _element_bytes(element_type)
     nbytes = -(-nbytes // 16) * 16  # 16-byte vectors
-    limit = shared_limit() - SCRATCH["rings"]
-    if nbytes > limit:
-        rings = f" besides the {SCRATCH['rings']} bytes of pipelined loads (fewer " \
-            f"num_stages leave more)" if SCRATCH["rings"] else ""
+    plan = current().shared
+    if nbytes > plan.available:
+        rings = f" besides the {plan.ring_bytes} bytes of pipelined loads (fewer " \
+            f"num_stages leave more)" if plan.ring_bytes else ""
         raise TileUnsupportedFeatureError(
             f"This op needs {nbytes} bytes of shared memory; the target GPU gives a block at "
-            f"most {limit}{rings}")
-    SCRATCH["bytes"] = max(SCRATCH["bytes"], nbytes)
+            f"most {plan.available}{rings}")
+    plan.use_scratch(nbytes)
     base = shared_base(builder)
     pointers = []
     for (element_type, _), offset in zip(regions, offsets):
@@ -181,10 +176,6 @@ def shared_base(builder):
         variable.linkage = "external"
         variable.align = SHARED_ALIGNMENT
     return builder.bitcast(variable, ir.IntType(8).as_pointer(3))
-
-
-# 1024 bytes: where the 128-byte swizzle pattern of wgmma repeats
-SHARED_ALIGNMENT = 1024
 
 
 def scratch(builder, element_type, count):
@@ -213,19 +204,6 @@ def barrier(builder):
 
 
 # -- layout conversions -----------------------------------------------------------------------
-# Shared memory a block may have, by compute capability (the launch opts in beyond 48 KB)
-SHARED_LIMITS = {(8, 0): 163 * 1024, (8, 7): 163 * 1024, (9, 0): 227 * 1024,
-                 (10, 0): 227 * 1024}
-OPT_IN_THRESHOLD = 48 * 1024
-TARGET = {"cc": (8, 0)}  # the compute capability being compiled for (set by the pipeline)
-
-
-def shared_limit():
-    """Bytes of shared memory a block may use on the target: 99 KB where not listed (the
-    consumer GPUs of compute capability 8.6 and 8.9, and later ones until measured)."""
-    return SHARED_LIMITS.get(TARGET["cc"], 99 * 1024)
-
-
 def linear_offset(builder, coords, shape):
     """Row-major linear offset (int32) of run-time coordinates in ``shape``."""
     offset = I32(0)

@@ -14,6 +14,7 @@ from numba.cuda import types as cuda_types
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import blocked
+from .compilation import current
 
 _SCALARS = {
     d.bool_: types.boolean, d.uint8: types.uint8, d.uint16: types.uint16,
@@ -112,16 +113,12 @@ class ArrayType(types.Type):
         return f"{self.ndim}-d {self.dtype} array"
 
 
-# Elements a thread holds in a run along the last axis in the default layout. The compiler sets
-# it for each kernel from the dtypes of its arrays (:func:`run_length_for`) before typing, so
-# every tile of a kernel made with one shape shares one layout whatever its dtype, and
-# elementwise ops between them stay in registers.
-DEFAULT_RUN = {"elements": 4}
-
-
 def run_length_for(dtypes):
     """The default run length of a kernel whose arrays have ``dtypes``: a 16-byte vector of the
-    narrowest of them, between 4 and 8 elements.
+    narrowest of them, between 4 and 8 elements. The compiler sets it for each kernel before
+    typing (:attr:`.compilation.Compilation.default_run`), so every tile of a kernel made
+    with one shape shares one layout whatever its dtype, and elementwise ops between them
+    stay in registers.
 
     Four float32 (16 bytes) are the best run for 4-byte data; float16 data needs 8 to load and
     store 16 bytes at a time (measured on an H100: 8 a thread costs float32-only kernels about
@@ -162,10 +159,10 @@ def is_aligned(pointer, shape, strides, itemsize):
 
 def default_layout(shape, num_warps):
     """The layout a tile gets when it is made (loaded, filled): blocked, with runs of
-    ``DEFAULT_RUN["elements"]`` elements a thread whatever the dtype (see
+    the compilation's ``default_run`` elements a thread whatever the dtype (see
     :func:`run_length_for`)."""
     return blocked(tuple(shape), num_warps=num_warps,
-                   element_bytes=16 // DEFAULT_RUN["elements"])
+                   element_bytes=16 // current().default_run)
 
 
 class TileType(types.Type):

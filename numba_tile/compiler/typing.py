@@ -30,16 +30,12 @@ from ..rules import reductions as reduction_rules
 from ..rules import shapes as shape_rules
 from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
 from . import arithmetic
+from .compilation import current
 from .abstract import RuntimeScalar, constant_of, operand, python_value
 from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
     TypedConstant, default_layout, dtype_of_scalar, scalar_type, storage_scalar_type
 
 registry = Registry()
-
-# The number of warps of the kernel being typed (one thread block per tile block).
-NUM_WARPS = {"value": 4}
-# the kernel's num_stages option: shared-memory stages of pipelined loads (None: by size)
-NUM_STAGES = {"value": None}
 
 
 def _stub(fn):
@@ -93,7 +89,7 @@ def _infer_load(values):
                                       _constant(values["padding_mode"]))
     if spec.shape == ():
         return scalar_type(spec.dtype)
-    return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
+    return TileType(spec.dtype, spec.shape, current().num_warps)
 
 
 def _infer_store(values):
@@ -435,7 +431,7 @@ def _infer_reshape(values):
     dtype = dtype_of_scalar(x)
     if dtype is not None and not isinstance(x, types.Literal):  # a run-time scalar: (1, ...)
         return TileType(dtype, shape_rules.reshape((), _constant(values["shape"])),
-                        NUM_WARPS["value"])
+                        current().num_warps)
     x = _tile_argument(values, "reshape")
     return TileType(x.dtype, shape_rules.reshape(x.shape, _constant(values["shape"])),
                     x.num_warps)
@@ -574,12 +570,12 @@ def _infer_full(values):
         from ..promotion import check_constant_fits
         if not (isinstance(fill_op.value, float) and not dtype.is_float):
             check_constant_fits(fill_op.value, dtype)
-    return TileType(dtype, shape, NUM_WARPS["value"])
+    return TileType(dtype, shape, current().num_warps)
 
 
 def _infer_zeros(values):
     return TileType(_constant(values["dtype"]), tile_shape(_constant(values["shape"]), "shape"),
-                    NUM_WARPS["value"])
+                    current().num_warps)
 
 
 _template(factories.full, _infer_full)
@@ -704,7 +700,7 @@ def _infer_arange(values):
             raise TileTypeError(f"{name} must be a scalar, got {value}")
         _check_constant_fits(value, dtype)
     scalar_type(dtype)
-    return TileType(dtype, (n,), NUM_WARPS["value"])
+    return TileType(dtype, (n,), current().num_warps)
 
 
 def _infer_astile(values):
@@ -715,10 +711,10 @@ def _infer_astile(values):
         return value.with_dtype(dtype)
     if is_scalar(value):
         _check_constant_fits(value, dtype)
-        return TileType(dtype, (), NUM_WARPS["value"])
+        return TileType(dtype, (), current().num_warps)
     constant = _constant(value)  # nested tuples of constants: checked by the interpreter
     tile = factories.astile.__tile_op__(constant, dtype=dtype)
-    return TileType(dtype, tile.shape, NUM_WARPS["value"])
+    return TileType(dtype, tile.shape, current().num_warps)
 
 
 def _infer_num_tiles(values):
@@ -1003,7 +999,7 @@ ArrayAttributes.resolve_tiled_view = _bound(
 
 def _infer_view_load(view, values):
     memory_rules.tile_index(operand(values["index"]), view.array.ndim)
-    return TileType(view.dtype, view.tile_shape, NUM_WARPS["value"])
+    return TileType(view.dtype, view.tile_shape, current().num_warps)
 
 
 def _infer_view_store(view, values):
@@ -1130,9 +1126,8 @@ registry.register_global(reversed)(ReversedTuple)
 
 
 # -- matrix products ----------------------------------------------------------------------------
-def infer_mma(values, in_flight=True):
-    """The result type of ``mma``; ``in_flight``: a ``wgmma`` on two tiles of one pipeline
-    may run on into the next iteration (see :mod:`.staged_loads`)."""
+def infer_mma(values):
+    """The result type of ``mma``."""
     from .staged_loads import StagedTileType
     x, y, acc = values["x"], values["y"], values["acc"]
     # operands of pipelined loads wait in shared memory (see staged_loads)
@@ -1142,11 +1137,7 @@ def infer_mma(values, in_flight=True):
     matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
-    from .tensor_cores import plan, result_type
-    found = plan(x, y, acc)
-    if in_flight and found is not None and found.instruction.startswith("wgmma"):
-        from .staged_loads import keep_products_in_flight
-        keep_products_in_flight(x, y)
+    from .tensor_cores import result_type
     return result_type(x, y, acc)
 
 
@@ -1162,7 +1153,7 @@ def _infer_matmul(values):
     accumulator = matmul_accumulator(x, y, spec.dtype)
     if accumulator is not None:
         return accumulator.with_dtype(spec.dtype)
-    return TileType(spec.dtype, spec.shape, NUM_WARPS["value"])
+    return TileType(spec.dtype, spec.shape, current().num_warps)
 
 
 _template(matrix.mma, infer_mma)

@@ -23,7 +23,8 @@ from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from .. import dtypes as d
-from .tiles import I32, I64, TARGET, barrier, fence_async_proxy, make_tile, move_tile, \
+from .compilation import current
+from .tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
 
 F32 = ir.FloatType()
@@ -34,9 +35,6 @@ _KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.b
           (d.tfloat32, d.float32): "f32.tf32.tf32"}
 STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
-# set while a product of :mod:`.deferred_products` is lowered: on, it is not waited for where
-# it can run on (committed: a group was committed for it)
-DEFERRING = {"on": False, "committed": False}
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
 
 
@@ -46,7 +44,7 @@ def applies(x_type, y_type, acc_type):
     and rows of 64 bytes or a multiple of 128 in shared memory)."""
     from .staged_loads import StagedTileType
     from .tensor_cores import is_one_matrix
-    if TARGET["cc"] != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
+    if current().target != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
             not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
         return False
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
@@ -87,8 +85,10 @@ def instruction(x_type, y_type, acc_type):
     return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
 
-def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result):
-    """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``."""
+def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result,
+                deferred=False):
+    """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``; ``deferred`` (a
+    product of :mod:`.deferred_products`): not waited for where it can run on."""
     from .tensor_cores import operand_pointers
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
@@ -102,10 +102,10 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     else:
         a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
                                                 async_proxy=True)
-    from .staged_loads import PRODUCTS_IN_FLIGHT, StagedTileType
+    from .staged_loads import StagedTileType
     # an operand from registers is read from the scratch buffer, which the next op may
     # write: such a product is waited for at once
-    deferred = DEFERRING["on"] and isinstance(y_type, StagedTileType) and (
+    deferred = deferred and isinstance(y_type, StagedTileType) and (
         a_words is not None or isinstance(x_type, StagedTileType))
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = result.num_warps
@@ -159,14 +159,13 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                                   a_operand, b_descriptor, itemsize, transposed)
             registers[first:first + columns // 2] = fragment
     _asm(builder, "wgmma.commit_group.sync.aligned;")
-    DEFERRING["committed"] = True
     # operands of a pipeline stay in their stage until the next iteration's copies start
     # (after a barrier): the product may run on while this iteration's copies are issued,
     # waited for once the next one is started (the loop ends by waiting for it); otherwise
     # their shared memory may be written again once the barrier that follows passes
     in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
         and x_type.pipeline_id == y_type.pipeline_id \
-        and x_type.pipeline_id in PRODUCTS_IN_FLIGHT
+        and x_type.pipeline_id in current().products_in_flight
     if not deferred:
         _asm(builder, f"wgmma.wait_group.sync.aligned {1 if in_flight else 0};")
     return make_tile(context, builder, result, registers)

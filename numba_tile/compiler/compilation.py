@@ -1,0 +1,156 @@
+"""The state of one compile: what the passes, typing templates and lowerings of a kernel share.
+
+A :class:`Compilation` is made by the pipeline (:func:`~numba_tile.compiler.pipeline.
+compile_to_ptx`) for each kernel it types and lowers, and reached from anywhere in that
+compile through :func:`current`; once the compile ends it is gone. Nothing a compile decides
+is kept in a module global, so two compiles never see each other's decisions and nothing has
+to be reset between them.
+
+It holds the options (target, warps, stages, the default run length of tiles), the
+shared-memory plan (:class:`SharedMemoryPlan`: the scratch buffer every conversion shares and
+the rings of pipelined loads), the pipelines typed so far and those whose products run on into
+the next iteration, the tensor maps the launch passes (and, found before typing, which kernel
+parameter each pipelined load reads and whether its tile is only read rounded to tfloat32),
+and the layouts asked of index tiles.
+
+Outside a compile, :func:`current` gives a fresh compilation with the default options, so
+that the types of tile code can be made and inspected in tests and examples:
+
+>>> from numba_tile.compiler.compilation import Compilation, compiling, current
+>>> current().num_warps, current().target
+(4, (8, 0))
+>>> with compiling(Compilation(target=(9, 0), num_warps=8)):
+...     current().num_warps, current().shared.limit
+(8, 232448)
+>>> current().num_warps
+4
+"""
+
+import contextlib
+import contextvars
+
+# Shared memory a block may have, by compute capability (the launch opts in beyond 48 KB)
+SHARED_LIMITS = {(8, 0): 163 * 1024, (8, 7): 163 * 1024, (9, 0): 227 * 1024,
+                 (10, 0): 227 * 1024}
+# elsewhere (the consumer GPUs of compute capability 8.6 and 8.9, and later ones until measured)
+SHARED_LIMIT_UNLISTED = 99 * 1024
+# 1024 bytes: where the 128-byte swizzle pattern of wgmma repeats
+SHARED_ALIGNMENT = 1024
+DEFAULT_TARGET = (8, 0)
+DEFAULT_NUM_WARPS = 4
+DEFAULT_RUN_ELEMENTS = 4
+
+
+def aligned_to_stage(nbytes):
+    """``nbytes`` rounded up to :data:`SHARED_ALIGNMENT`, where stages and rings start.
+
+    >>> from numba_tile.compiler.compilation import aligned_to_stage
+    >>> aligned_to_stage(1), aligned_to_stage(2048)
+    (1024, 2048)
+    """
+    return -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
+
+
+class SharedMemoryPlan:
+    """The kernel's dynamic shared memory: the scratch buffer at its start (as large as the
+    largest use any lowering asks for, see :func:`~numba_tile.compiler.tiles.scratch_regions`),
+    the rings of pipelined loads at its end (reserved as their pipelines are planned).
+
+    >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+    >>> plan = SharedMemoryPlan((9, 0))
+    >>> plan.reserve_ring(4096), plan.use_scratch(100), plan.dynamic_bytes
+    (4096, 100, 5120)
+    """
+
+    def __init__(self, target):
+        self.limit = SHARED_LIMITS.get(target, SHARED_LIMIT_UNLISTED)
+        self.scratch_bytes = 0
+        self.ring_bytes = 0
+
+    @property
+    def available(self):
+        """Bytes the rings have left for the scratch buffer (or for more rings)."""
+        return self.limit - self.ring_bytes
+
+    def reserve_ring(self, nbytes):
+        """Take ``nbytes`` at the end of shared memory for a ring: returns where it ends,
+        counted from the end."""
+        self.ring_bytes += nbytes
+        return self.ring_bytes
+
+    def use_scratch(self, nbytes):
+        """Record that a lowering uses the first ``nbytes`` of the scratch buffer."""
+        self.scratch_bytes = max(self.scratch_bytes, nbytes)
+        return self.scratch_bytes
+
+    @property
+    def dynamic_bytes(self):
+        """Bytes of dynamic shared memory the launch asks for: the scratch buffer, then the
+        rings."""
+        if not self.ring_bytes:
+            return self.scratch_bytes
+        return aligned_to_stage(self.scratch_bytes) + self.ring_bytes
+
+
+class Compilation:
+    """One compile of one kernel for one target (see the module's docstring).
+
+    ``target`` is the compute capability, ``num_warps`` the thread block size in warps,
+    ``num_stages`` the kernel's option for pipelined loads (None: chosen by size) and
+    ``default_run`` the elements a thread holds in a run in the default layout of a tile
+    (:func:`~numba_tile.compiler.types.run_length_for`)."""
+
+    def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
+                 default_run=DEFAULT_RUN_ELEMENTS):
+        self.target = tuple(target)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.default_run = default_run
+        self.shared = SharedMemoryPlan(self.target)
+        # pipeline id -> its PipelineType (or None for a resident tile left in registers),
+        # planned when typing first meets it: typing may see a call several times
+        self.pipelines = {}
+        # ids of the pipelines whose products (wgmma) run on while the next copies start,
+        # found once the kernel is typed (see staged_loads.PlanProductsInFlight)
+        self.products_in_flight = set()
+        # the TensorMapSpec of each tensor map the launch passes, in parameter order
+        self.tensor_maps = []
+        # pipeline id -> for each of its loads, the kernel parameter its array is, or None
+        # (not a parameter, or allow_tma=False): found by the pipelining pass, before typing
+        self.tensor_map_sources = {}
+        # pipeline id -> for each of its loads, True where its tile is only read rounded to
+        # tfloat32, which the tensor memory accelerator can do as it copies
+        self.tensor_map_rounding = {}
+        # key -> layout asked of an index tile (see index_layouts)
+        self.index_layouts = {}
+
+    def tensor_map_slot(self, spec):
+        """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on
+        first use."""
+        if spec not in self.tensor_maps:
+            self.tensor_maps.append(spec)
+        return self.tensor_maps.index(spec)
+
+    def __repr__(self):
+        return (f"<Compilation for sm_{self.target[0]}{self.target[1]}, {self.num_warps} "
+                f"warps>")
+
+
+_ACTIVE = contextvars.ContextVar("numba_tile_compilation", default=None)
+
+
+def current():
+    """The compilation in progress; outside one, a fresh compilation with the default
+    options (nothing written to it is kept)."""
+    active = _ACTIVE.get()
+    return Compilation() if active is None else active
+
+
+@contextlib.contextmanager
+def compiling(compilation):
+    """Make ``compilation`` the one :func:`current` gives while the block runs."""
+    token = _ACTIVE.set(compilation)
+    try:
+        yield compilation
+    finally:
+        _ACTIVE.reset(token)
