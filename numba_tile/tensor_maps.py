@@ -1,4 +1,4 @@
-"""Tensor maps for the TMA copies of a launch (see :mod:`numba_tile.compiler.bulk_copies`):
+"""Tensor maps for the TMA copies of a launch (see :mod:`numba_tile.compiler.hardware.tma`):
 encoded on the host by the CUDA driver's ``cuTensorMapEncodeTiled`` from an array argument
 (its address, shape and strides) and the box the kernel copies, and passed as kernel
 parameters.
@@ -13,7 +13,7 @@ True
 
 import ctypes
 
-from .compiler.bulk_copies import MAP_BYTES, TensorMapSpec
+from .compiler.hardware.tma import MAP_BYTES, TensorMapSpec
 
 # CUtensorMapDataType by element size: the TMA copies bits, so unsigned integers of the
 # element's width serve every dtype (zero fill outside the array is the same)

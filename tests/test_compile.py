@@ -641,7 +641,7 @@ def test_a_product_is_waited_for_where_read_counting_the_younger_ones():
 
 def test_waits_that_do_not_settle_wait_for_every_product(monkeypatch):
     """Where the data flow would not settle, every wait waits for all products (count 0)."""
-    from numba_tile.compiler import deferred_products
+    from numba_tile.compiler.frontend import deferred_products
     monkeypatch.setattr(deferred_products, "ROUNDS_PER_BLOCK", -10)
     a = np.zeros((64, 64), np.float16)
     compiled = ct.compile(two_products_kernel.replace_hints(num_warps=4, occupancy=1),

@@ -1,5 +1,5 @@
 """Index tiles (``ct.arange`` and what is computed from it) made in the layout of the op that
-reads them (``numba_tile.compiler.index_layouts``): results are those of NumPy in every mode,
+reads them (``numba_tile.compiler.frontend.index_layouts``): results are those of NumPy in every mode,
 and a mask over a product's accumulator makes no trip through shared memory."""
 
 import numpy as np
@@ -146,7 +146,8 @@ def test_merged_layout_needs_agreeing_slices():
 def test_a_failed_second_typing_keeps_the_first(monkeypatch):
     """Should typing the kernel again fail, the pass puts the kernel back as it was: it
     compiles, with the mask moved through shared memory as before the pass existed."""
-    from numba_tile.compiler import compilation, index_layouts
+    from numba_tile.compiler import compilation
+    from numba_tile.compiler.frontend import index_layouts
 
     class Unreadable(dict):
         def __getitem__(self, key):

@@ -53,7 +53,7 @@ def aligned_to_stage(nbytes):
 
 class SharedMemoryPlan:
     """The kernel's dynamic shared memory: the scratch buffer at its start (as large as the
-    largest use any lowering asks for, see :func:`~numba_tile.compiler.tiles.scratch_regions`),
+    largest use any lowering asks for, see :func:`~numba_tile.compiler.lowering.tiles.scratch_regions`),
     the rings of pipelined loads at its end (reserved as their pipelines are planned).
 
     >>> from numba_tile.compiler.compilation import SharedMemoryPlan

@@ -50,5 +50,5 @@ class TypedConstantModel(models.PrimitiveModel):
     """A typed constant is carried as a value of its dtype (in storage form)."""
 
     def __init__(self, dmm, fe_type):
-        from .arithmetic import storage_type
+        from .lowering.arithmetic import storage_type
         super().__init__(dmm, fe_type, storage_type(fe_type.dtype))

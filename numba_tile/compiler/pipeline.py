@@ -1,6 +1,6 @@
 """From a kernel and argument types to PTX (and a cubin where a linker is available).
 
-The steps: Numba bytecode and IR, tile typing (:mod:`.typing`), lowering (:mod:`.lowering`)
+The steps: Numba bytecode and IR, tile typing (:mod:`~numba_tile.compiler.typing`), lowering (:mod:`~numba_tile.compiler.lowering`)
 on our contexts, then numba-cuda's kernel fix-up and NVVM for the target architecture.
 Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 """
@@ -16,13 +16,13 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
-from . import bulk_copies
-from . import deferred_products  # noqa: F401 (registers its calls' typing and lowering)
-from . import index_layouts  # noqa: F401 (registers its calls' typing and lowering)
+from .hardware import tma
+from .frontend import deferred_products
+from .frontend import index_layouts
 from .compilation import Compilation, compiling
 from .contexts import contexts
-from .frontend import format_specs
-from .helpers import kernel_for_compilation
+from .frontend.device_output import format_specs
+from .frontend.helpers import kernel_for_compilation
 from .types import ArrayType, run_length_for
 
 
@@ -51,7 +51,7 @@ class CompiledKernel:
         # static shared memory from the linker, plus the scratch buffer the launch asks for
         self.dynamic_shared_bytes = dynamic_shared_bytes
         self.shared_bytes = _report(info_log, r"(\d+) bytes smem") + dynamic_shared_bytes
-        # the tensor maps the launch passes after the arguments (bulk_copies.TensorMapSpec
+        # the tensor maps the launch passes after the arguments (tma.TensorMapSpec
         # fields as plain tuples: the disk cache unpickles only plain data)
         self.tensor_maps = tuple(tuple(spec) for spec in tensor_maps)
 
@@ -73,13 +73,13 @@ class TileCompiler(cuda_compiler.CUDACompiler):
 
         from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
 
-        from .constant_branches import PruneConstantBranches
-        from .deferred_products import DeferProductWaits
-        from .frontend import RewriteDeviceOutput
-        from .index_layouts import ComputeIndexTilesInPlace
-        from .pipelining import PipelineMmaLoads
-        from .staged_loads import FindProductsInFlight
-        from .static_iter import UnrollStaticIter
+        from .frontend.constant_branches import PruneConstantBranches
+        from .frontend.deferred_products import DeferProductWaits
+        from .frontend.device_output import RewriteDeviceOutput
+        from .frontend.index_layouts import ComputeIndexTilesInPlace
+        from .frontend.pipelining import PipelineMmaLoads
+        from .hardware.staged_loads import FindProductsInFlight
+        from .frontend.static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:
             passes = []
@@ -123,7 +123,7 @@ _LOWERED_KEPT = 8
 def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
-    :class:`~.bulk_copies.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
+    :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
     blocks an SM should hold at once: the compiler then limits registers to fit them;
     ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size)."""
     cc = parse_arch(arch)
@@ -137,7 +137,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
         while len(_LOWERED) > _LOWERED_KEPT:
             _LOWERED.popitem(last=False)
     library, entry, scratch_bytes, tensor_maps = lowered
-    ptx = bulk_copies.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
+    ptx = tma.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
     return ptx, entry, scratch_bytes, tensor_maps
 
 

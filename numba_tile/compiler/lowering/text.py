@@ -3,12 +3,12 @@
 Device code has no strings, so text is a compile-time recipe: a :class:`TextType` lists
 constant pieces and the places of values with their format spec; its run-time value holds just
 the values. ``f"t={t} n={n:.2f}"`` is ``"t=" + str(t) + " n=" + format(n, ".2f")``, and each
-step here makes a longer recipe; :mod:`.device_output` prints it. Text of constants is folded
+step here makes a longer recipe; :mod:`~numba_tile.compiler.lowering.device_output` prints it. Text of constants is folded
 into a constant string, formatted as the interpreter formats the Python value.
 
 >>> import numba_tile as ct
 >>> from numba.core import types
->>> from numba_tile.compiler.text import TextType, text_of
+>>> from numba_tile.compiler.lowering.text import TextType, text_of
 >>> t = text_of(types.literal("n=")) + text_of(types.int32, ".2f")
 >>> t.parts, t.values
 (('n=', (0, '.2f')), (int32,))
@@ -23,14 +23,14 @@ from numba.core.typing import signature
 from numba.cuda.models import register_model
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ..errors import TileTypeError
-from ..rules.formatting import conversion_for_spec
-from .abstract import constant_of
+from ...errors import TileTypeError
+from ...rules.formatting import conversion_for_spec
+from ..abstract import constant_of
 
 _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
-from .lowering import lower
-from .types import TileType, dtype_of_scalar
-from .typing import registry
+from . import lower
+from ..types import TileType, dtype_of_scalar
+from ..typing import registry
 
 
 class TextType(types.Type):

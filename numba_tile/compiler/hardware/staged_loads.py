@@ -1,6 +1,6 @@
 """Pipelined loads: the tiles that feed ``mma`` in a loop, copied ahead into a ring of stages.
 
-:mod:`.pipelining` rewrites a loop whose ``ct.load`` results only feed ``ct.mma`` into calls
+:mod:`~numba_tile.compiler.frontend.pipelining` rewrites a loop whose ``ct.load`` results only feed ``ct.mma`` into calls
 of the functions below; this module types and lowers them. Before the loop,
 :func:`pipeline_issue` starts the copies of the first ``stages - 1`` iterations' tiles; in
 iteration ``i``, :func:`pipeline_wait` waits for iteration ``i``'s copies,
@@ -9,10 +9,10 @@ for ``mma`` to read (``ldmatrix``, ``wgmma``), and once the products are started
 :func:`pipeline_advance` starts the copies of iteration ``i + stages - 1`` into the stage
 that iteration ``i - 1`` used: the tensor cores work while the copies are issued. The copies are
 ``cp.async`` of 16 bytes (zero-filled outside the array: zero padding), into the swizzled
-layout of :func:`~numba_tile.compiler.tiles.swizzled_offset`; one barrier a step makes every
+layout of :func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`; one barrier a step makes every
 thread's copies visible and tells that the stage about to be refilled is no longer read. On
 sm_90 the tiles of arrays that are kernel parameters are copied by the tensor memory
-accelerator instead (:mod:`.bulk_copies`): thread 0 starts a stage's copies, each stage's
+accelerator instead (:mod:`~numba_tile.compiler.hardware.tma`): thread 0 starts a stage's copies, each stage's
 ``mbarrier`` tells when they landed, and one barrier a step tells that a stage is free.
 
 Pipelining applies to tiles of one matrix (2-d, or 3-d with one batch) of arrays specialized as
@@ -39,18 +39,19 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.models import register_model
 from numba.cuda.typing.templates import AbstractTemplate
 
-from .. import dtypes as d
-from ..enums import PaddingMode
-from ..language import matrix
-from ..rules.memory import normalize_order
-from . import arithmetic, bulk_copies, typing as tile_typing
-from .abstract import constant_of
-from .lowering import lower
-from .compilation import SHARED_ALIGNMENT, aligned_to_stage, current
-from .tiles import I32, I64, barrier, \
-    fence_async_proxy, load_shared, make_tile, register_coordinates, shared_base, swizzled_offset, \
-    thread_coordinates
-from .types import ArrayType, TileType, storage_scalar_type
+from ... import dtypes as d
+from ...enums import PaddingMode
+from ...language import matrix
+from ...rules.memory import normalize_order
+from ..lowering import arithmetic
+from . import tma
+from .. import typing as tile_typing
+from ..abstract import constant_of
+from ..lowering import lower
+from ..compilation import SHARED_ALIGNMENT, aligned_to_stage, current
+from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, load_shared, make_tile, \
+    register_coordinates, shared_base, swizzled_offset, thread_coordinates
+from ..types import ArrayType, TileType, storage_scalar_type
 
 I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
@@ -117,7 +118,7 @@ class PipelineType(types.Type):
     """A loop's pipeline: the tiles it stages (``(dtype, shape, transposed)`` each: a
     transposed tile is held as the array's rows give it, see :class:`StagedTileType`), the
     number of stages (0: not pipelined) and where its ring ends, counted from the end of
-    shared memory. ``tensor_maps`` (the slot of each tile's map, see :mod:`.bulk_copies`)
+    shared memory. ``tensor_maps`` (the slot of each tile's map, see :mod:`~numba_tile.compiler.hardware.tma`)
     where the TMA copies the tiles, None where ``cp.async`` does; the TMA's stages complete
     on ``mbarrier`` objects after the stages. Its run-time value is empty."""
 
@@ -156,7 +157,7 @@ class PipelineType(types.Type):
 
 class StagedTileType(types.Type):
     """A tile that a pipelined load left in its shared-memory stage, swizzled (see
-    :func:`~numba_tile.compiler.tiles.swizzled_offset`); ``mma`` reads it from there. Its
+    :func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`); ``mma`` reads it from there. Its
     run-time value is the shared-memory address of its first byte. A tfloat32 tile may hold
     float32 elements (``stored``), rounded by whoever reads them. A ``transposed`` tile (of a
     load with ``order=(1, 0)``) is stored as its transpose, :attr:`stored_shape`: the rows
@@ -205,7 +206,7 @@ def runs_on(x_type, y_type, acc_type, pipelines):
     """The id of the pipeline whose stages both operands of ``mma(x, y, acc)`` are in, where
     the product (a ``wgmma``) may run on while the iteration's copies start (until the next
     iteration's product is started), else None. ``pipelines``: the compilation's, by id."""
-    from .tensor_cores import plan
+    from .mma_sync import plan
     if not (isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) and
             x_type.pipeline_id == y_type.pipeline_id) or x_type.transposed:
         return None  # (a transposed A is read into registers and written to scratch)
@@ -310,7 +311,7 @@ def _tensor_map_copies(pipeline_id, tiles, loads):
         return None
     stored = [shape[:-2] + ((shape[-1], shape[-2]) if transposed else shape[-2:])
               for _, shape, transposed in tiles]
-    if any(bulk_copies.boxes(dtype, shape) is None
+    if any(tma.boxes(dtype, shape) is None
            for (dtype, _, _), shape in zip(tiles, stored)):
         return None
     rounded = compilation.tensor_map_rounding.get(pipeline_id) or [False] * len(tiles)
@@ -332,7 +333,7 @@ def pipeline_type(pipeline_id, loads):
         copies = _tensor_map_copies(pipeline_id, tiles, loads)
         stages = _stage_count(stage_bytes, SHARED_ALIGNMENT if copies else 0)
         if stages > 1:
-            maps = copies and [bulk_copies.tensor_map_slot(*copy) for copy in copies]
+            maps = copies and [tma.tensor_map_slot(*copy) for copy in copies]
             ring_end = compilation.shared.reserve_ring(
                 PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes)
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
@@ -454,7 +455,7 @@ class StagedAsTfloat32Template(_PipelineTemplate):
 
 
 def _plain_load_signature(array, index, shape, mode, order):
-    from ..language import memory
+    from ...language import memory
     mode = types.Omitted(PaddingMode.UNDETERMINED) if isinstance(mode, types.NoneType) \
         else mode
     order = types.Omitted("C") if isinstance(order, types.NoneType) else order
@@ -498,7 +499,7 @@ def _barrier_pointer(builder, pipeline, stage):
 
 def _issue(context, builder, pipeline, iteration, valid, load_types, load_values):
     """Start the copies of one iteration's tiles into its stage, as one group."""
-    from .lower_memory import ArrayView, _tile_indices, tile_origin
+    from ..lowering.memory import ArrayView, _tile_indices, tile_origin
     if pipeline.tensor_maps:
         return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
                            load_values)
@@ -544,11 +545,11 @@ def _issue(context, builder, pipeline, iteration, valid, load_types, load_values
 def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values):
     """Start the TMA copies of one iteration's tiles into its stage (thread 0 alone), which
     complete on the stage's barrier; none past the loop's end."""
-    from .lower_memory import _tile_indices, tile_origin
+    from ..lowering.memory import _tile_indices, tile_origin
     barrier_pointer = _barrier_pointer(builder, pipeline, _stage_of(builder, pipeline,
                                                                     iteration))
-    with builder.if_then(builder.and_(valid, bulk_copies.first_thread(builder))):
-        bulk_copies.expect_bytes(builder, barrier_pointer, sum(
+    with builder.if_then(builder.and_(valid, tma.first_thread(builder))):
+        tma.expect_bytes(builder, barrier_pointer, sum(
             math.prod(shape) * dtype.itemsize for dtype, shape, _ in pipeline.tiles))
         for which, ((_, index_type, *_), (_, index, *_)) in enumerate(
                 zip(load_types, load_values)):
@@ -558,14 +559,14 @@ def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_v
             if transposed:  # copied as the array holds it: the tile's last two axes swapped
                 shape = shape[:-2] + (shape[-1], shape[-2])
                 origin = origin[:-2] + [origin[-1], origin[-2]]
-            box_columns, _, count = bulk_copies.boxes(dtype, shape)
+            box_columns, _, count = tma.boxes(dtype, shape)
             stage = _stage_pointer(builder, pipeline, iteration, which)
             for box in range(count):  # 128-byte columns, one after the other
                 coordinates = [builder.add(origin[-1], I32(box * box_columns)), origin[-2],
                                *reversed(origin[:-2])]
                 target = builder.gep(stage, [I32(box * shape[-2] * box_columns *
                                                  dtype.itemsize)])
-                bulk_copies.copy_box(builder, pipeline.tensor_maps[which], target,
+                tma.copy_box(builder, pipeline.tensor_maps[which], target,
                                      coordinates, barrier_pointer)
 
 
@@ -639,7 +640,7 @@ def _as_bool(context, builder, numba_type, value):
 def lower_pipeline_begin(context, builder, sig, args):
     pipeline = sig.return_type
     if pipeline.tensor_maps:  # the stages' barriers, ready before the first copy
-        bulk_copies.init_barriers(builder, [_barrier_pointer(builder, pipeline, I32(stage))
+        tma.init_barriers(builder, [_barrier_pointer(builder, pipeline, I32(stage))
                                             for stage in range(pipeline.stages)])
         barrier(builder)
     return context.get_dummy_value()
@@ -667,7 +668,7 @@ def lower_pipeline_wait(context, builder, sig, args):
         # the stage's barrier completes once per use of the stage: phases 0, 1, 0, ...
         iteration = context.cast(builder, args[1], sig.args[1], types.int32)
         parity = builder.and_(builder.udiv(iteration, I32(pipeline.stages)), I32(1))
-        bulk_copies.wait_barrier(builder, _barrier_pointer(
+        tma.wait_barrier(builder, _barrier_pointer(
             builder, pipeline, _stage_of(builder, pipeline, iteration)), parity)
     elif pipeline.pipelined:
         # distance + iteration groups were started: this iteration's is done once at most

@@ -11,20 +11,20 @@ batch elements follow one another in the registers. A loop-carried accumulator t
 layout once, before the loop.
 
 The operands go through shared memory, with 16-byte chunks swizzled (see
-:func:`~numba_tile.compiler.tiles.swizzled_offset`) so that the fragment reads are free of bank
-conflicts (operands that a pipelined load left there, :mod:`.staged_loads`, are read in
+:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`) so that the fragment reads are free of bank
+conflicts (operands that a pipelined load left there, :mod:`~numba_tile.compiler.hardware.staged_loads`, are read in
 place): ``ldmatrix.x4`` reads a step of A (its 16 rows of 32 bytes), ``ldmatrix.x2.trans`` one
 of B for 2-byte inputs; B of other sizes, and float64's A, are read element by element. One
-``mma.sync`` per fragment and step follows. Other products use :mod:`.lower_matrix`'s general
+``mma.sync`` per fragment and step follows. Other products use :mod:`~numba_tile.compiler.lowering.matrix`'s general
 path (exact, any shape and pair), except that float8 products need a GPU with float8 tensor
 cores (``TileUnsupportedFeatureError`` before sm_89).
 
-On sm_90, :mod:`.warpgroup_mma` runs the products it can (``wgmma``) instead. The plan
+On sm_90, :mod:`~numba_tile.compiler.hardware.wgmma` runs the products it can (``wgmma``) instead. The plan
 depends on the GPU being compiled for (set by the compiler):
 
 >>> import numba_tile as ct
 >>> from numba_tile.compiler.types import TileType
->>> from numba_tile.compiler.tensor_cores import plan
+>>> from numba_tile.compiler.hardware.mma_sync import plan
 >>> from numba_tile.compiler.compilation import Compilation, compiling
 >>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
 >>> acc = TileType(ct.float32, (64, 64), 4)
@@ -41,14 +41,15 @@ from collections import namedtuple
 
 from llvmlite import ir
 
-from .. import dtypes as d
-from ..errors import TileUnsupportedFeatureError
-from ..layouts import LinearLayout, mma_accumulator
-from . import arithmetic, warpgroup_mma
-from .compilation import current
-from .tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
+from ... import dtypes as d
+from ...errors import TileUnsupportedFeatureError
+from ...layouts import LinearLayout, mma_accumulator
+from ..lowering import arithmetic
+from . import wgmma
+from ..compilation import current
+from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
     thread_ids
-from .types import TileType
+from ..types import TileType
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
@@ -93,10 +94,10 @@ def plan(x_type, y_type, acc_type):
         return None
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     shape = acc_type.shape
-    if warpgroup_mma.applies(x_type, y_type, acc_type):
+    if wgmma.applies(x_type, y_type, acc_type):
         warps = acc_type.num_warps
         return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), shape),
-                    warpgroup_mma.instruction(x_type, y_type, acc_type))
+                    wgmma.instruction(x_type, y_type, acc_type))
     step_m, step_n, step_k = fragment_shape(x_type.dtype)
     if m % step_m or n % step_n or k % step_k:
         return None

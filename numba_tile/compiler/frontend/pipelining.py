@@ -15,7 +15,7 @@ iteration runs, directly or through ``.astype(ct.tfloat32)`` (then ``staged_as_t
 rounded where the product reads them); their arguments computed from the loop variable and
 values
 fixed during the loop by plain arithmetic) and rewrites the loop into calls of
-:mod:`.staged_loads`::
+:mod:`~numba_tile.compiler.hardware.staged_loads`::
 
     pipe = pipeline_begin(id, <the loads' arguments>)         # before the loop
     distance = pipeline_distance(pipe)                       # stages - 1: known when typed
@@ -49,12 +49,12 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
-from .. import dtypes
-from ..language import matrix, memory
-from .compilation import current
-from .frontend import callee
-from .staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
+from ... import dtypes
+from ...language import matrix, memory
+from ..compilation import current
+from .device_output import callee
+from ..hardware.staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, \
+    pipeline_distance, pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
     staged_as_tfloat32
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
@@ -102,7 +102,7 @@ class PipelineMmaLoads(FunctionPass):
 
 def _stage_loop_invariant_operands(func_ir, loops, first_id):
     """Rewrite each load outside a loop whose tile only feeds ``mma`` in the loop (the
-    queries of attention) into :func:`~.staged_loads.resident_tile`: copied once into
+    queries of attention) into :func:`~numba_tile.compiler.hardware.staged_loads.resident_tile`: copied once into
     shared memory, where the products read it, instead of written there from registers by
     every product. Returns how many were rewritten."""
     rewritten = 0
@@ -537,7 +537,7 @@ def _argument_type(func_ir, var, arg_types):
 
 
 def _array_dtype(func_ir, var, arg_types):
-    from .types import ArrayType
+    from ..types import ArrayType
     array = _argument_type(func_ir, var, arg_types)
     return array.dtype if isinstance(array, ArrayType) else None
 
@@ -545,7 +545,7 @@ def _array_dtype(func_ir, var, arg_types):
 def _dtype_constant(func_ir, var, arg_types):
     """The dtype ``var`` holds where it is known before typing: a constant, a ``Constant``
     parameter, or ``A.dtype`` of an array argument; else None."""
-    from .abstract import constant_of
+    from ..abstract import constant_of
     definition = var
     while isinstance(definition, ir.Var):
         value = _definition(func_ir, definition)

@@ -7,7 +7,7 @@ interpreter) and in int64 for integers, then rounded (or wrapped) once to the re
 ``mma``'s accumulator is added before that rounding. This works for every shape (batched,
 1-d operands of ``matmul``, tiles smaller than a tensor-core fragment) and every dtype pair;
 ``mma``'s result keeps the accumulator's layout, so a loop-carried accumulator stays put.
-Products that fit tensor cores go to :mod:`.tensor_cores` instead.
+Products that fit tensor cores go to :mod:`~numba_tile.compiler.hardware.mma_sync` instead.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -23,14 +23,15 @@ Products that fit tensor cores go to :mod:`.tensor_cores` instead.
 from llvmlite import ir
 from numba.core import cgutils, types
 
-from .. import dtypes as d
-from ..language import matrix
-from . import arithmetic, tensor_cores, warpgroup_mma
-from .lowering import lower
-from .staged_loads import StagedTileType, staged_to_registers
+from ... import dtypes as d
+from ...language import matrix
+from . import arithmetic
+from ..hardware import mma_sync, wgmma
+from . import lower
+from ..hardware.staged_loads import StagedTileType, staged_to_registers
 from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, \
     register_coordinates, thread_coordinates
-from .types import TileType
+from ..types import TileType
 
 
 def _compute_dtype(*dtypes):
@@ -135,10 +136,10 @@ def lower_mma(context, builder, sig, args):
 def mma_product(context, builder, sig, args, deferred=False):
     """``(result, committed)`` of the ``ct.mma`` call ``sig`` on ``args``: ``committed`` is
     True where it ran as ``wgmma``, as a committed group. ``deferred``: such a product is
-    not waited for where it can run on (see :mod:`.deferred_products`)."""
+    not waited for where it can run on (see :mod:`~numba_tile.compiler.frontend.deferred_products`)."""
     x_type, y_type, acc_type = sig.args[:3]
     result = sig.return_type
-    found = tensor_cores.plan(x_type, y_type, acc_type)
+    found = mma_sync.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
         value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
                                      acc_type, args[2], result, deferred)
@@ -160,7 +161,7 @@ def mma_product(context, builder, sig, args, deferred=False):
 def lower_matmul(context, builder, sig, args):
     result = sig.return_type
     (x_type, y_type), (x, y) = sig.args[:2], args[:2]
-    accumulator = tensor_cores.matmul_accumulator(x_type, y_type, result.dtype) if \
+    accumulator = mma_sync.matmul_accumulator(x_type, y_type, result.dtype) if \
         isinstance(result, TileType) else None
     if accumulator is not None and accumulator.layout == result.layout:
         # a product into a zero accumulator on tensor cores, rounded (or wrapped) once
@@ -181,18 +182,18 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
     """The registers of ``mma(x, y, acc)`` on tensor cores (``result``: its type, by default
     the accumulator's; ``deferred``: a ``wgmma`` not waited for where it can run on)."""
     result = result or acc_type
-    found = tensor_cores.plan(x_type, y_type, acc_type)
+    found = mma_sync.plan(x_type, y_type, acc_type)
     if isinstance(x_type, StagedTileType) and x_type.transposed:
         # the tensor cores read A K-major: a transposed A goes through registers (and the
         # scratch buffer); a transposed B is read where it is
         x_type, x = staged_to_registers(context, builder, x_type, x)
     if found.instruction.startswith("wgmma"):
-        return warpgroup_mma.lower_wgmma(context, builder, found, x_type, x, y_type, y,
+        return wgmma.lower_wgmma(context, builder, found, x_type, x, y_type, y,
                                          acc_type, acc, result, deferred)
-    return tensor_cores.lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc,
+    return mma_sync.lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc,
                                   result)
 
 
 def _scalar_dtype(numba_type):
-    from .types import dtype_of_scalar
+    from ..types import dtype_of_scalar
     return dtype_of_scalar(numba_type)

@@ -14,7 +14,7 @@ share one implementation. The semantics are the interpreter's:
   shifts by the bit width or more give 0 (or -1 for a negative value shifted right).
 
 >>> import numba_tile as ct
->>> from numba_tile.compiler.arithmetic import compute_dtype
+>>> from numba_tile.compiler.lowering.arithmetic import compute_dtype
 >>> compute_dtype(ct.float16), compute_dtype(ct.int8)
 (float32, int8)
 """
@@ -26,9 +26,9 @@ from llvmlite import ir
 from numba.core import types
 from numba.core.typing import signature
 
-from .. import dtypes as d
-from ..enums import RoundingMode
-from ..errors import TileUnsupportedFeatureError
+from ... import dtypes as d
+from ...enums import RoundingMode
+from ...errors import TileUnsupportedFeatureError
 from . import narrow_floats
 
 I1 = ir.IntType(1)
@@ -48,7 +48,7 @@ def storage_type(dtype):
     """The LLVM type of one element of ``dtype`` in registers.
 
     >>> import numba_tile as ct
-    >>> from numba_tile.compiler.arithmetic import storage_type
+    >>> from numba_tile.compiler.lowering.arithmetic import storage_type
     >>> str(storage_type(ct.bfloat16)), str(storage_type(ct.bool_))
     ('i16', 'i1')
     """
@@ -74,7 +74,7 @@ def constant(dtype, value):
     """An LLVM constant of ``dtype`` in storage form.
 
     >>> import numba_tile as ct
-    >>> from numba_tile.compiler.arithmetic import constant
+    >>> from numba_tile.compiler.lowering.arithmetic import constant
     >>> str(constant(ct.float16, 1.0))
     'i16 15360'
     """
@@ -84,7 +84,7 @@ def constant(dtype, value):
     if dtype in (d.float8_e4m3fn, d.float8_e5m2):
         return ir.IntType(8)(int(np.array(value, dtype.numpy).view(np.uint8)))
     if dtype is d.tfloat32:
-        from ..interpreter.conversion import convert as convert_values
+        from ...interpreter.conversion import convert as convert_values
         return F32(float(convert_values(np.array(float(value)), d.float64, dtype)))
     if dtype is d.bool_:
         return I1(int(bool(value)))

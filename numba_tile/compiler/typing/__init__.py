@@ -17,22 +17,22 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, Registry, \
     bound_function
 
-from .. import dtypes as d
-from ..enums import PaddingMode
-from ..errors import TileTypeError, TileUnsupportedFeatureError
-from ..interpreter import tile_math
-from ..language import debugging, elementwise, factories, matrix, memory, reductions, shapes
-from ..promotion import Loose
-from ..rules import elementwise as elementwise_rules
-from ..rules import matrix as matrix_rules
-from ..rules import memory as memory_rules
-from ..rules import reductions as reduction_rules
-from ..rules import shapes as shape_rules
-from ..rules.core import broadcast_shapes, normalize_axis, tile_shape
-from . import arithmetic
-from .compilation import current
-from .abstract import RuntimeScalar, constant_of, operand, python_value
-from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
+from ... import dtypes as d
+from ...enums import PaddingMode
+from ...errors import TileTypeError, TileUnsupportedFeatureError
+from ...interpreter import tile_math
+from ...language import debugging, elementwise, factories, matrix, memory, reductions, shapes
+from ...promotion import Loose
+from ...rules import elementwise as elementwise_rules
+from ...rules import matrix as matrix_rules
+from ...rules import memory as memory_rules
+from ...rules import reductions as reduction_rules
+from ...rules import shapes as shape_rules
+from ...rules.core import broadcast_shapes, normalize_axis, tile_shape
+from ..lowering import arithmetic
+from ..compilation import current
+from ..abstract import RuntimeScalar, constant_of, operand, python_value
+from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
     TypedConstant, default_layout, dtype_of_scalar, scalar_type, storage_scalar_type
 
 registry = Registry()
@@ -122,7 +122,7 @@ def merged_layout(shape, tiles):
     each of them broadcasts register by register, or None (the default layout). Each bit of
     a register, lane or warp index maps to the coordinates the tiles give it on the axes
     where they are full: a row index ``(m, 1)`` and a column index ``(1, n)`` both sliced
-    from one ``(m, n)`` layout (a product's accumulator, see :mod:`.index_layouts`) merge
+    from one ``(m, n)`` layout (a product's accumulator, see :mod:`~numba_tile.compiler.frontend.index_layouts`) merge
     back into it. None where the tiles differ in their register, lane or warp counts,
     disagree on an axis, or leave an element of the result without a location.
 
@@ -135,7 +135,7 @@ def merged_layout(shape, tiles):
     >>> merged_layout((16, 32), [rows, columns]) == full
     True
     """
-    from ..layouts import HARDWARE_DIMS, LinearLayout
+    from ...layouts import HARDWARE_DIMS, LinearLayout
     rank = len(shape)
     bases = {}
     for dim in HARDWARE_DIMS:
@@ -205,8 +205,8 @@ def float_options(op, values, result_dtype):
 def _folded(result):
     """The constant type of an op folded on compile-time constants (an interpreter Tile or
     a loose Python number)."""
-    from ..interpreter.tile import Tile
-    from .contexts import literal_type
+    from ...interpreter.tile import Tile
+    from ..contexts import literal_type
     if isinstance(result, Tile) and result.ndim == 0:  # strictly typed: keeps its dtype
         return TypedConstant(result.dtype, result.constant_value())
     value = getattr(result, "item", lambda: result)()
@@ -387,9 +387,9 @@ def _infer_astype(values):
     if not isinstance(dtype, d.DType):
         dtype = d.to_dtype(dtype)
     rounding_mode = _constant(values.get("rounding_mode", types.Omitted(None)))
-    from ..enums import RoundingMode
+    from ...enums import RoundingMode
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
-        from ..errors import TileTypeError
+        from ...errors import TileTypeError
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
         return None
@@ -474,7 +474,7 @@ def inserted_axes(ndim, key):
     """The axes of the result of indexing a tile of rank ``ndim`` with ``key`` (the Numba
     type of ``:``, ``None``, ``...`` or a tuple of them) that ``None`` inserts."""
     items = list(key) if isinstance(key, types.BaseTuple) else [key]
-    from ..errors import TileTypeError
+    from ...errors import TileTypeError
     explicit = sum(isinstance(i, types.SliceType) for i in items)
     expanded = []
     for item in items:  # '...' stands for the ':' that the other entries leave out
@@ -518,7 +518,7 @@ registry.register_global(operator.getitem)(TileIndexTemplate)
 # -- compile-time helpers -------------------------------------------------------------------
 def _compile_time_value(numba_type, what):
     """The value of a compile-time constant argument, or a TileTypeError."""
-    from ..errors import TileTypeError
+    from ...errors import TileTypeError
     if isinstance(numba_type, types.BooleanLiteral):
         return numba_type.literal_value
     try:
@@ -529,7 +529,7 @@ def _compile_time_value(numba_type, what):
 
 
 def _infer_static_assert(values):
-    from ..errors import TileStaticAssertionError, TileTypeError
+    from ...errors import TileStaticAssertionError, TileTypeError
     condition = _compile_time_value(values["condition"], "static_assert()")
     if isinstance(condition, RuntimeScalar):
         raise TileTypeError(f"static_assert() needs a compile-time constant condition, got a "
@@ -542,7 +542,7 @@ def _infer_static_assert(values):
 
 
 def _infer_ensure_constant(values):
-    from ..errors import TileTypeError
+    from ...errors import TileTypeError
     value = values["value"]
     if not isinstance(value, (types.Literal, ConstantType, types.Omitted)) and not (
             isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal)
@@ -567,7 +567,7 @@ def _infer_full(values):
         raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
     fill_op = operand(fill)
     if isinstance(fill_op, Loose):
-        from ..promotion import check_constant_fits
+        from ...promotion import check_constant_fits
         if not (isinstance(fill_op.value, float) and not dtype.is_float):
             check_constant_fits(fill_op.value, dtype)
     return TileType(dtype, shape, current().num_warps)
@@ -685,7 +685,7 @@ def _check_constant_fits(numba_type, dtype):
     value = _constant(numba_type)
     if isinstance(value, (bool, int, float)) and not (isinstance(value, float) and
                                                       not dtype.is_float):
-        from ..promotion import check_constant_fits
+        from ...promotion import check_constant_fits
         check_constant_fits(value, dtype)
 
 
@@ -696,7 +696,7 @@ def _infer_arange(values):
         value = values[name]
         if not (is_scalar(value) or isinstance(value, types.Omitted) or (
                 isinstance(value, TileType) and value.shape == ())):
-            from ..errors import TileTypeError
+            from ...errors import TileTypeError
             raise TileTypeError(f"{name} must be a scalar, got {value}")
         _check_constant_fits(value, dtype)
     scalar_type(dtype)
@@ -724,7 +724,7 @@ def _infer_num_tiles(values):
     memory_rules.normalize_order(_constant(values["order"]), array.ndim)
     memory_rules.slice_axis(_constant(values["axis"]), array.ndim)
     if len(shape) != array.ndim:
-        from ..errors import TileValueError
+        from ...errors import TileValueError
         raise TileValueError(f"shape {shape} must have the array's rank {array.ndim}")
     return array.index
 
@@ -743,7 +743,7 @@ def _infer_extract(values):
     sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
                               _constant(values["shape"]))
     if not all(is_scalar(i) for i in items):
-        from ..errors import TileTypeError
+        from ...errors import TileTypeError
         raise TileTypeError(f"Index entries must be integers, got {index}")
     return TileType(x.dtype, sub, x.num_warps)
 
@@ -760,7 +760,7 @@ def _infer_insert(values):
 
 def _infer_cat(values):
     tiles = values["tiles"]
-    from ..errors import TileTypeError
+    from ...errors import TileTypeError
     if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2 or not all(
             isinstance(t, TileType) for t in tiles):
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {tiles}")
@@ -776,7 +776,7 @@ def _infer_bitcast(values):
     dtype = d.to_dtype(_constant(values["dtype"]))
     if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
             x.dtype.storage.itemsize:
-        from ..errors import TileTypeError
+        from ...errors import TileTypeError
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
                             f"{dtype}")
     scalar_type(dtype)
@@ -840,7 +840,7 @@ def _method(name, infer, function=None):
 def _infer_item(values):
     x = _tile_argument(values, "item")
     if math.prod(x.shape) != 1:
-        from ..errors import TileValueError
+        from ...errors import TileValueError
         raise TileValueError(f"item() needs a tile of one element, got shape {x.shape}")
     return scalar_type(x.dtype)
 
@@ -948,7 +948,7 @@ def type_dtype_call(dtype, args, kws):
     (value,) = args
     constant = constant_of(value, _NOT_A_CONSTANT)
     if constant is not _NOT_A_CONSTANT:
-        from ..interpreter.tile import make_constant
+        from ...interpreter.tile import make_constant
         return signature(_folded(make_constant(constant, dtype)), *args)
     if not (isinstance(value, TileType) or is_scalar(value)):
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")
@@ -1128,7 +1128,7 @@ registry.register_global(reversed)(ReversedTuple)
 # -- matrix products ----------------------------------------------------------------------------
 def infer_mma(values):
     """The result type of ``mma``."""
-    from .staged_loads import StagedTileType
+    from ..hardware.staged_loads import StagedTileType
     x, y, acc = values["x"], values["y"], values["acc"]
     # operands of pipelined loads wait in shared memory (see staged_loads)
     x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
@@ -1137,7 +1137,7 @@ def infer_mma(values):
     matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
-    from .tensor_cores import result_type
+    from ..hardware.mma_sync import result_type
     return result_type(x, y, acc)
 
 
@@ -1149,7 +1149,7 @@ def _infer_matmul(values):
     if spec.shape == ():
         return scalar_type(spec.dtype)
     # on tensor cores where the operands fit: the result in their fragment layout
-    from .tensor_cores import matmul_accumulator
+    from ..hardware.mma_sync import matmul_accumulator
     accumulator = matmul_accumulator(x, y, spec.dtype)
     if accumulator is not None:
         return accumulator.with_dtype(spec.dtype)
@@ -1182,7 +1182,7 @@ registry.register_global(operator.matmul)(MatmulOperator)
 
 class _Rewritten(AbstractTemplate):
     """Calls of ``ct.print``, ``ct.assert_`` and ``ct.static_iter`` are rewritten before
-    typing (:mod:`.frontend`); these templates only give the names a type."""
+    typing (:mod:`~numba_tile.compiler.frontend.device_output`); these templates only give the names a type."""
 
     prefer_literal = True
 
@@ -1196,4 +1196,4 @@ for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
 
 
 # typing of device output lives beside its lowering; importing it registers the templates
-from . import device_output, text  # noqa: E402,F401
+from ..lowering import device_output, text  # noqa: E402,F401

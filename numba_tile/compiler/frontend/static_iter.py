@@ -17,9 +17,9 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError
 from numba.cuda.core.ir_utils import build_definitions, replace_var_names
 
-from ..errors import TileTypeError, TileUnsupportedFeatureError
-from ..language import debugging
-from .frontend import callee, source_location
+from ...errors import TileTypeError, TileUnsupportedFeatureError
+from ...language import debugging
+from .device_output import callee, source_location
 
 
 @register_pass(mutates_CFG=True, analysis_only=False)

@@ -10,13 +10,13 @@ import math
 
 from numba.core import types
 
-from .. import dtypes as d
-from ..errors import TileUnsupportedFeatureError
-from ..language import reductions
-from ..rules.core import normalize_axes
+from ... import dtypes as d
+from ...errors import TileUnsupportedFeatureError
+from ...language import reductions
+from ...rules.core import normalize_axes
 from . import arithmetic
-from .abstract import constant_of
-from .lowering import registry
+from ..abstract import constant_of
+from . import registry
 from .tiles import (I32, barrier, load_shared, make_tile, register_coordinates,
                     scratch_regions, shuffle_xor, store_shared, thread_coordinates, thread_ids,
                     tile_registers)

@@ -2,7 +2,7 @@
 
 Operands are broadcast to the result register by register (through shared memory when their
 layout does not line up with the result's), converted to the op's operand dtype, and each
-register is computed by :mod:`.arithmetic`. A result without tile operands is one scalar.
+register is computed by :mod:`~numba_tile.compiler.lowering.arithmetic`. A result without tile operands is one scalar.
 """
 
 import inspect
@@ -10,16 +10,16 @@ import math
 
 from numba.core import types
 
-from .. import dtypes as d
-from ..enums import RoundingMode
-from ..language import elementwise
-from ..rules import elementwise as elementwise_rules
+from ... import dtypes as d
+from ...enums import RoundingMode
+from ...language import elementwise
+from ...rules import elementwise as elementwise_rules
 from . import arithmetic
-from .abstract import constant_of, operand
-from .lowering import registry
+from ..abstract import constant_of, operand
+from . import registry
 from .tiles import make_tile, move_tile
-from .types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
-from .typing import implementation_of
+from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
+from ..typing import implementation_of
 
 lower = registry.lower
 
@@ -92,7 +92,7 @@ def _result_dtype(numba_type):
 
 def _folded(context, builder, result_type):
     from numba.core.typing import signature
-    from .lowering import folded_constant
+    from . import folded_constant
     return folded_constant(context, builder, signature(result_type), ())
 
 
@@ -145,7 +145,7 @@ def _lower_minmax(op):
 
     def lower_minmax(context, builder, sig, args):
         from numba.core.typing import signature
-        from .typing import _infer_binary
+        from ..typing import _infer_binary
         value, value_type = args[0], sig.args[0]
         for other, other_type in zip(args[1:], sig.args[1:]):
             step_type = _infer_binary(op)({"x": value_type, "y": other_type})

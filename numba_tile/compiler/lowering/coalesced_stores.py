@@ -16,7 +16,7 @@ the other, each as wide as fits.
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from .compilation import current
+from ..compilation import current
 from .tiles import I32, barrier, register_coordinates, scratch, \
     thread_coordinates
 
@@ -30,7 +30,7 @@ def column_block(tile_type, element_bytes, aligned, origin_step):
     in, or None where it stores directly: its registers already hold 16-byte runs, the array
     is not specialized as aligned (vectors could straddle its end), a thread would get no
     whole vector, a register group is replicated or split across blocks, or no block fits."""
-    from .lower_memory import vector_groups
+    from .memory import vector_groups
     layout = tile_type.layout
     shape = tile_type.shape
     if len(shape) < 2 or any(n != 1 for n in shape[:-2]) or not aligned:
@@ -64,7 +64,7 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
     """Store the tile (``converted``: its registers as stored in memory) whose first element
     is at ``origin`` of ``view`` through shared memory, ``block`` columns at a time (see the
     module's docstring). Every thread of the block must call it."""
-    from .lower_memory import vector_groups
+    from .memory import vector_groups
     layout = tile_type.layout
     rows, columns = tile_type.shape[-2:]
     threads = 32 * tile_type.num_warps

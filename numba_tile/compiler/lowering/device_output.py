@@ -25,21 +25,21 @@ from numba.core.typing import signature
 from numba.cuda import nvvmutils
 from numba.cuda.typing.templates import AbstractTemplate
 
-from .. import dtypes as d
-from ..errors import TileTypeError, TileUnsupportedFeatureError
-from ..language import debugging
-from ..rules.formatting import Conversion, check_printf_arguments, conversion_for_spec, \
+from ... import dtypes as d
+from ...errors import TileTypeError, TileUnsupportedFeatureError
+from ...language import debugging
+from ...rules.formatting import Conversion, check_printf_arguments, conversion_for_spec, \
     parse_c_format, python_dtype
 from . import arithmetic
-from .abstract import constant_of
+from ..abstract import constant_of
 
 _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
-from .frontend import device_assert, device_print
-from .lowering import lower
+from ..frontend.device_output import device_assert, device_print
+from . import lower
 from .text import TextType, dtype_of_value, is_printable_value, text_values
 from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
-from .types import TileType
-from .typing import registry
+from ..types import TileType
+from ..typing import registry
 
 MAX_ARGUMENTS = 32  # what CUDA's printf takes besides the format
 F64 = ir.DoubleType()

@@ -14,7 +14,7 @@ comparisons with scalars and other such tiles, and ``[None, :]`` indexing), each
 read nowhere else. It asks each of those aranges for the op's layout, projected onto the
 arange's axis (:func:`arange_in_layout`), and types the kernel again: forward typing carries
 the layout down the chain (``(m, 1)`` and ``(1, n)`` slices of one layout merge back into it,
-:func:`.typing.merged_layout`), and the move costs nothing.
+:func:`~numba_tile.compiler.typing.merged_layout`), and the move costs nothing.
 """
 
 import inspect
@@ -24,12 +24,12 @@ from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
-from ..language import elementwise, factories
-from ..layouts import broadcast_projection, register_sources
-from . import typing as tile_typing
-from .compilation import current
-from .lowering import lower, lower_arange
-from .types import TileType
+from ...language import elementwise, factories
+from ...layouts import broadcast_projection, register_sources
+from .. import typing as tile_typing
+from ..compilation import current
+from ..lowering import lower, lower_arange
+from ..types import TileType
 
 
 # -- what the rewritten kernel calls (never called in Python) -----------------------------------
@@ -54,7 +54,7 @@ def projected(layout, shape):
     """``layout`` (of a broadcast result) as the layout of an operand of ``shape`` that
     broadcasts to it register by register: leading axes dropped, axes of length 1 pinned.
 
-    >>> from numba_tile.compiler.index_layouts import projected
+    >>> from numba_tile.compiler.frontend.index_layouts import projected
     >>> from numba_tile.layouts import blocked
     >>> full = blocked((8, 64), num_warps=4, element_bytes=4)
     >>> projected(full, (1, 64)) == full.collapse((0,)), projected(full, (64,)).shape

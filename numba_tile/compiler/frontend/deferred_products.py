@@ -23,7 +23,7 @@ nothing reading them can be moved before the wait.
 What stays as it was:
 
 - a product whose two operands are tiles of one pipelined load (the k-loop of a matrix
-  product): :mod:`.staged_loads` already lets it run on into the next iteration;
+  product): :mod:`~numba_tile.compiler.hardware.staged_loads` already lets it run on into the next iteration;
 - a product with an operand from registers that goes through the scratch buffer: that
   buffer is shared with other ops, so its lowering still waits at once.
 
@@ -42,14 +42,14 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ..language import matrix
-from . import typing as tile_typing
-from .frontend import callee
-from .lowering import lower
-from .staged_loads import pipeline_tile, staged_as_tfloat32
-from .compilation import current
-from .tiles import make_tile
-from .warpgroup_mma import _asm
+from ...language import matrix
+from .. import typing as tile_typing
+from .device_output import callee
+from ..lowering import lower
+from ..hardware.staged_loads import pipeline_tile, staged_as_tfloat32
+from ..compilation import current
+from ..lowering.tiles import make_tile
+from ..hardware.wgmma import _asm
 
 # wait_group counts above this are written as this one (waiting for more is safe)
 MOST_PENDING = 3
@@ -109,7 +109,7 @@ def _hopper():
 
 @lower(deferred_mma, types.VarArg(types.Any))
 def lower_deferred_mma(context, builder, sig, args):
-    from .lower_matrix import mma_product
+    from ..lowering.matrix import mma_product
     value, committed = mma_product(context, builder, sig, args, deferred=True)
     if _hopper() and not committed:
         # not a wgmma (mma.sync, or the general product): an empty group keeps the count

@@ -10,7 +10,7 @@ so warpgroup ``g`` works on the 64-row slices starting at ``64 g + 16 W i``, eac
 that of ``wgmma``'s result fragment in order.
 
 The operands are in shared memory in the swizzles both the tensor memory accelerator and
-``wgmma`` know (:func:`~numba_tile.compiler.tiles.swizzled_offset`): A is K-major (rows of K:
+``wgmma`` know (:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`): A is K-major (rows of K:
 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128 bytes: the
 "transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: the
 float32 tiles of a pipelined load are rounded (unless the TMA rounded them as it copied),
@@ -22,9 +22,9 @@ through ``fence.proxy.async`` and a barrier.
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from .. import dtypes as d
-from .compilation import current
-from .tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
+from ... import dtypes as d
+from ..compilation import current
+from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
 
 F32 = ir.FloatType()
@@ -43,7 +43,7 @@ def applies(x_type, y_type, acc_type):
     of a pipelined load, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
     and rows of 64 bytes or a multiple of 128 in shared memory)."""
     from .staged_loads import StagedTileType
-    from .tensor_cores import is_one_matrix
+    from .mma_sync import is_one_matrix
     if current().target != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
             not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
         return False
@@ -88,8 +88,8 @@ def instruction(x_type, y_type, acc_type):
 def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result,
                 deferred=False):
     """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``; ``deferred`` (a
-    product of :mod:`.deferred_products`): not waited for where it can run on."""
-    from .tensor_cores import operand_pointers
+    product of :mod:`~numba_tile.compiler.frontend.deferred_products`): not waited for where it can run on."""
+    from .mma_sync import operand_pointers
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
     transposed = k_major_b(x_type, y_type)
@@ -181,7 +181,7 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     once every thread has read, four 16-byte writes of rows of K); within each quarter of a
     warp (the lanes one 16-byte access serves together) the blocks are 2 rows by 4 columns
     of blocks, so that the swizzle spreads both the reads and the writes over the banks."""
-    from .narrow_floats import from_float32
+    from ..lowering.narrow_floats import from_float32
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     threads = 32 * x_type.num_warps
     vector = ir.VectorType(F32, 4)
@@ -266,8 +266,8 @@ def _registers_as_a(builder, x_type, x, warps):
     elements each), which are registers 8 s .. 8 s + 7 of the slice's result fragment.
     None where A goes through shared memory."""
     from .staged_loads import StagedTileType
-    from .tensor_cores import _lifted
-    from ..layouts import mma_accumulator
+    from .mma_sync import _lifted
+    from ...layouts import mma_accumulator
     if isinstance(x_type, StagedTileType) or x_type.dtype.itemsize != 2:
         return None
     m, k = x_type.shape[-2:]

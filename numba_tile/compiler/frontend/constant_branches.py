@@ -15,9 +15,9 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
-from .abstract import constant_of
-from .contexts import FOLDABLE
-from .types import ArrayType
+from ..abstract import constant_of
+from ..contexts import FOLDABLE
+from ..types import ArrayType
 
 _UNKNOWN = object()
 _COMPARISONS = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
@@ -101,7 +101,7 @@ def _is_static(value):
     import enum
     import types
 
-    from ..dtypes import DType
+    from ...dtypes import DType
     return isinstance(value, (types.ModuleType, type, enum.Enum, DType))
 
 

@@ -2,7 +2,7 @@
 whole tile, which lands in shared memory swizzled, and an ``mbarrier`` tells the block when
 its bytes are there.
 
-A pipelined load (:mod:`.staged_loads`) whose array is a kernel parameter, on a GPU of
+A pipelined load (:mod:`~numba_tile.compiler.hardware.staged_loads`) whose array is a kernel parameter, on a GPU of
 compute capability 9.0, is copied this way rather than by ``cp.async`` from every thread: the
 threads issue no copies and compute no addresses, and waiting for a stage costs no barrier.
 What the hardware copies is described by a *tensor map* (128 bytes: the array's address,
@@ -13,7 +13,7 @@ declares each as an extra kernel parameter, ``.param .align 64 .b8 numba_tile_te
 them (:mod:`numba_tile.tensor_maps`) and passes them there. The copies read the map through
 its address in the parameter space.
 
-The tile's layout in its stage is :func:`~numba_tile.compiler.tiles.swizzled_offset`'s, which
+The tile's layout in its stage is :func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`'s, which
 is the TMA's own: rows of a multiple of 128 bytes are copied as boxes of 128-byte columns
 (128-byte swizzle), one after the other; rows of 64 or 32 bytes as one box with the swizzle of
 that width; rows of 16 bytes unswizzled. Outside the array the TMA writes zeros (zero
@@ -25,8 +25,8 @@ import re
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from .compilation import current
-from .tiles import I32
+from ..compilation import current
+from ..lowering.tiles import I32
 
 PARAMETER_PREFIX = "numba_tile_tensor_map_"
 MAP_BYTES, MAP_ALIGNMENT = 128, 64
@@ -42,7 +42,7 @@ class TensorMapSpec(tuple):
     tfloat32 (to nearest, ties to even, as ``astype`` does). A plain tuple, so that compiled
     kernels pickle.
 
-    >>> from numba_tile.compiler.bulk_copies import TensorMapSpec
+    >>> from numba_tile.compiler.hardware.tma import TensorMapSpec
     >>> TensorMapSpec((0, 2, 2, 64, 128, 128, False)).box_bytes
     16384
     """
@@ -90,7 +90,7 @@ def tensor_map_slot(parameter, ndim, dtype, stored_shape, tfloat32=False):
 def declare_tensor_map_parameters(ptx, entry, count):
     """``ptx`` with ``count`` tensor-map parameters added after the kernel's own.
 
-    >>> from numba_tile.compiler.bulk_copies import declare_tensor_map_parameters
+    >>> from numba_tile.compiler.hardware.tma import declare_tensor_map_parameters
     >>> print(declare_tensor_map_parameters(".visible .entry k(\\n\\t.param .u64 k_0\\n)\\n{",
     ...                                     "k", 1))
     .visible .entry k(

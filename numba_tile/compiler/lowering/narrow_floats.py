@@ -7,7 +7,7 @@ even exactly as the interpreter (``ml_dtypes``) does, on every architecture: ove
 NaN for e4m3fn (it has no infinity) and infinity for e5m2, NaN keeps its sign.
 
 >>> import numba_tile as ct
->>> from numba_tile.compiler.narrow_floats import is_narrow, FORMATS
+>>> from numba_tile.compiler.lowering.narrow_floats import is_narrow, FORMATS
 >>> is_narrow(ct.float8_e4m3fn), is_narrow(ct.float16), FORMATS[ct.float8_e5m2].max_finite
 (True, False, 123)
 """
@@ -16,8 +16,8 @@ from collections import namedtuple
 
 from llvmlite import ir
 
-from .. import dtypes as d
-from ..errors import TileUnsupportedFeatureError
+from ... import dtypes as d
+from ...errors import TileUnsupportedFeatureError
 
 I8, I32, F32, F64 = ir.IntType(8), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 
@@ -59,7 +59,7 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
 
 
 def _rounding_modes():
-    from ..enums import RoundingMode
+    from ...enums import RoundingMode
     return RoundingMode
 
 

@@ -6,10 +6,10 @@ format specs in f-strings. Tile code prints once per block, in the interpreter's
 
 * :class:`RewriteDeviceOutput` replaces calls of the builtin ``print``, ``ct.print`` and
   ``ct.assert_`` (and Numba's ``ir.Print`` statements of inlined helpers) by calls of
-  :func:`device_print` and :func:`device_assert`, which :mod:`.device_output` types and lowers;
+  :func:`device_print` and :func:`device_assert`, which :mod:`~numba_tile.compiler.lowering.device_output` types and lowers;
 * :func:`format_specs` lets the bytecode front end turn ``f"{x:spec}"`` into
   ``format(x, spec)`` while a tile kernel is compiled (under Numba's compiler lock), which
-  :mod:`.text` types.
+  :mod:`~numba_tile.compiler.lowering.text` types.
 """
 
 import builtins
@@ -22,8 +22,8 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError, UnsupportedBytecodeError
 from numba.cuda.core.ir_utils import build_definitions
 
-from ..errors import SourceLocation, TileTypeError
-from ..language import debugging
+from ...errors import SourceLocation, TileTypeError
+from ...language import debugging
 
 
 def device_print(sep, end, *values):

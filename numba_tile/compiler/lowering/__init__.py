@@ -2,8 +2,8 @@
 lowering of constants, factories and attributes.
 
 The ops are lowered in their own modules, imported at the end so that they register here:
-:mod:`.lower_memory`, :mod:`.lower_elementwise`, :mod:`.lower_reductions` and
-:mod:`.lower_shapes`; :mod:`.tiles` says how a tile lives in a thread block.
+:mod:`~numba_tile.compiler.lowering.memory`, :mod:`~numba_tile.compiler.lowering.elementwise`, :mod:`~numba_tile.compiler.lowering.reductions` and
+:mod:`~numba_tile.compiler.lowering.shapes`; :mod:`~numba_tile.compiler.lowering.tiles` says how a tile lives in a thread block.
 """
 
 import operator
@@ -12,12 +12,12 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.cuda.core.imputils import Registry
 
-from .. import dtypes as d
-from ..language import factories
+from ... import dtypes as d
+from ...language import factories
 from . import arithmetic
-from .contexts import FOLDABLE, UNARY_FOLDABLE
+from ..contexts import FOLDABLE, UNARY_FOLDABLE
 from .tiles import make_tile
-from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
+from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
 
 registry = Registry("numba_tile")
 lower = registry.lower
@@ -42,7 +42,7 @@ def lower_typed_constant(context, builder, ty, value):
 @registry.lower_cast(TypedConstant, types.Number)
 @registry.lower_cast(TypedConstant, types.Boolean)
 def cast_typed_constant(context, builder, fromty, toty, value):
-    from .types import dtype_of_scalar
+    from ..types import dtype_of_scalar
     return arithmetic.convert(context, builder, arithmetic.constant(fromty.dtype,
                                                                     fromty.literal_value),
                               fromty.dtype, dtype_of_scalar(toty))
@@ -102,7 +102,7 @@ for _fold_op in FOLDABLE:
 @lower(factories.full, types.Any, types.Any, types.Any)
 def lower_full(context, builder, sig, args):
     tile_type = sig.return_type
-    from .lower_elementwise import operand_values
+    from .elementwise import operand_values
     value, = operand_values(context, builder, sig.args[1], args[1], sig.args[1],
                             tile_type.dtype)
     return make_tile(context, builder, tile_type, [value] * tile_type.registers)
@@ -175,7 +175,7 @@ def constant_attribute(context, builder, typ, value, attr):
 def _scalar_argument(context, builder, numba_type, value, dtype):
     """A scalar argument (a literal, an omitted default, a run-time scalar or a one-element
     tile) as a storage value of ``dtype``."""
-    from .lower_elementwise import operand_values
+    from .elementwise import operand_values
     if isinstance(numba_type, types.Omitted):
         return arithmetic.constant(dtype, numba_type.value)
     value, = operand_values(context, builder, numba_type, value, None, dtype)
@@ -215,14 +215,14 @@ def lower_astile(context, builder, sig, args):
     tile_type, value_type = sig.return_type, sig.args[0]
     dtype = tile_type.dtype
     if isinstance(value_type, TileType):
-        from .lower_elementwise import operand_values
+        from .elementwise import operand_values
         values = operand_values(context, builder, value_type, args[0], tile_type, dtype)
         return make_tile(context, builder, tile_type, values)
     if not isinstance(value_type, types.BaseTuple):
         value = _scalar_argument(context, builder, value_type, args[0], dtype)
         return make_tile(context, builder, tile_type, [value] * tile_type.registers)
-    from ..language.factories import astile
-    from .abstract import constant_of
+    from ...language.factories import astile
+    from ..abstract import constant_of
     table = astile.__tile_op__(constant_of(value_type), dtype=dtype).values
     flat = [arithmetic.constant(dtype, v) for v in np.asarray(table).reshape(-1).tolist()]
     storage = arithmetic.storage_type(dtype)
@@ -250,4 +250,4 @@ def lower_astile(context, builder, sig, args):
 
 
 # the ops register their lowering on import
-from . import lower_elementwise, lower_matrix, lower_memory, lower_reductions, lower_shapes  # noqa: E402,F401,E501
+from . import elementwise, matrix, memory, reductions, shapes  # noqa: E402,F401

@@ -15,9 +15,9 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.cuda import nvvmutils
 
-from ..errors import TileUnsupportedFeatureError
-from ..layouts import broadcast_projection, register_sources
-from .compilation import SHARED_ALIGNMENT, current
+from ...errors import TileUnsupportedFeatureError
+from ...layouts import broadcast_projection, register_sources
+from ..compilation import SHARED_ALIGNMENT, current
 
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
@@ -166,7 +166,7 @@ def scratch_regions(builder, regions, alignment=16):
 def shared_base(builder):
     """The start of the kernel's dynamic shared memory (an ``i8`` pointer in the shared
     address space): the scratch buffer at its start, the rings of pipelined loads
-    (:mod:`.staged_loads`) at its end."""
+    (:mod:`~numba_tile.compiler.hardware.staged_loads`) at its end."""
     module = builder.module
     try:
         variable = module.get_global(SCRATCH_NAME)

@@ -13,18 +13,18 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.cuda import nvvmutils
 
-from ..enums import PaddingMode
-from ..language import memory
-from ..rules.core import normalize_axis
-from ..rules.memory import normalize_order
+from ...enums import PaddingMode
+from ...language import memory
+from ...rules.core import normalize_axis
+from ...rules.memory import normalize_order
 from . import arithmetic
-from .abstract import constant_of
-from .compilation import current
+from ..abstract import constant_of
+from ..compilation import current
 from .coalesced_stores import column_block, store_through_shared
-from .lowering import registry
+from . import registry
 from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
                     thread_coordinates)
-from .types import ArrayType, TiledViewType, TileType
+from ..types import ArrayType, TiledViewType, TileType
 
 lower = registry.lower
 
@@ -357,7 +357,7 @@ def lower_store(context, builder, sig, args):
 
 def store_element(context, builder, view, array_type, indices, value_type, value):
     """Store a scalar (or a 0-d tile) at ``indices``, once (by thread 0)."""
-    from .lower_elementwise import operand_values
+    from .elementwise import operand_values
     converted, = operand_values(context, builder, value_type, value, None, array_type.dtype)
     pointer, in_bounds = view.element(builder, indices)
     first = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"), I32(0))
@@ -441,9 +441,9 @@ def lower_num_tiles(context, builder, sig, args):
 def lower_cdiv(context, builder, sig, args):
     """``-(-x // y)``: one floor division of the negated numerator."""
     from numba.core.typing import signature
-    from ..language import elementwise
+    from ...language import elementwise
     if isinstance(sig.return_type, types.Literal):
-        from .lowering import folded_constant
+        from . import folded_constant
         return folded_constant(context, builder, sig, args)
     negate = context.get_function(elementwise.negative, signature(sig.args[0], sig.args[0]))
     floordiv = context.get_function(elementwise.floordiv, sig)
@@ -492,7 +492,7 @@ def lower_view_load(context, builder, sig, args):
 
 @lower("view.store", TiledViewType, types.VarArg(types.Any))
 def lower_view_store(context, builder, sig, args):
-    from .lower_elementwise import operand_values
+    from .elementwise import operand_values
     view, origin = _view_origin(context, builder, sig, args)
     array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
     value_type, value = sig.args[2], args[2]

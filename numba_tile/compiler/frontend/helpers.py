@@ -8,7 +8,7 @@ kernel, where our typing applies to it. Helpers of helpers are handled the same 
 
 import types
 
-from ..interpreter.runner import is_user_code
+from ...interpreter.runner import is_user_code
 
 
 class InlineHelpers:
