@@ -7,7 +7,7 @@ import pytest
 
 import numba_tile as ct
 from numba_tile.compiler.types import TileType
-from numba_tile.compiler.typing import merged_layout
+from numba_tile.compiler.typing.templates import merged_layout
 from numba_tile.layouts import blocked
 from test_matrix import check, poisoned, random_matrix
 

@@ -6,7 +6,6 @@ kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's 
 
 import enum
 import functools
-import operator
 
 from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
@@ -18,6 +17,8 @@ from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
+from .constant_folding import FOLDABLE, UNARY_FOLDABLE, literal_type
+from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
 
 
@@ -31,8 +32,7 @@ class TileTypingContext(CUDATypingContext):
 
     def load_additional_registries(self):
         super().load_additional_registries()
-        from .typing import registry
-        self.install_registry(registry)
+        self.install_registry(typing_registry)
 
     def _insert_global(self, gv, gty):
         # Templates marked ``tile_first`` are tried before Numba's own for the same function
@@ -88,7 +88,7 @@ class TileTypingContext(CUDATypingContext):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
-            from .typing import type_dtype_call
+            from .typing.elementwise import type_dtype_call
             return type_dtype_call(func.value, args, kws)
         folded = fold_constants(func, args, kws)
         if folded is not None:
@@ -104,24 +104,6 @@ class TileTypingContext(CUDATypingContext):
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
 
 _NOT = object()
-FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-             operator.mod, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
-             operator.gt, operator.ge, operator.and_, operator.or_, operator.xor,
-             operator.lshift, operator.rshift, operator.neg, operator.not_, operator.invert}
-UNARY_FOLDABLE = {operator.neg, operator.not_, operator.invert}
-
-
-def literal_type(value):
-    """The literal (or constant) Numba type of a folded Python value."""
-    if isinstance(value, float):
-        return FloatLiteral(value)
-    if isinstance(value, (bool, int)):
-        return types.literal(value)
-    if isinstance(value, tuple):
-        return types.Tuple([literal_type(v) for v in value])
-    return ConstantType(value)
-
-
 def _is_constant_tuple(value):
     """A tuple of numbers, dtypes, enum members and such tuples: a compile-time constant."""
     return all(isinstance(v, (bool, int, float, DType, enum.Enum)) or
@@ -174,8 +156,7 @@ class TileTargetContext(CUDATargetContext):
 
     def load_additional_registries(self):
         super().load_additional_registries()
-        from .lowering import registry
-        self.install_registry(registry)
+        self.install_registry(lowering_registry)
 
     def get_function(self, fn, sig, _firstcall=True):
         # a unary op the typing folded (-math.inf) never went through the op's templates,

@@ -16,10 +16,9 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
-from .hardware import tma
-from .frontend import deferred_products
-from .frontend import index_layouts
 from .compilation import Compilation, compiling
+from .frontend import deferred_products, index_layouts  # noqa: F401 (their calls' typing and lowering)
+from .hardware import tma
 from .contexts import contexts
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation

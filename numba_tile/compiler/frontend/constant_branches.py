@@ -16,7 +16,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
 from ..abstract import constant_of
-from ..contexts import FOLDABLE
+from ..constant_folding import FOLDABLE
 from ..types import ArrayType
 
 _UNKNOWN = object()

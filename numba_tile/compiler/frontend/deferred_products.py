@@ -43,9 +43,10 @@ from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...language import matrix
-from .. import typing as tile_typing
+from ..typing.matrix import infer_mma
+from ..typing.templates import register_template, registry
 from .device_output import callee
-from ..lowering import lower
+from ..lowering.registry import lower
 from ..hardware.staged_loads import pipeline_tile, staged_as_tfloat32
 from ..compilation import current
 from ..lowering.tiles import make_tile
@@ -75,7 +76,7 @@ def products_retired(pending):
 
 
 # -- typing ---------------------------------------------------------------------------------------
-tile_typing._template(deferred_mma, tile_typing.infer_mma)
+register_template(deferred_mma, infer_mma)
 
 
 class _ProductWaitTemplate(AbstractTemplate):
@@ -98,8 +99,8 @@ class _ProductsRetiredTemplate(AbstractTemplate):
         return signature(types.none, *args)
 
 
-tile_typing.registry.register_global(product_wait)(_ProductWaitTemplate)
-tile_typing.registry.register_global(products_retired)(_ProductsRetiredTemplate)
+registry.register_global(product_wait)(_ProductWaitTemplate)
+registry.register_global(products_retired)(_ProductsRetiredTemplate)
 
 
 # -- lowering -------------------------------------------------------------------------------------

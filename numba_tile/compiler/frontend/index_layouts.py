@@ -14,7 +14,7 @@ comparisons with scalars and other such tiles, and ``[None, :]`` indexing), each
 read nowhere else. It asks each of those aranges for the op's layout, projected onto the
 arange's axis (:func:`arange_in_layout`), and types the kernel again: forward typing carries
 the layout down the chain (``(m, 1)`` and ``(1, n)`` slices of one layout merge back into it,
-:func:`~numba_tile.compiler.typing.merged_layout`), and the move costs nothing.
+:func:`~numba_tile.compiler.typing.templates.merged_layout`), and the move costs nothing.
 """
 
 import inspect
@@ -26,9 +26,12 @@ from numba.cuda.core.ir_utils import build_definitions
 
 from ...language import elementwise, factories
 from ...layouts import broadcast_projection, register_sources
-from .. import typing as tile_typing
+from ..typing.factories import infer_arange
+from ..typing.shapes import inserted_axes
+from ..typing.templates import register_template
 from ..compilation import current
-from ..lowering import lower, lower_arange
+from ..lowering.factories import lower_arange
+from ..lowering.registry import lower
 from ..types import TileType
 
 
@@ -40,12 +43,12 @@ def arange_in_layout(size, /, *, dtype, start=0, step=1, layout_key=None):
 
 
 def _infer_arange_in_layout(values):
-    tile = tile_typing._infer_arange(values)
+    tile = infer_arange(values)
     layout = current().index_layouts[values["layout_key"].literal_value]
     return TileType(tile.dtype, tile.shape, tile.num_warps, layout)
 
 
-tile_typing._template(arange_in_layout, _infer_arange_in_layout)
+register_template(arange_in_layout, _infer_arange_in_layout)
 lower(arange_in_layout, types.Any, types.Any, types.Any, types.Any, types.Any)(lower_arange)
 
 
@@ -131,7 +134,7 @@ class _IndexTiles:
             if not isinstance(source, TileType):
                 return False
             inner = layout
-            for axis in reversed(tile_typing.inserted_axes(
+            for axis in reversed(inserted_axes(
                     source.ndim, self.calltypes[expr].args[1])):
                 inner = inner.slice(axis)
             return self.ask(expr.value.name, inner, plan)

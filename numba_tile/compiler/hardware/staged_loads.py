@@ -45,9 +45,10 @@ from ...language import matrix
 from ...rules.memory import normalize_order
 from ..lowering import arithmetic
 from . import tma
-from .. import typing as tile_typing
+from ..typing.memory import infer_load
+from ..typing.templates import registry
 from ..abstract import constant_of
-from ..lowering import lower
+from ..lowering.registry import lower
 from ..compilation import SHARED_ALIGNMENT, aligned_to_stage, current
 from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, load_shared, make_tile, \
     register_coordinates, shared_base, swizzled_offset, thread_coordinates
@@ -365,7 +366,7 @@ class _PipelineTemplate(AbstractTemplate):
     prefer_literal = True
 
 
-@tile_typing.registry.register_global(pipeline_begin)
+@registry.register_global(pipeline_begin)
 class PipelineBeginTemplate(_PipelineTemplate):
     key = pipeline_begin
 
@@ -382,7 +383,7 @@ def _register_fixed_result(fn, result):
         def generic(self, args, kws):
             return signature(result, *args)
     Template.__name__ = f"Pipeline_{fn.__name__}"
-    tile_typing.registry.register_global(fn)(Template)
+    registry.register_global(fn)(Template)
 
 
 for _fn, _result in ((pipeline_distance, types.int32), (pipeline_wait, types.none),
@@ -390,7 +391,7 @@ for _fn, _result in ((pipeline_distance, types.int32), (pipeline_wait, types.non
     _register_fixed_result(_fn, _result)
 
 
-@tile_typing.registry.register_global(pipeline_issue)
+@registry.register_global(pipeline_issue)
 class PipelineIssueTemplate(_PipelineTemplate):
     key = pipeline_issue
 
@@ -400,7 +401,7 @@ class PipelineIssueTemplate(_PipelineTemplate):
         return signature(types.none, *args)
 
 
-@tile_typing.registry.register_global(pipeline_tile)
+@registry.register_global(pipeline_tile)
 class PipelineTileTemplate(_PipelineTemplate):
     key = pipeline_tile
 
@@ -420,7 +421,7 @@ class PipelineTileTemplate(_PipelineTemplate):
         return signature(result, *args)
 
 
-@tile_typing.registry.register_global(resident_tile)
+@registry.register_global(resident_tile)
 class ResidentTileTemplate(_PipelineTemplate):
     key = resident_tile
 
@@ -435,7 +436,7 @@ class ResidentTileTemplate(_PipelineTemplate):
         return signature(result, *args)
 
 
-@tile_typing.registry.register_global(staged_as_tfloat32)
+@registry.register_global(staged_as_tfloat32)
 class StagedAsTfloat32Template(_PipelineTemplate):
     key = staged_as_tfloat32
 
@@ -459,7 +460,7 @@ def _plain_load_signature(array, index, shape, mode, order):
     mode = types.Omitted(PaddingMode.UNDETERMINED) if isinstance(mode, types.NoneType) \
         else mode
     order = types.Omitted("C") if isinstance(order, types.NoneType) else order
-    result = tile_typing._infer_load({"array": array, "index": index, "shape": shape,
+    result = infer_load({"array": array, "index": index, "shape": shape,
                                       "order": order, "padding_mode": mode})
     return signature(result, array, index, shape, order, mode), memory.load
 

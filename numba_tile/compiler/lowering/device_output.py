@@ -35,11 +35,11 @@ from ..abstract import constant_of
 
 _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 from ..frontend.device_output import device_assert, device_print
-from . import lower
+from .registry import lower
 from .text import TextType, dtype_of_value, is_printable_value, text_values
 from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
 from ..types import TileType
-from ..typing import registry
+from ..typing.templates import registry
 
 MAX_ARGUMENTS = 32  # what CUDA's printf takes besides the format
 F64 = ir.DoubleType()

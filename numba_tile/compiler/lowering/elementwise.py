@@ -16,10 +16,10 @@ from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from . import arithmetic
 from ..abstract import constant_of, operand
-from . import registry
+from .registry import registry
 from .tiles import make_tile, move_tile
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
-from ..typing import implementation_of
+from ..typing.elementwise import implementation_of
 
 lower = registry.lower
 
@@ -92,7 +92,7 @@ def _result_dtype(numba_type):
 
 def _folded(context, builder, result_type):
     from numba.core.typing import signature
-    from . import folded_constant
+    from .constants import folded_constant
     return folded_constant(context, builder, signature(result_type), ())
 
 
@@ -145,10 +145,10 @@ def _lower_minmax(op):
 
     def lower_minmax(context, builder, sig, args):
         from numba.core.typing import signature
-        from ..typing import _infer_binary
+        from ..typing.elementwise import infer_binary
         value, value_type = args[0], sig.args[0]
         for other, other_type in zip(args[1:], sig.args[1:]):
-            step_type = _infer_binary(op)({"x": value_type, "y": other_type})
+            step_type = infer_binary(op)({"x": value_type, "y": other_type})
             value = binary(context, builder, signature(step_type, value_type, other_type),
                            (value, other))
             value_type = step_type

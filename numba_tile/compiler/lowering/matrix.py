@@ -27,7 +27,7 @@ from ... import dtypes as d
 from ...language import matrix
 from . import arithmetic
 from ..hardware import mma_sync, wgmma
-from . import lower
+from .registry import lower
 from ..hardware.staged_loads import StagedTileType, staged_to_registers
 from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, \
     register_coordinates, thread_coordinates

@@ -21,7 +21,7 @@ from . import arithmetic
 from ..abstract import constant_of
 from ..compilation import current
 from .coalesced_stores import column_block, store_through_shared
-from . import registry
+from .registry import registry
 from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
                     thread_coordinates)
 from ..types import ArrayType, TiledViewType, TileType
@@ -443,7 +443,7 @@ def lower_cdiv(context, builder, sig, args):
     from numba.core.typing import signature
     from ...language import elementwise
     if isinstance(sig.return_type, types.Literal):
-        from . import folded_constant
+        from .constants import folded_constant
         return folded_constant(context, builder, sig, args)
     negate = context.get_function(elementwise.negative, signature(sig.args[0], sig.args[0]))
     floordiv = context.get_function(elementwise.floordiv, sig)

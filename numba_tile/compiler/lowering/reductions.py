@@ -16,7 +16,7 @@ from ...language import reductions
 from ...rules.core import normalize_axes
 from . import arithmetic
 from ..abstract import constant_of
-from . import registry
+from .registry import registry
 from .tiles import (I32, barrier, load_shared, make_tile, register_coordinates,
                     scratch_regions, shuffle_xor, store_shared, thread_coordinates, thread_ids,
                     tile_registers)

@@ -28,9 +28,9 @@ from ...rules.formatting import conversion_for_spec
 from ..abstract import constant_of
 
 _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
-from . import lower
+from .registry import lower
 from ..types import TileType, dtype_of_scalar
-from ..typing import registry
+from ..typing.templates import registry
 
 
 class TextType(types.Type):

@@ -1,0 +1,136 @@
+"""Lowering of compile-time constants (folded ops, casts of typed and float literals) and of the
+attributes of arrays, constants and scalars."""
+
+import operator
+
+from numba.core import cgutils, types
+
+from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
+from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
+from . import arithmetic
+from .registry import lower, registry
+
+
+@registry.lower_constant(ConstantType)
+def lower_compile_time_constant(context, builder, ty, value):
+    return context.get_dummy_value()
+
+
+@registry.lower_constant(FloatLiteral)
+def lower_float_literal(context, builder, ty, value):
+    return context.get_constant(types.float64, ty.literal_value)
+
+
+@registry.lower_constant(TypedConstant)
+def lower_typed_constant(context, builder, ty, value):
+    return arithmetic.constant(ty.dtype, ty.literal_value)
+
+
+@registry.lower_cast(TypedConstant, types.Number)
+@registry.lower_cast(TypedConstant, types.Boolean)
+def cast_typed_constant(context, builder, fromty, toty, value):
+    from ..types import dtype_of_scalar
+    return arithmetic.convert(context, builder, arithmetic.constant(fromty.dtype,
+                                                                    fromty.literal_value),
+                              fromty.dtype, dtype_of_scalar(toty))
+
+
+@registry.lower_cast(FloatLiteral, types.Number)
+def cast_float_literal(context, builder, fromty, toty, value):
+    return context.get_constant(toty, fromty.literal_value)
+
+
+@registry.lower_cast(ConstantType, types.Boolean)
+def cast_constant_to_bool(context, builder, fromty, toty, value):
+    return context.get_constant(toty, bool(fromty.value))
+
+
+def _constant_comparison(context, builder, sig, args):
+    return context.get_constant(types.boolean, sig.return_type.literal_value)
+
+
+for _compare in (operator.eq, operator.ne):  # a Constant[str] with a literal: MODE == "x"
+    for _pair in ((ConstantType, ConstantType), (ConstantType, types.StringLiteral),
+                  (types.StringLiteral, ConstantType)):
+        lower(_compare, *_pair)(_constant_comparison)
+
+
+def folded_constant(context, builder, sig, args):
+    """An operation the typing folded: its result is a constant of the literal type."""
+    result = sig.return_type
+    if isinstance(result, TypedConstant):
+        return arithmetic.constant(result.dtype, result.literal_value)
+    if isinstance(result, types.Literal):
+        if isinstance(result, FloatLiteral):
+            return context.get_constant(types.float64, result.literal_value)
+        return context.get_constant(result.literal_type, result.literal_value)
+    if isinstance(result, types.BaseTuple):
+        return context.make_tuple(builder, result, [
+            context.get_constant(t.literal_type, t.literal_value) for t in result])
+    return context.get_dummy_value()
+
+
+_CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType,
+                   TypedConstant)
+lower("numba_tile.folded", types.VarArg(types.Any))(folded_constant)
+for _fold_op in FOLDABLE:
+    for _a in _CONSTANT_KINDS:
+        if _fold_op in UNARY_FOLDABLE:
+            lower(_fold_op, _a)(folded_constant)
+            continue
+        for _b in _CONSTANT_KINDS:
+            if not (_a is ConstantType and _b is ConstantType):
+                lower(_fold_op, _a, _b)(folded_constant)
+
+
+
+
+def _constant_attribute(context, builder, typ, value, attr):
+    result_type = context.typing_context.resolve_getattr(typ, attr)
+    if isinstance(result_type, types.Literal):
+        return context.get_constant(result_type.literal_type, result_type.literal_value)
+    if isinstance(result_type, types.BaseTuple):
+        return context.make_tuple(builder, result_type, [
+            context.get_constant(t.literal_type, t.literal_value) for t in result_type])
+    return context.get_dummy_value()
+
+
+for _attr in ("dtype", "ndim", "shape"):
+    registry.lower_getattr(TileType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+for _attr in ("dtype", "ndim"):
+    registry.lower_getattr(ArrayType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+
+
+for _attr in ("dtype", "tile_shape", "traversal_steps", "padding_mode"):
+    registry.lower_getattr(TiledViewType, _attr)(
+        lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+            context, builder, typ, value, attr))
+for _kind in (types.Number, types.Boolean, FloatLiteral, TypedConstant):
+    for _attr in ("dtype", "ndim", "shape"):
+        registry.lower_getattr(_kind, _attr)(
+            lambda context, builder, typ, value, attr=_attr: _constant_attribute(
+                context, builder, typ, value, attr))
+
+
+@lower("scalar.item", types.Any)
+def scalar_item(context, builder, sig, args):
+    return args[0]
+
+
+@registry.lower_getattr(ArrayType, "shape")
+def array_shape(context, builder, typ, value):
+    return cgutils.create_struct_proxy(typ)(context, builder, value=value).shape
+
+
+@registry.lower_getattr(ArrayType, "strides")
+def array_strides(context, builder, typ, value):
+    return cgutils.create_struct_proxy(typ)(context, builder, value=value).strides
+
+
+@registry.lower_getattr_generic(ConstantType)
+def constant_attribute(context, builder, typ, value, attr):
+    return _constant_attribute(context, builder, typ, value, attr)

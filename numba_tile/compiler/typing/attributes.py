@@ -1,0 +1,114 @@
+"""Typing of attributes and methods: ``dtype``, ``shape``, ``ndim`` and the methods of tiles,
+arrays, scalars (0-d tiles) and constants."""
+
+import math
+
+from numba.core import types
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AttributeTemplate, bound_function
+
+from ... import dtypes as d
+from ...promotion import Loose
+from ..abstract import operand
+from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, scalar_type
+from .elementwise import infer_astype
+from .shapes import infer_extract, infer_insert, infer_permute, infer_reshape, infer_transpose
+from .templates import tile_method, tile_argument, registry
+
+
+@registry.register_attr
+class TileAttributes(AttributeTemplate):
+    key = TileType
+
+    def resolve_dtype(self, tile):
+        return ConstantType(tile.dtype)
+
+    def resolve_ndim(self, tile):
+        return types.IntegerLiteral(len(tile.shape))
+
+    def resolve_shape(self, tile):
+        return types.Tuple([types.IntegerLiteral(n) for n in tile.shape])
+
+    @bound_function("tile.reshape")
+    def resolve_reshape(self, tile, args, kws):
+        return signature(infer_reshape({"x": tile, "shape": args[0]}), *args)
+
+    @bound_function("tile.permute")
+    def resolve_permute(self, tile, args, kws):
+        return signature(infer_permute({"x": tile, "axes": args[0]}), *args)
+
+    @bound_function("tile.transpose")
+    def resolve_transpose(self, tile, args, kws):
+        bound = dict(zip(("axis0", "axis1"), args), **kws)
+        result = infer_transpose({"x": tile,
+                                   "axis0": bound.get("axis0", types.Omitted(None)),
+                                   "axis1": bound.get("axis1", types.Omitted(None))})
+        return signature(result, *args)
+
+
+@registry.register_attr
+class ConstantAttributes(AttributeTemplate):
+    """``x.dtype.bitwidth`` and friends on constants are constants too."""
+
+    key = ConstantType
+
+    def generic_resolve(self, constant, attr):
+        if attr.startswith("_") or not hasattr(constant.value, attr):
+            return None
+        value = getattr(constant.value, attr)
+        if isinstance(value, bool):
+            return types.BooleanLiteral(value)
+        if isinstance(value, int):
+            return types.IntegerLiteral(value)
+        if isinstance(value, (str, d.DType)) or value is None:
+            return ConstantType(value)
+        return None
+
+
+
+
+
+def infer_item(values):
+    x = tile_argument(values, "item")
+    if math.prod(x.shape) != 1:
+        from ...errors import TileValueError
+        raise TileValueError(f"item() needs a tile of one element, got shape {x.shape}")
+    return scalar_type(x.dtype)
+
+
+def _item_stub(x, /):
+    """``Tile.item()``."""
+
+
+TileAttributes.resolve_extract = tile_method("extract", infer_extract)
+TileAttributes.resolve_insert = tile_method("insert", infer_insert)
+TileAttributes.resolve_item = tile_method("item", infer_item, _item_stub)
+TileAttributes.resolve_astype = tile_method("astype", infer_astype)
+
+
+class ScalarAttributes(AttributeTemplate):
+    """Scalars are 0-d tiles: ``v.dtype``, ``v.shape``, ``v.ndim``, ``v.item()`` and
+    ``v.astype(dtype)`` (literals have their loose constant's dtype: int32, float32, ...)."""
+
+    def resolve_dtype(self, scalar):
+        value = operand(scalar)
+        return ConstantType(value.concrete_dtype() if isinstance(value, Loose) else value.dtype)
+
+    def resolve_ndim(self, scalar):
+        return types.IntegerLiteral(0)
+
+    def resolve_shape(self, scalar):
+        return types.Tuple([])
+
+    @bound_function("scalar.item")
+    def resolve_item(self, scalar, args, kws):
+        if args or kws:
+            return None
+        return signature(scalar)
+
+    resolve_astype = tile_method("astype", infer_astype)
+
+
+for _kind in (types.Number, types.Boolean, FloatLiteral, TypedConstant):
+    registry.register_attr(type(f"ScalarAttributes_{_kind.__name__}", (ScalarAttributes,),
+                                {"key": _kind}))

@@ -1,0 +1,153 @@
+"""Typing of what tile code computes while compiling: ``static_assert``, ``ensure_constant``,
+``static_eval``, comparisons of constants (dtypes, ``Constant[str]`` parameters), and tuples
+whose entries stay constants (concatenation, ``tuple()``, constant indexing, ``reversed``)."""
+
+import operator
+
+from numba.core import types
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ...errors import TileTypeError
+from ...language import debugging
+from ..abstract import RuntimeScalar, constant_of
+from ..types import ConstantType
+from .templates import compile_time_value, constant_value, register_template, registry
+
+
+def infer_static_assert(values):
+    from ...errors import TileStaticAssertionError, TileTypeError
+    condition = compile_time_value(values["condition"], "static_assert()")
+    if isinstance(condition, RuntimeScalar):
+        raise TileTypeError(f"static_assert() needs a compile-time constant condition, got a "
+                            f"{condition.describe()}")
+    if not condition:
+        message = constant_value(values["message"])
+        raise TileStaticAssertionError(message if message is not None
+                                       else "static assertion failed")
+    return types.none
+
+
+def infer_ensure_constant(values):
+    from ...errors import TileTypeError
+    value = values["value"]
+    if not isinstance(value, (types.Literal, ConstantType, types.Omitted)) and not (
+            isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal)
+                                                       for v in value)):
+        raise TileTypeError(f"ensure_constant() needs a compile-time constant, got a run-time "
+                            f"{value}")
+    return value
+
+
+register_template(debugging.static_assert, infer_static_assert)
+register_template(debugging.ensure_constant, infer_ensure_constant)
+register_template(debugging.static_eval, lambda values: infer_ensure_constant(
+    {"value": values["expr"]}))
+
+
+class ConstantComparison(AbstractTemplate):
+    """``a.dtype == ct.float32``, ``MODE == "causal"`` (a ``Constant[str]`` parameter) and
+    the like fold to a constant bool."""
+
+    key = operator.eq
+
+    def generic(self, args, kws):
+        if len(args) == 2 and any(isinstance(a, ConstantType) for a in args) and all(
+                isinstance(a, (ConstantType, types.StringLiteral)) for a in args):
+            equal = constant_of(args[0]) == constant_of(args[1])
+            return signature(types.BooleanLiteral(equal if self.key is operator.eq
+                                                  else not equal), *args)
+        return None
+
+
+registry.register_global(operator.eq)(ConstantComparison)
+
+
+class ConstantInequality(ConstantComparison):
+    key = operator.ne
+
+
+registry.register_global(operator.ne)(ConstantInequality)
+
+
+class TupleConcatenation(AbstractTemplate):
+    """``a + b`` of tuples keeps constant entries constant (``f(t, *axes)`` is compiled as
+    ``(t,) + axes``, and the axes must stay compile-time constants)."""
+
+    key = operator.add
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not all(isinstance(a, types.BaseTuple) for a in args):
+            return None
+        return signature(types.BaseTuple.from_types(tuple(args[0]) + tuple(args[1])), *args)
+
+
+registry.register_global(operator.add)(TupleConcatenation)
+
+
+class TupleOfTuple(AbstractTemplate):
+    """``tuple(t)`` of a tuple is ``t`` itself, constant entries included (``f(x, *axes)`` is
+    compiled as ``(x,) + tuple(axes)``)."""
+
+    key = tuple
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1 or not isinstance(args[0], types.BaseTuple):
+            return None
+        return signature(args[0], *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.same_value"
+
+
+registry.register_global(tuple)(TupleOfTuple)
+
+
+class TupleConstantIndex(AbstractTemplate):
+    """``t[i]`` of a tuple at a constant index (a ``ct.static_iter`` loop variable) is its
+    entry, whatever the entries' types."""
+
+    key = operator.getitem
+    tile_first = True
+    prefer_literal = True
+    metadata = {"target": "cuda"}  # before numba-cuda's overloads, which need a GPU
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not isinstance(args[0], types.BaseTuple) or \
+                not isinstance(args[1], types.IntegerLiteral):
+            return None
+        index = args[1].literal_value
+        if not -len(args[0]) <= index < len(args[0]):
+            raise TileTypeError(f"Tuple index {index} out of range for a tuple of "
+                                f"{len(args[0])}")
+        return signature(args[0][index], *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.tuple_item"
+
+
+registry.register_global(operator.getitem)(TupleConstantIndex)
+
+
+class ReversedTuple(AbstractTemplate):
+    """``reversed(t)`` of a tuple is the reversed tuple, constant entries included
+    (``tuple(reversed(t.shape))``)."""
+
+    key = reversed
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1 or not isinstance(args[0], types.BaseTuple):
+            return None
+        return signature(types.BaseTuple.from_types(tuple(args[0])[::-1]), *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.reversed_tuple"
+
+
+registry.register_global(reversed)(ReversedTuple)

@@ -1,0 +1,307 @@
+"""Typing of the elementwise ops: Python operators and ``math`` functions on tiles and
+run-time scalars, the public elementwise functions, ``min``/``max``, ``where``, ``astype``,
+``divmod``, and ``int()``/``float()``/``bool()`` of tiles and constants."""
+
+import math
+import operator
+
+from numba.core import types
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ... import dtypes as d
+from ...errors import TileTypeError
+from ...interpreter import tile_math
+from ...language import elementwise
+from ...rules import elementwise as elementwise_rules
+from ..abstract import constant_of, operand
+from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
+    scalar_type, storage_scalar_type
+from .templates import constant_value, folded_type, register_template, float_options, is_constant, is_scalar, \
+    registry, result_tile
+
+
+def infer_binary(op):
+    def infer(values):
+        x, y = values["x"], values["y"]
+        if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
+            return None
+        spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
+        float_options(op, values, spec.dtype)
+        if is_constant(x) and is_constant(y):  # folded as the interpreter does
+            return folded_type(elementwise.binary(op, constant_value(x), constant_value(y)))
+        return result_tile(spec.dtype, (x, y))
+    return infer
+
+
+def infer_unary(op):
+    def infer(values):
+        x = values["x"]
+        if not (isinstance(x, TileType) or is_scalar(x)):
+            return None
+        spec = elementwise_rules.unary(op, operand(x))
+        float_options(op, values, spec.dtype)
+        if is_constant(x):
+            return folded_type(elementwise.unary(op, constant_value(x)))
+        return result_tile(spec.dtype, (x,))
+    return infer
+
+
+# Python operators on tiles (and on run-time scalars, where tile semantics replace Numba's):
+# each is implemented by the public function of the same op.
+BINARY_OPERATORS = {
+    operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+    operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod",
+    operator.pow: "pow", operator.and_: "bitwise_and", operator.or_: "bitwise_or",
+    operator.xor: "bitwise_xor", operator.lshift: "bitwise_lshift",
+    operator.rshift: "bitwise_rshift", operator.gt: "greater", operator.ge: "greater_equal",
+    operator.lt: "less", operator.le: "less_equal", operator.eq: "equal",
+    operator.ne: "not_equal",
+}
+INPLACE_OPERATORS = {
+    operator.iadd: "add", operator.isub: "sub", operator.imul: "mul",
+    operator.itruediv: "truediv", operator.ifloordiv: "floordiv", operator.imod: "mod",
+    operator.ipow: "pow", operator.iand: "bitwise_and", operator.ior: "bitwise_or",
+    operator.ixor: "bitwise_xor", operator.ilshift: "bitwise_lshift",
+    operator.irshift: "bitwise_rshift",
+}
+UNARY_OPERATORS = {operator.neg: "negative", operator.invert: "bitwise_not", abs: "abs"}
+MATH_UNARY = {getattr(math, name): op for name, op in tile_math.UNARY.items()
+              if hasattr(math, name)}
+MATH_BINARY = {getattr(math, name): op for name, op in tile_math.BINARY.items()}
+# ops without a public function of their own: the lowering is keyed by these names
+PRIVATE_OPS = {}
+
+
+def implementation_of(op):
+    """The function whose lowering implements elementwise ``op`` (the public function, or a
+    private key for ops that only ``math`` reaches)."""
+    fn = getattr(elementwise, op, None)
+    if fn is not None and hasattr(fn, "__tile_op__"):
+        return fn
+    return PRIVATE_OPS.setdefault(op, f"numba_tile.{op}")
+
+
+def _operator_template(function, op, infer, arity, *, as_float=False):
+    """``x <op> y`` (or ``math.f(x)``) where an operand is a tile or a run-time scalar.
+
+    These templates come before Numba's own (``tile_first``), so that ``bid + 1`` is an
+    int32 as in the tile model, not Numba's int64; constant operands are folded earlier.
+    """
+    names = ("x", "y")[:arity]
+
+    class Template(AbstractTemplate):
+        key = function
+        prefer_literal = True
+        tile_first = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != arity:
+                return None
+            if all(is_constant(a) for a in args) and as_float:
+                folded = getattr(tile_math.tile_math, function.__name__)(
+                    *[constant_value(a) for a in args])
+                return signature(folded_type(folded), *args)
+            if all(is_constant(a) for a in args) and not any(
+                    isinstance(a, TypedConstant) for a in args):
+                return None  # folded by the typing context (typed constants fold below)
+            if not any(isinstance(a, TileType) for a in args) and not all(
+                    is_scalar(a) for a in args):
+                return None
+            if as_float:  # math functions take integer arguments as float32 (C's rule)
+                args = tuple(_as_float_type(a) for a in args)
+            result = infer(dict(zip(names, args)))
+            return None if result is None else signature(result, *args)
+
+        def get_impl_key(self, sig):
+            return implementation_of(op)
+
+    Template.__name__ = f"Tile_operator_{op}"
+    registry.register_global(function)(Template)
+
+
+def _as_float_type(numba_type):
+    if isinstance(numba_type, TileType) and not numba_type.dtype.is_float:
+        return numba_type.with_dtype(d.float32)
+    if is_scalar(numba_type) and not isinstance(numba_type, FloatLiteral) and \
+            not isinstance(numba_type, TileType):
+        dtype = dtype_of_scalar(numba_type)
+        if dtype is None or not dtype.is_float:
+            return types.float32
+    return numba_type
+
+
+for _function, _op in {**BINARY_OPERATORS, **INPLACE_OPERATORS}.items():
+    _operator_template(_function, _op, infer_binary(_op), 2)
+for _function, _op in UNARY_OPERATORS.items():
+    _operator_template(_function, _op, infer_unary(_op), 1)
+for _function, _op in MATH_UNARY.items():
+    _operator_template(_function, _op, infer_unary(_op), 1, as_float=True)
+for _function, _op in MATH_BINARY.items():
+    _operator_template(_function, _op, infer_binary(_op), 2, as_float=True)
+
+for _op in elementwise_rules.BINARY_OPS:
+    if hasattr(elementwise, _op):
+        register_template(getattr(elementwise, _op), infer_binary(_op))
+for _op in elementwise_rules.UNARY_OPS:
+    if hasattr(elementwise, _op):
+        register_template(getattr(elementwise, _op), infer_unary(_op))
+
+
+def _minmax_template(function, op):
+    """Builtin ``min``/``max`` of two or more tiles or run-time scalars."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if not kws and len(args) >= 2 and all(is_constant(a) for a in args):
+                return signature(folded_type(function(*[constant_value(a) for a in args])), *args)
+            if kws or len(args) < 2 or not all(
+                    isinstance(a, TileType) or is_scalar(a) for a in args):
+                return None
+            if not any(isinstance(a, TileType) for a in args) and len(args) != 2:
+                return None
+            result = args[0]
+            for other in args[1:]:
+                result = infer_binary(op)({"x": result, "y": other})
+            return signature(result, *args)
+
+        def get_impl_key(self, sig):
+            if isinstance(sig.return_type, types.Literal):
+                return "numba_tile.folded"
+            return f"numba_tile.builtin_{function.__name__}"
+
+    registry.register_global(function)(Template)
+
+
+_minmax_template(min, "minimum")
+_minmax_template(max, "maximum")
+
+
+def infer_where(values):
+    cond, x, y = values["cond"], values["x"], values["y"]
+    spec, _ = elementwise_rules.where(operand(cond), operand(x), operand(y))
+    return result_tile(spec.dtype, (cond, x, y))
+
+
+register_template(elementwise.where, infer_where)
+
+
+def infer_astype(values):
+    x, dtype = values["x"], constant_value(values["dtype"])
+    if not isinstance(dtype, d.DType):
+        dtype = d.to_dtype(dtype)
+    rounding_mode = constant_value(values.get("rounding_mode", types.Omitted(None)))
+    from ...enums import RoundingMode
+    if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
+        from ...errors import TileTypeError
+        raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
+    if not (isinstance(x, TileType) or is_scalar(x)):
+        return None
+    spec = elementwise_rules.astype(operand(x), dtype)
+    if isinstance(x, TileType):
+        storage_scalar_type(spec.dtype)  # the compiler must have the dtype
+        return x.with_dtype(spec.dtype)
+    return scalar_type(spec.dtype)
+
+
+register_template(elementwise.astype, infer_astype)
+
+
+class DivmodTemplate(AbstractTemplate):
+    """Builtin ``divmod`` of tiles: ``(x // y, x % y)``."""
+
+    key = divmod
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
+            return None
+        values = {"x": args[0], "y": args[1]}
+        return signature(types.Tuple([infer_binary("floordiv")(values),
+                                      infer_binary("mod")(values)]), *args)
+
+    def get_impl_key(self, sig):
+        return "numba_tile.divmod"
+
+
+registry.register_global(divmod)(DivmodTemplate)
+registry.register_global(elementwise.divmod)(type("Tile_divmod", (DivmodTemplate,),
+                                                  {"key": elementwise.divmod}))
+
+
+
+def _converter_template(function, dtype):
+    """``int(x)``, ``float(x)`` and ``bool(x)`` of a tile or run-time scalar: ``astype`` to
+    int32, float32 or bool_ (the tile model's types for Python's)."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or len(args) != 1 or is_constant(args[0]) or not (
+                    isinstance(args[0], TileType) or is_scalar(args[0])):
+                return None
+            result = infer_astype({"x": args[0], "dtype": ConstantType(dtype)})
+            return signature(result, *args)
+
+        def get_impl_key(self, sig):
+            return f"numba_tile.convert_to_{dtype.name}"
+
+    registry.register_global(function)(Template)
+
+
+
+def _builtin_fold_template(function):
+    """``int(2.5)``, ``abs(-3)`` ... of compile-time constants are constants."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or not args or not all(is_constant(a) for a in args):
+                return None
+            try:
+                value = function(*[constant_value(a) for a in args])
+            except Exception:  # let Numba's typing report it
+                return None
+            return signature(folded_type(value), *args)
+
+        def get_impl_key(self, sig):
+            return "numba_tile.folded"
+
+    registry.register_global(function)(Template)
+
+
+for _function in (int, float, bool, abs):
+    _builtin_fold_template(_function)
+# after the folds: a template that declines constants is retried with them unliteral
+for _function, _dtype in ((int, d.int32), (float, d.float32), (bool, d.bool_)):
+    _converter_template(_function, _dtype)
+
+
+_NOT_A_CONSTANT = object()
+
+
+def type_dtype_call(dtype, args, kws):
+    """The signature of ``ct.int16(5)``: a strictly typed constant (checked and converted
+    by the interpreter's rule); ``ct.float16(t)`` of a tile or run-time scalar is
+    ``astype``."""
+    if kws or len(args) != 1:
+        raise TileTypeError(f"{dtype}() takes exactly one argument")
+    (value,) = args
+    constant = constant_of(value, _NOT_A_CONSTANT)
+    if constant is not _NOT_A_CONSTANT:
+        from ...interpreter.tile import make_constant
+        return signature(folded_type(make_constant(constant, dtype)), *args)
+    if not (isinstance(value, TileType) or is_scalar(value)):
+        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")
+    return signature(infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)

@@ -1,0 +1,81 @@
+"""Typing of the factories: full, zeros, ones, arange and astile."""
+
+from numba.core import types
+
+from ... import dtypes as d
+from ...errors import TileUnsupportedFeatureError
+from ...language import factories
+from ...promotion import Loose
+from ...rules.core import tile_shape
+from ..compilation import current
+from ..abstract import operand
+from ..types import TileType, scalar_type
+from .templates import constant_value, register_template, is_constant, is_scalar
+
+
+def infer_full(values):
+    shape = tile_shape(constant_value(values["shape"]), "shape")
+    dtype = constant_value(values["dtype"])
+    fill = values["fill_value"]
+    if not is_scalar(fill):
+        raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
+    fill_op = operand(fill)
+    if isinstance(fill_op, Loose):
+        from ...promotion import check_constant_fits
+        if not (isinstance(fill_op.value, float) and not dtype.is_float):
+            check_constant_fits(fill_op.value, dtype)
+    return TileType(dtype, shape, current().num_warps)
+
+
+def infer_zeros(values):
+    return TileType(constant_value(values["dtype"]), tile_shape(constant_value(values["shape"]), "shape"),
+                    current().num_warps)
+
+
+register_template(factories.full, infer_full)
+register_template(factories.zeros, infer_zeros)
+register_template(factories.ones, infer_zeros)
+
+
+def _check_constant_fits(numba_type, dtype):
+    """A constant scalar argument must fit the dtype it becomes (as in the interpreter)."""
+    if not is_constant(numba_type):
+        return
+    value = constant_value(numba_type)
+    if isinstance(value, (bool, int, float)) and not (isinstance(value, float) and
+                                                      not dtype.is_float):
+        from ...promotion import check_constant_fits
+        check_constant_fits(value, dtype)
+
+
+def infer_arange(values):
+    (n,) = tile_shape(constant_value(values["size"]), "arange size")
+    dtype = d.to_dtype(constant_value(values["dtype"]))
+    for name in ("start", "step"):
+        value = values[name]
+        if not (is_scalar(value) or isinstance(value, types.Omitted) or (
+                isinstance(value, TileType) and value.shape == ())):
+            from ...errors import TileTypeError
+            raise TileTypeError(f"{name} must be a scalar, got {value}")
+        _check_constant_fits(value, dtype)
+    scalar_type(dtype)
+    return TileType(dtype, (n,), current().num_warps)
+
+
+def infer_astile(values):
+    dtype = d.to_dtype(constant_value(values["dtype"]))
+    value = values["value"]
+    scalar_type(dtype)
+    if isinstance(value, TileType):
+        return value.with_dtype(dtype)
+    if is_scalar(value):
+        _check_constant_fits(value, dtype)
+        return TileType(dtype, (), current().num_warps)
+    constant = constant_value(value)  # nested tuples of constants: checked by the interpreter
+    tile = factories.astile.__tile_op__(constant, dtype=dtype)
+    return TileType(dtype, tile.shape, current().num_warps)
+
+
+
+register_template(factories.arange, infer_arange)
+register_template(factories.astile, infer_astile)

@@ -1,0 +1,67 @@
+"""Typing of ``ct.mma``, ``ct.matmul`` and ``@``."""
+
+import operator
+
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ...language import matrix
+from ...rules import matrix as matrix_rules
+from ..compilation import current
+from ..abstract import operand
+from ..types import TileType, scalar_type
+from .templates import register_template, registry
+
+
+def infer_mma(values):
+    """The result type of ``mma``."""
+    from ..hardware.staged_loads import StagedTileType
+    x, y, acc = values["x"], values["y"], values["acc"]
+    # operands of pipelined loads wait in shared memory (see staged_loads)
+    x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
+    if not all(isinstance(t, TileType) for t in (x_tile, y_tile, acc)):
+        return None
+    matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
+    # the accumulator's type; in the tensor-core fragment layout where the product runs on
+    # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
+    from ..hardware.mma_sync import result_type
+    return result_type(x, y, acc)
+
+
+def infer_matmul(values):
+    x, y = values["x"], values["y"]
+    if not (isinstance(x, TileType) and isinstance(y, TileType)):
+        return None
+    spec = matrix_rules.matmul(operand(x), operand(y))
+    if spec.shape == ():
+        return scalar_type(spec.dtype)
+    # on tensor cores where the operands fit: the result in their fragment layout
+    from ..hardware.mma_sync import matmul_accumulator
+    accumulator = matmul_accumulator(x, y, spec.dtype)
+    if accumulator is not None:
+        return accumulator.with_dtype(spec.dtype)
+    return TileType(spec.dtype, spec.shape, current().num_warps)
+
+
+register_template(matrix.mma, infer_mma)
+register_template(matrix.matmul, infer_matmul)
+
+
+class MatmulOperator(AbstractTemplate):
+    """``x @ y`` of tiles is ``ct.matmul(x, y)``."""
+
+    key = operator.matmul
+    tile_first = True
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 2:
+            return None
+        result = infer_matmul({"x": args[0], "y": args[1]})
+        return None if result is None else signature(result, *args)
+
+    def get_impl_key(self, sig):
+        return matrix.matmul
+
+
+registry.register_global(operator.matmul)(MatmulOperator)

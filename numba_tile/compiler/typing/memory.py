@@ -1,0 +1,154 @@
+"""Typing of the grid queries, ``load``/``store``, array views (``slice``, ``tiled_view``
+and the views' methods) and the grid helpers ``num_tiles`` and ``cdiv``."""
+
+from numba.core import types
+from numba.cuda.typing.templates import AttributeTemplate
+
+from ...enums import PaddingMode
+from ...language import memory
+from ...rules import memory as memory_rules
+from ...rules.core import tile_shape
+from ..compilation import current
+from ..abstract import operand
+from ..types import ArrayType, ConstantType, TiledViewType, TileType, scalar_type
+from .templates import REQUIRED, bound_method, compile_time_value, constant_value, folded_type, register_template, \
+    is_constant, is_scalar, registry
+from .elementwise import infer_binary
+
+
+def infer_grid(values):
+    memory_rules.grid_axis(operand(values["axis"]).value)
+    return types.int32
+
+
+def infer_load(values):
+    spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
+                                      constant_value(values["shape"]), constant_value(values["order"]),
+                                      constant_value(values["padding_mode"]))
+    if spec.shape == ():
+        return scalar_type(spec.dtype)
+    return TileType(spec.dtype, spec.shape, current().num_warps)
+
+
+def infer_store(values):
+    tile = values["tile"]
+    if not (isinstance(tile, TileType) or is_scalar(tile)):
+        return None
+    memory_rules.store(operand(values["array"]), operand(values["index"]), operand(tile),
+                       constant_value(values["order"]))
+    return types.none
+
+
+register_template(memory.bid, infer_grid)
+register_template(memory.num_blocks, infer_grid)
+register_template(memory.load, infer_load)
+register_template(memory.store, infer_store)
+
+
+def infer_num_tiles(values):
+    array = operand(values["array"])
+    memory_rules.require_array(array)
+    shape = tile_shape(constant_value(values["shape"]), "shape")
+    memory_rules.normalize_order(constant_value(values["order"]), array.ndim)
+    memory_rules.slice_axis(constant_value(values["axis"]), array.ndim)
+    if len(shape) != array.ndim:
+        from ...errors import TileValueError
+        raise TileValueError(f"shape {shape} must have the array's rank {array.ndim}")
+    return array.index
+
+
+def infer_cdiv(values):
+    x, y = values["x"], values["y"]
+    if is_constant(x) and is_constant(y):
+        return folded_type(memory.cdiv(constant_value(x), constant_value(y)))
+    return infer_binary("floordiv")({"x": x, "y": y})
+
+
+
+register_template(memory.num_tiles, infer_num_tiles)
+register_template(memory.cdiv, infer_cdiv)
+
+
+@registry.register_attr
+class ArrayAttributes(AttributeTemplate):
+    key = ArrayType
+
+    def resolve_dtype(self, array):
+        return ConstantType(array.dtype)
+
+    def resolve_ndim(self, array):
+        return types.IntegerLiteral(array.ndim)
+
+    def resolve_shape(self, array):
+        return types.UniTuple(array.index, array.ndim)
+
+    def resolve_strides(self, array):
+        return types.UniTuple(array.index, array.ndim)
+
+
+def infer_slice(array, values):
+    axis = memory_rules.slice_axis(compile_time_value(values["axis"], "slice(axis=...)"),
+                                   array.ndim)
+    for name in ("start", "stop"):
+        memory_rules.index_value(operand(values[name]), name)
+    # a run-time start along the last axis can move the data off its 16-byte alignment
+    return array.with_alignment(False) if axis == array.ndim - 1 else array
+
+
+def infer_tiled_view(array, values):
+    shape, steps, padding = memory_rules.tiled_view(
+        array, constant_value(values["tile_shape"]), constant_value(values["padding_mode"]),
+        constant_value(values["traversal_steps"]))
+    return TiledViewType(array, shape, steps, padding)
+
+
+ArrayAttributes.resolve_slice = bound_method("array.slice", (("axis", REQUIRED), ("start", REQUIRED),
+                                                       ("stop", REQUIRED)), infer_slice)
+ArrayAttributes.resolve_tiled_view = bound_method(
+    "array.tiled_view", (("tile_shape", REQUIRED), ("padding_mode", PaddingMode.UNDETERMINED),
+                         ("traversal_steps", None)), infer_tiled_view)
+
+
+def infer_view_load(view, values):
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    return TileType(view.dtype, view.tile_shape, current().num_warps)
+
+
+def infer_view_store(view, values):
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    tile = values["tile"]
+    if not (isinstance(tile, TileType) or is_scalar(tile)):
+        return None
+    memory_rules.view_store_tile(view, operand(tile))
+    return types.none
+
+
+def infer_view_num_tiles(view, values):
+    memory_rules.slice_axis(compile_time_value(values["axis"], "num_tiles(axis=...)"),
+                            view.array.ndim)
+    return view.array.index
+
+
+_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
+
+
+@registry.register_attr
+class TiledViewAttributes(AttributeTemplate):
+    key = TiledViewType
+
+    def resolve_dtype(self, view):
+        return ConstantType(view.dtype)
+
+    def resolve_tile_shape(self, view):
+        return types.Tuple([types.IntegerLiteral(n) for n in view.tile_shape])
+
+    def resolve_traversal_steps(self, view):
+        return types.Tuple([types.IntegerLiteral(n) for n in view.steps])
+
+    def resolve_padding_mode(self, view):
+        return ConstantType(view.padding_mode)
+
+    resolve_load = bound_method("view.load", (("index", REQUIRED),) + _VIEW_OPTIONS, infer_view_load)
+    resolve_store = bound_method("view.store", (("index", REQUIRED), ("tile", REQUIRED)) + _VIEW_OPTIONS,
+                           infer_view_store)
+    resolve_num_tiles = bound_method("view.num_tiles", (("axis", REQUIRED),), infer_view_num_tiles)

@@ -1,0 +1,161 @@
+"""Typing of the shape ops: reshape, permute, transpose, expand_dims, broadcast_to, indexing
+with ``None`` and constants, extract, insert, cat and bitcast."""
+
+import operator
+
+from numba.core import types
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ... import dtypes as d
+from ...errors import TileUnsupportedFeatureError
+from ...language import shapes
+from ...rules import shapes as shape_rules
+from ...rules.core import normalize_axis
+from ..compilation import current
+from ..abstract import operand
+from ..types import TileType, dtype_of_scalar, scalar_type
+from .templates import constant_value, register_template, tile_argument, is_scalar, registry
+
+
+def infer_reshape(values):
+    x = values["x"]
+    dtype = dtype_of_scalar(x)
+    if dtype is not None and not isinstance(x, types.Literal):  # a run-time scalar: (1, ...)
+        return TileType(dtype, shape_rules.reshape((), constant_value(values["shape"])),
+                        current().num_warps)
+    x = tile_argument(values, "reshape")
+    return TileType(x.dtype, shape_rules.reshape(x.shape, constant_value(values["shape"])),
+                    x.num_warps)
+
+
+def infer_permute(values):
+    x = tile_argument(values, "permute")
+    axes = shape_rules.permute_axes(constant_value(values["axes"]), x.ndim)
+    return TileType(x.dtype, tuple(x.shape[a] for a in axes), x.num_warps)
+
+
+def infer_transpose(values):
+    x = tile_argument(values, "transpose")
+    axes = shape_rules.transpose_axes(x.ndim, constant_value(values["axis0"]),
+                                      constant_value(values["axis1"]))
+    return TileType(x.dtype, tuple(x.shape[a] for a in axes), x.num_warps)
+
+
+def infer_expand_dims(values):
+    x = tile_argument(values, "expand_dims")
+    axis = normalize_axis(constant_value(values["axis"]), x.ndim + 1)
+    shape = shape_rules.expand_dims(x.shape, axis)
+    return TileType(x.dtype, shape, x.num_warps, x.layout.expand_dims(axis))
+
+
+def infer_broadcast_to(values):
+    x = tile_argument(values, "broadcast_to")
+    return TileType(x.dtype, shape_rules.broadcast_to(x.shape, constant_value(values["shape"])),
+                    x.num_warps)
+
+
+register_template(shapes.reshape, infer_reshape)
+register_template(shapes.permute, infer_permute)
+register_template(shapes.transpose, infer_transpose)
+register_template(shapes.expand_dims, infer_expand_dims)
+register_template(shapes.broadcast_to, infer_broadcast_to)
+
+
+def inserted_axes(ndim, key):
+    """The axes of the result of indexing a tile of rank ``ndim`` with ``key`` (the Numba
+    type of ``:``, ``None``, ``...`` or a tuple of them) that ``None`` inserts."""
+    items = list(key) if isinstance(key, types.BaseTuple) else [key]
+    from ...errors import TileTypeError
+    explicit = sum(isinstance(i, types.SliceType) for i in items)
+    expanded = []
+    for item in items:  # '...' stands for the ':' that the other entries leave out
+        if isinstance(item, types.EllipsisType):
+            expanded.extend([types.slice2_type] * max(ndim - explicit, 0))
+        else:
+            expanded.append(item)
+    axes, axis, full_slices = [], 0, 0
+    for item in expanded:
+        if isinstance(item, types.NoneType):
+            axes.append(axis)
+            axis += 1
+        elif isinstance(item, types.SliceType):
+            axis += 1
+            full_slices += 1
+        else:
+            raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
+    if full_slices > ndim:
+        raise TileTypeError(f"Too many ':' for a tile of rank {ndim}")
+    return axes
+
+
+class TileIndexTemplate(AbstractTemplate):
+    """``t[:, None]`` and friends: axes of length 1 added, nothing moved."""
+
+    key = operator.getitem
+
+    def generic(self, args, kws):
+        if len(args) != 2 or not isinstance(args[0], TileType):
+            return None
+        tile, key = args
+        layout = tile.layout
+        for axis in inserted_axes(tile.ndim, key):
+            layout = layout.expand_dims(axis)
+        return signature(TileType(tile.dtype, layout.shape, tile.num_warps, layout), *args)
+
+
+registry.register_global(operator.getitem)(TileIndexTemplate)
+
+
+def infer_extract(values):
+    x = tile_argument(values, "extract")
+    index = values["index"]
+    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
+    sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
+                              constant_value(values["shape"]))
+    if not all(is_scalar(i) for i in items):
+        from ...errors import TileTypeError
+        raise TileTypeError(f"Index entries must be integers, got {index}")
+    return TileType(x.dtype, sub, x.num_warps)
+
+
+def infer_insert(values):
+    x = tile_argument(values, "insert")
+    value, index = values["value"], values["index"]
+    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
+    if not isinstance(value, TileType):
+        raise TileUnsupportedFeatureError("insert() of a scalar value is not compiled yet")
+    shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape)
+    return x
+
+
+def infer_cat(values):
+    tiles = values["tiles"]
+    from ...errors import TileTypeError
+    if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2 or not all(
+            isinstance(t, TileType) for t in tiles):
+        raise TileTypeError(f"cat() needs a tuple of two tiles, got {tiles}")
+    a, b = tiles
+    if a.dtype is not b.dtype:
+        raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
+    shape, _ = shape_rules.cat(a.shape, b.shape, constant_value(values["axis"]))
+    return TileType(a.dtype, shape, a.num_warps)
+
+
+def infer_bitcast(values):
+    x = tile_argument(values, "bitcast")
+    dtype = d.to_dtype(constant_value(values["dtype"]))
+    if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
+            x.dtype.storage.itemsize:
+        from ...errors import TileTypeError
+        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
+                            f"{dtype}")
+    scalar_type(dtype)
+    return x.with_dtype(dtype)
+
+
+
+register_template(shapes.extract, infer_extract)
+register_template(shapes.insert, infer_insert)
+register_template(shapes.cat, infer_cat)
+register_template(shapes.bitcast, infer_bitcast)
