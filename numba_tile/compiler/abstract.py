@@ -17,8 +17,7 @@ from numba.core import types
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, \
-    dtype_of_scalar
+from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 
 
 class RuntimeScalar:

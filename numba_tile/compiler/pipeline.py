@@ -17,7 +17,6 @@ from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
 from .compilation import Compilation, compiling
-from .frontend import deferred_products, index_layouts  # noqa: F401 (their calls' typing and lowering)
 from .hardware import tma
 from .contexts import contexts
 from .frontend.device_output import format_specs
@@ -77,7 +76,7 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         from .frontend.device_output import RewriteDeviceOutput
         from .frontend.index_layouts import ComputeIndexTilesInPlace
         from .frontend.pipelining import PipelineMmaLoads
-        from .hardware.staged_loads import FindProductsInFlight
+        from .frontend.products_in_flight import FindProductsInFlight
         from .frontend.static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:

@@ -33,120 +33,20 @@ read. Off Hopper, or where a product does not run as ``wgmma``, the calls are pl
 (an empty group is committed, so the counts stay exact) and pass-throughs.
 """
 
-from llvmlite import ir as llvm_ir
-from numba.core import types
-from numba.core.typing import signature
 from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
-from numba.cuda.typing.templates import AbstractTemplate
 
 from ...language import matrix
-from ..typing.matrix import infer_mma
-from ..typing.templates import register_template, registry
+from ..intrinsics import pipeline_tile, staged_as_tfloat32, deferred_mma, product_wait, \
+    products_retired
 from .device_output import callee
-from ..lowering.registry import lower
-from ..hardware.staged_loads import pipeline_tile, staged_as_tfloat32
-from ..compilation import current
-from ..lowering.tiles import make_tile
-from ..hardware.wgmma import _asm
 
 # wait_group counts above this are written as this one (waiting for more is safe)
 MOST_PENDING = 3
 # passes over the blocks (per block) before the data flow counts every age as 0
 ROUNDS_PER_BLOCK = 4
-
-
-# -- what the rewritten kernel calls (never called in Python) -----------------------------------
-def deferred_mma(x, y, /, acc, *, use_fast_acc=False):
-    """``ct.mma(x, y, acc)`` committed on the tensor cores and not waited for."""
-    raise NotImplementedError("deferred products only exist in compiled tile code")
-
-
-def product_wait(tile, pending):
-    """``tile`` (the result of a :func:`deferred_mma`) once at most ``pending`` (a constant)
-    younger products still run."""
-    raise NotImplementedError("deferred products only exist in compiled tile code")
-
-
-def products_retired(pending):
-    """Wait until at most ``pending`` (a constant) products still run."""
-    raise NotImplementedError("deferred products only exist in compiled tile code")
-
-
-# -- typing ---------------------------------------------------------------------------------------
-register_template(deferred_mma, infer_mma)
-
-
-class _ProductWaitTemplate(AbstractTemplate):
-    key = product_wait
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        if len(args) != 2 or kws or not isinstance(args[1], types.IntegerLiteral):
-            return None
-        return signature(args[0], *args)
-
-
-class _ProductsRetiredTemplate(AbstractTemplate):
-    key = products_retired
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        if len(args) != 1 or kws or not isinstance(args[0], types.IntegerLiteral):
-            return None
-        return signature(types.none, *args)
-
-
-registry.register_global(product_wait)(_ProductWaitTemplate)
-registry.register_global(products_retired)(_ProductsRetiredTemplate)
-
-
-# -- lowering -------------------------------------------------------------------------------------
-def _hopper():
-    return current().target == (9, 0)
-
-
-@lower(deferred_mma, types.VarArg(types.Any))
-def lower_deferred_mma(context, builder, sig, args):
-    from ..lowering.matrix import mma_product
-    value, committed = mma_product(context, builder, sig, args, deferred=True)
-    if _hopper() and not committed:
-        # not a wgmma (mma.sync, or the general product): an empty group keeps the count
-        _asm(builder, "wgmma.commit_group.sync.aligned;")
-    return value
-
-
-_CONSTRAINTS = {"float": "f", "double": "d", "half": "h", "i16": "h", "i32": "r", "i64": "l"}
-
-
-@lower(product_wait, types.Any, types.IntegerLiteral)
-def lower_product_wait(context, builder, sig, args):
-    tile_type, pending = sig.args[0], sig.args[1].literal_value
-    if not _hopper():
-        return args[0]
-    values = [builder.extract_value(args[0], r) for r in range(tile_type.registers)]
-    letters = [_CONSTRAINTS[str(v.type)] for v in values]
-    # the registers go in and come out of the wait: nothing reading them moves before it
-    constraints = ",".join([f"={c}" for c in letters] + [str(i) for i in range(len(values))])
-    # (one output is returned as itself, several as a structure)
-    returned = values[0].type if len(values) == 1 else \
-        llvm_ir.LiteralStructType([v.type for v in values])
-    result = builder.asm(llvm_ir.FunctionType(returned, [v.type for v in values]),
-                         f"wgmma.wait_group.sync.aligned {pending};",
-                         constraints + ",~{memory}", values, side_effect=True)
-    if len(values) == 1:
-        return make_tile(context, builder, tile_type, [result])
-    return make_tile(context, builder, tile_type,
-                     [builder.extract_value(result, i) for i in range(len(values))])
-
-
-@lower(products_retired, types.IntegerLiteral)
-def lower_products_retired(context, builder, sig, args):
-    if _hopper():
-        _asm(builder, f"wgmma.wait_group.sync.aligned {sig.args[0].literal_value};")
-    return context.get_dummy_value()
 
 
 # -- the pass -------------------------------------------------------------------------------------

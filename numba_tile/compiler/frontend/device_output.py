@@ -9,14 +9,13 @@ format specs in f-strings. Tile code prints once per block, in the interpreter's
   :func:`device_print` and :func:`device_assert`, which :mod:`~numba_tile.compiler.lowering.device_output` types and lowers;
 * :func:`format_specs` lets the bytecode front end turn ``f"{x:spec}"`` into
   ``format(x, spec)`` while a tile kernel is compiled (under Numba's compiler lock), which
-  :mod:`~numba_tile.compiler.lowering.text` types.
+  :mod:`~numba_tile.compiler.typing.text` types.
 """
 
 import builtins
 import contextlib
 
-from numba.cuda.core import byteflow, ir
-from numba.cuda.core import interpreter as numba_interpreter
+from numba.cuda.core import byteflow, ir, interpreter as numba_interpreter
 from numba.cuda.core.compiler_lock import global_compiler_lock
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError, UnsupportedBytecodeError
@@ -24,16 +23,11 @@ from numba.cuda.core.ir_utils import build_definitions
 
 from ...errors import SourceLocation, TileTypeError
 from ...language import debugging
+from ..intrinsics import device_assert, device_print
 
 
-def device_print(sep, end, *values):
-    """What ``print(*values, sep=sep, end=end)`` of tile code becomes (never called)."""
-    raise NotImplementedError("device_print only exists in compiled tile code")
 
 
-def device_assert(condition, message, where):
-    """What ``ct.assert_(condition, message)`` becomes; ``where`` is ``"file:line"``."""
-    raise NotImplementedError("device_assert only exists in compiled tile code")
 
 
 _PRINTS = (builtins.print, debugging.print)

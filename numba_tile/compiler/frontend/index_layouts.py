@@ -19,37 +19,16 @@ the layout down the chain (``(m, 1)`` and ``(1, n)`` slices of one layout merge 
 
 import inspect
 
-from numba.core import types
 from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
 from ...language import elementwise, factories
 from ...layouts import broadcast_projection, register_sources
-from ..typing.factories import infer_arange
-from ..typing.shapes import inserted_axes
-from ..typing.templates import register_template
 from ..compilation import current
-from ..lowering.factories import lower_arange
-from ..lowering.registry import lower
+from ..intrinsics import arange_in_layout
 from ..types import TileType
-
-
-# -- what the rewritten kernel calls (never called in Python) -----------------------------------
-def arange_in_layout(size, /, *, dtype, start=0, step=1, layout_key=None):
-    """``ct.arange(size, dtype=dtype, start=start, step=step)`` in the layout that
-    ``layout_key`` names."""
-    raise NotImplementedError("arange_in_layout only exists in compiled tile code")
-
-
-def _infer_arange_in_layout(values):
-    tile = infer_arange(values)
-    layout = current().index_layouts[values["layout_key"].literal_value]
-    return TileType(tile.dtype, tile.shape, tile.num_warps, layout)
-
-
-register_template(arange_in_layout, _infer_arange_in_layout)
-lower(arange_in_layout, types.Any, types.Any, types.Any, types.Any, types.Any)(lower_arange)
+from ..typing.shapes import inserted_axes
 
 
 # -- the analysis ------------------------------------------------------------------------------

@@ -52,10 +52,10 @@ from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 from ... import dtypes
 from ...language import matrix, memory
 from ..compilation import current
+from ..hardware.staged_loads import MAX_STAGES
+from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
+    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
 from .device_output import callee
-from ..hardware.staged_loads import MAX_STAGES, pipeline_advance, pipeline_begin, \
-    pipeline_distance, pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, \
-    staged_as_tfloat32
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,

@@ -38,18 +38,17 @@ depends on the GPU being compiled for (set by the compiler):
 """
 
 from collections import namedtuple
-
 from llvmlite import ir
 
 from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import LinearLayout, mma_accumulator
-from ..lowering import arithmetic
-from . import wgmma
 from ..compilation import current
+from ..lowering import arithmetic
 from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
     thread_ids
 from ..types import TileType
+from . import asm, wgmma
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
@@ -344,13 +343,9 @@ def _ldmatrix(builder, shape, address):
     matrices of 2-byte elements (each register two elements of one row, or of one column with
     ``.trans``)."""
     count = 4 if shape.startswith("x4") else 2
-    outputs = ",".join(f"${i}" for i in range(count))
-    text = f"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{outputs}}}, [${count}];"
-    result_type = ir.LiteralStructType([I32] * count)
     # it reads shared memory: without the side effect and the memory clobber, LLVM would be
     # free to move it above the barrier that follows the stores it must see
-    out = builder.asm(ir.FunctionType(result_type, [address.type]), text,
-                      ",".join(["=r"] * count) + ",l,~{memory}", [address], side_effect=True)
+    out = asm.emit(builder, asm.ldmatrix(shape), [address], ir.LiteralStructType([I32] * count))
     return [builder.extract_value(out, i) for i in range(count)]
 
 
@@ -363,8 +358,7 @@ def _load_shared(builder, pointer):
                            64: ("f64", F64, "d")}[element.width if isinstance(
                                element, ir.IntType) else 64]
     address = builder.ptrtoint(pointer, ir.IntType(64))
-    return builder.asm(ir.FunctionType(result, [address.type]), f"ld.shared.{ptx} $0, [$1];",
-                       f"={letter},l,~{{memory}}", [address], side_effect=True)
+    return asm.emit(builder, asm.load_shared(ptx, letter), [address], result)
 
 
 def _mma(builder, instruction, kind, a, b, c):
@@ -384,16 +378,6 @@ def _mma(builder, instruction, kind, a, b, c):
 def _mma_asm(builder, instruction, a, b, c, value_type, letter):
     """The inline assembly of one ``mma.sync`` with accumulator registers ``c`` of
     ``value_type`` (constraint ``letter``); the results, as many as ``c``."""
-    operand_letter = "d" if letter == "d" else "r"  # float64 inputs are float64 registers
-    names = iter(f"${i}" for i in range(2 * len(c) + len(a) + len(b)))
-
-    def group(count):
-        return "{" + ",".join(next(names) for _ in range(count)) + "}"
-
-    text = f"{instruction} {group(len(c))}, {group(len(a))}, {group(len(b))}, " \
-           f"{group(len(c))};"
-    constraints = ",".join([f"={letter}"] * len(c) + [operand_letter] * (len(a) + len(b)) +
-                           [letter] * len(c))
-    out = arithmetic._asm(builder, ir.LiteralStructType([value_type] * len(c)), text,
-                          constraints, a + b + c)
+    out = asm.emit(builder, asm.mma_sync(instruction, len(a), len(b), len(c), letter), a + b + c,
+                   ir.LiteralStructType([value_type] * len(c)))
     return [builder.extract_value(out, i) for i in range(len(c))]

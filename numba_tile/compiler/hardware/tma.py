@@ -22,13 +22,13 @@ padding).
 
 import re
 
-from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from ..compilation import current
 from ..lowering.tiles import I32
+from . import asm
 
-PARAMETER_PREFIX = "numba_tile_tensor_map_"
+PARAMETER_PREFIX = asm.TENSOR_MAP_PARAMETER
 MAP_BYTES, MAP_ALIGNMENT = 128, 64
 MAX_BOX = 256  # elements along one axis of a box
 SWIZZLE_SPAN = 128  # bytes: the widest swizzle, and the widest box row it allows
@@ -112,11 +112,6 @@ def declare_tensor_map_parameters(ptx, entry, count):
 
 
 # -- device code --------------------------------------------------------------------------
-def _asm(builder, text, constraints="", args=(), result=ir.VoidType(), side_effect=True):
-    return builder.asm(ir.FunctionType(result, [a.type for a in args]), text,
-                       constraints, list(args), side_effect=side_effect)
-
-
 def _shared_address(builder, pointer):
     return builder.ptrtoint(pointer, I32)
 
@@ -126,29 +121,23 @@ def init_barriers(builder, barriers):
     thread that starts a stage's copies) and its bytes; then the block may use them."""
     with builder.if_then(first_thread(builder)):
         for pointer in barriers:
-            _asm(builder, "mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}",
-                 [_shared_address(builder, pointer)])
+            asm.emit(builder, asm.MBARRIER_INIT, [_shared_address(builder, pointer)])
         # the initialization visible to the asynchronous proxy (the TMA's completions)
-        _asm(builder, "fence.mbarrier_init.release.cluster;", "~{memory}")
+        asm.emit(builder, asm.MBARRIER_INIT_FENCE)
 
 
 def expect_bytes(builder, barrier, nbytes):
     """This thread arrives at ``barrier``, which will then wait for ``nbytes`` more bytes."""
-    _asm(builder, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;", "r,r,~{memory}",
-         [_shared_address(builder, barrier), I32(nbytes)])
+    asm.emit(builder, asm.MBARRIER_EXPECT_BYTES, [_shared_address(builder, barrier),
+                                                  I32(nbytes)])
 
 
 def copy_box(builder, slot, target, coordinates, barrier):
     """Start the TMA copy of the box of map ``slot`` at element ``coordinates`` (int32,
     innermost axis first) into ``target`` (shared memory), completing on ``barrier``."""
-    ndim = len(coordinates)
-    places = ", ".join(f"${2 + i}" for i in range(ndim))
-    text = (f"{{ .reg .b64 map; mov.b64 map, {PARAMETER_PREFIX}{slot}; "
-            f"cvta.param.u64 map, map; "
-            f"cp.async.bulk.tensor.{ndim}d.shared::cluster.global.tile"
-            f".mbarrier::complete_tx::bytes [$0], [map, {{{places}}}], [$1]; }}")
-    _asm(builder, text, ",".join(["r"] * (2 + ndim)) + ",~{memory}",
-         [_shared_address(builder, target), _shared_address(builder, barrier), *coordinates])
+    asm.emit(builder, asm.tensor_copy(slot, len(coordinates)),
+             [_shared_address(builder, target), _shared_address(builder, barrier),
+              *coordinates])
 
 
 def wait_barrier(builder, barrier, parity):
@@ -159,9 +148,8 @@ def wait_barrier(builder, barrier, parity):
     done = function.append_basic_block("tma_waited")
     builder.branch(waiting)
     builder.position_at_end(waiting)
-    ready = _asm(builder, "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], "
-                          "$2; selp.u32 $0, 1, 0, p; }", "=r,r,r,~{memory}",
-                 [_shared_address(builder, barrier), parity], result=I32)
+    ready = asm.emit(builder, asm.MBARRIER_TRY_WAIT, [_shared_address(builder, barrier),
+                                                      parity], I32)
     builder.cbranch(builder.icmp_unsigned("!=", ready, I32(0)), done, waiting)
     builder.position_at_end(done)
 

@@ -26,6 +26,7 @@ from ... import dtypes as d
 from ..compilation import current
 from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
+from . import asm
 
 F32 = ir.FloatType()
 I16 = ir.IntType(16)
@@ -131,7 +132,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     b_base = builder.ptrtoint(b_pointer, I32)
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     per_slice = n // 2  # a thread's registers of one 64-row slice
-    _asm(builder, "wgmma.fence.sync.aligned;")
+    asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
         row0 = builder.add(builder.mul(group, I32(64)), I32(16 * warps * i))
         a_row = builder.add(a_base, builder.mul(row0, I32(k_row_bytes)))
@@ -158,7 +159,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
                                   a_operand, b_descriptor, itemsize, transposed)
             registers[first:first + columns // 2] = fragment
-    _asm(builder, "wgmma.commit_group.sync.aligned;")
+    asm.emit(builder, asm.WGMMA_COMMIT)
     # operands of a pipeline stay in their stage until the next iteration's copies start
     # (after a barrier): the product may run on while this iteration's copies are issued,
     # waited for once the next one is started (the loop ends by waiting for it); otherwise
@@ -167,7 +168,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
         and x_type.pipeline_id == y_type.pipeline_id \
         and x_type.pipeline_id in current().products_in_flight
     if not deferred:
-        _asm(builder, f"wgmma.wait_group.sync.aligned {1 if in_flight else 0};")
+        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
     return make_tile(context, builder, result, registers)
 
 
@@ -291,27 +292,10 @@ def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b
     B K-major or N-major (2-byte inputs only: their instruction says which, tfloat32's has
     no such operand), scales 1."""
     count = len(fragment)
-    outputs = ",".join(f"${i}" for i in range(count))
-    a_registers = a_operand if isinstance(a_operand, list) else [a_operand]
-    after_a = count + len(a_registers)
-    if isinstance(a_operand, list):
-        a_text = "{" + ",".join(f"${count + i}" for i in range(len(a_registers))) + "}"
-        a_constraints = ["r"] * len(a_registers)
-        layouts = f", {0 if k_major_b else 1}"  # A in registers: B's layout only
-    else:
-        a_text, a_constraints = f"${count}", ["l"]
-        layouts = "" if itemsize == 4 else f", 0, {0 if k_major_b else 1}"
-    asm = (f"{{ .reg .pred p; setp.ne.b32 p, ${after_a + 1}, 0; "
-           f"{text} {{{outputs}}}, {a_text}, ${after_a}, p, 1, 1{layouts}; }}")
-    constraints = ",".join(["=f"] * count + a_constraints + ["l", "r"] +
-                           [str(i) for i in range(count)])
-    result_type = ir.LiteralStructType([fragment[0].type] * count)
-    out = builder.asm(ir.FunctionType(result_type, [a.type for a in a_registers] +
-                                      [I64, I32] + [f.type for f in fragment]),
-                      asm, constraints + ",~{memory}",
-                      a_registers + [b_descriptor, I32(1)] + fragment, side_effect=True)
+    in_registers = isinstance(a_operand, list)
+    a_registers = a_operand if in_registers else [a_operand]
+    instruction = asm.wgmma(text, count, len(a_registers) if in_registers else 0, itemsize,
+                            k_major_b)
+    out = asm.emit(builder, instruction, a_registers + [b_descriptor, I32(1)] + fragment,
+                   ir.LiteralStructType([fragment[0].type] * count))
     return [builder.extract_value(out, i) for i in range(count)]
-
-
-def _asm(builder, text):
-    builder.asm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", [], side_effect=True)

@@ -20,8 +20,8 @@ share one implementation. The semantics are the interpreter's:
 """
 
 import math
-from collections import namedtuple
 
+from collections import namedtuple
 from llvmlite import ir
 from numba.core import types
 from numba.core.typing import signature
@@ -29,6 +29,7 @@ from numba.core.typing import signature
 from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
+from ..hardware import asm
 from . import narrow_floats
 
 I1 = ir.IntType(1)
@@ -97,11 +98,6 @@ def _numba(dtype):
     return {d.float32: types.float32, d.float64: types.float64}[dtype]
 
 
-def _asm(builder, result_type, text, constraints, args):
-    fnty = ir.FunctionType(result_type, [a.type for a in args])
-    return builder.asm(fnty, text, constraints, args, side_effect=False)
-
-
 _REG = {16: "h", 32: "r", 64: "l"}
 
 
@@ -131,7 +127,7 @@ def _f32_to_bf16(builder, value):
 def _f64_to_f32_odd(builder, value):
     """float64 to float32 rounded to odd: a later rounding to a narrower type is then exact
     (no double-rounding error)."""
-    truncated = _asm(builder, F32, "cvt.rz.f32.f64 $0, $1;", "=f,d", [value])
+    truncated = asm.emit(builder, asm.convert("rz", "f32", "f64", "f", "d"), [value], F32)
     inexact = builder.fcmp_ordered("!=", builder.fpext(truncated, F64), value)
     bits = builder.bitcast(truncated, I32)
     return builder.bitcast(builder.select(inexact, builder.or_(bits, I32(1)), bits), F32)
@@ -140,7 +136,7 @@ def _f64_to_f32_odd(builder, value):
 def to_compute(builder, value, dtype):
     """A storage value of ``dtype`` as a value of :func:`compute_dtype` (exact)."""
     if dtype is d.float16:
-        return _asm(builder, F32, "cvt.f32.f16 $0, $1;", "=f,h", [value])
+        return asm.emit(builder, asm.convert(None, "f32", "f16", "f", "h"), [value], F32)
     if dtype is d.bfloat16:
         return _bf16_to_f32(builder, value)
     return value
@@ -154,15 +150,15 @@ def _float_to_float(builder, value, src, dst, rounding_mode):
             value = _f64_to_f32_odd(builder, value)
         return _f32_to_bf16(builder, value)
     if dst is d.float16:
-        return _asm(builder, I16, f"cvt.{mode}.f16.{_float_suffix(src)} $0, $1;",
-                    f"=h,{_float_reg(src)}", [value])
+        return asm.emit(builder, asm.convert(mode, "f16", _float_suffix(src), "h",
+                                             _float_reg(src)), [value], I16)
     if src is dst:
         return value
     if dst is d.float64:
         return builder.fpext(value, F64)
     if mode == "rn":
         return builder.fptrunc(value, F32)
-    return _asm(builder, F32, f"cvt.{mode}.f32.f64 $0, $1;", "=f,d", [value])
+    return asm.emit(builder, asm.convert(mode, "f32", "f64", "f", "d"), [value], F32)
 
 
 _INT_ROUNDING = {None: "rzi", RoundingMode.RZI: "rzi", RoundingMode.RZ: "rzi",
@@ -181,9 +177,9 @@ def _float_to_int(context, builder, value, src, dst, rounding_mode):
     mode = _INT_ROUNDING.get(rounding_mode, "rni")
     width = max(dst.bitwidth, 16)
     kind = "s" if dst.is_signed else "u"
-    result = _asm(builder, ir.IntType(width),
-                  f"cvt.{mode}.{kind}{dst.bitwidth}.{_float_suffix(src)} $0, $1;",
-                  f"={_REG[width]},{_float_reg(src)}", [value])
+    result = asm.emit(builder, asm.convert(mode, f"{kind}{dst.bitwidth}", _float_suffix(src),
+                                           _REG[width], _float_reg(src)),
+                      [value], ir.IntType(width))
     return builder.trunc(result, ir.IntType(dst.bitwidth)) if width != dst.bitwidth else result
 
 
@@ -199,9 +195,9 @@ def _int_to_float(builder, value, src, dst, rounding_mode):
     if src.bitwidth < 16:
         value = builder.sext(value, I16) if src.is_signed else builder.zext(value, I16)
     width = max(src.bitwidth, 16)
-    text = f"cvt.{mode or 'rn'}.{_float_suffix(dst)}.{kind}{width} $0, $1;"
-    return _asm(builder, storage_type(dst), text, f"={_float_reg(dst)},{_REG[width]}",
-                [value])
+    return asm.emit(builder, asm.convert(mode or "rn", _float_suffix(dst), f"{kind}{width}",
+                                         _float_reg(dst), _REG[width]),
+                    [value], storage_type(dst))
 
 
 def convert(context, builder, value, src, dst, rounding_mode=None):
@@ -267,8 +263,7 @@ def _float_minmax(builder, op, a, b, propagate_nan):
     if not propagate_nan and isinstance(a.type, (ir.FloatType, ir.DoubleType)):
         # PTX min/max already let a NaN lose to the other operand: one instruction
         suffix, reg = ("f64", "d") if isinstance(a.type, ir.DoubleType) else ("f32", "f")
-        return _asm(builder, a.type, f"{op[:3]}.{suffix} $0, $1, $2;", f"={reg},{reg},{reg}",
-                    [a, b])
+        return asm.emit(builder, asm.float_minmax(op[:3], suffix, reg), [a, b], a.type)
     better = builder.fcmp_ordered("<" if op == "minimum" else ">", a, b)
     chosen = builder.select(better, a, b)
     if propagate_nan:
@@ -319,8 +314,8 @@ def _float_binary(context, builder, op, dtype, a, b, options):
         suffix = DIRECTED.get(mode) or {RoundingMode.APPROX: "approx",
                                        RoundingMode.FULL: "full"}[mode]
         reg = _float_reg(dtype)
-        return _asm(builder, a.type, f"{_BASIC_ASM[op]}.{suffix}.{_float_suffix(dtype)} "
-                                     f"$0, $1, $2;", f"={reg},{reg},{reg}", [a, b])
+        return asm.emit(builder, asm.float_binary(_BASIC_ASM[op], suffix,
+                                                  _float_suffix(dtype), reg), [a, b], a.type)
     if op == "add":
         return builder.fadd(a, b)
     if op == "sub":
@@ -460,8 +455,8 @@ def binary(context, builder, op, operand_dtype, result_dtype, a, b, options=Opti
         suffix = DIRECTED.get(mode, "rn")
         if op == "truediv" and mode in (RoundingMode.APPROX, RoundingMode.FULL):
             suffix = mode.name.lower()
-        return _asm(builder, F32, f"{_BASIC_ASM[op]}.{suffix}.ftz.f32 $0, $1, $2;", "=f,f,f",
-                    [a, b])
+        return asm.emit(builder, asm.float_binary(_BASIC_ASM[op], suffix, "f32", "f",
+                                                  flush_to_zero=True), [a, b], F32)
     if ftz:
         a, b = _flush(builder, a, d.float32), _flush(builder, b, d.float32)
     exact_mode = mode if work is not d.float64 or operand_dtype is d.float64 else None
@@ -491,8 +486,8 @@ def _float_unary(context, builder, op, dtype, x, mode):
                                     x.type(math.inf))
     if op == "sqrt" and mode in DIRECTED:
         reg = _float_reg(dtype)
-        return _asm(builder, x.type, f"sqrt.{DIRECTED[mode]}.{_float_suffix(dtype)} $0, $1;",
-                    f"={reg},{reg}", [x])
+        return asm.emit(builder, asm.float_unary(
+            f"sqrt.{DIRECTED[mode]}.{_float_suffix(dtype)}", reg), [x], x.type)
     if mode is RoundingMode.APPROX and dtype is d.float32:
         if op == "exp":  # e ** x = 2 ** (x log2 e)
             x, op = builder.fmul(x, F32(1.0 / math.log(2.0))), "exp2"
@@ -500,7 +495,7 @@ def _float_unary(context, builder, op, dtype, x, mode):
             return builder.fmul(_float_unary(context, builder, "log2", dtype, x, mode),
                                 F32(math.log(2.0)))
         if op in _APPROX_UNARY:
-            return _asm(builder, F32, f"{_APPROX_UNARY[op]} $0, $1;", "=f,f", [x])
+            return asm.emit(builder, asm.float_unary(_APPROX_UNARY[op], "f"), [x], F32)
     if op == "rsqrt":
         return builder.fdiv(x.type(1.0), _libdevice(context, builder, "sqrt", dtype, x))
     return _libdevice(context, builder, op, dtype, x)
@@ -530,7 +525,7 @@ def unary(context, builder, op, dtype, result_dtype, x, options=Options()):
         # the hardware's own flushing form: what the flushes around libdevice's exp2f
         # (the same approximation, scaled to reach subnormal results) give, in one
         # instruction instead of four (the exponentials of an online softmax)
-        return _asm(builder, F32, "ex2.approx.ftz.f32 $0, $1;", "=f,f", [value])
+        return asm.emit(builder, asm.float_unary("ex2.approx.ftz.f32", "f"), [value], F32)
     if ftz:
         value = _flush(builder, value, d.float32)
     out = _float_unary(context, builder, op, work, value, exact_mode)

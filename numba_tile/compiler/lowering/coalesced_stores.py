@@ -17,8 +17,7 @@ from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from ..compilation import current
-from .tiles import I32, barrier, register_coordinates, scratch, \
-    thread_coordinates
+from .tiles import I32, barrier, register_coordinates, scratch, thread_coordinates
 
 VECTOR_BYTES = 16
 ROW_PADDING = 16

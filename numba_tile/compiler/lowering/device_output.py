@@ -21,91 +21,26 @@ import math
 
 from llvmlite import ir
 from numba.core import cgutils, types
-from numba.core.typing import signature
 from numba.cuda import nvvmutils
-from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
-from ...errors import TileTypeError, TileUnsupportedFeatureError
+from ...errors import TileUnsupportedFeatureError
 from ...language import debugging
-from ...rules.formatting import Conversion, check_printf_arguments, conversion_for_spec, \
-    parse_c_format, python_dtype
-from . import arithmetic
+from ...rules.formatting import Conversion, conversion_for_spec, parse_c_format, python_dtype
 from ..abstract import constant_of
+from ..hardware import asm
+from ..intrinsics import device_assert, device_print
+from ..types import TileType
+from ..typing.text import TextType, dtype_of_value
+from . import arithmetic
+from .registry import lower
+from .text import text_values
+from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
 
 _NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
-from ..frontend.device_output import device_assert, device_print
-from .registry import lower
-from .text import TextType, dtype_of_value, is_printable_value, text_values
-from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
-from ..types import TileType
-from ..typing.templates import registry
 
 MAX_ARGUMENTS = 32  # what CUDA's printf takes besides the format
 F64 = ir.DoubleType()
-
-
-# -- typing -----------------------------------------------------------------------------------
-def _constant_string(numba_type, what):
-    value = constant_of(numba_type, _NOT_CONSTANT)
-    if not isinstance(value, str):
-        raise TileTypeError(f"{what} must be a constant string in tile code, got {numba_type}")
-    return value
-
-
-def _check_printable(numba_type):
-    if isinstance(numba_type, (TextType, types.StringLiteral)) or is_printable_value(
-            numba_type) or constant_of(numba_type, _NOT_CONSTANT) is not _NOT_CONSTANT:
-        return
-    raise TileTypeError(f"Cannot print a {numba_type} from tile code")
-
-
-class DevicePrintTemplate(AbstractTemplate):
-    key = device_print
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        sep, end, *values = args
-        _constant_string(sep, "print(sep=...)")
-        _constant_string(end, "print(end=...)")
-        for value in values:
-            _check_printable(value)
-        return signature(types.none, *args)
-
-
-class PrintfTemplate(AbstractTemplate):
-    key = debugging.printf
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        if kws or not args:
-            return None
-        fmt, *values = args
-        check_printf_arguments(_constant_string(fmt, "The printf format"), len(values))
-        for value in values:
-            if not is_printable_value(value) and constant_of(value, _NOT_CONSTANT) is \
-                    _NOT_CONSTANT:
-                raise TileTypeError(f"printf cannot print a {value}")
-        return signature(types.none, *args)
-
-
-class DeviceAssertTemplate(AbstractTemplate):
-    key = device_assert
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        condition, message, where = args
-        if not (is_printable_value(condition) or isinstance(condition, types.Literal)):
-            raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
-                                f"{condition}")
-        if not isinstance(message, (types.NoneType, types.Omitted)):
-            _constant_string(message, "The message of ct.assert_()")
-        return signature(types.none, *args)
-
-
-registry.register_global(device_print)(DevicePrintTemplate)
-registry.register_global(debugging.printf)(PrintfTemplate)
-registry.register_global(device_assert)(DeviceAssertTemplate)
 
 
 # -- what is printed --------------------------------------------------------------------------
@@ -380,8 +315,8 @@ def _point_suffix(printer, value, precision, dry_run=False):
     for k in range(precision):  # the decade of the value picks its scale
         at_least = builder.fcmp_ordered(">=", magnitude, F64(10.0 ** k))
         scale = builder.select(at_least, F64(10.0 ** (precision - 1 - k)), scale)
-    rounded = arithmetic._asm(builder, F64, "cvt.rni.f64.f64 $0, $1;", "=d,d",
-                              [builder.fmul(magnitude, scale)])
+    rounded = asm.emit(builder, asm.convert("rni", "f64", "f64", "d", "d"),
+                       [builder.fmul(magnitude, scale)], F64)
     whole = builder.fptoui(rounded, I64)
     step = builder.fptoui(scale, I64)
     integral = builder.and_(

@@ -14,12 +14,12 @@ from ... import dtypes as d
 from ...enums import RoundingMode
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from . import arithmetic
 from ..abstract import constant_of, operand
-from .registry import registry
-from .tiles import make_tile, move_tile
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 from ..typing.elementwise import implementation_of
+from . import arithmetic
+from .registry import registry
+from .tiles import make_tile, move_tile
 
 lower = registry.lower
 

@@ -5,6 +5,7 @@ from numba.core import types
 
 from ... import dtypes as d
 from ...language import factories
+from ..intrinsics import arange_in_layout
 from ..types import TileType
 from . import arithmetic
 from .elementwise import operand_values
@@ -104,3 +105,6 @@ def lower_astile(context, builder, sig, args):
             value = builder.trunc(value, arithmetic.storage_type(dtype))
         values.append(value)
     return make_tile(context, builder, tile_type, values)
+
+
+lower(arange_in_layout, types.Any, types.Any, types.Any, types.Any, types.Any)(lower_arange)

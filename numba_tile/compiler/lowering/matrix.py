@@ -25,13 +25,15 @@ from numba.core import cgutils, types
 
 from ... import dtypes as d
 from ...language import matrix
-from . import arithmetic
-from ..hardware import mma_sync, wgmma
-from .registry import lower
+from ..compilation import current
+from ..hardware import mma_sync, wgmma, asm
 from ..hardware.staged_loads import StagedTileType, staged_to_registers
-from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, \
-    register_coordinates, thread_coordinates
+from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType
+from . import arithmetic
+from .registry import lower
+from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, register_coordinates, \
+    thread_coordinates
 
 
 def _compute_dtype(*dtypes):
@@ -197,3 +199,44 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
 def _scalar_dtype(numba_type):
     from ..types import dtype_of_scalar
     return dtype_of_scalar(numba_type)
+
+
+# -- the deferred products of frontend.deferred_products ----------------------------------------
+def _hopper():
+    return current().target == (9, 0)
+
+
+@lower(deferred_mma, types.VarArg(types.Any))
+def lower_deferred_mma(context, builder, sig, args):
+    value, committed = mma_product(context, builder, sig, args, deferred=True)
+    if _hopper() and not committed:
+        # not a wgmma (mma.sync, or the general product): an empty group keeps the count
+        asm.emit(builder, asm.WGMMA_COMMIT)
+    return value
+
+
+_CONSTRAINTS = {"float": "f", "double": "d", "half": "h", "i16": "h", "i32": "r", "i64": "l"}
+
+
+@lower(product_wait, types.Any, types.IntegerLiteral)
+def lower_product_wait(context, builder, sig, args):
+    tile_type, pending = sig.args[0], sig.args[1].literal_value
+    if not _hopper():
+        return args[0]
+    values = [builder.extract_value(args[0], r) for r in range(tile_type.registers)]
+    letters = [_CONSTRAINTS[str(v.type)] for v in values]
+    # (one output is returned as itself, several as a structure)
+    returned = values[0].type if len(values) == 1 else \
+        ir.LiteralStructType([v.type for v in values])
+    result = asm.emit(builder, asm.wgmma_wait(pending, letters), values, returned)
+    if len(values) == 1:
+        return make_tile(context, builder, tile_type, [result])
+    return make_tile(context, builder, tile_type,
+                     [builder.extract_value(result, i) for i in range(len(values))])
+
+
+@lower(products_retired, types.IntegerLiteral)
+def lower_products_retired(context, builder, sig, args):
+    if _hopper():
+        asm.emit(builder, asm.wgmma_wait(sig.args[0].literal_value))
+    return context.get_dummy_value()

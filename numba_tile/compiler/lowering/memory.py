@@ -17,14 +17,13 @@ from ...enums import PaddingMode
 from ...language import memory
 from ...rules.core import normalize_axis
 from ...rules.memory import normalize_order
-from . import arithmetic
 from ..abstract import constant_of
 from ..compilation import current
+from ..types import ArrayType, TiledViewType, TileType
+from . import arithmetic
 from .coalesced_stores import column_block, store_through_shared
 from .registry import registry
-from .tiles import (I32, I64, is_replica_leader, make_tile, register_coordinates,
-                    thread_coordinates)
-from ..types import ArrayType, TiledViewType, TileType
+from .tiles import I32, I64, is_replica_leader, make_tile, register_coordinates, thread_coordinates
 
 lower = registry.lower
 

@@ -13,11 +13,11 @@ NaN for e4m3fn (it has no infinity) and infinity for e5m2, NaN keeps its sign.
 """
 
 from collections import namedtuple
-
 from llvmlite import ir
 
 from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
+from ..hardware import asm
 
 I8, I32, F32, F64 = ir.IntType(8), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 
@@ -103,10 +103,9 @@ def from_float32(builder, value, dtype):
     normal = builder.sub(builder.lshr(_round_bits(builder, magnitude, shift), I32(shift)),
                          I32((127 - fmt.bias) << fmt.mantissa))
     # subnormal (or zero): the value in units of the smallest subnormal, rounded
-    from .arithmetic import _asm
     units = builder.fmul(builder.bitcast(magnitude, F32),
                          F32(2.0 ** (fmt.bias - 1 + fmt.mantissa)))
-    rounded_units = _asm(builder, F32, "cvt.rni.f32.f32 $0, $1;", "=f,f", [units])
+    rounded_units = asm.emit(builder, asm.convert("rni", "f32", "f32", "f", "f"), [units], F32)
     subnormal = builder.fptosi(rounded_units, I32)
     smallest_normal = (127 - fmt.bias + 1) << 23
     code = builder.select(builder.icmp_unsigned(">=", magnitude, I32(smallest_normal)),

@@ -14,12 +14,11 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...language import reductions
 from ...rules.core import normalize_axes
-from . import arithmetic
 from ..abstract import constant_of
+from . import arithmetic
 from .registry import registry
-from .tiles import (I32, barrier, load_shared, make_tile, register_coordinates,
-                    scratch_regions, shuffle_xor, store_shared, thread_coordinates, thread_ids,
-                    tile_registers)
+from .tiles import I32, barrier, load_shared, make_tile, register_coordinates, scratch_regions, \
+    shuffle_xor, store_shared, thread_coordinates, thread_ids, tile_registers
 
 lower = registry.lower
 

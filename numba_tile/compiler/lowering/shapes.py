@@ -11,13 +11,13 @@ import operator
 from numba.core import types
 
 from ...language import debugging, elementwise, shapes
-from . import arithmetic
 from ...rules.core import normalize_axis
 from ..abstract import constant_of
-from .registry import registry
-from .tiles import (I32, broadcast_source, linear_offset, make_tile, register_coordinates,
-                    relayout, thread_coordinates, tile_registers)
 from ..types import TileType
+from . import arithmetic
+from .registry import registry
+from .tiles import I32, broadcast_source, linear_offset, make_tile, register_coordinates, \
+    relayout, thread_coordinates, tile_registers
 
 lower = registry.lower
 

@@ -1,58 +1,13 @@
-"""Text in tile code: ``str(x)``, ``format(x, spec)`` and f-strings, for printing.
-
-Device code has no strings, so text is a compile-time recipe: a :class:`TextType` lists
-constant pieces and the places of values with their format spec; its run-time value holds just
-the values. ``f"t={t} n={n:.2f}"`` is ``"t=" + str(t) + " n=" + format(n, ".2f")``, and each
-step here makes a longer recipe; :mod:`~numba_tile.compiler.lowering.device_output` prints it. Text of constants is folded
-into a constant string, formatted as the interpreter formats the Python value.
-
->>> import numba_tile as ct
->>> from numba.core import types
->>> from numba_tile.compiler.lowering.text import TextType, text_of
->>> t = text_of(types.literal("n=")) + text_of(types.int32, ".2f")
->>> t.parts, t.values
-(('n=', (0, '.2f')), (int32,))
-"""
-
-import operator
+"""Lowering of text in tile code (see :mod:`~numba_tile.compiler.typing.text`): its run-time
+value is a struct of the values it formats."""
 
 from llvmlite import ir
 from numba.core import types
 from numba.core.datamodel import models
-from numba.core.typing import signature
 from numba.cuda.models import register_model
-from numba.cuda.typing.templates import AbstractTemplate
 
-from ...errors import TileTypeError
-from ...rules.formatting import conversion_for_spec
-from ..abstract import constant_of
-
-_NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
+from ..typing.text import TextType, is_printable_value
 from .registry import lower
-from ..types import TileType, dtype_of_scalar
-from ..typing.templates import registry
-
-
-class TextType(types.Type):
-    """Text: ``parts`` are constant strings and ``(value index, format spec)`` pairs; the run-
-    time value is a struct of the ``values``."""
-
-    def __init__(self, parts, values):
-        self.parts = tuple(parts)
-        self.values = tuple(values)
-        shown = "".join(p if isinstance(p, str) else "{%d:%s}" % p for p in self.parts)
-        super().__init__(name=f"TileText({shown!r}, {', '.join(map(str, self.values))})")
-
-    def __add__(self, other):
-        offset = len(self.values)
-        parts = list(self.parts)
-        for part in other.parts:
-            part = part if isinstance(part, str) else (part[0] + offset, part[1])
-            if isinstance(part, str) and parts and isinstance(parts[-1], str):
-                parts[-1] += part
-            else:
-                parts.append(part)
-        return TextType(parts, self.values + other.values)
 
 
 @register_model(TextType)
@@ -61,115 +16,7 @@ class TextModel(models.StructModel):
         super().__init__(dmm, fe_type, [(f"v{i}", t) for i, t in enumerate(fe_type.values)])
 
 
-def is_printable_value(numba_type):
-    """A run-time value text can hold: a tile or a run-time scalar."""
-    return isinstance(numba_type, TileType) or (
-        not isinstance(numba_type, types.Literal) and dtype_of_scalar(numba_type) is not None)
 
-
-def dtype_of_value(numba_type):
-    return numba_type.dtype if isinstance(numba_type, TileType) else dtype_of_scalar(numba_type)
-
-
-def text_of(numba_type, spec=""):
-    """The text recipe of a string literal, a text or a run-time value with ``spec``."""
-    if isinstance(numba_type, TextType):
-        return numba_type
-    if isinstance(numba_type, types.StringLiteral):
-        return TextType((numba_type.literal_value,), ())
-    if is_printable_value(numba_type):
-        conversion_for_spec(spec, dtype_of_value(numba_type))  # errors at the f-string
-        return TextType(((0, spec),), (numba_type,))
-    return None
-
-
-# numba-cuda's own str()/format()/+ overloads are specific to the CUDA target, and Numba tries
-# target-specific templates first: ours must be as specific to be tried before them
-_CUDA_SPECIFIC = {"target": "cuda"}
-
-
-def _string_literal(value):
-    return types.literal(value)
-
-
-class _TextTemplate(AbstractTemplate):
-    tile_first = True
-    metadata = _CUDA_SPECIFIC
-    prefer_literal = True
-
-    def text(self, value_type, spec, args):
-        """The signature of formatting ``value_type`` with ``spec``: a constant folds to its
-        string (the interpreter formats the Python value); a tile or run-time scalar becomes
-        text whose spec is checked here."""
-        value = constant_of(value_type, _NOT_CONSTANT)
-        if value is not _NOT_CONSTANT:
-            try:
-                return signature(_string_literal(format(value, spec)), *args)
-            except (TypeError, ValueError) as error:
-                raise TileTypeError(str(error)) from None
-        text = text_of(value_type, spec)
-        return None if text is None else signature(text, *args)
-
-    def get_impl_key(self, sig):
-        return "numba_tile.text"
-
-
-class StrTemplate(_TextTemplate):
-    """``str(x)`` (an f-string field): ``format(x, "")``."""
-
-    key = str
-
-    def generic(self, args, kws):
-        if kws or len(args) != 1:
-            return None
-        return self.text(args[0], "", args)
-
-
-class FormatTemplate(_TextTemplate):
-    """``format(x, spec)`` (an f-string field with a spec)."""
-
-    key = format
-
-    def generic(self, args, kws):
-        if kws or len(args) != 2:
-            return None
-        spec = constant_of(args[1], _NOT_CONSTANT)
-        if not isinstance(spec, str):
-            raise TileTypeError("A format spec in tile code must be a constant string")
-        return self.text(args[0], spec, args)
-
-
-class TextConcatenation(AbstractTemplate):
-    """``a + b`` of strings and text (f-strings are compiled as such sums)."""
-
-    key = operator.add
-    tile_first = True
-    metadata = _CUDA_SPECIFIC
-    prefer_literal = True
-
-    def generic(self, args, kws):
-        if kws or len(args) != 2:
-            return None
-        a, b = args
-        if isinstance(a, types.StringLiteral) and isinstance(b, types.StringLiteral):
-            return signature(_string_literal(a.literal_value + b.literal_value), *args)
-        if not (isinstance(a, TextType) or isinstance(b, TextType)):
-            return None
-        left, right = text_of(a), text_of(b)
-        if left is None or right is None:
-            return None
-        return signature(left + right, *args)
-
-    def get_impl_key(self, sig):
-        return "numba_tile.text"
-
-
-registry.register_global(str)(StrTemplate)
-registry.register_global(format)(FormatTemplate)
-registry.register_global(operator.add)(TextConcatenation)
-
-
-# -- lowering ---------------------------------------------------------------------------------
 def text_values(builder, text_type, value):
     """The run-time values of a text (LLVM values, in the order of ``text_type.values``)."""
     return [builder.extract_value(value, i) for i in range(len(text_type.values))]

@@ -18,6 +18,7 @@ from numba.cuda import nvvmutils
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
 from ..compilation import SHARED_ALIGNMENT, current
+from ..hardware import asm
 
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
@@ -346,8 +347,7 @@ def fence_async_proxy(builder):
     """``fence.proxy.async.shared::cta``: this thread's shared-memory writes become visible
     to the asynchronous proxy (``wgmma``, the tensor memory accelerator); a barrier after it
     covers the whole block."""
-    builder.asm(ir.FunctionType(ir.VoidType(), []), "fence.proxy.async.shared::cta;",
-                "~{memory}", [], side_effect=True)
+    asm.emit(builder, asm.FENCE_ASYNC_PROXY)
 
 
 def _register_run(tile_type):

@@ -29,7 +29,6 @@ def infer_static_assert(values):
 
 
 def infer_ensure_constant(values):
-    from ...errors import TileTypeError
     value = values["value"]
     if not isinstance(value, (types.Literal, ConstantType, types.Omitted)) and not (
             isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal)

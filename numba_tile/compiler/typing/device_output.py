@@ -1,15 +1,27 @@
-"""Typing of the names of device output: ``ct.print``, ``ct.assert_`` and ``ct.static_iter``
-calls are rewritten before typing; the calls they become are typed beside their lowering."""
+"""Typing of device output: ``print``/``ct.print`` and ``ct.assert_`` calls are rewritten before
+typing (:mod:`~numba_tile.compiler.frontend.device_output`) into the calls typed here, as is
+``ct.printf``; ``ct.static_iter`` loops are unrolled before typing, so its name only needs a
+type."""
 
+from numba.core import types
+from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ...errors import TileTypeError
 from ...language import debugging
+from ...rules.formatting import check_printf_arguments
+from ..abstract import constant_of
+from ..intrinsics import device_assert, device_print
 from .templates import registry
+from .text import TextType, is_printable_value
+
+_NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 
 
 class _Rewritten(AbstractTemplate):
     """Calls of ``ct.print``, ``ct.assert_`` and ``ct.static_iter`` are rewritten before
-    typing (:mod:`~numba_tile.compiler.frontend.device_output`); these templates only give the names a type."""
+    typing (:mod:`~numba_tile.compiler.frontend.device_output`); these templates only give
+    the names a type."""
 
     prefer_literal = True
 
@@ -20,3 +32,66 @@ class _Rewritten(AbstractTemplate):
 for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
     registry.register_global(_rewritten)(type(f"Tile_{_rewritten.__name__}", (_Rewritten,),
                                               {"key": _rewritten}))
+
+
+# -- the calls of device output --------------------------------------------------------------
+def _constant_string(numba_type, what):
+    value = constant_of(numba_type, _NOT_CONSTANT)
+    if not isinstance(value, str):
+        raise TileTypeError(f"{what} must be a constant string in tile code, got {numba_type}")
+    return value
+
+
+def _check_printable(numba_type):
+    if isinstance(numba_type, (TextType, types.StringLiteral)) or is_printable_value(
+            numba_type) or constant_of(numba_type, _NOT_CONSTANT) is not _NOT_CONSTANT:
+        return
+    raise TileTypeError(f"Cannot print a {numba_type} from tile code")
+
+
+class DevicePrintTemplate(AbstractTemplate):
+    key = device_print
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        sep, end, *values = args
+        _constant_string(sep, "print(sep=...)")
+        _constant_string(end, "print(end=...)")
+        for value in values:
+            _check_printable(value)
+        return signature(types.none, *args)
+
+
+class PrintfTemplate(AbstractTemplate):
+    key = debugging.printf
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if kws or not args:
+            return None
+        fmt, *values = args
+        check_printf_arguments(_constant_string(fmt, "The printf format"), len(values))
+        for value in values:
+            if not is_printable_value(value) and constant_of(value, _NOT_CONSTANT) is \
+                    _NOT_CONSTANT:
+                raise TileTypeError(f"printf cannot print a {value}")
+        return signature(types.none, *args)
+
+
+class DeviceAssertTemplate(AbstractTemplate):
+    key = device_assert
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        condition, message, where = args
+        if not (is_printable_value(condition) or isinstance(condition, types.Literal)):
+            raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
+                                f"{condition}")
+        if not isinstance(message, (types.NoneType, types.Omitted)):
+            _constant_string(message, "The message of ct.assert_()")
+        return signature(types.none, *args)
+
+
+registry.register_global(device_print)(DevicePrintTemplate)
+registry.register_global(debugging.printf)(PrintfTemplate)
+registry.register_global(device_assert)(DeviceAssertTemplate)

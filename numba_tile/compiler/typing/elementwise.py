@@ -17,8 +17,8 @@ from ...rules import elementwise as elementwise_rules
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
     scalar_type, storage_scalar_type
-from .templates import constant_value, folded_type, register_template, float_options, is_constant, is_scalar, \
-    registry, result_tile
+from .templates import constant_value, folded_type, register_template, float_options, is_constant, \
+    is_scalar, registry, result_tile
 
 
 def infer_binary(op):
@@ -197,7 +197,6 @@ def infer_astype(values):
     rounding_mode = constant_value(values.get("rounding_mode", types.Omitted(None)))
     from ...enums import RoundingMode
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
-        from ...errors import TileTypeError
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
         return None

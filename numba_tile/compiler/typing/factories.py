@@ -7,8 +7,9 @@ from ...errors import TileUnsupportedFeatureError
 from ...language import factories
 from ...promotion import Loose
 from ...rules.core import tile_shape
-from ..compilation import current
 from ..abstract import operand
+from ..compilation import current
+from ..intrinsics import arange_in_layout
 from ..types import TileType, scalar_type
 from .templates import constant_value, register_template, is_constant, is_scalar
 
@@ -79,3 +80,14 @@ def infer_astile(values):
 
 register_template(factories.arange, infer_arange)
 register_template(factories.astile, infer_astile)
+
+
+def infer_arange_in_layout(values):
+    """``arange`` in the layout the compilation holds for the call's ``layout_key`` (asked
+    by :mod:`~numba_tile.compiler.frontend.index_layouts`)."""
+    tile = infer_arange(values)
+    layout = current().index_layouts[values["layout_key"].literal_value]
+    return TileType(tile.dtype, tile.shape, tile.num_warps, layout)
+
+
+register_template(arange_in_layout, infer_arange_in_layout)

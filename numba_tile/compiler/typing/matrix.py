@@ -2,13 +2,15 @@
 
 import operator
 
+from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...language import matrix
 from ...rules import matrix as matrix_rules
-from ..compilation import current
 from ..abstract import operand
+from ..compilation import current
+from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
 from .templates import register_template, registry
 
@@ -65,3 +67,31 @@ class MatmulOperator(AbstractTemplate):
 
 
 registry.register_global(operator.matmul)(MatmulOperator)
+
+
+# -- the deferred products of frontend.deferred_products ----------------------------------------
+register_template(deferred_mma, infer_mma)
+
+
+class _ProductWaitTemplate(AbstractTemplate):
+    key = product_wait
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if len(args) != 2 or kws or not isinstance(args[1], types.IntegerLiteral):
+            return None
+        return signature(args[0], *args)
+
+
+class _ProductsRetiredTemplate(AbstractTemplate):
+    key = products_retired
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if len(args) != 1 or kws or not isinstance(args[0], types.IntegerLiteral):
+            return None
+        return signature(types.none, *args)
+
+
+registry.register_global(product_wait)(_ProductWaitTemplate)
+registry.register_global(products_retired)(_ProductsRetiredTemplate)

@@ -8,12 +8,12 @@ from ...enums import PaddingMode
 from ...language import memory
 from ...rules import memory as memory_rules
 from ...rules.core import tile_shape
-from ..compilation import current
 from ..abstract import operand
+from ..compilation import current
 from ..types import ArrayType, ConstantType, TiledViewType, TileType, scalar_type
-from .templates import REQUIRED, bound_method, compile_time_value, constant_value, folded_type, register_template, \
-    is_constant, is_scalar, registry
 from .elementwise import infer_binary
+from .templates import REQUIRED, bound_method, compile_time_value, constant_value, folded_type, \
+    register_template, is_constant, is_scalar, registry
 
 
 def infer_grid(values):

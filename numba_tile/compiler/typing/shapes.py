@@ -12,8 +12,8 @@ from ...errors import TileUnsupportedFeatureError
 from ...language import shapes
 from ...rules import shapes as shape_rules
 from ...rules.core import normalize_axis
-from ..compilation import current
 from ..abstract import operand
+from ..compilation import current
 from ..types import TileType, dtype_of_scalar, scalar_type
 from .templates import constant_value, register_template, tile_argument, is_scalar, registry
 

@@ -23,8 +23,8 @@ from ...language import elementwise, shapes
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
 from ...rules.core import broadcast_shapes
-from ..constant_folding import literal_type
 from ..abstract import operand, python_value
+from ..constant_folding import literal_type
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, default_layout, \
     dtype_of_scalar, scalar_type
 

@@ -1,0 +1,144 @@
+"""The copies of a pipeline's stage (:mod:`.staged_loads`): ``cp.async`` of 16 bytes from
+every thread, into the swizzled layout, or on sm_90 the tensor memory accelerator's copies
+started by one thread (:mod:`.tma`), which complete on the stage's ``mbarrier``."""
+
+import math
+
+from numba.cuda import nvvmutils
+
+from ..compilation import current
+from ..lowering.tiles import I32, I64, swizzled_offset
+from . import asm, tma
+from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
+
+
+
+
+
+def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_values):
+    """Start the copies of one iteration's tiles into its stage, as one group."""
+    from ..lowering.memory import ArrayView, _tile_indices, tile_origin
+    if pipeline.tensor_maps:
+        return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
+                           load_values)
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    threads = 32 * current().num_warps
+    for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
+            zip(load_types, load_values)):
+        dtype, shape, transposed = pipeline.tiles[which]
+        view = ArrayView(context, builder, array_type, array, tuple(range(len(shape))))
+        origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
+                             shape)
+        if transposed:  # copied as the array holds it: the tile's last two axes swapped
+            shape = shape[:-2] + (shape[-1], shape[-2])
+            origin = origin[:-2] + [origin[-1], origin[-2]]
+        rows, columns = shape[-2:]
+        stage = stage_pointer(builder, pipeline, iteration, which)
+        per_copy = COPY_BYTES // dtype.itemsize
+        copies_per_row = columns // per_copy
+        total = rows * copies_per_row
+        row_bytes = columns * dtype.itemsize
+        rows_per_round = threads // copies_per_row if threads % copies_per_row == 0 else 0
+        # rounds of copies a whole number of swizzle atoms apart: the same place in the
+        # pattern, so each round only adds constants to the first round's addresses
+        steady = rows_per_round and (rows_per_round * min(row_bytes, 128)) % 1024 == 0 \
+            and total % threads == 0
+        if steady:
+            _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy,
+                         (rows, columns), dtype.itemsize, valid, rows_per_round,
+                         total // threads)
+            continue
+        for first in range(0, total, threads):
+            copy = builder.add(tid, I32(first))
+            if total - first < threads:  # the last round: some threads have none
+                with builder.if_then(builder.icmp_unsigned("<", copy, I32(total))):
+                    _copy(builder, view, origin, stage, copy, copies_per_row, per_copy,
+                          (rows, columns), dtype.itemsize, valid)
+            else:
+                _copy(builder, view, origin, stage, copy, copies_per_row, per_copy,
+                      (rows, columns), dtype.itemsize, valid)
+    asm.emit(builder, asm.CP_ASYNC_COMMIT)
+
+
+def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values):
+    """Start the TMA copies of one iteration's tiles into its stage (thread 0 alone), which
+    complete on the stage's barrier; none past the loop's end."""
+    from ..lowering.memory import _tile_indices, tile_origin
+    stage_barrier = barrier_pointer(builder, pipeline, stage_of(builder, pipeline,
+                                                                    iteration))
+    with builder.if_then(builder.and_(valid, tma.first_thread(builder))):
+        tma.expect_bytes(builder, stage_barrier, sum(
+            math.prod(shape) * dtype.itemsize for dtype, shape, _ in pipeline.tiles))
+        for which, ((_, index_type, *_), (_, index, *_)) in enumerate(
+                zip(load_types, load_values)):
+            dtype, shape, transposed = pipeline.tiles[which]
+            origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
+                                 shape)
+            if transposed:  # copied as the array holds it: the tile's last two axes swapped
+                shape = shape[:-2] + (shape[-1], shape[-2])
+                origin = origin[:-2] + [origin[-1], origin[-2]]
+            box_columns, _, count = tma.boxes(dtype, shape)
+            stage = stage_pointer(builder, pipeline, iteration, which)
+            for box in range(count):  # 128-byte columns, one after the other
+                coordinates = [builder.add(origin[-1], I32(box * box_columns)), origin[-2],
+                               *reversed(origin[:-2])]
+                target = builder.gep(stage, [I32(box * shape[-2] * box_columns *
+                                                 dtype.itemsize)])
+                tma.copy_box(builder, pipeline.tensor_maps[which], target,
+                                     coordinates, stage_barrier)
+
+
+def _copy(builder, view, origin, stage, copy, copies_per_row, per_copy, shape, itemsize,
+          valid):
+    """One 16-byte ``cp.async``: zero-filled where the row or columns lie outside the array
+    (aligned arrays: a copy is wholly inside or outside) or the iteration is past the end."""
+    row = builder.udiv(copy, I32(copies_per_row))
+    column = builder.mul(builder.urem(copy, I32(copies_per_row)), I32(per_copy))
+    pointer, inside = view.element(builder, origin[:-2] + [builder.add(origin[-2], row),
+                                                           builder.add(origin[-1], column)])
+    offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
+    _cp_async(builder, builder.gep(stage, [offset]), pointer, builder.and_(inside, valid),
+              view.data)
+
+
+def _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy, shape,
+                 itemsize, valid, rows_per_round, rounds):
+    """A thread's copies of a tile, one a round, ``rows_per_round`` rows apart: the first
+    round's addresses plus constants (and the row's bounds check) for the others."""
+    row = builder.udiv(tid, I32(copies_per_row))
+    column = builder.mul(builder.urem(tid, I32(copies_per_row)), I32(per_copy))
+    first_row = builder.add(origin[-2], row)
+    pointer, inside = view.element(builder, origin[:-2] + [first_row,
+                                                           builder.add(origin[-1], column)])
+    # every axis but the rows: in bounds for all rounds
+    others = origin[:-2] + [I32(0), builder.add(origin[-1], column)]
+    _, others_inside = view.element(builder, others)
+    others_inside = builder.and_(others_inside, valid)
+    row_length = view.shape[-2]
+    row_length = builder.trunc(row_length, I32) if row_length.type.width > 32 else row_length
+    stride = view.strides[-2]
+    step = builder.mul(builder.sext(stride, I64), I64(rows_per_round))
+    offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
+    target = builder.gep(stage, [offset])
+    rows, columns = shape
+    target_step = rows_per_round * (128 if columns * itemsize % 128 == 0 else
+                                    columns * itemsize)
+    for round_ in range(rounds):
+        if round_:
+            pointer = builder.gep(pointer, [step])
+            target = builder.gep(target, [I32(target_step)])
+            first_row = builder.add(first_row, I32(rows_per_round))
+            inside = builder.and_(others_inside,
+                                  builder.icmp_unsigned("<", first_row, row_length))
+        else:
+            inside = builder.and_(inside, valid)
+        _cp_async(builder, target, pointer, inside, view.data)
+
+
+def _cp_async(builder, target, source, inside, fallback):
+    """``cp.async`` of 16 bytes from ``source`` to ``target`` (shared), or 16 zeros where
+    not ``inside`` (reading nothing, from ``fallback``, a valid address)."""
+    source = builder.select(inside, source, fallback)
+    size = builder.select(inside, I32(COPY_BYTES), I32(0))
+    asm.emit(builder, asm.cp_async(COPY_BYTES), [builder.ptrtoint(target, I32),
+                                              builder.ptrtoint(source, I64), size])

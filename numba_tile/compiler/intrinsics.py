@@ -1,0 +1,106 @@
+"""The functions the frontend's rewrites call in tile code: each is typed in :mod:`.typing`
+and lowered in :mod:`.lowering` like a public op, and never runs in Python (a call outside
+compiled code raises ``TileInternalError``). One place for all of them, found by name, as
+numba-cuda keeps its stubs (``stubs``, ``cudadecl``, ``cudaimpl``).
+
+>>> from numba_tile.compiler import intrinsics
+>>> intrinsics.product_wait(None, 0)
+Traceback (most recent call last):
+...
+numba_tile.errors.TileInternalError: product_wait only exists in compiled tile code
+"""
+
+from ..errors import TileInternalError
+
+
+def _only_compiled(name):
+    return TileInternalError(f"{name} only exists in compiled tile code")
+
+
+# -- Device output (:mod:`.frontend.device_output`) ----------------------------------------
+def device_print(sep, end, *values):
+    """What ``print(*values, sep=sep, end=end)`` of tile code becomes (never called)."""
+    raise _only_compiled("device_print")
+
+
+def device_assert(condition, message, where):
+    """What ``ct.assert_(condition, message)`` becomes; ``where`` is ``"file:line"``."""
+    raise _only_compiled("device_assert")
+
+
+# -- Index tiles in place (:mod:`.frontend.index_layouts`) ---------------------------------
+def arange_in_layout(size, /, *, dtype, start=0, step=1, layout_key=None):
+    """``ct.arange(size, dtype=dtype, start=start, step=step)`` in the layout that
+    ``layout_key`` names."""
+    raise _only_compiled("arange_in_layout")
+
+
+# -- Deferred products (:mod:`.frontend.deferred_products`) --------------------------------
+def deferred_mma(x, y, /, acc, *, use_fast_acc=False):
+    """``ct.mma(x, y, acc)`` committed on the tensor cores and not waited for."""
+    raise _only_compiled("deferred_mma")
+
+
+def product_wait(tile, pending):
+    """``tile`` (the result of a :func:`deferred_mma`) once at most ``pending`` (a constant)
+    younger products still run."""
+    raise _only_compiled("product_wait")
+
+
+def products_retired(pending):
+    """Wait until at most ``pending`` (a constant) products still run."""
+    raise _only_compiled("products_retired")
+
+
+# -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.hardware.staged_loads`) ---
+def pipeline_begin(pipeline_id, *loads):
+    """The pipeline of a loop: ``loads`` are ``(array, index, shape, padding_mode, order)``
+    of each pipelined load, flattened."""
+    raise _only_compiled("pipeline_begin")
+
+
+def pipeline_distance(pipeline):
+    """How many iterations ahead loads are issued: ``stages - 1``, 0 when not pipelined."""
+    raise _only_compiled("pipeline_distance")
+
+
+def pipeline_issue(pipeline, ahead, valid, *loads):
+    """Before the loop: start the copies of iteration ``ahead`` (a constant) into its stage,
+    if ``ahead`` is below the distance; ``valid`` is false past the loop's last iteration."""
+    raise _only_compiled("pipeline_issue")
+
+
+def pipeline_wait(pipeline, iteration):
+    """At the start of iteration ``iteration``: wait until its tiles have landed."""
+    raise _only_compiled("pipeline_wait")
+
+
+def pipeline_advance(pipeline, iteration, valid, *loads):
+    """At the end of iteration ``iteration``, once its products are started: start the
+    copies ``distance`` iterations ahead (``loads`` hold their indices) into the stage the
+    previous iteration used."""
+    raise _only_compiled("pipeline_advance")
+
+
+def pipeline_tile(pipeline, which, iteration, array, index, shape, padding_mode, order):
+    """Load ``which`` of iteration ``iteration``: a tile in its stage, or a plain load."""
+    raise _only_compiled("pipeline_tile")
+
+
+def resident_tile(resident_id, array, index, shape, padding_mode, order):
+    """A load, before a loop, of a tile that only feeds ``mma`` (such as the queries of
+    attention, the same in every iteration): copied once into a buffer of its own in
+    shared memory, where the products read it, or a plain load."""
+    raise _only_compiled("resident_tile")
+
+
+def staged_as_tfloat32(tile):
+    """``tile.astype(ct.tfloat32)`` of a pipelined load: a float32 tile stays in its stage,
+    rounded to tfloat32 where ``mma`` reads it."""
+    raise _only_compiled("staged_as_tfloat32")
+
+
+def pipeline_end(pipeline, last):
+    """At the end of each iteration: after the ``last`` one, the products still running on
+    the pipeline's tiles are waited for."""
+    raise _only_compiled("pipeline_end")

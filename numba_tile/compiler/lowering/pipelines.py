@@ -1,0 +1,146 @@
+"""Lowering of the calls of pipelined loads: the copies of each stage are started ahead
+(:mod:`~numba_tile.compiler.hardware.async_copies`), waited for, and the tiles read from
+their stage (see :mod:`~numba_tile.compiler.hardware.staged_loads`)."""
+
+from llvmlite import ir
+from numba.core import types
+
+from ... import dtypes as d
+from ..compilation import current
+from ..hardware import asm, tma
+from ..hardware.async_copies import issue_copies
+from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
+    stage_pointer, staged_to_registers
+from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
+    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
+from ..typing.pipelines import plain_load_signature
+from . import arithmetic
+from .registry import lower
+from .tiles import I32, barrier, fence_async_proxy, make_tile
+
+
+def _loads(sig, args, start):
+    types_, values = list(sig.args[start:]), list(args[start:])
+    return grouped_loads(types_), grouped_loads(values)
+
+
+def _as_bool(context, builder, numba_type, value):
+    return context.cast(builder, value, numba_type, types.boolean)
+
+
+@lower(pipeline_begin, types.VarArg(types.Any))
+def lower_pipeline_begin(context, builder, sig, args):
+    pipeline = sig.return_type
+    if pipeline.tensor_maps:  # the stages' barriers, ready before the first copy
+        tma.init_barriers(builder, [barrier_pointer(builder, pipeline, I32(stage))
+                                            for stage in range(pipeline.stages)])
+        barrier(builder)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_distance, types.Any)
+def lower_pipeline_distance(context, builder, sig, args):
+    return I32(sig.args[0].distance)
+
+
+@lower(pipeline_issue, types.VarArg(types.Any))
+def lower_pipeline_issue(context, builder, sig, args):
+    pipeline, ahead = sig.args[0], sig.args[1].literal_value
+    if pipeline.pipelined and ahead < pipeline.distance:
+        load_types, load_values = _loads(sig, args, 3)
+        issue_copies(context, builder, pipeline, I32(ahead),
+               _as_bool(context, builder, sig.args[2], args[2]), load_types, load_values)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_wait, types.Any, types.Any)
+def lower_pipeline_wait(context, builder, sig, args):
+    pipeline = sig.args[0]
+    if pipeline.tensor_maps:
+        # the stage's barrier completes once per use of the stage: phases 0, 1, 0, ...
+        iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+        parity = builder.and_(builder.udiv(iteration, I32(pipeline.stages)), I32(1))
+        tma.wait_barrier(builder, barrier_pointer(
+            builder, pipeline, stage_of(builder, pipeline, iteration)), parity)
+    elif pipeline.pipelined:
+        # distance + iteration groups were started: this iteration's is done once at most
+        # distance - 1 younger ones are pending
+        asm.emit(builder, asm.cp_async_wait(pipeline.distance - 1))
+        if current().target >= (9, 0):  # wgmma reads shared memory through the async proxy
+            fence_async_proxy(builder)
+        # every thread's copies visible; every read of the previous iteration's stage over
+        barrier(builder)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_advance, types.VarArg(types.Any))
+def lower_pipeline_advance(context, builder, sig, args):
+    pipeline = sig.args[0]
+    if not pipeline.pipelined:
+        return context.get_dummy_value()
+    iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+    if pipeline.pipeline_id in current().products_in_flight or pipeline.tensor_maps:
+        # each warpgroup has waited for its product of the previous iteration (all but the
+        # latest), or every thread has read its tiles (the TMA's wait has no barrier): once
+        # all have, that stage is free
+        barrier(builder)
+    ahead = builder.add(iteration, I32(pipeline.distance))
+    load_types, load_values = _loads(sig, args, 3)
+    issue_copies(context, builder, pipeline, ahead, _as_bool(context, builder, sig.args[2], args[2]),
+           load_types, load_values)
+    return context.get_dummy_value()
+
+
+@lower(pipeline_end, types.Any, types.Any)
+def lower_pipeline_end(context, builder, sig, args):
+    # inside the loop: waiting after it, where the path that skips the loop joins, would
+    # make ptxas serialize every wgmma
+    if sig.args[0].pipeline_id in current().products_in_flight:
+        with builder.if_then(_as_bool(context, builder, sig.args[1], args[1]), likely=False):
+            asm.emit(builder, asm.wgmma_wait(0))
+    return context.get_dummy_value()
+
+
+@lower(pipeline_tile, types.VarArg(types.Any))
+def lower_pipeline_tile(context, builder, sig, args):
+    pipeline, which = sig.args[0], sig.args[1].literal_value
+    if pipeline.pipelined:
+        iteration = context.cast(builder, args[2], sig.args[2], types.int32)
+        return stage_pointer(builder, pipeline, iteration, which)
+    load_sig, load = plain_load_signature(*sig.args[3:])
+    implementation = context.get_function(load, load_sig)
+    order = context.get_dummy_value() if isinstance(sig.args[7], types.NoneType) else args[7]
+    return implementation(builder, list(args[3:6]) + [order, args[6]])
+
+
+@lower(resident_tile, types.VarArg(types.Any))
+def lower_resident_tile(context, builder, sig, args):
+    if not isinstance(sig.return_type, StagedTileType):
+        load_sig, load = plain_load_signature(*sig.args[1:])
+        implementation = context.get_function(load, load_sig)
+        order = context.get_dummy_value() if isinstance(sig.args[5], types.NoneType) else \
+            args[5]
+        return implementation(builder, list(args[1:4]) + [order, args[4]])
+    resident = current().pipelines[sig.return_type.pipeline_id]
+    # (run again, as in an outer loop: the products of the last run have read the buffer)
+    barrier(builder)
+    issue_copies(context, builder, resident, I32(0), ir.Constant(ir.IntType(1), 1),
+           [tuple(sig.args[1:])], [tuple(args[1:])])
+    # copies of pipelines issued before this one may be pending: wait for all
+    asm.emit(builder, asm.cp_async_wait(0))
+    if current().target >= (9, 0):
+        fence_async_proxy(builder)
+    barrier(builder)
+    return stage_pointer(builder, resident, I32(0), 0)
+
+
+@lower(staged_as_tfloat32, types.Any)
+def lower_staged_as_tfloat32(context, builder, sig, args):
+    (tile_type,), (value,) = sig.args, args
+    if isinstance(sig.return_type, StagedTileType):
+        return value  # the same stage: rounded when read
+    if isinstance(tile_type, StagedTileType):
+        tile_type, value = staged_to_registers(context, builder, tile_type, value)
+    return make_tile(context, builder, sig.return_type, [
+        arithmetic.convert(context, builder, builder.extract_value(value, r), tile_type.dtype,
+                           d.tfloat32) for r in range(tile_type.registers)])
