@@ -5,7 +5,11 @@ templates (which call the shared op rules of :mod:`numba_tile.rules`) take prece
 Numba's, and lowered by :class:`~numba_tile.compiler.contexts.TileTargetContext`. Ordinary
 ``numba.cuda`` kernels keep Numba's own contexts and semantics.
 
-This release compiles a first slice of the op set (grid queries, ``load``/``store`` and
-elementwise arithmetic on tiles of one shape); the rest raises ``TileUnsupportedFeatureError``
-naming the op.
+A kernel's path through the subpackages: :mod:`.pipeline` makes the per-compile state
+(:mod:`.compilation`) and runs numba-cuda's pipeline with the IR rewrites of :mod:`.frontend`
+(their order is declared in :mod:`.frontend.passes`), typing by op family (:mod:`.typing`),
+lowering by op family (:mod:`.lowering`), and what the hardware adds (:mod:`.hardware`:
+tensor cores, asynchronous copies, the tensor memory accelerator, every inline asm string).
+:mod:`.registries` registers every template and lowering. An op the compiler lacks raises
+``TileUnsupportedFeatureError`` naming it. ``docs/architecture.rst`` tells it at length.
 """

@@ -16,6 +16,7 @@ from numba.core import types
 
 from .. import dtypes as d
 from ..errors import TileTypeError
+from ..interpreter.tile import make_constant
 from ..promotion import Loose
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 
@@ -40,7 +41,6 @@ def operand(numba_type):
     if isinstance(numba_type, ConstantType):
         return numba_type.value
     if isinstance(numba_type, TypedConstant):  # the interpreter's strictly typed constant
-        from ..interpreter.tile import make_constant
         return make_constant(numba_type.literal_value, numba_type.dtype)
     if isinstance(numba_type, FloatLiteral):
         return Loose(numba_type.literal_value)

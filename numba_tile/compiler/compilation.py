@@ -111,7 +111,7 @@ class Compilation:
         # planned when typing first meets it: typing may see a call several times
         self.pipelines = {}
         # ids of the pipelines whose products (wgmma) run on while the next copies start,
-        # found once the kernel is typed (see staged_loads.PlanProductsInFlight)
+        # found once the kernel is typed (see frontend.products_in_flight)
         self.products_in_flight = set()
         # the TensorMapSpec of each tensor map the launch passes, in parameter order
         self.tensor_maps = []
@@ -123,6 +123,8 @@ class Compilation:
         self.tensor_map_rounding = {}
         # key -> layout asked of an index tile (see index_layouts)
         self.index_layouts = {}
+        # the frontend passes run so far, in order (each checks that what it needs ran)
+        self.passes_run = []
 
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on

@@ -20,6 +20,10 @@ from .abstract import constant_of
 from .constant_folding import FOLDABLE, UNARY_FOLDABLE, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
+from .typing.elementwise import type_dtype_call
+from ..interpreter.arrays import Array
+from ..interpreter.tile import Tile
+from ..errors import TileTypeError
 
 
 class TileTypingContext(CUDATypingContext):
@@ -73,11 +77,8 @@ class TileTypingContext(CUDATypingContext):
                 raise
         if result is None:
             if isinstance(typ, (TileType, ArrayType)):
-                from ..interpreter.arrays import Array
-                from ..interpreter.tile import Tile
                 owner = "Tile" if isinstance(typ, TileType) else "Array"
                 if not hasattr(Tile if owner == "Tile" else Array, attr):
-                    from ..errors import TileTypeError
                     raise TileTypeError(f"{owner} has no attribute {attr!r}")
                 raise _not_compiled(f"{owner}.{attr}")
             if isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None)):
@@ -88,7 +89,6 @@ class TileTypingContext(CUDATypingContext):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
-            from .typing.elementwise import type_dtype_call
             return type_dtype_call(func.value, args, kws)
         folded = fold_constants(func, args, kws)
         if folded is not None:

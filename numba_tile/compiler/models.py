@@ -4,6 +4,7 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
+from .lowering.arithmetic import storage_type
 from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
@@ -50,5 +51,4 @@ class TypedConstantModel(models.PrimitiveModel):
     """A typed constant is carried as a value of its dtype (in storage form)."""
 
     def __init__(self, dmm, fe_type):
-        from .lowering.arithmetic import storage_type
         super().__init__(dmm, fe_type, storage_type(fe_type.dtype))

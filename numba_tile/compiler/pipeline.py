@@ -21,6 +21,7 @@ from .hardware import tma
 from .contexts import contexts
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
+from .frontend.passes import insert as insert_passes
 from .types import ArrayType, run_length_for
 
 
@@ -63,43 +64,13 @@ def _report(log, pattern):
 
 
 class TileCompiler(cuda_compiler.CUDACompiler):
-    """numba-cuda's kernel pipeline plus the passes of tile code (constant branches are
-    decided before type inference)."""
+    """numba-cuda's kernel pipeline plus the passes of tile code, where
+    :mod:`.frontend.passes` declares them."""
 
     def define_pipelines(self):
-        from numba.cuda.core.typed_passes import NopythonTypeInference
-
-        from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
-
-        from .frontend.constant_branches import PruneConstantBranches
-        from .frontend.deferred_products import DeferProductWaits
-        from .frontend.device_output import RewriteDeviceOutput
-        from .frontend.index_layouts import ComputeIndexTilesInPlace
-        from .frontend.pipelining import PipelineMmaLoads
-        from .frontend.products_in_flight import FindProductsInFlight
-        from .frontend.static_iter import UnrollStaticIter
         managers = super().define_pipelines()
         for manager in managers:
-            passes = []
-            for pass_class, description in manager.passes:
-                if pass_class in (GenericRewrites, NopythonTypeInference):
-                    # print calls with sep=/end= before Numba rejects them; ir.Print nodes
-                    # of inlined helpers after the inlining
-                    passes.append((RewriteDeviceOutput, "rewrite device output calls"))
-                if pass_class is NopythonTypeInference:
-                    passes.append((PruneConstantBranches, "decide branches on constants"))
-                    passes.append((pass_class, description))
-                    passes.append((ComputeIndexTilesInPlace, "compute index tiles in place"))
-                    passes.append((FindProductsInFlight, "find products that run on"))
-                    continue
-                if pass_class is LiteralUnroll:  # after the inlining of helpers
-                    passes.append((UnrollStaticIter, "unroll static_iter loops"))
-                    # (also here: loads under `if` on a constant are pipelined as any other)
-                    passes.append((PruneConstantBranches, "decide branches on constants"))
-                    passes.append((PipelineMmaLoads, "pipeline the loads that feed mma"))
-                    passes.append((DeferProductWaits, "wait for products where read"))
-                passes.append((pass_class, description))
-            manager.passes[:] = passes
+            manager.passes[:] = insert_passes(manager.passes)
             manager._finalized = False
             manager.finalize()
         return managers
@@ -112,8 +83,8 @@ def parse_arch(arch):
     return int(match.group(1)), int(match.group(2))
 
 
-# The last few lowered kernels: the LLVM IR does not depend on the architecture, so compiling
-# one signature for several architectures (sm_80 then sm_90) types and lowers it once.
+# The last few lowered kernels, by signature and architecture: a launch after ct.compile of
+# the same signature (or a second compile after an error elsewhere) types and lowers once.
 _LOWERED = collections.OrderedDict()
 _LOWERED_KEPT = 8
 

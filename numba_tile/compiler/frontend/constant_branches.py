@@ -15,9 +15,11 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
+from ...dtypes import DType
 from ..abstract import constant_of
 from ..constant_folding import FOLDABLE
 from ..types import ArrayType
+from .contract import tile_pass
 
 _UNKNOWN = object()
 _COMPARISONS = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge,
@@ -101,7 +103,6 @@ def _is_static(value):
     import enum
     import types
 
-    from ...dtypes import DType
     return isinstance(value, (types.ModuleType, type, enum.Enum, DType))
 
 
@@ -154,6 +155,7 @@ def _prune_once(func_ir, arg_types):
     return True
 
 
+@tile_pass("decide branches on constants")
 @register_pass(mutates_CFG=True, analysis_only=False)
 class PruneConstantBranches(FunctionPass):
     """The compiler pass running :func:`prune_constant_branches` before type inference."""

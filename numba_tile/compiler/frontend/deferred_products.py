@@ -42,6 +42,7 @@ from ...language import matrix
 from ..intrinsics import pipeline_tile, staged_as_tfloat32, deferred_mma, product_wait, \
     products_retired
 from .device_output import callee
+from .contract import tile_pass
 
 # wait_group counts above this are written as this one (waiting for more is safe)
 MOST_PENDING = 3
@@ -50,6 +51,7 @@ ROUNDS_PER_BLOCK = 4
 
 
 # -- the pass -------------------------------------------------------------------------------------
+@tile_pass("wait for products where read", needs=("PipelineMmaLoads",))
 @register_pass(mutates_CFG=False, analysis_only=False)
 class DeferProductWaits(FunctionPass):
     """Rewrite products to wait where their results are read (see the module's docstring)."""

@@ -24,6 +24,7 @@ from numba.cuda.core.ir_utils import build_definitions
 from ...errors import SourceLocation, TileTypeError
 from ...language import debugging
 from ..intrinsics import device_assert, device_print
+from .contract import tile_pass
 
 
 
@@ -33,6 +34,7 @@ from ..intrinsics import device_assert, device_print
 _PRINTS = (builtins.print, debugging.print)
 
 
+@tile_pass("rewrite device output calls")
 @register_pass(mutates_CFG=False, analysis_only=False)
 class RewriteDeviceOutput(FunctionPass):
     """Calls of ``print``/``ct.print``/``ct.assert_`` become :func:`device_print` and

@@ -29,6 +29,7 @@ from ..compilation import current
 from ..intrinsics import arange_in_layout
 from ..types import TileType
 from ..typing.shapes import inserted_axes
+from .contract import TYPED, tile_pass
 
 
 # -- the analysis ------------------------------------------------------------------------------
@@ -193,6 +194,7 @@ def _rewrite_aranges(func_ir, typemap, plan):
     return rewritten
 
 
+@tile_pass("compute index tiles in place", needs=(TYPED,))
 @register_pass(mutates_CFG=False, analysis_only=False)
 class ComputeIndexTilesInPlace(FunctionPass):
     """Ask aranges for the layout that reads them, and type again (see the module's

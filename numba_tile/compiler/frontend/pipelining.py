@@ -51,10 +51,13 @@ from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
 from ... import dtypes
 from ...language import matrix, memory
+from ..abstract import constant_of
 from ..compilation import current
 from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
+from ..types import ArrayType
+from .contract import tile_pass
 from .device_output import callee
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
@@ -68,6 +71,7 @@ _LOAD_PARAMETERS = ("array", "index", "shape")
 _IGNORED_HINTS = ("latency", "allow_tma")
 
 
+@tile_pass("pipeline the loads that feed mma", needs=("UnrollStaticIter", "PruneConstantBranches"))
 @register_pass(mutates_CFG=False, analysis_only=False)
 class PipelineMmaLoads(FunctionPass):
     """Rewrite the loops whose loads feed ``mma`` (see the module's docstring)."""
@@ -537,7 +541,6 @@ def _argument_type(func_ir, var, arg_types):
 
 
 def _array_dtype(func_ir, var, arg_types):
-    from ..types import ArrayType
     array = _argument_type(func_ir, var, arg_types)
     return array.dtype if isinstance(array, ArrayType) else None
 
@@ -545,7 +548,6 @@ def _array_dtype(func_ir, var, arg_types):
 def _dtype_constant(func_ir, var, arg_types):
     """The dtype ``var`` holds where it is known before typing: a constant, a ``Constant``
     parameter, or ``A.dtype`` of an array argument; else None."""
-    from ..abstract import constant_of
     definition = var
     while isinstance(definition, ir.Var):
         value = _definition(func_ir, definition)

@@ -12,6 +12,7 @@ from ...language import matrix
 from ..compilation import current
 from ..hardware.mma_sync import plan
 from ..hardware.staged_loads import StagedTileType
+from .contract import TYPED, tile_pass
 
 
 
@@ -31,6 +32,7 @@ def runs_on(x_type, y_type, acc_type, pipelines):
     return pipeline.pipeline_id
 
 
+@tile_pass("find products that run on", needs=(TYPED, "PipelineMmaLoads", "ComputeIndexTilesInPlace"))
 @register_pass(mutates_CFG=False, analysis_only=True)
 class FindProductsInFlight(FunctionPass):
     """Once the kernel is typed, record in the compilation the pipelines whose products run

@@ -20,8 +20,10 @@ from numba.cuda.core.ir_utils import build_definitions, replace_var_names
 from ...errors import TileTypeError, TileUnsupportedFeatureError
 from ...language import debugging
 from .device_output import callee, source_location
+from .contract import tile_pass
 
 
+@tile_pass("unroll static_iter loops")
 @register_pass(mutates_CFG=True, analysis_only=False)
 class UnrollStaticIter(FunctionPass):
     """Unroll every ``ct.static_iter`` loop of the kernel (see the module's docstring)."""

@@ -7,6 +7,7 @@ import math
 from numba.cuda import nvvmutils
 
 from ..compilation import current
+from ..lowering.memory import ArrayView, _tile_indices, tile_origin
 from ..lowering.tiles import I32, I64, swizzled_offset
 from . import asm, tma
 from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
@@ -17,7 +18,6 @@ from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
 
 def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_values):
     """Start the copies of one iteration's tiles into its stage, as one group."""
-    from ..lowering.memory import ArrayView, _tile_indices, tile_origin
     if pipeline.tensor_maps:
         return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
                            load_values)
@@ -63,7 +63,6 @@ def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_
 def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values):
     """Start the TMA copies of one iteration's tiles into its stage (thread 0 alone), which
     complete on the stage's barrier; none past the loop's end."""
-    from ..lowering.memory import _tile_indices, tile_origin
     stage_barrier = barrier_pointer(builder, pipeline, stage_of(builder, pipeline,
                                                                     iteration))
     with builder.if_then(builder.and_(valid, tma.first_thread(builder))):

@@ -49,6 +49,7 @@ from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, sw
     thread_ids
 from ..types import TileType
 from . import asm, wgmma
+from .staged_loads import StagedTileType
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
@@ -330,7 +331,6 @@ def operand_pointers(context, builder, operands, async_proxy=False):
     """Byte pointers to each ``(type, value)`` operand's swizzled copy in shared memory: a
     staged tile is there already; tiles in registers are written to the scratch buffer
     (visible to the tensor cores' own reads, ``wgmma``, with ``async_proxy``)."""
-    from .staged_loads import StagedTileType
     in_registers = [(t, v) for t, v in operands if not isinstance(t, StagedTileType)]
     written = iter(gather_to_shared(context, builder, in_registers, swizzle=True,
                                     async_proxy=async_proxy) if in_registers else ())

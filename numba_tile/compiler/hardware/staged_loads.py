@@ -1,7 +1,10 @@
 """Pipelined loads: the tiles that feed ``mma`` in a loop, copied ahead into a ring of stages.
 
-:mod:`~numba_tile.compiler.frontend.pipelining` rewrites a loop whose ``ct.load`` results only feed ``ct.mma`` into calls
-of the functions below; this module types and lowers them. Before the loop,
+:mod:`~numba_tile.compiler.frontend.pipelining` rewrites a loop whose ``ct.load`` results
+only feed ``ct.mma`` into calls of :mod:`~numba_tile.compiler.intrinsics`; this module plans
+their stages (typed in :mod:`~numba_tile.compiler.typing.pipelines`, lowered in
+:mod:`~numba_tile.compiler.lowering.pipelines`, copied by
+:mod:`~numba_tile.compiler.hardware.async_copies`). Before the loop,
 :func:`pipeline_issue` starts the copies of the first ``stages - 1`` iterations' tiles; in
 iteration ``i``, :func:`pipeline_wait` waits for iteration ``i``'s copies,
 :func:`pipeline_tile` gives its tiles, which stay in shared memory (:class:`StagedTileType`)

@@ -23,10 +23,13 @@ from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from ... import dtypes as d
+from ...layouts import mma_accumulator
 from ..compilation import current
+from ..lowering.narrow_floats import from_float32
 from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
 from . import asm
+from .staged_loads import StagedTileType
 
 F32 = ir.FloatType()
 I16 = ir.IntType(16)
@@ -43,8 +46,7 @@ def applies(x_type, y_type, acc_type):
     """True where the product runs as ``wgmma`` (sm_90; float16/bfloat16, or tfloat32 tiles
     of a pipelined load, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
     and rows of 64 bytes or a multiple of 128 in shared memory)."""
-    from .staged_loads import StagedTileType
-    from .mma_sync import is_one_matrix
+    from .mma_sync import is_one_matrix  # (mma_sync asks this module which products it runs)
     if current().target != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
             not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
         return False
@@ -90,7 +92,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                 deferred=False):
     """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``; ``deferred`` (a
     product of :mod:`~numba_tile.compiler.frontend.deferred_products`): not waited for where it can run on."""
-    from .mma_sync import operand_pointers
+    from .mma_sync import operand_pointers  # (an import cycle: see applies)
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
     transposed = k_major_b(x_type, y_type)
@@ -103,7 +105,6 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     else:
         a_pointer, b_pointer = operand_pointers(context, builder, [(x_type, x), (y_type, y)],
                                                 async_proxy=True)
-    from .staged_loads import StagedTileType
     # an operand from registers is read from the scratch buffer, which the next op may
     # write: such a product is waited for at once
     deferred = deferred and isinstance(y_type, StagedTileType) and (
@@ -182,7 +183,6 @@ def _tfloat32_operands(context, builder, x_type, x, y_type, y):
     once every thread has read, four 16-byte writes of rows of K); within each quarter of a
     warp (the lanes one 16-byte access serves together) the blocks are 2 rows by 4 columns
     of blocks, so that the swizzle spreads both the reads and the writes over the banks."""
-    from ..lowering.narrow_floats import from_float32
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     threads = 32 * x_type.num_warps
     vector = ir.VectorType(F32, 4)
@@ -266,9 +266,7 @@ def _registers_as_a(builder, x_type, x, warps):
     step, the four 32-bit words of a thread: rows g and g + 8, columns 2t and 2t + 8 (two
     elements each), which are registers 8 s .. 8 s + 7 of the slice's result fragment.
     None where A goes through shared memory."""
-    from .staged_loads import StagedTileType
-    from .mma_sync import _lifted
-    from ...layouts import mma_accumulator
+    from .mma_sync import _lifted  # (an import cycle: see applies)
     if isinstance(x_type, StagedTileType) or x_type.dtype.itemsize != 2:
         return None
     m, k = x_type.shape[-2:]

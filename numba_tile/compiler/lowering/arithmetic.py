@@ -29,6 +29,7 @@ from numba.core.typing import signature
 from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
+from ...interpreter.conversion import convert as convert_values
 from ..hardware import asm
 from . import narrow_floats
 
@@ -85,7 +86,6 @@ def constant(dtype, value):
     if dtype in (d.float8_e4m3fn, d.float8_e5m2):
         return ir.IntType(8)(int(np.array(value, dtype.numpy).view(np.uint8)))
     if dtype is d.tfloat32:
-        from ...interpreter.conversion import convert as convert_values
         return F32(float(convert_values(np.array(float(value)), d.float64, dtype)))
     if dtype is d.bool_:
         return I1(int(bool(value)))

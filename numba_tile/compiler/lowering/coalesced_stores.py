@@ -29,7 +29,7 @@ def column_block(tile_type, element_bytes, aligned, origin_step):
     in, or None where it stores directly: its registers already hold 16-byte runs, the array
     is not specialized as aligned (vectors could straddle its end), a thread would get no
     whole vector, a register group is replicated or split across blocks, or no block fits."""
-    from .memory import vector_groups
+    from .memory import vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     shape = tile_type.shape
     if len(shape) < 2 or any(n != 1 for n in shape[:-2]) or not aligned:
@@ -63,7 +63,7 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
     """Store the tile (``converted``: its registers as stored in memory) whose first element
     is at ``origin`` of ``view`` through shared memory, ``block`` columns at a time (see the
     module's docstring). Every thread of the block must call it."""
-    from .memory import vector_groups
+    from .memory import vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     rows, columns = tile_type.shape[-2:]
     threads = 32 * tile_type.num_warps

@@ -6,7 +6,8 @@ import operator
 from numba.core import cgutils, types
 
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
-from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
+from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant, \
+    dtype_of_scalar
 from . import arithmetic
 from .registry import lower, registry
 
@@ -29,7 +30,6 @@ def lower_typed_constant(context, builder, ty, value):
 @registry.lower_cast(TypedConstant, types.Number)
 @registry.lower_cast(TypedConstant, types.Boolean)
 def cast_typed_constant(context, builder, fromty, toty, value):
-    from ..types import dtype_of_scalar
     return arithmetic.convert(context, builder, arithmetic.constant(fromty.dtype,
                                                                     fromty.literal_value),
                               fromty.dtype, dtype_of_scalar(toty))

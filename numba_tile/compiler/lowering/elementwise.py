@@ -16,8 +16,9 @@ from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
-from ..typing.elementwise import implementation_of
+from ..typing.elementwise import implementation_of, infer_binary
 from . import arithmetic
+from .constants import folded_constant
 from .registry import registry
 from .tiles import make_tile, move_tile
 
@@ -92,7 +93,6 @@ def _result_dtype(numba_type):
 
 def _folded(context, builder, result_type):
     from numba.core.typing import signature
-    from .constants import folded_constant
     return folded_constant(context, builder, signature(result_type), ())
 
 
@@ -145,7 +145,6 @@ def _lower_minmax(op):
 
     def lower_minmax(context, builder, sig, args):
         from numba.core.typing import signature
-        from ..typing.elementwise import infer_binary
         value, value_type = args[0], sig.args[0]
         for other, other_type in zip(args[1:], sig.args[1:]):
             step_type = infer_binary(op)({"x": value_type, "y": other_type})

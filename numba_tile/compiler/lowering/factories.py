@@ -5,12 +5,14 @@ from numba.core import types
 
 from ... import dtypes as d
 from ...language import factories
+from ...language.factories import astile
+from ..abstract import constant_of
 from ..intrinsics import arange_in_layout
 from ..types import TileType
 from . import arithmetic
 from .elementwise import operand_values
 from .registry import lower
-from .tiles import make_tile, register_coordinates, thread_coordinates
+from .tiles import make_tile, register_coordinates, thread_coordinates, linear_offset
 
 
 @lower(factories.full, types.Any, types.Any, types.Any)
@@ -70,7 +72,6 @@ def lower_astile(context, builder, sig, args):
     """A scalar or tile converted; nested tuples of constants become a constant table that
     each thread reads its elements from."""
     import numpy as np
-    from .tiles import linear_offset, register_coordinates, thread_coordinates
     tile_type, value_type = sig.return_type, sig.args[0]
     dtype = tile_type.dtype
     if isinstance(value_type, TileType):
@@ -79,8 +80,6 @@ def lower_astile(context, builder, sig, args):
     if not isinstance(value_type, types.BaseTuple):
         value = _scalar_argument(context, builder, value_type, args[0], dtype)
         return make_tile(context, builder, tile_type, [value] * tile_type.registers)
-    from ...language.factories import astile
-    from ..abstract import constant_of
     table = astile.__tile_op__(constant_of(value_type), dtype=dtype).values
     flat = [arithmetic.constant(dtype, v) for v in np.asarray(table).reshape(-1).tolist()]
     storage = arithmetic.storage_type(dtype)

@@ -29,7 +29,7 @@ from ..compilation import current
 from ..hardware import mma_sync, wgmma, asm
 from ..hardware.staged_loads import StagedTileType, staged_to_registers
 from ..intrinsics import deferred_mma, product_wait, products_retired
-from ..types import TileType
+from ..types import TileType, dtype_of_scalar
 from . import arithmetic
 from .registry import lower
 from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, register_coordinates, \
@@ -197,7 +197,6 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
 
 
 def _scalar_dtype(numba_type):
-    from ..types import dtype_of_scalar
     return dtype_of_scalar(numba_type)
 
 

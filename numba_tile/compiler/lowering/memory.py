@@ -14,7 +14,7 @@ from numba.core import cgutils, types
 from numba.cuda import nvvmutils
 
 from ...enums import PaddingMode
-from ...language import memory
+from ...language import memory, elementwise
 from ...rules.core import normalize_axis
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
@@ -22,6 +22,8 @@ from ..compilation import current
 from ..types import ArrayType, TiledViewType, TileType
 from . import arithmetic
 from .coalesced_stores import column_block, store_through_shared
+from .constants import folded_constant
+from .elementwise import operand_values
 from .registry import registry
 from .tiles import I32, I64, is_replica_leader, make_tile, register_coordinates, thread_coordinates
 
@@ -356,7 +358,6 @@ def lower_store(context, builder, sig, args):
 
 def store_element(context, builder, view, array_type, indices, value_type, value):
     """Store a scalar (or a 0-d tile) at ``indices``, once (by thread 0)."""
-    from .elementwise import operand_values
     converted, = operand_values(context, builder, value_type, value, None, array_type.dtype)
     pointer, in_bounds = view.element(builder, indices)
     first = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"), I32(0))
@@ -440,9 +441,7 @@ def lower_num_tiles(context, builder, sig, args):
 def lower_cdiv(context, builder, sig, args):
     """``-(-x // y)``: one floor division of the negated numerator."""
     from numba.core.typing import signature
-    from ...language import elementwise
     if isinstance(sig.return_type, types.Literal):
-        from .constants import folded_constant
         return folded_constant(context, builder, sig, args)
     negate = context.get_function(elementwise.negative, signature(sig.args[0], sig.args[0]))
     floordiv = context.get_function(elementwise.floordiv, sig)
@@ -491,7 +490,6 @@ def lower_view_load(context, builder, sig, args):
 
 @lower("view.store", TiledViewType, types.VarArg(types.Any))
 def lower_view_store(context, builder, sig, args):
-    from .elementwise import operand_values
     view, origin = _view_origin(context, builder, sig, args)
     array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
     value_type, value = sig.args[2], args[2]

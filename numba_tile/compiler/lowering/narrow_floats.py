@@ -16,6 +16,7 @@ from collections import namedtuple
 from llvmlite import ir
 
 from ... import dtypes as d
+from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
 from ..hardware import asm
 
@@ -41,7 +42,7 @@ def storage_type(dtype):
 
 def convert(context, builder, value, src, dst, rounding_mode=None):
     """Convert between a narrow float dtype and any dtype, through float32."""
-    from . import arithmetic
+    from . import arithmetic  # (arithmetic converts through this module: a cycle)
     if src is dst:
         return value
     if is_narrow(dst) and rounding_mode not in (None, _rounding_modes().RN):
@@ -59,7 +60,6 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
 
 
 def _rounding_modes():
-    from ...enums import RoundingMode
     return RoundingMode
 
 
@@ -69,7 +69,7 @@ def to_float32(builder, value, dtype):
         return value
     byte = builder.zext(value, I32)
     if dtype is d.float8_e5m2:  # the top byte of a float16
-        from .arithmetic import to_compute
+        from .arithmetic import to_compute  # (a cycle, as above)
         return to_compute(builder, builder.trunc(builder.shl(byte, I32(8)), ir.IntType(16)),
                           d.float16)
     fmt = FORMATS[dtype]

@@ -12,9 +12,12 @@ from numba.core import types
 
 from ...language import debugging, elementwise, shapes
 from ...rules.core import normalize_axis
+from ...rules.shapes import permute_axes, transpose_axes
 from ..abstract import constant_of
 from ..types import TileType
 from . import arithmetic
+from .elementwise import operand_values
+from .memory import _tile_indices
 from .registry import registry
 from .tiles import I32, broadcast_source, linear_offset, make_tile, register_coordinates, \
     relayout, thread_coordinates, tile_registers
@@ -53,12 +56,10 @@ def _permutation_lowering(axes_of):
 
 
 def _permute_axes(sig):
-    from ...rules.shapes import permute_axes
     return permute_axes(constant_of(sig.args[1]), len(sig.args[0].shape))
 
 
 def _transpose_axes(sig):
-    from ...rules.shapes import transpose_axes
     extra = [constant_of(t) for t in sig.args[1:3]] + [None] * (3 - len(sig.args))
     return transpose_axes(len(sig.args[0].shape), extra[0], extra[1])
 
@@ -100,7 +101,6 @@ lower(shapes.reshape, TileType, types.Any)(_lower_reshape)
 @lower(shapes.reshape, types.Number, types.Any)
 def _lower_reshape_scalar(context, builder, sig, args):
     """A run-time scalar as a tile of one element, which every thread holds."""
-    from .elementwise import operand_values
     result = sig.return_type
     return make_tile(context, builder, result, operand_values(
         context, builder, sig.args[0], args[0], result, result.dtype))
@@ -119,7 +119,6 @@ lower(operator.getitem, TileType, types.Any)(_same_value)
 # -- sub-tiles --------------------------------------------------------------------------------
 def _index_values(context, builder, index_type, value):
     """The int32 entries of a tile index (an int or a tuple of ints)."""
-    from .memory import _tile_indices
     return _tile_indices(context, builder, index_type, value)
 
 

@@ -19,6 +19,7 @@ from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
 from ..compilation import SHARED_ALIGNMENT, current
 from ..hardware import asm
+from .arithmetic import storage_type
 
 I8 = ir.IntType(8)
 I32 = ir.IntType(32)
@@ -366,7 +367,6 @@ def _register_run(tile_type):
 
 
 def arithmetic_storage(tile_type):
-    from .arithmetic import storage_type
     return storage_type(tile_type.dtype)
 
 

@@ -1,13 +1,11 @@
 """Typing of tile code: a Numba typing template for every op, each calling the op's shared rule
-(:mod:`numba_tile.rules`), one module per op family as in :mod:`..lowering`.
+(:mod:`numba_tile.rules`), one module per op family as in :mod:`..lowering`: memory,
+elementwise, reductions, shapes, factories, matrix, attributes (of tiles, arrays, scalars and
+constants), compile_time (static asserts, constant comparisons, constant tuples),
+device_output, text, and pipelines (the calls of pipelined loads).
 
 :mod:`.templates` holds the machinery the families share (the registry, the template made
-from a public function's signature, result layouts, constant folding). Importing this package
-registers every family's templates, in an order that matters where two templates share a key
-(``operator.add`` of tiles before that of tuples, ``operator.getitem`` of tiles before that of
-constant tuples): a template declines what it does not type and the next one is tried.
+from a public function's signature, result layouts, constant folding). Importing a family
+registers its templates; :mod:`..registries` imports them all, in the order that matters
+where two templates share a key.
 """
-
-from . import memory, elementwise, reductions, shapes, compile_time, factories, attributes, \
-    matrix, device_output  # noqa: F401 (registration, in this order)
-from .templates import registry  # noqa: F401 (what the typing context installs)

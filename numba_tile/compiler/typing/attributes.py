@@ -8,6 +8,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AttributeTemplate, bound_function
 
 from ... import dtypes as d
+from ...errors import TileValueError
 from ...promotion import Loose
 from ..abstract import operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, scalar_type
@@ -71,7 +72,6 @@ class ConstantAttributes(AttributeTemplate):
 def infer_item(values):
     x = tile_argument(values, "item")
     if math.prod(x.shape) != 1:
-        from ...errors import TileValueError
         raise TileValueError(f"item() needs a tile of one element, got shape {x.shape}")
     return scalar_type(x.dtype)
 

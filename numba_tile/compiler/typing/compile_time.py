@@ -8,7 +8,7 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ...errors import TileTypeError
+from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
 from ..abstract import RuntimeScalar, constant_of
 from ..types import ConstantType
@@ -16,7 +16,6 @@ from .templates import compile_time_value, constant_value, register_template, re
 
 
 def infer_static_assert(values):
-    from ...errors import TileStaticAssertionError, TileTypeError
     condition = compile_time_value(values["condition"], "static_assert()")
     if isinstance(condition, RuntimeScalar):
         raise TileTypeError(f"static_assert() needs a compile-time constant condition, got a "

@@ -10,8 +10,10 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
+from ...enums import RoundingMode
 from ...errors import TileTypeError
 from ...interpreter import tile_math
+from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from ..abstract import constant_of, operand
@@ -195,7 +197,6 @@ def infer_astype(values):
     if not isinstance(dtype, d.DType):
         dtype = d.to_dtype(dtype)
     rounding_mode = constant_value(values.get("rounding_mode", types.Omitted(None)))
-    from ...enums import RoundingMode
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
@@ -299,7 +300,6 @@ def type_dtype_call(dtype, args, kws):
     (value,) = args
     constant = constant_of(value, _NOT_A_CONSTANT)
     if constant is not _NOT_A_CONSTANT:
-        from ...interpreter.tile import make_constant
         return signature(folded_type(make_constant(constant, dtype)), *args)
     if not (isinstance(value, TileType) or is_scalar(value)):
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")

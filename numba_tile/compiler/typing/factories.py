@@ -3,9 +3,9 @@
 from numba.core import types
 
 from ... import dtypes as d
-from ...errors import TileUnsupportedFeatureError
+from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import factories
-from ...promotion import Loose
+from ...promotion import Loose, check_constant_fits
 from ...rules.core import tile_shape
 from ..abstract import operand
 from ..compilation import current
@@ -22,7 +22,6 @@ def infer_full(values):
         raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
     fill_op = operand(fill)
     if isinstance(fill_op, Loose):
-        from ...promotion import check_constant_fits
         if not (isinstance(fill_op.value, float) and not dtype.is_float):
             check_constant_fits(fill_op.value, dtype)
     return TileType(dtype, shape, current().num_warps)
@@ -45,7 +44,6 @@ def _check_constant_fits(numba_type, dtype):
     value = constant_value(numba_type)
     if isinstance(value, (bool, int, float)) and not (isinstance(value, float) and
                                                       not dtype.is_float):
-        from ...promotion import check_constant_fits
         check_constant_fits(value, dtype)
 
 
@@ -56,7 +54,6 @@ def infer_arange(values):
         value = values[name]
         if not (is_scalar(value) or isinstance(value, types.Omitted) or (
                 isinstance(value, TileType) and value.shape == ())):
-            from ...errors import TileTypeError
             raise TileTypeError(f"{name} must be a scalar, got {value}")
         _check_constant_fits(value, dtype)
     scalar_type(dtype)

@@ -10,6 +10,8 @@ from ...language import matrix
 from ...rules import matrix as matrix_rules
 from ..abstract import operand
 from ..compilation import current
+from ..hardware.mma_sync import result_type, matmul_accumulator
+from ..hardware.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
 from .templates import register_template, registry
@@ -17,7 +19,6 @@ from .templates import register_template, registry
 
 def infer_mma(values):
     """The result type of ``mma``."""
-    from ..hardware.staged_loads import StagedTileType
     x, y, acc = values["x"], values["y"], values["acc"]
     # operands of pipelined loads wait in shared memory (see staged_loads)
     x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
@@ -26,7 +27,6 @@ def infer_mma(values):
     matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
-    from ..hardware.mma_sync import result_type
     return result_type(x, y, acc)
 
 
@@ -38,7 +38,6 @@ def infer_matmul(values):
     if spec.shape == ():
         return scalar_type(spec.dtype)
     # on tensor cores where the operands fit: the result in their fragment layout
-    from ..hardware.mma_sync import matmul_accumulator
     accumulator = matmul_accumulator(x, y, spec.dtype)
     if accumulator is not None:
         return accumulator.with_dtype(spec.dtype)

@@ -5,6 +5,7 @@ from numba.core import types
 from numba.cuda.typing.templates import AttributeTemplate
 
 from ...enums import PaddingMode
+from ...errors import TileValueError
 from ...language import memory
 from ...rules import memory as memory_rules
 from ...rules.core import tile_shape
@@ -52,7 +53,6 @@ def infer_num_tiles(values):
     memory_rules.normalize_order(constant_value(values["order"]), array.ndim)
     memory_rules.slice_axis(constant_value(values["axis"]), array.ndim)
     if len(shape) != array.ndim:
-        from ...errors import TileValueError
         raise TileValueError(f"shape {shape} must have the array's rank {array.ndim}")
     return array.index
 

@@ -7,6 +7,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
 from ...enums import PaddingMode
+from ...language import memory
 from ..abstract import constant_of
 from ..compilation import current
 from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
@@ -111,7 +112,6 @@ class StagedAsTfloat32Template(_PipelineTemplate):
 
 
 def plain_load_signature(array, index, shape, mode, order):
-    from ...language import memory
     mode = types.Omitted(PaddingMode.UNDETERMINED) if isinstance(mode, types.NoneType) \
         else mode
     order = types.Omitted("C") if isinstance(order, types.NoneType) else order

@@ -8,7 +8,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
-from ...errors import TileUnsupportedFeatureError
+from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
 from ...rules.core import normalize_axis
@@ -66,7 +66,6 @@ def inserted_axes(ndim, key):
     """The axes of the result of indexing a tile of rank ``ndim`` with ``key`` (the Numba
     type of ``:``, ``None``, ``...`` or a tuple of them) that ``None`` inserts."""
     items = list(key) if isinstance(key, types.BaseTuple) else [key]
-    from ...errors import TileTypeError
     explicit = sum(isinstance(i, types.SliceType) for i in items)
     expanded = []
     for item in items:  # '...' stands for the ':' that the other entries leave out
@@ -114,7 +113,6 @@ def infer_extract(values):
     sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
                               constant_value(values["shape"]))
     if not all(is_scalar(i) for i in items):
-        from ...errors import TileTypeError
         raise TileTypeError(f"Index entries must be integers, got {index}")
     return TileType(x.dtype, sub, x.num_warps)
 
@@ -131,7 +129,6 @@ def infer_insert(values):
 
 def infer_cat(values):
     tiles = values["tiles"]
-    from ...errors import TileTypeError
     if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2 or not all(
             isinstance(t, TileType) for t in tiles):
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {tiles}")
@@ -147,7 +144,6 @@ def infer_bitcast(values):
     dtype = d.to_dtype(constant_value(values["dtype"]))
     if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
             x.dtype.storage.itemsize:
-        from ...errors import TileTypeError
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
                             f"{dtype}")
     scalar_type(dtype)

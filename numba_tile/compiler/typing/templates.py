@@ -18,8 +18,10 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, Registry, bound_function
 
-from ...errors import TileUnsupportedFeatureError
+from ...errors import TileUnsupportedFeatureError, TileTypeError
+from ...interpreter.tile import Tile
 from ...language import elementwise, shapes
+from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
 from ...rules.core import broadcast_shapes
@@ -100,7 +102,6 @@ def merged_layout(shape, tiles):
     >>> merged_layout((16, 32), [rows, columns]) == full
     True
     """
-    from ...layouts import HARDWARE_DIMS, LinearLayout
     rank = len(shape)
     bases = {}
     for dim in HARDWARE_DIMS:
@@ -169,7 +170,6 @@ def float_options(op, values, result_dtype):
 def folded_type(result):
     """The constant type of an op folded on compile-time constants (an interpreter Tile or
     a loose Python number)."""
-    from ...interpreter.tile import Tile
     if isinstance(result, Tile) and result.ndim == 0:  # strictly typed: keeps its dtype
         return TypedConstant(result.dtype, result.constant_value())
     value = getattr(result, "item", lambda: result)()
@@ -179,7 +179,6 @@ def folded_type(result):
 
 def compile_time_value(numba_type, what):
     """The value of a compile-time constant argument, or a TileTypeError."""
-    from ...errors import TileTypeError
     if isinstance(numba_type, types.BooleanLiteral):
         return numba_type.literal_value
     try:

@@ -1,0 +1,86 @@
+"""The order of the frontend's passes, declared once, and what each needs from those before.
+
+numba-cuda's kernel pipeline turns bytecode into Numba IR, inlines (our helpers are inlined
+before it starts, :mod:`.helpers`), unrolls literal loops, infers types and lowers. Our passes
+go in at three places of it (:data:`STEPS`), each :class:`Step` naming numba-cuda's pass it
+goes before or after:
+
+1. before ``GenericRewrites``: ``print(..., sep=, end=)`` rewritten before Numba rejects it;
+2. before ``LiteralUnroll`` (helpers are inlined by then): ``static_iter`` loops unrolled,
+   branches on constants decided (so that loads under ``if`` on a constant are pipelined
+   as any other), the loads that feed ``mma`` pipelined, and then the waits for products
+   put where their results are read (which leaves the products of pipelined tiles alone);
+3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
+   constant branches decided again before it; after it, index tiles asked for the layout of
+   their reader (typing again), then the products that run on into the next iteration found
+   from the final types.
+
+Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
+when the pipeline is built (:func:`ordered`), and each pass checks, when it runs, that what
+it needs ran in this compilation (``TileInternalError`` otherwise).
+
+>>> from numba_tile.compiler.frontend.passes import STEPS, ordered
+>>> [p.__name__ for p in ordered()][:3]
+['RewriteDeviceOutput', 'UnrollStaticIter', 'PruneConstantBranches']
+"""
+
+from typing import NamedTuple
+
+from numba.cuda.core.typed_passes import NopythonTypeInference
+from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
+
+from ...errors import TileInternalError
+from .constant_branches import PruneConstantBranches
+from .deferred_products import DeferProductWaits
+from .device_output import RewriteDeviceOutput
+from .contract import TYPED
+from .index_layouts import ComputeIndexTilesInPlace
+from .pipelining import PipelineMmaLoads
+from .products_in_flight import FindProductsInFlight
+from .static_iter import UnrollStaticIter
+
+class Step(NamedTuple):
+    """Our ``passes``, in order, ``where`` (``"before"`` or ``"after"``) numba-cuda's pass
+    ``anchor``."""
+
+    anchor: type
+    where: str
+    passes: tuple
+
+
+STEPS = (
+    Step(GenericRewrites, "before", (RewriteDeviceOutput,)),
+    Step(LiteralUnroll, "before", (UnrollStaticIter, PruneConstantBranches, PipelineMmaLoads,
+                                   DeferProductWaits)),
+    Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches)),
+    Step(NopythonTypeInference, "after", (ComputeIndexTilesInPlace, FindProductsInFlight)),
+)
+
+
+def ordered():
+    """Our passes in the order they run, each checked to come after what it needs."""
+    seen, order = {TYPED: False}, []
+    for step in STEPS:
+        if step.anchor is NopythonTypeInference and step.where == "after":
+            seen[TYPED] = True
+        for pass_class in step.passes:
+            missing = [need for need in pass_class.needs if not seen.get(need)]
+            if missing:
+                raise TileInternalError(f"{pass_class.__name__} is declared before "
+                                        f"{', '.join(missing)}, which it needs")
+            seen[pass_class.__name__] = True
+            order.append(pass_class)
+    return order
+
+
+def insert(passes):
+    """numba-cuda's ``(pass, description)`` list with ours put in (see :data:`STEPS`)."""
+    ordered()  # the declared order holds
+    result = []
+    for pass_class, description in passes:
+        result += [(p, p.description) for step in STEPS for p in step.passes
+                   if step.anchor is pass_class and step.where == "before"]
+        result.append((pass_class, description))
+        result += [(p, p.description) for step in STEPS for p in step.passes
+                   if step.anchor is pass_class and step.where == "after"]
+    return result
