@@ -11,126 +11,13 @@
 True
 """
 
-import enum
-
-import numpy as np
-from numba.core import types
-
 from . import disk_cache
-from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from .arguments import classify_arguments
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
-from .compiler.types import ArrayType, is_aligned, scalar_type
 from .errors import TileError
-from .interpreter.host_arrays import to_host
 from .kernel import ByTarget, Kernel
 
 DEFAULT_NUM_WARPS = 4
-
-
-def constant_argument(name, value):
-    """``(numba type, flat run-time values)`` of a ``Constant`` parameter's value: the value is
-    in the type (one compile per value); what is passed at run time is only filler."""
-    from .compiler.types import ConstantType, FloatLiteral
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
-        return types.literal(value), [int(value)]
-    if isinstance(value, float):
-        return FloatLiteral(value), [value]
-    if isinstance(value, tuple):
-        parts = [constant_argument(name, v) for v in value]
-        return types.Tuple([t for t, _ in parts]), [v for _, flat in parts for v in flat]
-    if value is None or isinstance(value, (str, enum.Enum, d.DType)):
-        return ConstantType(value), [0]
-    if any(hasattr(value, name) for name in ("__cuda_array_interface__",
-                                              "__array_interface__", "__dlpack__")) \
-            and not isinstance(value, type):
-        raise TypeError(f"Constant parameter {name!r} needs a constant value, got an array "
-                        f"({type(value).__name__})")
-    try:
-        return ConstantType(d.to_dtype(value)), [0]
-    except TypeError:
-        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
-                        f"enum member, dtype or a tuple of those, got "
-                        f"{type(value).__name__}") from None
-
-
-def argument_type(name, value, meta):
-    """The Numba type a kernel argument is compiled for (of arrays: dtype, rank and
-    alignment)."""
-    if isinstance(meta, ConstantAnnotation):
-        return constant_argument(name, value)[0]
-    scalar = scalar_argument(name, value, meta)
-    if scalar is not None:
-        return scalar_type(scalar[0])
-    if isinstance(value, ArrayType):
-        return value
-    if isinstance(value, (tuple, list)):
-        return sequence_type(name, value, [argument_type(f"{name}[{i}]", v, None)
-                                           for i, v in enumerate(value)])
-    host = _describe_array(value)
-    if host is None:
-        raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
-    dtype, ndim, aligned = host
-    index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
-    return ArrayType(dtype, ndim, index_dtype, aligned)
-
-
-def sequence_type(name, value, item_types):
-    """The Numba type of a tuple or list argument from its items' types. A tuple may mix
-    kinds (``(array, 3)``); a list holds items of one kind (arrays of one dtype and rank,
-    indexed at run time), so its arrays are compiled for the alignment all of them have.
-
-    >>> import numba_tile as ct
-    >>> from numba_tile.compiler.types import ArrayType
-    >>> from numba_tile.compiling import sequence_type
-    >>> sequence_type("xs", [0, 0], [ArrayType(ct.float32, 1, aligned=True),
-    ...                              ArrayType(ct.float32, 1)])
-    UniTuple(TileArray(float32, 1, int32), 2)
-    """
-    if isinstance(value, list) and item_types:
-        if all(isinstance(t, ArrayType) for t in item_types):
-            aligned = all(t.aligned for t in item_types)
-            item_types = [t.with_alignment(aligned) for t in item_types]
-        if len(set(item_types)) > 1:
-            raise TypeError(f"Argument {name!r}: a list must hold items of one kind (arrays "
-                            f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
-                            f"pass a tuple to mix them")
-    return types.BaseTuple.from_types(item_types)
-
-
-def _describe_array(value):
-    """``(dtype, ndim, aligned)`` of an array-like from any library, without touching its
-    data (``aligned``: see :func:`~numba_tile.compiler.types.is_aligned`)."""
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is not None:
-        npdtype = np.dtype(interface["typestr"])
-        shape = tuple(interface["shape"])
-        return d.to_dtype(npdtype), len(shape), _aligned(
-            interface["data"][0], shape, interface.get("strides"), npdtype.itemsize)
-    host = to_host(value)
-    if host is None:
-        return None
-    array = host.array
-    return host.dtype, array.ndim, _aligned(array.__array_interface__["data"][0], array.shape,
-                                            array.strides, array.itemsize)
-
-
-def _aligned(pointer, shape, byte_strides, itemsize):
-    if byte_strides is None:  # C-contiguous
-        return is_aligned(pointer, shape, _contiguous_strides(shape), itemsize)
-    if any(s % itemsize for s in byte_strides):
-        return False
-    return is_aligned(pointer, shape, [s // itemsize for s in byte_strides], itemsize)
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return strides[::-1]
 
 
 def _option(kernel, name, arch, default):
@@ -159,9 +46,8 @@ def compile(kernel, args, *, arch="sm_90"):
     if not isinstance(args, tuple) or len(args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments, "
                         f"got {args!r}")
-    arg_types = [argument_type(name, value, kernel.parameter_kinds.get(name))
-                 for name, value in zip(kernel.parameters, args)]
-    return compile_for_types(kernel, tuple(arg_types), arch)
+    arg_types, _ = classify_arguments(kernel, args, on_device=False)
+    return compile_for_types(kernel, arg_types, arch)
 
 
 def compile_for_types(kernel, arg_types, arch):

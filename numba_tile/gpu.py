@@ -1,8 +1,8 @@
-"""The GPU path of ``launch``: classify arguments, compile once per signature, launch.
+"""The GPU path of ``launch``: compile once per argument signature, launch.
 
-Arrays come from any library through ``__cuda_array_interface__`` (CuPy, PyTorch, numba) or,
-for PyTorch dtypes that interface cannot describe (bfloat16), the tensor's own accessors.
-Kernels are compiled for the current device's architecture, cached per kernel and argument
+The arguments are GPU arrays of any library, scalars and constants, classified by
+:mod:`numba_tile.arguments` (a fast path for the common kinds on cached launches). Kernels
+are compiled for the current device's architecture, cached per kernel and argument
 signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
@@ -10,66 +10,16 @@ import ctypes
 import re
 import struct
 
-import numpy as np
 from llvmlite import ir
 
-from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
-from .compiler.bulk_copies import MAP_ALIGNMENT, MAP_BYTES
-from .compiler.types import ArrayType, is_aligned, scalar_type
+from .arguments import classify_arguments, quick_signature
+from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
 from .tensor_maps import encode_arguments
-
-_DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
-
-
-def _is_host_array(value):
-    if isinstance(value, np.ndarray):
-        return True
-    if isinstance(value, (type, np.generic)):  # a dtype class (a Constant), a NumPy scalar
-        return False
-    module = type(value).__module__ or ""
-    if module.startswith("torch"):
-        return hasattr(value, "device") and value.device.type == "cpu"
-    if hasattr(value, "__cuda_array_interface__"):
-        return False
-    if hasattr(value, "__dlpack_device__"):
-        return value.__dlpack_device__()[0] in (_DLPACK_CPU, _DLPACK_CUDA_HOST)
-    return hasattr(value, "__array_interface__")
 
 
 def compiler_available():
     """True when this build can compile tile kernels for the GPU."""
     return True
-
-
-class DeviceArray:
-    """What a launch needs of a device array: dtype, shape, strides (elements), pointer."""
-
-    def __init__(self, dtype, shape, strides, pointer):
-        self.dtype, self.shape, self.strides, self.pointer = dtype, shape, strides, pointer
-
-
-def device_array(value):
-    """A :class:`DeviceArray` for a GPU array of any library, or None."""
-    module = type(value).__module__ or ""
-    if module.startswith("torch") and getattr(getattr(value, "device", None), "type",
-                                              None) == "cuda":
-        return DeviceArray(d.to_dtype(value.dtype), tuple(value.shape), tuple(value.stride()),
-                           value.data_ptr())
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None:
-        return None
-    npdtype = np.dtype(interface["typestr"])
-    shape = tuple(interface["shape"])
-    if interface.get("strides") is None:
-        strides, step = [], 1
-        for n in reversed(shape):
-            strides.append(step)
-            step *= n
-        strides = tuple(reversed(strides))
-    else:
-        strides = tuple(s // npdtype.itemsize for s in interface["strides"])
-    return DeviceArray(d.to_dtype(npdtype), shape, strides, interface["data"][0])
 
 
 _stream_handles = {}  # id(stream) -> (stream, handle): streams recur from launch to launch
@@ -100,40 +50,6 @@ def stream_handle(stream):
         return int(getattr(handle, "value", handle) or 0)
     raise TypeError(f"Cannot use {type(stream).__name__} as a CUDA stream; pass a PyTorch, "
                     f"CuPy or numba stream, or an integer handle")
-
-
-def _argument(name, value, meta):
-    """``(numba type, flat values)`` of one kernel argument."""
-    if isinstance(meta, ConstantAnnotation):
-        from .compiling import constant_argument
-        return constant_argument(name, value)
-    scalar = scalar_argument(name, value, meta)
-    if scalar is not None:
-        dtype, value = scalar
-        if dtype in (d.float16, d.bfloat16):  # passed as their bits
-            value = int(np.array(value, dtype.numpy).view(np.int16))
-        elif dtype.is_integral and not dtype.is_signed:  # the parameter fields are signed
-            bits = 8 * dtype.itemsize
-            value = int(value)
-            value = value - (1 << bits) if value >= 1 << (bits - 1) else value
-        return scalar_type(dtype), [value]
-    if isinstance(value, (tuple, list)):
-        from .compiling import sequence_type
-        parts = [_argument(f"{name}[{i}]", v, None) for i, v in enumerate(value)]
-        return (sequence_type(name, value, [t for t, _ in parts]),
-                [v for _, flat in parts for v in flat])
-    array = device_array(value)
-    if array is None:
-        raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported: "
-                        f"pass GPU arrays (CuPy, PyTorch, numba), bool, int or float")
-    index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
-    for n in array.shape + array.strides:
-        if index_dtype is d.int32 and not -2**31 <= n < 2**31:
-            raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
-                             f"with ct.IndexedWithInt64")
-    aligned = is_aligned(array.pointer, array.shape, array.strides, array.dtype.itemsize)
-    return (ArrayType(array.dtype, len(array.shape), index_dtype, aligned),
-            [array.pointer, *array.shape, *array.strides])
 
 
 _FORMAT_BY_BITS = {1: "?", 8: "b", 16: "h", 32: "i", 64: "q"}
@@ -368,86 +284,10 @@ def _current_arch():
     return _arch_of_process[0]
 
 
-_INT32 = 2**31
-
-
-_TENSOR_TYPES = set()  # torch tensor classes seen so far
-_ITEMSIZES = {}  # torch dtype -> bytes
-
-
-def _quick_signature(kernel, kernel_args):
-    """The launch cache key and flat parameter values, computed cheaply for the common
-    arguments (CUDA torch tensors, C-contiguous CUDA-array-interface arrays, Python
-    scalars, int/bool constants); None sends the launch through the full classification
-    (first launches, errors, other argument kinds). Every launch runs this: it is written
-    for speed (torch attribute reads are the main cost)."""
-    key, flat = [], []
-    for value, meta in zip(kernel_args, kernel.parameter_kind_list):
-        kind = type(value)
-        if kind in _TENSOR_TYPES:
-            if meta is not None or not value.is_cuda:
-                return None
-            # shapes and strides beyond int32 need not be checked here: the parameter
-            # buffer's int32 fields refuse them, and the launch then takes the full path
-            shape, strides, pointer, dtype = value.shape, value.stride(), value.data_ptr(), \
-                value.dtype
-            if not shape:
-                return None
-            itemsize = _ITEMSIZES.get(dtype) or _ITEMSIZES.setdefault(dtype,
-                                                                      value.element_size())
-            # types.is_aligned, inlined
-            aligned = not pointer & 15 and strides[-1] == 1 and not shape[-1] * itemsize & 15
-            if aligned and len(strides) > 1:
-                aligned = not any(s * itemsize & 15 or (s <= 0 and n != 1)
-                                  for s, n in zip(strides[:-1], shape[:-1]))
-            key.append((dtype, len(shape), aligned))
-            flat.append(pointer)
-            flat += shape
-            flat += strides
-        elif kind is int or kind is bool:
-            if meta is None:
-                if kind is int and not -_INT32 <= value < _INT32:
-                    return None  # the full path says it does not fit
-                key.append(kind)
-            elif isinstance(meta, ConstantAnnotation):
-                key.append((kind, value))
-            else:
-                return None
-            flat.append(value)
-        elif kind is float and meta is None:
-            key.append(kind)
-            flat.append(value)
-        elif meta is not None:
-            return None
-        elif (kind.__module__ or "").startswith("torch") and hasattr(value, "data_ptr") \
-                and hasattr(value, "is_cuda") and hasattr(value, "stride"):
-            _TENSOR_TYPES.add(kind)  # a tensor class seen for the first time
-            return _quick_signature(kernel, kernel_args)
-        else:
-            interface = getattr(value, "__cuda_array_interface__", None)
-            if interface is None or interface.get("strides") is not None:
-                return None
-            shape, pointer = interface["shape"], interface["data"][0]
-            step, strides = 1, []
-            for n in reversed(shape):
-                strides.append(step)
-                step *= n
-            if step >= _INT32:
-                return None
-            strides.reverse()
-            itemsize = int(interface["typestr"][2:])
-            key.append((interface["typestr"], len(shape),
-                        is_aligned(pointer, shape, strides, itemsize)))
-            flat.append(pointer)
-            flat += shape
-            flat += strides
-    return tuple(key), flat
-
-
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
     grid = _padded_grids.get(grid) or _padded_grid(grid)
     handle = stream if type(stream) is int else _cached_stream_handle(stream)
-    quick = _quick_signature(kernel, kernel_args)
+    quick = quick_signature(kernel, kernel_args)
     if quick is not None:
         loaded = kernel.gpu_cache.get(quick[0])
         if loaded is not None:
@@ -474,22 +314,12 @@ def _padded_grid(grid):
 
 def _prepare(kernel, kernel_args):
     """Classify every argument, compile (or find) the kernel for the signature."""
-    for value in kernel_args:
-        items = value if isinstance(value, (list, tuple)) else (value,)
-        if any(_is_host_array(v) for v in items):
-            raise ValueError("Input array is not on a CUDA device; pass a CuPy array, a CUDA "
-                             "torch tensor or a numba device array, or set "
-                             "NUMBA_TILE_INTERPRET=1 to run on the CPU")
+    arg_types, flat = classify_arguments(kernel, kernel_args)
     arch = _current_arch()
-    arg_types, flat = [], []
-    for name, value in zip(kernel.parameters, kernel_args):
-        numba_type, values = _argument(name, value, kernel.parameter_kinds.get(name))
-        arg_types.append(numba_type)
-        flat.extend(values)
-    key = (tuple(arg_types), arch)
+    key = (arg_types, arch)
     loaded = kernel.gpu_cache.get(key)
     if loaded is None:
         from .compiling import compile_for_types
-        loaded = LoadedKernel(compile_for_types(kernel, key[0], arch), key[0])
+        loaded = LoadedKernel(compile_for_types(kernel, arg_types, arch), arg_types)
         kernel.gpu_cache[key] = loaded
     return loaded, flat

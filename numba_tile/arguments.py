@@ -1,0 +1,344 @@
+"""Kernel arguments: the Numba type a kernel is compiled for, and the flat values a launch
+passes for it.
+
+:func:`classify` is the one rule for every kind of argument (arrays of any library,
+scalars, ``Constant`` values, tuples and lists of those), for launches and for
+``ct.compile``; :func:`quick_signature` is the fast path of cached launches, which
+handles the common kinds with the same flat values (``tests/test_arguments.py`` checks it).
+
+>>> from numba_tile.arguments import classify
+>>> class GPUArray:  # what CuPy, PyTorch and numba device arrays expose
+...     __cuda_array_interface__ = {"shape": (4, 8), "typestr": "<f4", "strides": None,
+...                                 "data": (0x10000, False), "version": 3}
+>>> classify("x", GPUArray(), None)
+(TileArray(float32, 2, int32, aligned), [65536, 4, 8, 8, 1])
+>>> classify("n", 7, None)
+(int32, [7])
+"""
+
+import enum
+
+import numpy as np
+from numba.core import types
+
+from . import dtypes as d
+from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from .compiler.types import ArrayType, ConstantType, FloatLiteral, is_aligned, scalar_type
+from .interpreter.host_arrays import to_host
+
+_INT32 = 2**31
+_DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
+
+
+def classify_arguments(kernel, args, *, on_device=True):
+    """``(Numba types, flat values)`` of a kernel's arguments: the signature it is compiled
+    for and what a launch passes (see :func:`classify`). On the device, a host array among
+    them, or in a tuple or list among them, is the error reported first.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.arguments import classify_arguments
+    >>> @ct.kernel
+    ... def scale(factor, TILE: ct.Constant[int]):
+    ...     pass
+    >>> classify_arguments(scale, (0.5, 64))
+    ((float32, Literal[int](64)), [0.5, 64])
+    """
+    if on_device:
+        for value in args:
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            if any(is_host_array(v) for v in items):
+                raise ValueError("Input array is not on a CUDA device; pass a CuPy array, a "
+                                 "CUDA torch tensor or a numba device array, or set "
+                                 "NUMBA_TILE_INTERPRET=1 to run on the CPU")
+    arg_types, flat = [], []
+    for name, value, meta in zip(kernel.parameters, args, kernel.parameter_kind_list):
+        numba_type, values = classify(name, value, meta, on_device=on_device)
+        arg_types.append(numba_type)
+        flat += values
+    return tuple(arg_types), flat
+
+
+def classify(name, value, meta, *, on_device=True):
+    """``(Numba type, flat run-time values)`` of the argument ``value`` of parameter ``name``,
+    whose annotation metadata is ``meta`` (:func:`~numba_tile.annotations.parameter_kinds`).
+
+    An array is typed by its dtype, rank, index dtype and alignment, and passed as its data
+    pointer, shape and strides (in elements). On the device (a launch) arrays must be GPU
+    arrays; otherwise (``ct.compile``, whose flat values are not used) host arrays do too,
+    and an :class:`~numba_tile.compiler.types.ArrayType` stands for any array of its type.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.arguments import classify
+    >>> classify("x", np.zeros(8, np.float16), None, on_device=False)[0].ndim
+    1
+    >>> classify("h", np.float16(1.0), None)  # float16 scalars travel as their bits
+    (float16, [15360])
+    >>> numba_type, flat = classify("t", (2, 0.5), None)
+    >>> print(numba_type, flat)
+    Tuple(int32, float32) [2, 0.5]
+    """
+    if isinstance(meta, ConstantAnnotation):
+        return _constant(name, value)
+    scalar = scalar_argument(name, value, meta)
+    if scalar is not None:
+        return _scalar(*scalar)
+    if isinstance(value, (tuple, list)):
+        parts = [classify(f"{name}[{i}]", v, None, on_device=on_device)
+                 for i, v in enumerate(value)]
+        return (sequence_type(name, value, [t for t, _ in parts]),
+                [v for _, flat in parts for v in flat])
+    if isinstance(value, ArrayType) and not on_device:
+        return value, []
+    view = array_view(value, on_device=on_device)
+    if view is None:
+        if on_device:
+            raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not "
+                            f"supported: pass GPU arrays (CuPy, PyTorch, numba), bool, int "
+                            f"or float")
+        raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
+    index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
+    # the values a launch passes must fit their fields (ct.compile passes none)
+    if on_device and index_dtype is d.int32 and \
+            any(not -_INT32 <= n < _INT32 for n in view.shape + view.strides):
+        raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
+                         f"with ct.IndexedWithInt64")
+    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned),
+            [view.pointer, *view.shape, *view.strides])
+
+
+def _constant(name, value):
+    """``(Numba type, flat values)`` of a ``Constant`` parameter's value: the value is in the
+    type (one compile per value); what is passed at run time is only filler."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
+        return types.literal(value), [int(value)]
+    if isinstance(value, float):
+        return FloatLiteral(value), [value]
+    if isinstance(value, tuple):
+        parts = [_constant(name, v) for v in value]
+        return types.Tuple([t for t, _ in parts]), [v for _, flat in parts for v in flat]
+    if value is None or isinstance(value, (str, enum.Enum, d.DType)):
+        return ConstantType(value), [0]
+    if not isinstance(value, type) and any(
+            hasattr(value, attribute)
+            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
+        raise TypeError(f"Constant parameter {name!r} needs a constant value, got an array "
+                        f"({type(value).__name__})")
+    try:
+        return ConstantType(d.to_dtype(value)), [0]
+    except TypeError:
+        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
+                        f"enum member, dtype or a tuple of those, got "
+                        f"{type(value).__name__}") from None
+
+
+def _scalar(dtype, value):
+    """``(Numba type, flat values)`` of a scalar argument of ``dtype``."""
+    if dtype in (d.float16, d.bfloat16):  # passed as their bits
+        value = int(np.array(value, dtype.numpy).view(np.int16))
+    elif dtype.is_integral and not dtype.is_signed:  # the parameter fields are signed
+        bits = 8 * dtype.itemsize
+        value = int(value)
+        value = value - (1 << bits) if value >= 1 << (bits - 1) else value
+    return scalar_type(dtype), [value]
+
+
+def sequence_type(name, value, item_types):
+    """The Numba type of a tuple or list argument from its items' types. A tuple may mix
+    kinds (``(array, 3)``); a list holds items of one kind (arrays of one dtype and rank,
+    indexed at run time), so its arrays are compiled for the alignment all of them have.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.compiler.types import ArrayType
+    >>> from numba_tile.arguments import sequence_type
+    >>> sequence_type("xs", [0, 0], [ArrayType(ct.float32, 1, aligned=True),
+    ...                              ArrayType(ct.float32, 1)])
+    UniTuple(TileArray(float32, 1, int32), 2)
+    """
+    if isinstance(value, list) and item_types:
+        if all(isinstance(t, ArrayType) for t in item_types):
+            aligned = all(t.aligned for t in item_types)
+            item_types = [t.with_alignment(aligned) for t in item_types]
+        if len(set(item_types)) > 1:
+            raise TypeError(f"Argument {name!r}: a list must hold items of one kind (arrays "
+                            f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
+                            f"pass a tuple to mix them")
+    return types.BaseTuple.from_types(item_types)
+
+
+class ArrayView:
+    """What a kernel needs of an array argument: dtype, shape, strides (in elements), data
+    pointer, and whether it is aligned (:func:`~numba_tile.compiler.types.is_aligned`).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.arguments import ArrayView
+    >>> ArrayView(ct.float32, (8,), (1,), 0x10000, True).strides
+    (1,)
+    """
+
+    def __init__(self, dtype, shape, strides, pointer, aligned):
+        self.dtype, self.shape, self.strides, self.pointer = dtype, shape, strides, pointer
+        self.aligned = aligned
+
+
+def array_view(value, *, on_device=True):
+    """An :class:`ArrayView` of a GPU array of any library (CuPy, PyTorch, numba: through
+    ``__cuda_array_interface__``, or PyTorch's own accessors, which also describe bfloat16),
+    or unless ``on_device`` of a host array (NumPy, CPU tensors, ...); None for anything
+    else. The data is not touched.
+
+    >>> import numpy as np
+    >>> from numba_tile.arguments import array_view
+    >>> array_view(np.zeros((3, 4), np.int8)) is None  # a host array: not on the device
+    True
+    >>> array_view(np.zeros((3, 4), np.int8)[:, ::2], on_device=False).strides
+    (4, 2)
+    """
+    module = type(value).__module__ or ""
+    if module.startswith("torch") and getattr(getattr(value, "device", None), "type",
+                                              None) == "cuda":
+        dtype, shape, strides = d.to_dtype(value.dtype), tuple(value.shape), tuple(value.stride())
+        pointer = value.data_ptr()
+        return ArrayView(dtype, shape, strides, pointer,
+                         is_aligned(pointer, shape, strides, dtype.itemsize))
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        npdtype = np.dtype(interface["typestr"])
+        return _interface_view(interface, d.to_dtype(npdtype), npdtype.itemsize)
+    if on_device:
+        return None
+    host = to_host(value)
+    if host is None:
+        return None
+    return _interface_view(host.array.__array_interface__, host.dtype, host.array.itemsize)
+
+
+def _interface_view(interface, dtype, itemsize):
+    """The :class:`ArrayView` of an array of ``dtype`` (``itemsize`` bytes an element)
+    described by a (CUDA) array interface, whose strides are in bytes (None: C-contiguous)."""
+    shape, byte_strides = tuple(interface["shape"]), interface.get("strides")
+    if byte_strides is None:
+        strides, step = [], 1
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        strides, whole = tuple(reversed(strides)), True
+    else:
+        strides = tuple(s // itemsize for s in byte_strides)
+        whole = not any(s % itemsize for s in byte_strides)  # else no whole elements apart
+    pointer = interface["data"][0]
+    return ArrayView(dtype, shape, strides, pointer,
+                     whole and is_aligned(pointer, shape, strides, itemsize))
+
+
+def is_host_array(value):
+    """True for an array in host memory (NumPy, CPU tensors, DLPack or array-interface
+    objects on the CPU), which a launch outside interpreter mode refuses.
+
+    >>> import numpy as np
+    >>> from numba_tile.arguments import is_host_array
+    >>> is_host_array(np.zeros(4)), is_host_array(np.float32(1)), is_host_array(3)
+    (True, False, False)
+    """
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, (type, np.generic)):  # a dtype class (a Constant), a NumPy scalar
+        return False
+    module = type(value).__module__ or ""
+    if module.startswith("torch"):
+        return hasattr(value, "device") and value.device.type == "cpu"
+    if hasattr(value, "__cuda_array_interface__"):
+        return False
+    if hasattr(value, "__dlpack_device__"):
+        return value.__dlpack_device__()[0] in (_DLPACK_CPU, _DLPACK_CUDA_HOST)
+    return hasattr(value, "__array_interface__")
+
+
+_TENSOR_TYPES = set()  # torch tensor classes seen so far
+_ITEMSIZES = {}  # torch dtype -> bytes
+
+
+def quick_signature(kernel, kernel_args):
+    """A launch cache key and the flat values, computed cheaply for the common arguments;
+    None sends the launch through :func:`classify_arguments` (first launches, errors, other
+    argument kinds). Every launch runs this: it is written for speed (torch attribute reads
+    are the main cost), with no helper call or allocation of its own per argument.
+
+    The kinds it handles, each with the flat values :func:`classify` gives: CUDA torch
+    tensors of at least one dimension and C-contiguous CUDA-array-interface arrays of fewer
+    than 2**31 elements (both of unannotated parameters), Python ``int`` within int32,
+    ``bool`` and ``float`` of unannotated parameters, and ``int`` and ``bool`` values of
+    ``Constant`` parameters. It returns None for every other kind.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.arguments import quick_signature
+    >>> @ct.kernel
+    ... def fill(value, flag, N: ct.Constant[int]):
+    ...     pass
+    >>> quick_signature(fill, (0.5, True, 64))
+    ((<class 'float'>, <class 'bool'>, (<class 'int'>, 64)), [0.5, True, 64])
+    >>> quick_signature(fill, (0.5, True, 2.0)) is None  # a float Constant: the full path
+    True
+    """
+    key, flat = [], []
+    for value, meta in zip(kernel_args, kernel.parameter_kind_list):
+        kind = type(value)
+        if kind in _TENSOR_TYPES:
+            if meta is not None or not value.is_cuda:
+                return None
+            # shapes and strides beyond int32 need not be checked here: the parameter
+            # buffer's int32 fields refuse them, and the launch then takes the full path
+            shape, strides, pointer, dtype = value.shape, value.stride(), value.data_ptr(), \
+                value.dtype
+            if not shape:
+                return None
+            itemsize = _ITEMSIZES.get(dtype) or _ITEMSIZES.setdefault(dtype,
+                                                                      value.element_size())
+            # types.is_aligned, inlined
+            aligned = not pointer & 15 and strides[-1] == 1 and not shape[-1] * itemsize & 15
+            if aligned and len(strides) > 1:
+                aligned = not any(s * itemsize & 15 or (s <= 0 and n != 1)
+                                  for s, n in zip(strides[:-1], shape[:-1]))
+            key.append((dtype, len(shape), aligned))
+            flat.append(pointer)
+            flat += shape
+            flat += strides
+        elif kind is int or kind is bool:
+            if meta is None:
+                if kind is int and not -_INT32 <= value < _INT32:
+                    return None  # the full path says it does not fit
+                key.append(kind)
+            elif isinstance(meta, ConstantAnnotation):
+                key.append((kind, value))
+            else:
+                return None
+            flat.append(value)
+        elif kind is float and meta is None:
+            key.append(kind)
+            flat.append(value)
+        elif meta is not None:
+            return None
+        elif (kind.__module__ or "").startswith("torch") and hasattr(value, "data_ptr") \
+                and hasattr(value, "is_cuda") and hasattr(value, "stride"):
+            _TENSOR_TYPES.add(kind)  # a tensor class seen for the first time
+            return quick_signature(kernel, kernel_args)
+        else:
+            interface = getattr(value, "__cuda_array_interface__", None)
+            if interface is None or interface.get("strides") is not None:
+                return None
+            shape, pointer = interface["shape"], interface["data"][0]
+            step, strides = 1, []
+            for n in reversed(shape):
+                strides.append(step)
+                step *= n
+            if step >= _INT32:
+                return None
+            strides.reverse()
+            itemsize = int(interface["typestr"][2:])
+            key.append((interface["typestr"], len(shape),
+                        is_aligned(pointer, shape, strides, itemsize)))
+            flat.append(pointer)
+            flat += shape
+            flat += strides
+    return tuple(key), flat
