@@ -11,13 +11,13 @@ import operator
 
 from numba.core import types
 
+from ..rules.operators import BINARY_OPERATORS
 from .types import ConstantType, FloatLiteral
 
-FOLDABLE = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
-             operator.mod, operator.pow, operator.eq, operator.ne, operator.lt, operator.le,
-             operator.gt, operator.ge, operator.and_, operator.or_, operator.xor,
-             operator.lshift, operator.rshift, operator.neg, operator.not_, operator.invert}
-UNARY_FOLDABLE = {operator.neg, operator.not_, operator.invert}
+# the unary operators that fold (``not`` is a truth test, an op of no tile)
+UNARY_FOLDABLE = frozenset({operator.neg, operator.not_, operator.invert})
+# every binary operator of the tile model, and those
+FOLDABLE = frozenset(BINARY_OPERATORS) | UNARY_FOLDABLE
 
 
 def literal_type(value):

@@ -16,6 +16,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
+from ..rules.operators import OPERATOR_NODES
 from .compilation import Compilation, compiling
 from .hardware import tma
 from .contexts import contexts
@@ -190,15 +191,6 @@ def _statement_location(tb):
     return location
 
 
-_OPERATOR_NODES = {
-    "add": ast.Add, "sub": ast.Sub, "mul": ast.Mult, "truediv": ast.Div,
-    "floordiv": ast.FloorDiv, "mod": ast.Mod, "pow": ast.Pow, "and_": ast.BitAnd,
-    "or_": ast.BitOr, "xor": ast.BitXor, "lshift": ast.LShift, "rshift": ast.RShift,
-    "matmul": ast.MatMult, "gt": ast.Gt, "ge": ast.GtE, "lt": ast.Lt, "le": ast.LtE,
-    "eq": ast.Eq, "ne": ast.NotEq, "neg": ast.USub, "invert": ast.Invert, "not_": ast.Not,
-}
-
-
 def _expression_span(text, function):
     """``(start, end)`` columns of the one expression of a source line that applies
     ``function``, or None."""
@@ -211,8 +203,7 @@ def _expression_span(text, function):
     name = getattr(function, "__name__", None)
     if name is None:
         return None
-    node_type = _OPERATOR_NODES.get(name.lstrip("i") if name.startswith("i") and
-                                    name[1:] in _OPERATOR_NODES else name)
+    node_type = OPERATOR_NODES.get(name)
     matches = []
     for node in ast.walk(tree):
         if getattr(function, "__module__", None) == "_operator" and node_type is not None:

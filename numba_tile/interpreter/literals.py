@@ -13,10 +13,12 @@ import itertools
 import types
 
 from ..promotion import loose_concrete_dtype
+from ..rules import operators
 
-_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
-               "and", "or", "xor")
-_UNARY = ("neg", "pos", "abs", "invert")
+# The special methods whose results stay loosely typed: those of the operators of tile code but
+# the comparisons (a bool needs no dtype), and unary plus, which is no op of its own
+_FORWARDED = ("__pos__", *(op.dunder for op in operators.OPERATORS if op.category != "comparison"),
+              *(op.reflected_dunder for op in operators.OPERATORS if op.reflected_dunder))
 
 
 def loose(value):
@@ -55,29 +57,24 @@ class _LooseScalar:
 
 
 def _forward(name, python_type):
-    method = getattr(python_type, f"__{name}__", None)
+    method = getattr(python_type, name, None)
     if method is None:
         return None
 
     def fn(*args):
         result = method(*args)
         return result if result is NotImplemented else loose(result)
-    fn.__name__ = f"__{name}__"
+    fn.__name__ = name
     return fn
 
 
 def _make_loose_type(name, python_type):
     namespace = {"__slots__": (), "_python_type": python_type,
                  "__doc__": f"A loosely typed {python_type.__name__} constant in tile code."}
-    for op in _ARITHMETIC:
-        for prefix in ("", "r"):
-            fn = _forward(prefix + op, python_type)
-            if fn is not None:
-                namespace[f"__{prefix}{op}__"] = fn
-    for op in _UNARY:
-        fn = _forward(op, python_type)
+    for name in _FORWARDED:
+        fn = _forward(name, python_type)
         if fn is not None:
-            namespace[f"__{op}__"] = fn
+            namespace[name] = fn
     return type(name, (_LooseScalar, python_type), namespace)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits
+from ..rules import operators
 from .conversion import convert
 from .literals import LooseInt
 from .printing import format_values
@@ -284,18 +285,10 @@ def _unary(op):
     return method
 
 
-for _name, _op in [("add", "add"), ("sub", "sub"), ("mul", "mul"), ("truediv", "truediv"),
-                   ("floordiv", "floordiv"), ("mod", "mod"), ("pow", "pow"),
-                   ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
-                   ("lshift", "bitwise_lshift"), ("rshift", "bitwise_rshift")]:
-    setattr(Tile, f"__{_name}__", _binary(_op))
-    setattr(Tile, f"__r{_name}__", _binary(_op, reflected=True))
-for _name, _op in [("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
-                   ("ge", "greater_equal"), ("eq", "equal"), ("ne", "not_equal")]:
-    setattr(Tile, f"__{_name}__", _binary(_op))
-Tile.__neg__ = _unary("negative")
-Tile.__invert__ = _unary("bitwise_not")
-Tile.__abs__ = _unary("abs")
+for _op in operators.OPERATORS:
+    setattr(Tile, _op.dunder, _unary(_op.name) if _op.arity == 1 else _binary(_op.name))
+    if _op.reflected_dunder:
+        setattr(Tile, _op.reflected_dunder, _binary(_op.name, reflected=True))
 
 
 def _pos(self):

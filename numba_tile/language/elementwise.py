@@ -5,7 +5,6 @@ constants fold into a constant; a typed operand makes the result typed.
 """
 
 import math
-import operator
 
 import numpy as np
 
@@ -16,35 +15,15 @@ from ..interpreter.context import tile_op
 from ..interpreter.literals import loose
 from ..interpreter.conversion import flush_subnormals, round_float, wide_type
 from ..interpreter.tile import Tile, make_constant, values_as
-from ..rules import elementwise as rules
+from ..rules import elementwise as rules, operators
 from ..rules.core import as_operand, is_python_number
 
-_FOLD = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
-    "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
-    "pow": operator.pow, "atan2": math.atan2, "copysign": math.copysign, "fmod": math.fmod,
-    "minimum": min, "maximum": max,
-    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
-    "bitwise_lshift": operator.lshift, "bitwise_rshift": operator.rshift,
-    "greater": operator.gt, "greater_equal": operator.ge, "less": operator.lt,
-    "less_equal": operator.le, "equal": operator.eq, "not_equal": operator.ne,
-}
-
-_FLOAT_NUMPY = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.mod, "pow": np.power, "atan2": np.arctan2,
-    "copysign": np.copysign, "fmod": np.fmod,
-}
-_COMPARE_NUMPY = {
-    "greater": np.greater, "greater_equal": np.greater_equal, "less": np.less,
-    "less_equal": np.less_equal, "equal": np.equal, "not_equal": np.not_equal,
-}
-_INT_NUMPY = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "floordiv": np.floor_divide,
-    "mod": np.mod, "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
-    "bitwise_xor": np.bitwise_xor, "bitwise_lshift": np.left_shift,
-    "bitwise_rshift": np.right_shift,
-}
+# Two constants fold with Python's operators and math; tiles compute with NumPy
+_FOLD = {**{name: function for function, name in operators.BINARY_OPERATORS.items()},
+         "atan2": math.atan2, "copysign": math.copysign, "fmod": math.fmod,
+         "minimum": min, "maximum": max}
+_NUMPY = {**{op.name: op.numpy for op in operators.OPERATORS},
+          "atan2": np.arctan2, "copysign": np.copysign, "fmod": np.fmod}
 
 
 def _fold(op, x, y):
@@ -78,7 +57,7 @@ def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, pro
         if op in rules.COMPARISONS:
             if operand.is_float:
                 a, b = a.astype(np.float64), b.astype(np.float64)
-            return _COMPARE_NUMPY[op](a, b)
+            return _NUMPY[op](a, b)
         if op in rules.MINMAX:
             if operand.is_float:
                 fn = {("minimum", False): np.fmin, ("minimum", True): np.minimum,
@@ -94,22 +73,22 @@ def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, pro
             wide_a, wide_b = a.astype(wide), b.astype(wide)
             if flush_to_zero:
                 wide_a, wide_b = flush_subnormals(wide_a, result), flush_subnormals(wide_b, result)
-            out = round_float(_FLOAT_NUMPY[op](wide_a, wide_b), result, rounding_mode)
+            out = round_float(_NUMPY[op](wide_a, wide_b), result, rounding_mode)
             return flush_subnormals(out, result) if flush_to_zero else out
         if op == "pow":
             return _integer_pow(a, b)
         if op in ("floordiv", "mod"):
             # integer division by zero is undefined on the GPU; NumPy's 0 keeps it quiet here
-            return _INT_NUMPY[op](a, b)
+            return _NUMPY[op](a, b)
         if op in rules.SHIFTS:
             bits = operand.bitwidth
             shift = b.astype(np.int64)
-            out = _INT_NUMPY[op](a, np.clip(shift, 0, bits - 1).astype(a.dtype))
+            out = _NUMPY[op](a, np.clip(shift, 0, bits - 1).astype(a.dtype))
             too_far = (shift >= bits) | (shift < 0)
             if op == "bitwise_rshift" and operand.is_signed:
                 return np.where(too_far, np.where(a < 0, -1, 0).astype(a.dtype), out)
             return np.where(too_far, np.zeros_like(a), out)
-        return _INT_NUMPY[op](a, b)
+        return _NUMPY[op](a, b)
 
 
 def binary(op, x, y, *, rounding_mode=None, flush_to_zero=False, propagate_nan=False):
@@ -233,9 +212,10 @@ _UNARY_FOLD = {
     "asin": math.asin, "acos": math.acos, "atan": math.atan, "sinh": math.sinh,
     "cosh": math.cosh, "tanh": math.tanh, "asinh": math.asinh, "acosh": math.acosh,
     "atanh": math.atanh, "floor": lambda v: float(math.floor(v)),
-    "ceil": lambda v: float(math.ceil(v)), "negative": operator.neg, "abs": abs,
-    "bitwise_not": operator.invert, "isnan": lambda v: isinstance(v, float) and math.isnan(v),
+    "ceil": lambda v: float(math.ceil(v)),
+    "isnan": lambda v: isinstance(v, float) and math.isnan(v),
     "isinf": lambda v: isinstance(v, float) and math.isinf(v),
+    **{name: function for function, name in operators.UNARY_OPERATORS.items()},
 }
 
 
@@ -243,7 +223,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
     """Apply a unary elementwise op by name."""
     if is_python_number(x):
         if op == "bitwise_not" and isinstance(x, float):
-            raise TileTypeError(f"'~' (bitwise_not) needs an integer, got {x!r}")
+            raise TileTypeError(f"{rules.op_label(op)} needs an integer, got {x!r}")
         try:
             return loose(_UNARY_FOLD[op](x))
         except (ValueError, ZeroDivisionError, OverflowError) as exc:
@@ -264,14 +244,11 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
             fn = np.isnan if op == "isnan" else np.isinf
             out = fn(values.astype(np.float64)) if xo.dtype.is_float else np.zeros(
                 values.shape, bool)
-        elif op == "negative":
-            out = np.negative(values) if not xo.dtype.is_float else round_float(
-                -values.astype(np.float64), spec.dtype)
-        elif op == "abs":
-            out = np.abs(values) if not xo.dtype.is_float else round_float(
-                np.abs(values.astype(np.float64)), spec.dtype)
+        elif op in ("negative", "abs"):
+            out = _NUMPY[op](values) if not xo.dtype.is_float else round_float(
+                _NUMPY[op](values.astype(np.float64)), spec.dtype)
         else:  # bitwise_not
-            out = np.invert(values)
+            out = _NUMPY[op](values)
     return Tile(spec.dtype, out, spec.constant)
 
 
@@ -377,9 +354,5 @@ def astype(x, dtype, /, *, rounding_mode=None):
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
 
 
-__all__ = ["add", "sub", "mul", "truediv", "floordiv", "mod", "divmod", "pow", "atan2", "minimum",
-           "maximum", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_lshift",
-           "bitwise_rshift", "greater", "greater_equal", "less", "less_equal", "equal",
-           "not_equal", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tan",
-           "sinh", "cosh", "tanh", "floor", "ceil", "abs", "negative", "isnan", "bitwise_not",
-           "where", "astype"]
+# the public ops, in the order of their definitions
+__all__ = [_name for _name, _value in globals().items() if hasattr(_value, "__tile_op__")]

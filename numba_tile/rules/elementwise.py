@@ -11,33 +11,33 @@
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, common_dtype
+from . import operators
 from .core import (Spec, broadcast_many, describe, operand_constant, operand_dtype,
                    operand_shape)
 
-ARITHMETIC = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow"})
+ARITHMETIC = operators.names("arithmetic")
 FLOAT_BINARY = frozenset({"atan2", "copysign", "fmod"})
 MINMAX = frozenset({"minimum", "maximum"})
-BITWISE = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor"})
-SHIFTS = frozenset({"bitwise_lshift", "bitwise_rshift"})
-COMPARISONS = frozenset({"greater", "greater_equal", "less", "less_equal", "equal",
-                         "not_equal"})
+BITWISE = operators.names("bitwise")
+SHIFTS = operators.names("shift")
+COMPARISONS = operators.names("comparison")
 BINARY_OPS = ARITHMETIC | FLOAT_BINARY | MINMAX | BITWISE | SHIFTS | COMPARISONS
 
 FLOAT_UNARY = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
                          "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                          "tanh", "asinh", "acosh", "atanh", "floor", "ceil"})
-UNARY_OPS = FLOAT_UNARY | {"negative", "abs", "bitwise_not", "isnan", "isinf"}
-
-_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
-           "pow": "**", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
-           "bitwise_lshift": "<<", "bitwise_rshift": ">>", "greater": ">",
-           "greater_equal": ">=", "less": "<", "less_equal": "<=", "equal": "==",
-           "not_equal": "!="}
+UNARY_OPS = FLOAT_UNARY | operators.names("unary") | {"isnan", "isinf"}
 
 
 def op_label(op):
-    """How an op is named in messages: ``'+' (add)``."""
-    return f"'{_SYMBOL[op]}' ({op})" if op in _SYMBOL else op
+    """How an op is named in messages: ``'+' (add)``.
+
+    >>> from numba_tile.rules.elementwise import op_label
+    >>> op_label("add"), op_label("bitwise_not"), op_label("abs"), op_label("exp")
+    ("'+' (add)", "'~' (bitwise_not)", 'abs', 'exp')
+    """
+    symbol = getattr(operators.by_name(op), "symbol", None)  # abs is called, not written
+    return f"'{symbol}' ({op})" if symbol else op
 
 
 def _result_spec(dtype, *operands):
@@ -101,7 +101,7 @@ def unary(op, x):
                                 f"convert it with astype(ct.float32)")
     elif op == "bitwise_not":
         if dtype.is_float:
-            raise TileTypeError(f"'~' (bitwise_not) needs an integer or bool operand, got "
+            raise TileTypeError(f"{op_label(op)} needs an integer or bool operand, got "
                                 f"{describe(x)}")
     elif op in ("negative", "abs"):
         if dtype.is_bool:

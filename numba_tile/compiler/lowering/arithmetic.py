@@ -29,6 +29,7 @@ from numba.core.typing import signature
 from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
+from ...rules.operators import OPERATORS
 from ...interpreter.conversion import convert as convert_values
 from ..hardware import asm
 from . import narrow_floats
@@ -275,8 +276,8 @@ def _float_minmax(builder, op, a, b, propagate_nan):
 
 
 _BASIC_ASM = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div"}
-_FLOAT_COMPARE = {"greater": ">", "greater_equal": ">=", "less": "<", "less_equal": "<=",
-                  "equal": "==", "not_equal": "!="}
+# comparison op -> the predicate of LLVM's fcmp/icmp: the op's own symbol
+_FLOAT_COMPARE = {op.name: op.symbol for op in OPERATORS if op.category == "comparison"}
 
 
 def _float_divmod(context, builder, dtype, a, b):

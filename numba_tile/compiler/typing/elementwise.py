@@ -3,7 +3,6 @@ run-time scalars, the public elementwise functions, ``min``/``max``, ``where``, 
 ``divmod``, and ``int()``/``float()``/``bool()`` of tiles and constants."""
 
 import math
-import operator
 
 from numba.core import types
 from numba.core.typing import signature
@@ -16,6 +15,7 @@ from ...interpreter import tile_math
 from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
+from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
     scalar_type, storage_scalar_type
@@ -49,25 +49,9 @@ def infer_unary(op):
     return infer
 
 
-# Python operators on tiles (and on run-time scalars, where tile semantics replace Numba's):
-# each is implemented by the public function of the same op.
-BINARY_OPERATORS = {
-    operator.add: "add", operator.sub: "sub", operator.mul: "mul",
-    operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod",
-    operator.pow: "pow", operator.and_: "bitwise_and", operator.or_: "bitwise_or",
-    operator.xor: "bitwise_xor", operator.lshift: "bitwise_lshift",
-    operator.rshift: "bitwise_rshift", operator.gt: "greater", operator.ge: "greater_equal",
-    operator.lt: "less", operator.le: "less_equal", operator.eq: "equal",
-    operator.ne: "not_equal",
-}
-INPLACE_OPERATORS = {
-    operator.iadd: "add", operator.isub: "sub", operator.imul: "mul",
-    operator.itruediv: "truediv", operator.ifloordiv: "floordiv", operator.imod: "mod",
-    operator.ipow: "pow", operator.iand: "bitwise_and", operator.ior: "bitwise_or",
-    operator.ixor: "bitwise_xor", operator.ilshift: "bitwise_lshift",
-    operator.irshift: "bitwise_rshift",
-}
-UNARY_OPERATORS = {operator.neg: "negative", operator.invert: "bitwise_not", abs: "abs"}
+# Python operators on tiles (and on run-time scalars, where tile semantics replace Numba's)
+# are implemented by the public function of the same op (rules.operators: BINARY_OPERATORS,
+# INPLACE_OPERATORS, UNARY_OPERATORS)
 MATH_UNARY = {getattr(math, name): op for name, op in tile_math.UNARY.items()
               if hasattr(math, name)}
 MATH_BINARY = {getattr(math, name): op for name, op in tile_math.BINARY.items()}
