@@ -13,6 +13,11 @@ numba_tile.errors.TileInternalError: product_wait only exists in compiled tile c
 from ..errors import TileInternalError
 
 
+# what the calls of a pipeline pass for each of its loads, one load after the other: the
+# arguments of its ``ct.load`` (None where the call gives none)
+LOAD_FIELDS = ("array", "index", "shape", "padding_mode", "order")
+
+
 def _only_compiled(name):
     return TileInternalError(f"{name} only exists in compiled tile code")
 

@@ -42,6 +42,7 @@ attention) is copied as the array holds it and read transposed from its stage.
 
 import builtins
 import copy
+import inspect
 import operator
 
 from numba.cuda.core import ir
@@ -54,8 +55,8 @@ from ...language import matrix, memory
 from ..abstract import constant_of
 from ..compilation import current
 from ..hardware.staged_loads import MAX_STAGES
-from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
+from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
+    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
 from ..types import ArrayType
 from .contract import tile_pass
 from .device_output import callee
@@ -67,7 +68,8 @@ _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, bui
 # iterations past the end would index past the end of the sequence)
 _PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
                      "static_getitem", "cast")
-_LOAD_PARAMETERS = ("array", "index", "shape")
+# ct.load's own signature: a load's arguments are found by name, as Python binds them
+_LOAD_SIGNATURE = inspect.signature(getattr(memory.load, "__tile_op__", memory.load))
 _IGNORED_HINTS = ("latency", "allow_tma")
 
 
@@ -438,24 +440,22 @@ def _induction_names(header, entry, iternext):
 
 
 def _load_arguments(func_ir, statement):
-    """``(array, index, shape, padding_mode, order)`` variables of a ``ct.load`` of an array
-    with only these arguments (and the hints ``latency``, ``allow_tma``), else None
-    (``padding_mode`` and ``order``: None where the call gives none)."""
+    """The variables of the :data:`~numba_tile.compiler.intrinsics.LOAD_FIELDS` of a
+    ``ct.load`` given only those arguments (and the hints ``latency``, ``allow_tma``), else
+    None (``padding_mode`` and ``order``: None where the call gives none)."""
     if not (isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) and
             statement.value.op == "call"):
         return None
     call = statement.value
     if callee(func_ir, call) is not memory.load or call.vararg or call.varkwarg:
         return None
-    keywords = dict(call.kws)
-    if len(call.args) > 3 or set(keywords) - set(_LOAD_PARAMETERS[len(call.args):]) - {
-            "padding_mode", "order", *_IGNORED_HINTS}:
+    try:
+        bound = _LOAD_SIGNATURE.bind(*call.args, **dict(call.kws)).arguments
+    except TypeError:  # not a valid call: typing says why
         return None
-    values = list(call.args) + [keywords.get(name) for name in
-                                _LOAD_PARAMETERS[len(call.args):]]
-    if any(v is None for v in values):
+    if set(bound) - set(LOAD_FIELDS) - set(_IGNORED_HINTS):
         return None
-    return (*values, keywords.get("padding_mode"), keywords.get("order"))
+    return tuple(bound.get(name) for name in LOAD_FIELDS)
 
 
 def _mma_operand(func_ir, target, loop_blocks, array=None, arg_types=()):

@@ -41,6 +41,7 @@ from ... import dtypes as d
 from ...enums import PaddingMode
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
+from ..intrinsics import LOAD_FIELDS
 from ..compilation import SHARED_ALIGNMENT, aligned_to_stage, current
 from ..lowering import arithmetic
 from ..lowering.tiles import I32, load_shared, make_tile, register_coordinates, shared_base, \
@@ -146,7 +147,7 @@ class StagedTileModel(models.PrimitiveModel):
 
 
 
-LOAD_ARGUMENTS = 5  # array, index, shape, padding_mode, order
+LOAD_ARGUMENTS = len(LOAD_FIELDS)
 
 
 def grouped_loads(loads):
