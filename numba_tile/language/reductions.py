@@ -7,7 +7,7 @@ import numpy as np
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import flush_subnormals, round_float
 from ..interpreter.tile import Tile, to_tile
-from ..rules.reductions import reduction
+from ..rules.reductions import ARG_REDUCTIONS, reduction
 
 
 def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
@@ -16,7 +16,7 @@ def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
     spec, axes = reduction(op, x, axis, keepdims)
     values = x.values
     if not axes:  # a 0-d tile, or axis=() : nothing to reduce
-        return Tile(spec.dtype, values.reshape(spec.shape) if op not in ("argmax", "argmin")
+        return Tile(spec.dtype, values.reshape(spec.shape) if op not in ARG_REDUCTIONS
                     else np.zeros(spec.shape, np.int32), spec.constant)
     with np.errstate(all="ignore"):
         if op in ("argmax", "argmin"):

@@ -9,6 +9,11 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from .core import Spec, describe, normalize_axes, require_constant
 
+# the reductions by value and by position: every executor's tables derive from these names
+VALUE_REDUCTIONS = ("sum", "prod", "max", "min")
+ARG_REDUCTIONS = ("argmax", "argmin")
+REDUCTIONS = VALUE_REDUCTIONS + ARG_REDUCTIONS
+
 
 def reduced_shape(shape, axes, keepdims):
     if keepdims:
@@ -24,5 +29,5 @@ def reduction(op, x, axis, keepdims):
         raise TileTypeError(f"{op}() of a bool_ tile; convert it with astype(ct.int32) first")
     if not x.dtype.arithmetic:
         raise TileTypeError(f"{op}() of {describe(x)}: {x.dtype} is not an arithmetic dtype")
-    dtype = d.int32 if op in ("argmax", "argmin") else x.dtype
+    dtype = d.int32 if op in ARG_REDUCTIONS else x.dtype
     return Spec(dtype, reduced_shape(x.shape, axes, keepdims), x.is_constant), axes

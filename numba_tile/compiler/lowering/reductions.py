@@ -14,6 +14,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...language import reductions
 from ...rules.core import normalize_axes
+from ...rules.reductions import ARG_REDUCTIONS, REDUCTIONS
 from ..abstract import constant_of
 from . import arithmetic
 from .registry import registry
@@ -42,7 +43,7 @@ class Reduction:
         self.op = op
         self.dtype = dtype
         self.options = options
-        self.is_arg = op in ("argmax", "argmin")
+        self.is_arg = op in ARG_REDUCTIONS
         compute = arithmetic.compute_dtype(dtype)
         if options.rounding_mode in arithmetic.DIRECTED and dtype.is_float:
             compute = d.float64  # accumulate exactly enough to round once at the end
@@ -183,5 +184,5 @@ def _combine_across_warps(context, builder, reduction, states, x_type, collapsed
     return [combined[key_of[r]] for r in range(x_type.registers)]
 
 
-for _op in ("sum", "prod", "max", "min", "argmax", "argmin"):
+for _op in REDUCTIONS:
     lower(getattr(reductions, _op), types.Any, types.VarArg(types.Any))(_lower_reduction(_op))

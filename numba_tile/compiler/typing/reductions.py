@@ -7,9 +7,6 @@ from ..types import TileType
 from .templates import constant_value, register_template, tile_argument, float_options
 
 
-COMPILED_REDUCTIONS = ("sum", "max", "min", "prod", "argmax", "argmin")
-
-
 def infer_reduction(op):
     def infer(values):
         x = tile_argument(values, op)
@@ -24,5 +21,5 @@ def infer_reduction(op):
     return infer
 
 
-for _op in COMPILED_REDUCTIONS:
+for _op in reduction_rules.REDUCTIONS:
     register_template(getattr(reductions, _op), infer_reduction(_op))
