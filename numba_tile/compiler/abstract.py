@@ -82,6 +82,8 @@ def is_dtype(value):
 
 
 NOT_CONSTANT = object()
+# what constant_of(numba_type, RUN_TIME) gives for a value known only at run time
+RUN_TIME = object()
 
 
 def constant_of(numba_type, default=NOT_CONSTANT):

@@ -27,7 +27,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...language import debugging
 from ...rules.formatting import Conversion, conversion_for_spec, parse_c_format, python_dtype
-from ..abstract import constant_of
+from ..abstract import RUN_TIME, constant_of
 from ..hardware import asm
 from ..intrinsics import device_assert, device_print
 from ..types import TileType
@@ -37,7 +37,6 @@ from .registry import lower
 from .text import text_values
 from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
 
-_NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 
 MAX_ARGUMENTS = 32  # what CUDA's printf takes besides the format
 F64 = ir.DoubleType()
@@ -67,7 +66,7 @@ def _print_items(builder, sig, args):
 
 
 def _value_items(builder, numba_type, value):
-    constant = constant_of(numba_type, _NOT_CONSTANT)
+    constant = constant_of(numba_type, RUN_TIME)
     if isinstance(numba_type, TextType):
         values = text_values(builder, numba_type, value)
         items = []
@@ -80,7 +79,7 @@ def _value_items(builder, numba_type, value):
             conversion = conversion_for_spec(spec, dtype_of_value(item_type))
             items.append(Value(item_type, values[index], conversion, python_spec=True))
         return items
-    if constant is not _NOT_CONSTANT:
+    if constant is not RUN_TIME:
         return [str(constant)]  # what the interpreter prints for the Python value
     return [Value(numba_type, value)]
 
@@ -93,8 +92,8 @@ def _printf_items(sig, args):
             items.append(piece)
             continue
         numba_type, value = next(values)
-        constant = constant_of(numba_type, _NOT_CONSTANT)
-        if constant is not _NOT_CONSTANT:  # formatted now, as the interpreter does
+        constant = constant_of(numba_type, RUN_TIME)
+        if constant is not RUN_TIME:  # formatted now, as the interpreter does
             items.append(piece.format(constant, python_dtype(constant)))
         else:
             items.append(Value(numba_type, value, piece))
@@ -345,8 +344,8 @@ def lower_printf(context, builder, sig, args):
 @lower(device_assert, types.Any, types.Any, types.Any)
 def lower_device_assert(context, builder, sig, args):
     condition_type, message_type, where_type = sig.args
-    constant = constant_of(condition_type, _NOT_CONSTANT)
-    if constant is not _NOT_CONSTANT:
+    constant = constant_of(condition_type, RUN_TIME)
+    if constant is not RUN_TIME:
         holds = cgutils.true_bit if constant else cgutils.false_bit
     else:
         holds = _all_true(context, builder, condition_type, args[0])

@@ -10,12 +10,10 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...errors import TileTypeError
 from ...language import debugging
 from ...rules.formatting import check_printf_arguments
-from ..abstract import constant_of
+from ..abstract import RUN_TIME, constant_of
 from ..intrinsics import device_assert, device_print
 from .templates import registry
 from .text import TextType, is_printable_value
-
-_NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 
 
 class _Rewritten(AbstractTemplate):
@@ -36,7 +34,7 @@ for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
 
 # -- the calls of device output --------------------------------------------------------------
 def _constant_string(numba_type, what):
-    value = constant_of(numba_type, _NOT_CONSTANT)
+    value = constant_of(numba_type, RUN_TIME)
     if not isinstance(value, str):
         raise TileTypeError(f"{what} must be a constant string in tile code, got {numba_type}")
     return value
@@ -44,7 +42,7 @@ def _constant_string(numba_type, what):
 
 def _check_printable(numba_type):
     if isinstance(numba_type, (TextType, types.StringLiteral)) or is_printable_value(
-            numba_type) or constant_of(numba_type, _NOT_CONSTANT) is not _NOT_CONSTANT:
+            numba_type) or constant_of(numba_type, RUN_TIME) is not RUN_TIME:
         return
     raise TileTypeError(f"Cannot print a {numba_type} from tile code")
 
@@ -72,8 +70,8 @@ class PrintfTemplate(AbstractTemplate):
         fmt, *values = args
         check_printf_arguments(_constant_string(fmt, "The printf format"), len(values))
         for value in values:
-            if not is_printable_value(value) and constant_of(value, _NOT_CONSTANT) is \
-                    _NOT_CONSTANT:
+            if not is_printable_value(value) and constant_of(value, RUN_TIME) is \
+                    RUN_TIME:
                 raise TileTypeError(f"printf cannot print a {value}")
         return signature(types.none, *args)
 

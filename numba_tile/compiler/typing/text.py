@@ -22,11 +22,9 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
 from ...rules.formatting import conversion_for_spec
-from ..abstract import constant_of
+from ..abstract import RUN_TIME, constant_of
 from ..types import TileType, dtype_of_scalar
 from .templates import registry
-
-_NOT_CONSTANT = object()  # what constant_of() gives for a run-time value
 
 
 class TextType(types.Type):
@@ -49,7 +47,6 @@ class TextType(types.Type):
             else:
                 parts.append(part)
         return TextType(parts, self.values + other.values)
-
 
 
 def is_printable_value(numba_type):
@@ -92,8 +89,8 @@ class _TextTemplate(AbstractTemplate):
         """The signature of formatting ``value_type`` with ``spec``: a constant folds to its
         string (the interpreter formats the Python value); a tile or run-time scalar becomes
         text whose spec is checked here."""
-        value = constant_of(value_type, _NOT_CONSTANT)
-        if value is not _NOT_CONSTANT:
+        value = constant_of(value_type, RUN_TIME)
+        if value is not RUN_TIME:
             try:
                 return signature(_string_literal(format(value, spec)), *args)
             except (TypeError, ValueError) as error:
@@ -124,7 +121,7 @@ class FormatTemplate(_TextTemplate):
     def generic(self, args, kws):
         if kws or len(args) != 2:
             return None
-        spec = constant_of(args[1], _NOT_CONSTANT)
+        spec = constant_of(args[1], RUN_TIME)
         if not isinstance(spec, str):
             raise TileTypeError("A format spec in tile code must be a constant string")
         return self.text(args[0], spec, args)
