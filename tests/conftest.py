@@ -66,14 +66,16 @@ class KernelRunner:
         with ct.interpret():
             ct.launch(0, grid, kernel, args)
 
-    def expect_assertion_failure(self, kernel, grid, args, message):
-        """Run a kernel whose ``ct.assert_`` must fail with ``message``. The interpreter
-        raises ``AssertionError``. On the GPU the kernel stops with CUDA's device assertion,
-        which leaves the process's CUDA context unusable: the kernel (a module-level kernel of
-        a test module) runs in a child process, which must fail with the driver's report of
-        the message and ``CUDA_ERROR_ASSERT``."""
+    def expect_assertion_failure(self, kernel, grid, args, message, error=AssertionError,
+                                 match=None):
+        """Run a kernel whose ``ct.assert_`` (or run-time check) must fail with ``message``.
+        The interpreter raises ``error`` (its message matching the regular expression
+        ``match``, by default ``message``). On the GPU the kernel stops with CUDA's device
+        assertion, which leaves the process's CUDA context unusable: the kernel (a
+        module-level kernel of a test module) runs in a child process, which must fail with
+        the driver's report of the message and ``CUDA_ERROR_ASSERT``."""
         if self.mode != "gpu":
-            with pytest.raises(AssertionError, match=re.escape(message)):
+            with pytest.raises(error, match=match or re.escape(message)):
                 self(kernel, grid, args)
             return
         self._compiled(lambda: ct.compile(kernel, tuple(args), arch=_gpu_arch()))

@@ -280,3 +280,27 @@ def test_arrays_with_negative_strides_are_copied_by_threads():
     ct.launch(0, (2, 1), matmul_kernel, (cupy.asarray(a)[::-1], cupy.asarray(b), c, 64, 64,
                                          32, ct.float32))
     assert relative_error(cupy.asnumpy(c), _matmul_reference(a[::-1], b)) < 1e-5
+
+
+@ct.kernel
+def copy_tile_on(x: ct.IndexedWithInt64, i: ct.ScalarInt64):
+    t = ct.load(x, (i,), (16,))
+    ct.store(x, (i + 1,), t + 1)
+    ct.store(x, (i + 2,), t + 2)
+
+
+def test_int64_indexed_array_past_two_to_the_31_elements():
+    """Tiles past element ``2**31`` of an int64-indexed array are read and written where
+    they are, the last one partly (its coordinates, lengths and bounds checks are int64),
+    and nothing past the array's end is written."""
+    cupy = pytest.importorskip("cupy")
+    n = 2 ** 31 + 40
+    buffer = cupy.full(n + 16, 99, cupy.int8)
+    x = buffer[:n]
+    x[-40:] = cupy.arange(40, dtype=cupy.int8)
+    ct.launch(0, (1,), copy_tile_on, (x, 2 ** 27))  # elements 2**31 .. 2**31 + 15
+    _synchronize()
+    tail = cupy.asnumpy(buffer[-56:])
+    expected = np.concatenate([np.arange(16), np.arange(16) + 1, np.arange(8) + 2,
+                               np.full(16, 99)]).astype(np.int8)
+    np.testing.assert_array_equal(tail, expected)

@@ -99,10 +99,7 @@ class Array:
         axis = rules.slice_axis(axis, self.ndim)
         start = int(rules.index_value(start, "start"))
         stop = int(rules.index_value(stop, "stop"))
-        length = self.data.shape[axis]
-        if not (0 <= start <= stop <= length) or (start == length and length > 0):
-            raise TileValueError(f"slice({start}, {stop}) is out of bounds for axis {axis} of "
-                                 f"length {length}")
+        rules.check_slice_bounds(axis, start, stop, self.data.shape[axis])
         key = [slice(None)] * self.ndim
         key[axis] = slice(start, stop)
         return Array(self.data[tuple(key)], self.dtype, self.index_dtype)

@@ -23,6 +23,40 @@ def slice_axis(axis, ndim):
     return normalize_axis(axis, ndim)
 
 
+#: What ``Array.slice`` requires of its bounds; the compiled check (a device assertion, as the
+#: bounds are run-time values there) reports the same words.
+SLICE_BOUNDS = "needs 0 <= start <= stop <= length, and start < length unless length is 0"
+
+
+def check_slice_bounds(axis, start, stop, length=None):
+    """Raise TileValueError unless ``start:stop`` is a valid slice of an axis of ``length``.
+    A bound or length of None is not known yet (a run-time value at compile time): only what
+    the known ones decide is checked.
+
+    >>> from numba_tile.rules.memory import check_slice_bounds
+    >>> check_slice_bounds(0, 2, 6, 10)
+    >>> check_slice_bounds(0, 6, 2)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: slice(6, 2) is out of bounds for axis 0: needs 0 <= start <= stop <= length, and start < length unless length is 0
+    """
+    known = [v for v in (start, stop, length) if v is not None]
+    ok = all(v >= 0 for v in known)
+    if start is not None and stop is not None:
+        ok = ok and start <= stop
+    if length is not None:
+        ok = ok and (stop is None or stop <= length) and \
+            (start is None or start < length or length == 0)
+    if not ok:
+        where = f" of length {length}" if length is not None else ""
+        raise TileValueError(f"slice({_bound(start)}, {_bound(stop)}) is out of bounds for "
+                             f"axis {axis}{where}: {SLICE_BOUNDS}")
+
+
+def _bound(value):
+    return "<run-time>" if value is None else value
+
+
 def index_value(value, what):
     """Validate an integer index entry (a constant or a run-time integer scalar); return it."""
     const = constant_value(value, None)

@@ -7,7 +7,7 @@ import math
 from numba.cuda import nvvmutils
 
 from ..compilation import current
-from ..lowering.memory import ArrayView, _tile_indices, tile_origin
+from ..lowering.memory import ArrayView, shifted, tile_indices, tile_origin
 from ..lowering.tiles import I32, I64, swizzled_offset
 from . import asm, tma
 from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
@@ -26,12 +26,8 @@ def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_
     for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
             zip(load_types, load_values)):
         dtype, shape, transposed = pipeline.tiles[which]
-        view = ArrayView(context, builder, array_type, array, tuple(range(len(shape))))
-        origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
-                             shape)
-        if transposed:  # copied as the array holds it: the tile's last two axes swapped
-            shape = shape[:-2] + (shape[-1], shape[-2])
-            origin = origin[:-2] + [origin[-1], origin[-2]]
+        view, shape, origin = _as_stored(context, builder, array_type, array, index_type,
+                                         index, shape, transposed)
         rows, columns = shape[-2:]
         stage = stage_pointer(builder, pipeline, iteration, which)
         per_copy = COPY_BYTES // dtype.itemsize
@@ -68,14 +64,12 @@ def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_v
     with builder.if_then(builder.and_(valid, tma.first_thread(builder))):
         tma.expect_bytes(builder, stage_barrier, sum(
             math.prod(shape) * dtype.itemsize for dtype, shape, _ in pipeline.tiles))
-        for which, ((_, index_type, *_), (_, index, *_)) in enumerate(
+        for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
                 zip(load_types, load_values)):
             dtype, shape, transposed = pipeline.tiles[which]
-            origin = tile_origin(builder, _tile_indices(context, builder, index_type, index),
-                                 shape)
-            if transposed:  # copied as the array holds it: the tile's last two axes swapped
-                shape = shape[:-2] + (shape[-1], shape[-2])
-                origin = origin[:-2] + [origin[-1], origin[-2]]
+            # int32 coordinates, as the TMA takes (it copies only int32-indexed arrays)
+            _, shape, origin = _as_stored(context, builder, array_type, array, index_type,
+                                          index, shape, transposed)
             box_columns, _, count = tma.boxes(dtype, shape)
             stage = stage_pointer(builder, pipeline, iteration, which)
             for box in range(count):  # 128-byte columns, one after the other
@@ -87,14 +81,29 @@ def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_v
                                      coordinates, stage_barrier)
 
 
+def _as_stored(context, builder, array_type, array, index_type, index, shape, transposed):
+    """``(view, shape, origin)`` of a tile as the array holds it, which is how it is copied:
+    a transposed tile's last two axes swapped. The origin is found in the tile's own axes
+    (each saturated against its own axis' length), then swapped."""
+    ndim = len(shape)
+    order = tuple(range(ndim))
+    tile_order = order[:-2] + (ndim - 1, ndim - 2) if transposed else order
+    origin = tile_origin(builder, ArrayView(context, builder, array_type, array, tile_order),
+                         tile_indices(context, builder, index_type, index), shape, shape)
+    if transposed:
+        shape = shape[:-2] + (shape[-1], shape[-2])
+        origin = origin[:-2] + [origin[-1], origin[-2]]
+    return ArrayView(context, builder, array_type, array, order), shape, origin
+
+
 def _copy(builder, view, origin, stage, copy, copies_per_row, per_copy, shape, itemsize,
           valid):
     """One 16-byte ``cp.async``: zero-filled where the row or columns lie outside the array
     (aligned arrays: a copy is wholly inside or outside) or the iteration is past the end."""
     row = builder.udiv(copy, I32(copies_per_row))
     column = builder.mul(builder.urem(copy, I32(copies_per_row)), I32(per_copy))
-    pointer, inside = view.element(builder, origin[:-2] + [builder.add(origin[-2], row),
-                                                           builder.add(origin[-1], column)])
+    pointer, inside = view.element(builder, origin[:-2] + [shifted(builder, origin[-2], row),
+                                                           shifted(builder, origin[-1], column)])
     offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
     _cp_async(builder, builder.gep(stage, [offset]), pointer, builder.and_(inside, valid),
               view.data)
@@ -106,15 +115,14 @@ def _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy, sh
     round's addresses plus constants (and the row's bounds check) for the others."""
     row = builder.udiv(tid, I32(copies_per_row))
     column = builder.mul(builder.urem(tid, I32(copies_per_row)), I32(per_copy))
-    first_row = builder.add(origin[-2], row)
+    first_row = shifted(builder, origin[-2], row)
     pointer, inside = view.element(builder, origin[:-2] + [first_row,
-                                                           builder.add(origin[-1], column)])
+                                                           shifted(builder, origin[-1], column)])
     # every axis but the rows: in bounds for all rounds
-    others = origin[:-2] + [I32(0), builder.add(origin[-1], column)]
+    others = origin[:-2] + [view.coordinate(0), shifted(builder, origin[-1], column)]
     _, others_inside = view.element(builder, others)
     others_inside = builder.and_(others_inside, valid)
     row_length = view.shape[-2]
-    row_length = builder.trunc(row_length, I32) if row_length.type.width > 32 else row_length
     stride = view.strides[-2]
     step = builder.mul(builder.sext(stride, I64), I64(rows_per_round))
     offset = builder.mul(swizzled_offset(builder, row, column, shape, itemsize), I32(itemsize))
@@ -126,7 +134,7 @@ def _copy_rounds(builder, view, origin, stage, tid, copies_per_row, per_copy, sh
         if round_:
             pointer = builder.gep(pointer, [step])
             target = builder.gep(target, [I32(target_step)])
-            first_row = builder.add(first_row, I32(rows_per_round))
+            first_row = shifted(builder, first_row, I32(rows_per_round))
             inside = builder.and_(others_inside,
                                   builder.icmp_unsigned("<", first_row, row_length))
         else:

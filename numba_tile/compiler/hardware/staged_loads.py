@@ -204,14 +204,17 @@ def _stage_count(stage_bytes, extra_bytes=0):
 
 def _tensor_map_copies(pipeline_id, tiles, loads):
     """``(parameter, ndim, dtype, stored shape, tfloat32)`` of each tile, where the TMA can
-    copy the pipeline's tiles (sm_90, every array a kernel parameter that allows it, every
-    tile a shape it copies into the swizzled layout), else None; ``tfloat32``: a float32
-    tile only read as tfloat32, which the copy rounds."""
+    copy the pipeline's tiles (sm_90, every array an int32-indexed kernel parameter that
+    allows it, every tile a shape it copies into the swizzled layout), else None;
+    ``tfloat32``: a float32 tile only read as tfloat32, which the copy rounds."""
     compilation = current()
     sources = compilation.tensor_map_sources.get(pipeline_id)
     if compilation.target != (9, 0) or not sources or None in sources or \
             len(sources) != len(tiles):
         return None
+    if any(array.index_dtype.itemsize != 4 for array, *_ in loads):
+        return None  # the TMA's coordinates are int32; int64-indexed arrays use cp.async
+
     stored = [shape[:-2] + ((shape[-1], shape[-2]) if transposed else shape[-2:])
               for _, shape, transposed in tiles]
     if any(tma.boxes(dtype, shape) is None

@@ -63,7 +63,7 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
     """Store the tile (``converted``: its registers as stored in memory) whose first element
     is at ``origin`` of ``view`` through shared memory, ``block`` columns at a time (see the
     module's docstring). Every thread of the block must call it."""
-    from .memory import vector_groups  # (memory stores through this module: a cycle)
+    from .memory import shifted, vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     rows, columns = tile_type.shape[-2:]
     threads = 32 * tile_type.num_warps
@@ -108,8 +108,8 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
                                  align=VECTOR_BYTES)
             reads.append((index, row, column, words))
         for index, row, column, words in reads:
-            indices = origin[:-2] + [builder.add(origin[-2], row),
-                                     builder.add(origin[-1], builder.add(column, I32(start)))]
+            indices = origin[:-2] + [shifted(builder, origin[-2], row), shifted(
+                builder, origin[-1], builder.add(column, I32(start)))]
             pointer, inside = view.element(builder, indices)
             if total % threads:
                 inside = builder.and_(inside, builder.icmp_unsigned("<", index, I32(total)))

@@ -33,6 +33,7 @@ from ..intrinsics import device_assert, device_print
 from ..types import TileType
 from ..typing.text import TextType, dtype_of_value
 from . import arithmetic
+from .checks import check_uniform
 from .registry import lower
 from .text import text_values
 from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
@@ -352,10 +353,7 @@ def lower_device_assert(context, builder, sig, args):
     message = constant_of(message_type, None) if not isinstance(
         message_type, types.NoneType) else None
     filename, _, line = constant_of(where_type).rpartition(":")
-    with builder.if_then(builder.not_(holds), likely=False):
-        lane, warp = thread_ids(builder)
-        with builder.if_then(builder.icmp_unsigned("==", builder.or_(lane, warp), I32(0))):
-            _assert_fail(context, builder, message or "ct.assert_ failed", filename, int(line))
+    check_uniform(context, builder, holds, message or "ct.assert_ failed", (filename, int(line)))
     return context.get_dummy_value()
 
 
@@ -375,16 +373,3 @@ def _all_true(context, builder, numba_type, value):
         "llvm.nvvm.barrier0.and", fnty=ir.FunctionType(I32, [I32]))
     combined = builder.call(reduce_and, [builder.zext(holds, I32)])
     return builder.icmp_unsigned("!=", combined, I32(0))
-
-
-def _assert_fail(context, builder, message, filename, line):
-    char_pointer = ir.IntType(8).as_pointer()
-    fnty = ir.FunctionType(ir.VoidType(), [char_pointer, char_pointer, I32, char_pointer,
-                                           I64])
-    try:
-        function = builder.module.get_global("__assertfail")
-    except KeyError:
-        function = ir.Function(builder.module, fnty, "__assertfail")
-    strings = [context.insert_string_const_addrspace(builder, s)
-               for s in (message, filename, "tile kernel")]
-    builder.call(function, [strings[0], strings[1], I32(line), strings[2], I64(1)])

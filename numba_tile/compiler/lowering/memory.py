@@ -16,11 +16,12 @@ from numba.cuda import nvvmutils
 from ...enums import PaddingMode
 from ...language import memory, elementwise
 from ...rules.core import normalize_axis
-from ...rules.memory import normalize_order
+from ...rules.memory import SLICE_BOUNDS, normalize_order
 from ..abstract import constant_of
 from ..compilation import current
 from ..types import ArrayType, TiledViewType, TileType
 from . import arithmetic
+from .checks import check_uniform
 from .coalesced_stores import column_block, store_through_shared
 from .constants import folded_constant
 from .elementwise import operand_values
@@ -44,24 +45,62 @@ class ArrayView:
         self.strides = [strides[a] for a in order]
         # specialized at launch (types.is_aligned), seen in the array's own axis order
         self.aligned = array_type.aligned and tuple(order) == tuple(range(array_type.ndim))
+        # element coordinates have the width of the array's shape: int32 unless the array is
+        # int64-indexed (ct.IndexedWithInt64), as every extent then fits
+        self.coordinate = self.shape[0].type if self.shape else I32
 
     def element(self, builder, indices):
-        """``(pointer, in_bounds)`` of the element at tile-space ``indices`` (int32)."""
+        """``(pointer, in_bounds)`` of the element at tile-space ``indices`` (coordinates of
+        :attr:`coordinate` type; negative ones compare as huge, so out of bounds)."""
         in_bounds = cgutils.true_bit
         offset = I64(0)
         for index, length, stride in zip(indices, self.shape, self.strides):
-            length = builder.trunc(length, I32) if length.type.width > 32 else length
             in_bounds = builder.and_(in_bounds, builder.icmp_unsigned("<", index, length))
-            offset = builder.add(offset, builder.mul(builder.sext(index, I64),
-                                                     builder.sext(stride, I64)))
+            offset = builder.add(offset, builder.mul(widened(builder, index),
+                                                     widened(builder, stride)))
         return builder.gep(self.data, [offset]), in_bounds
 
 
-def _tile_indices(context, builder, index_type, index_value):
+def widened(builder, value):
+    """An integer value as int64 (sign-extended)."""
+    return value if value.type.width == 64 else builder.sext(value, I64)
+
+
+def shifted(builder, coordinate, delta):
+    """``coordinate + delta`` for an int32 ``delta`` (a thread's place within the tile)."""
+    if coordinate.type.width > delta.type.width:
+        delta = builder.sext(delta, coordinate.type)
+    return builder.add(coordinate, delta)
+
+
+def tile_origin(builder, view, tile_index, steps, extents):
+    """Element coordinates of a tile's first element: the tile index (int64 values) times
+    the step of each axis (the tile shape, or a tiled view's traversal steps). The product is
+    taken in 64 bits and saturated to ``[-extent, length]``, where the whole tile lies
+    outside the array, so no index wraps around into it; then it fits the view's coordinate
+    type, and the tile's elements ``origin + c`` (``0 <= c < extent``) are in bounds exactly
+    where the unsaturated ones were."""
+    origin = []
+    for index, step, extent, length in zip(tile_index, steps, extents, view.shape):
+        limit = (1 << 62) // max(step, 1)  # no overflow in the product
+        first = builder.mul(_clamped(builder, index, I64(-limit), I64(limit)), I64(step))
+        first = _clamped(builder, first, I64(-extent), widened(builder, length))
+        origin.append(first if view.coordinate.width == 64 else
+                      builder.trunc(first, view.coordinate))
+    return origin
+
+
+def _clamped(builder, value, low, high):
+    value = builder.select(builder.icmp_signed("<", value, low), low, value)
+    return builder.select(builder.icmp_signed(">", value, high), high, value)
+
+
+def tile_indices(context, builder, index_type, index_value, to=types.int64):
+    """The entries of a tile index (an int or a tuple of ints) as values of type ``to``."""
     if not isinstance(index_type, types.BaseTuple):
-        return [context.cast(builder, index_value, index_type, types.int32)]
-    return [context.cast(builder, builder.extract_value(index_value, i), index_type[i],
-                         types.int32) for i in range(len(index_type))]
+        return [context.cast(builder, index_value, index_type, to)]
+    return [context.cast(builder, builder.extract_value(index_value, i), index_type[i], to)
+            for i in range(len(index_type))]
 
 
 def _padding(context, dtype, mode):
@@ -116,20 +155,14 @@ def to_memory(context, builder, array_type, value):
 
 
 def _element_indices(builder, origin, coords):
-    return [builder.add(o, c) for o, c in zip(origin, coords)]
-
-
-def tile_origin(builder, tile_index, steps):
-    """Element coordinates of a tile's first element: tile index times the step of each
-    axis (the tile shape, or a tiled view's traversal steps)."""
-    return [builder.mul(t, I32(n)) for t, n in zip(tile_index, steps)]
+    return [shifted(builder, o, c) for o, c in zip(origin, coords)]
 
 
 def _vector_ok(builder, view, indices, width, element_bytes):
     """The run of ``width`` elements at ``indices`` is inside the array, contiguous and
     aligned to its size: then one vector access moves it."""
     last = list(indices)
-    last[-1] = builder.add(indices[-1], I32(width - 1))
+    last[-1] = shifted(builder, indices[-1], I32(width - 1))
     pointer, first_inside = view.element(builder, indices)
     _, last_inside = view.element(builder, last)
     stride = view.strides[-1]
@@ -207,13 +240,20 @@ def lower_load(context, builder, sig, args):
     result_type, array_type, index_type = sig.return_type, sig.args[0], sig.args[1]
     order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
     view = ArrayView(context, builder, array_type, args[0], order)
-    tile_index = _tile_indices(context, builder, index_type, args[1])
+    tile_index = tile_indices(context, builder, index_type, args[1])
     mode = constant_of(sig.args[4])
     if not isinstance(result_type, TileType):  # shape=(): one element, a scalar
-        return load_element(context, builder, view, array_type, tile_index, mode)
-    origin = tile_origin(builder, tile_index, result_type.shape)
+        return load_element(context, builder, view, array_type,
+                            element_origin(builder, view, tile_index), mode)
+    origin = tile_origin(builder, view, tile_index, result_type.shape, result_type.shape)
     return load_tile(context, builder, view, array_type, origin, result_type, mode,
                      result_type.shape[-1])
+
+
+def element_origin(builder, view, tile_index):
+    """Coordinates of the one element a load or store of shape ``()`` moves."""
+    ones = (1,) * len(tile_index)
+    return tile_origin(builder, view, tile_index, ones, ones)
 
 
 def load_element(context, builder, view, array_type, indices, padding_mode):
@@ -346,11 +386,12 @@ def lower_store(context, builder, sig, args):
     array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
     order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
     view = ArrayView(context, builder, array_type, args[0], order)
-    tile_index = _tile_indices(context, builder, index_type, args[1])
+    tile_index = tile_indices(context, builder, index_type, args[1])
     if not isinstance(tile_type, TileType) or tile_type.shape == ():
-        store_element(context, builder, view, array_type, tile_index, tile_type, args[2])
+        store_element(context, builder, view, array_type,
+                      element_origin(builder, view, tile_index), tile_type, args[2])
     else:
-        origin = tile_origin(builder, tile_index, tile_type.shape)
+        origin = tile_origin(builder, view, tile_index, tile_type.shape, tile_type.shape)
         store_tile(context, builder, view, array_type, origin, tile_type, args[2],
                    tile_type.shape[-1])
     return context.get_dummy_value()
@@ -455,17 +496,30 @@ def lower_cdiv(context, builder, sig, args):
 @lower("array.slice", ArrayType, types.Any, types.Any, types.Any)
 def lower_slice(context, builder, sig, args):
     """The same array struct with the data pointer moved to ``start`` and the axis' length
-    ``stop - start`` (the bounds are not checked on the GPU)."""
+    ``stop - start``. The bounds are checked in 64 bits (``rules.memory.SLICE_BOUNDS``):
+    a kernel whose slice is out of bounds stops with a device assertion, and its view is
+    empty meanwhile, so no thread reaches outside the array."""
     array_type = sig.args[0]
     axis = normalize_axis(constant_of(sig.args[1]), array_type.ndim)
-    index = array_type.index
-    start = context.cast(builder, args[2], sig.args[2], index)
-    stop = context.cast(builder, args[3], sig.args[3], index)
+    start, stop = (context.cast(builder, value, numba_type, types.int64)
+                   for value, numba_type in zip(args[2:], sig.args[2:]))
     proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])
+    length = widened(builder, builder.extract_value(proxy.shape, axis))
+    zero = I64(0)
+    holds = builder.and_(builder.icmp_signed(">=", start, zero),
+                         builder.icmp_signed("<=", start, stop))
+    holds = builder.and_(holds, builder.icmp_signed("<=", stop, length))
+    holds = builder.and_(holds, builder.or_(builder.icmp_signed("<", start, length),
+                                            builder.icmp_signed("==", length, zero)))
+    check_uniform(context, builder, holds, f"slice(start, stop) is out of bounds for axis "
+                                           f"{axis}: {SLICE_BOUNDS}")
+    start = builder.select(holds, start, zero)
+    stop = builder.select(holds, stop, zero)
     stride = builder.extract_value(proxy.strides, axis)
-    offset = builder.mul(builder.sext(start, I64), builder.sext(stride, I64))
-    proxy.data = builder.gep(proxy.data, [offset])
-    proxy.shape = builder.insert_value(proxy.shape, builder.sub(stop, start), axis)
+    proxy.data = builder.gep(proxy.data, [builder.mul(start, widened(builder, stride))])
+    index = context.get_value_type(array_type.index)
+    proxy.shape = builder.insert_value(proxy.shape, builder.trunc(builder.sub(stop, start), index)
+                                       if index.width < 64 else builder.sub(stop, start), axis)
     return proxy._getvalue()
 
 
@@ -475,23 +529,23 @@ def lower_tiled_view(context, builder, sig, args):
 
 
 def _view_origin(context, builder, sig, args):
+    """``(view type, array view, origin)`` of a tiled view's tile at ``args[1]``."""
     view = sig.args[0]
-    tile_index = _tile_indices(context, builder, sig.args[1], args[1])
-    return view, tile_origin(builder, tile_index, view.steps)
+    array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
+    tile_index = tile_indices(context, builder, sig.args[1], args[1])
+    return view, array, tile_origin(builder, array, tile_index, view.steps, view.tile_shape)
 
 
 @lower("view.load", TiledViewType, types.VarArg(types.Any))
 def lower_view_load(context, builder, sig, args):
-    view, origin = _view_origin(context, builder, sig, args)
-    array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
+    view, array, origin = _view_origin(context, builder, sig, args)
     return load_tile(context, builder, array, view.array, origin, sig.return_type,
                      view.padding_mode, view.steps[-1])
 
 
 @lower("view.store", TiledViewType, types.VarArg(types.Any))
 def lower_view_store(context, builder, sig, args):
-    view, origin = _view_origin(context, builder, sig, args)
-    array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
+    view, array, origin = _view_origin(context, builder, sig, args)
     value_type, value = sig.args[2], args[2]
     if isinstance(value_type, TileType) and value_type.shape == view.tile_shape:
         tile_type, tile = value_type, value

@@ -17,7 +17,7 @@ from ..abstract import constant_of
 from ..types import TileType
 from . import arithmetic
 from .elementwise import operand_values
-from .memory import _tile_indices
+from .memory import tile_indices
 from .registry import registry
 from .tiles import I32, broadcast_source, linear_offset, make_tile, register_coordinates, \
     relayout, thread_coordinates, tile_registers
@@ -119,7 +119,7 @@ lower(operator.getitem, TileType, types.Any)(_same_value)
 # -- sub-tiles --------------------------------------------------------------------------------
 def _index_values(context, builder, index_type, value):
     """The int32 entries of a tile index (an int or a tuple of ints)."""
-    return _tile_indices(context, builder, index_type, value)
+    return tile_indices(context, builder, index_type, value, types.int32)
 
 
 def _lower_extract(context, builder, sig, args):

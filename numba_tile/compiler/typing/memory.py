@@ -89,8 +89,12 @@ class ArrayAttributes(AttributeTemplate):
 def infer_slice(array, values):
     axis = memory_rules.slice_axis(compile_time_value(values["axis"], "slice(axis=...)"),
                                    array.ndim)
+    bounds = []
     for name in ("start", "stop"):
-        memory_rules.index_value(operand(values[name]), name)
+        bound = memory_rules.index_value(operand(values[name]), name)
+        bounds.append(memory_rules.constant_value(bound, None))
+    # constant bounds are checked now; the rest, with the length, when the kernel runs
+    memory_rules.check_slice_bounds(axis, *bounds)
     # a run-time start along the last axis can move the data off its 16-byte alignment
     return array.with_alignment(False) if axis == array.ndim - 1 else array
 
