@@ -37,11 +37,12 @@ from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise
                                    minimum, mod, mul, negative, not_equal, pow, rsqrt, sin, sinh,
                                    sqrt, sub, tan, tanh, truediv, where)
 from .language.factories import arange, astile, full, ones, zeros
+from .language.gather import gather, scatter
 from .language.matrix import matmul, mma
 from .language.memory import bid, cdiv, load, num_blocks, num_tiles, store
 from .language.reductions import argmax, argmin, max, min, prod, sum
-from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert, permute,
-                              reshape, transpose)
+from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert,
+                              pack_to_bytes, permute, reshape, transpose, unpack_from_bytes)
 from .compiling import compile
 from .launcher import interpret, interpret_mode, launch
 

@@ -11,10 +11,12 @@
 True
 """
 
+import threading
+
 from . import disk_cache
 from .arguments import classify_arguments
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
-from .errors import TileError
+from .errors import TileCompilerTimeoutError, TileError
 from .kernel import ByTarget, Kernel
 
 DEFAULT_NUM_WARPS = 4
@@ -29,8 +31,9 @@ def _option(kernel, name, arch, default):
 
 def compile(kernel, args, *, arch="sm_90"):
     """Compile ``kernel`` for ``args`` (host arrays do: only their dtype, rank and
-    alignment matter) and ``arch``; works without a GPU. Returns an object with ``.ptx``, ``.cubin`` (None where
-    no linker is available), ``.registers``, ``.spill_bytes`` and ``.shared_bytes``.
+    alignment matter) and ``arch``; works without a GPU. Returns an object with ``.ptx``,
+    ``.cubin`` (None where no linker is available), ``.registers``, ``.spill_bytes`` and
+    ``.shared_bytes``.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -62,11 +65,40 @@ def compile_for_types(kernel, arg_types, arch):
     key = (tuple(arg_types), arch)
     cached = kernel.compile_cache.get(key)
     if cached is None:
-        cached = _compile_through_disk_cache(kernel, key[0], arch)
+        cached = _within_compiler_timeout(
+            kernel, lambda: _compile_through_disk_cache(kernel, key[0], arch))
         kernel.compile_cache[key] = cached
     if isinstance(cached, Exception):
         raise cached.with_traceback(None)
     return cached
+
+
+def _within_compiler_timeout(kernel, compile_kernel):
+    """``compile_kernel()``, or ``TileCompilerTimeoutError`` once it has run longer than the
+    innermost ``ct.compiler_timeout`` allows. The compile goes on in a background thread
+    (NVVM cannot be interrupted) and its result is dropped; nothing is cached, so a later
+    launch with a longer timeout compiles again."""
+    from . import launcher
+    seconds = launcher.compile_timeout
+    if seconds is None:
+        return compile_kernel()
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = compile_kernel()
+        except BaseException as error:  # handed to the caller's thread below
+            outcome["error"] = error
+    worker = threading.Thread(target=run, name=f"compile {kernel.__name__}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TileCompilerTimeoutError(
+            f"Compiling kernel {kernel.__name__!r} took longer than the {seconds} s that "
+            f"ct.compiler_timeout allows; raise the limit, or use smaller tiles")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
 
 
 def _compile_through_disk_cache(kernel, arg_types, arch):

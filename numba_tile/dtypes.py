@@ -205,6 +205,28 @@ def is_dtype(value):
     return isinstance(value, DType)
 
 
+def dtype_spelling(value):
+    """The :class:`DType` that ``value`` spells if it is another library's dtype object (a
+    NumPy scalar type such as ``np.float32``, a ``np.dtype``, an ``ml_dtypes`` type or a
+    ``torch.dtype``), else None. Kernels written for ``cuda.tile`` pass these where a dtype
+    is expected (``ct.arange(n, dtype=np.int32)``).
+
+    >>> import numpy as np
+    >>> from numba_tile.dtypes import dtype_spelling
+    >>> dtype_spelling(np.int32), dtype_spelling(np.dtype("float16")), dtype_spelling(3)
+    (int32, float16, None)
+    """
+    numpy_type = isinstance(value, type) and issubclass(value, np.generic)
+    torch_dtype = type(value).__module__ == "torch" and type(value).__name__ == "dtype"
+    foreign = isinstance(value, np.dtype) or numpy_type or torch_dtype
+    if not foreign:
+        return None
+    try:
+        return to_dtype(value)
+    except TypeError:
+        return None
+
+
 def to_dtype(value):
     """Convert a dtype-like object to a :class:`DType`, or raise ``TypeError``.
 

@@ -33,11 +33,17 @@ class ByTarget:
         self.value_by_target = value_by_target
 
     def resolve(self, target):
-        """The value for ``target`` (``"sm_90"``), else the default."""
+        """The value for ``target`` (``"sm_90"``), else the default; None (the option's own
+        default) where no default was given.
+
+        >>> import numba_tile as ct
+        >>> print(ct.ByTarget(sm_100=16).resolve("sm_90"))
+        None
+        """
         if target in self.value_by_target:
             return self.value_by_target[target]
         if self.default is ByTarget._MISSING:
-            raise ValueError(f"ByTarget has no value for {target} and no default")
+            return None
         return self.default
 
     def values(self):
@@ -129,7 +135,7 @@ class Kernel:
         """A new kernel with some options replaced (and its own compile cache)."""
         options = {k: v for k, v in self.options.items() if k in hints or v != _DEFAULTS[k]}
         options.update(hints)
-        return Kernel(self.fn, options)
+        return kernel(self.fn, **options)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"Tile kernel {self.fn.__name__!r} cannot be called directly; use "
@@ -151,13 +157,16 @@ class Kernel:
         return f"<numba_tile kernel {self.fn.__qualname__}>"
 
 
-def kernel(function=None, /, **options):
+class kernel(Kernel):
     """Decorator making a tile kernel, bare or with options.
 
     Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32), ``opt_level`` (0..3),
     ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
     the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
-    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes). Each may be a :class:`ByTarget`. A bad value is ``ValueError``.
+    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes).
+    Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
+    option's own default. A bad value is ``ValueError``. A kernel is an instance of this
+    class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -167,13 +176,20 @@ def kernel(function=None, /, **options):
     >>> ct.launch(0, (1,), add_one, (a,))
     >>> a
     array([1., 2., 3., 4.], dtype=float32)
+    >>> isinstance(add_one, ct.kernel)
+    True
     """
-    if function is None:
-        validate_options(options)
-        return lambda fn: Kernel(fn, options)
-    if not callable(function):
-        raise TypeError(f"@ct.kernel decorates a function, got {function!r}")
-    return Kernel(function, options)
+
+    def __new__(cls, function=None, /, **options):
+        if function is None:  # @ct.kernel(options...)
+            validate_options(options)
+            return lambda fn: cls(fn, **options)
+        if not callable(function):
+            raise TypeError(f"@ct.kernel decorates a function, got {function!r}")
+        return super().__new__(cls)
+
+    def __init__(self, function=None, /, **options):
+        super().__init__(function, options)
 
 
 def function(func=None, /, *, host=False, tile=True):

@@ -340,11 +340,15 @@ def test_unary_math(run_kernel, rng, op, dtype):
 
 
 @pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
-                                "tan", "sinh", "cosh", "tanh"])
-def test_unary_math_rejects_integer_tile(run_kernel, op):
-    x = np.full(SHAPE, 2, np.int32)
-    with pytest.raises(ct.TileTypeError):
-        launch(run_kernel, unary_kernel(getattr(ct, op)), (x,), ct.float32)
+                                "tan", "sinh", "cosh", "tanh", "floor", "ceil"])
+@pytest.mark.parametrize("dtype,result", [(ct.int32, ct.float32), (ct.uint8, ct.float32),
+                                          (ct.int64, ct.float64)], ids=str)
+def test_unary_math_of_integer_tile_computes_in_float(run_kernel, rng, op, dtype, result):
+    """As torch.exp does on an integer tensor: float32 (float64 for 64-bit integers)."""
+    ref, (low, high) = UNARY[op]
+    x = rng.integers(max(math.ceil(low), 1), math.floor(high) + 1, SHAPE).astype(npdt(dtype))
+    out = launch(run_kernel, unary_kernel(getattr(ct, op)), (x,), result)
+    check(out, ref(f64(x)), result)
 
 
 @pytest.mark.parametrize("op,dtype", [(op, dtype) for op in ["abs", "negative"]
@@ -847,9 +851,9 @@ def err_float_bitwise(x, y, out):
 
 
 @ct.kernel
-def err_exp_of_int(x, y, out):
+def err_exp_of_float_bitwise_not(x, y, out):
     a = load_block(x)
-    r = ct.exp(a)  # error-here: exp(int)
+    r = ct.bitwise_not(a)  # error-here: ~float
     ct.store(out, index=(ct.bid(0), 0), tile=r)
 
 
@@ -859,7 +863,8 @@ ERRORS = [  # (kernel, marker, x dtype, y dtype, error, offending expression, me
     (err_int8_plus_minus_170, "int8-170", ct.int8, ct.int8, ct.TileValueError, "a + (-170)",
      "Integer constant -170 is out of range of int8"),
     (err_float_bitwise, "float&float", ct.float32, ct.float32, ct.TileTypeError, "a & b", None),
-    (err_exp_of_int, "exp(int)", ct.int32, ct.int32, ct.TileTypeError, "ct.exp(a)", None),
+    (err_exp_of_float_bitwise_not, "~float", ct.float32, ct.float32, ct.TileTypeError,
+     "ct.bitwise_not(a)", None),
 ]
 
 

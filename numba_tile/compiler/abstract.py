@@ -87,8 +87,8 @@ RUN_TIME = object()
 
 
 def constant_of(numba_type, default=NOT_CONSTANT):
-    """The Python value of a compile-time constant type (a literal, an omitted argument's
-    default, a ``ConstantType`` or a tuple of those); ``default`` for anything else, and an
+    """The Python value of a compile-time constant type (a literal, None, an omitted
+    argument's default, a ``ConstantType`` or a tuple of those); ``default`` for anything else, and an
     ``AssertionError`` when no default is given."""
     if isinstance(numba_type, types.Omitted):
         return numba_type.value
@@ -96,6 +96,8 @@ def constant_of(numba_type, default=NOT_CONSTANT):
         return numba_type.value
     if isinstance(numba_type, types.Literal):
         return numba_type.literal_value
+    if isinstance(numba_type, types.NoneType):  # an explicit None (axis=None)
+        return None
     if isinstance(numba_type, types.BaseTuple):
         values = [constant_of(t, default) for t in numba_type]
         if any(v is default for v in values):

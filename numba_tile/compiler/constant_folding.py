@@ -11,13 +11,14 @@ import operator
 
 from numba.core import types
 
-from ..rules.operators import BINARY_OPERATORS
+from ..rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS
 from .types import ConstantType, FloatLiteral
 
 # the unary operators that fold (``not`` is a truth test, an op of no tile)
 UNARY_FOLDABLE = frozenset({operator.neg, operator.not_, operator.invert})
-# every binary operator of the tile model, and those
-FOLDABLE = frozenset(BINARY_OPERATORS) | UNARY_FOLDABLE
+# every binary operator of the tile model, in place too (``j += 1`` on a constant ``j`` is a
+# constant: a counter ``j = 0; j += 1`` then joins int32, not Numba's int64), and those
+FOLDABLE = frozenset(BINARY_OPERATORS) | frozenset(INPLACE_OPERATORS) | UNARY_FOLDABLE
 
 
 def literal_type(value):

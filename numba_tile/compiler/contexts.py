@@ -12,7 +12,7 @@ from numba.cuda.target import CUDATargetContext, CUDATypingContext
 from numba.core import types
 from numba.core.typing import signature
 
-from ..dtypes import DType
+from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
@@ -51,6 +51,9 @@ class TileTypingContext(CUDATypingContext):
     def resolve_value_type(self, val):
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
+        spelled = dtype_spelling(val)  # np.float32, torch.float16: the dtype they spell
+        if spelled is not None:
+            return ConstantType(spelled)
         if isinstance(val, float):
             return FloatLiteral(val)
         if isinstance(val, tuple) and _is_constant_tuple(val):
@@ -62,6 +65,13 @@ class TileTypingContext(CUDATypingContext):
                 raise _not_compiled(f"ct.{val.__name__}") from None
             raise
 
+    def unify_pairs(self, first, second):
+        # A variable that holds integer constants and int32 values (``j = 0`` and then
+        # ``j += 1`` in a loop) is an int32 scalar, as in cuTile (Numba makes it an int64)
+        if _joins_as_int32(first, second):
+            return types.int32
+        return super().unify_pairs(first, second)
+
     def resolve_getattr(self, typ, attr):
         if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
             return ConstantType(getattr(typ.instance_class, attr))
@@ -69,6 +79,9 @@ class TileTypingContext(CUDATypingContext):
             value = getattr(typ.pymod, attr, None)
             if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
                 return literal_type(value)
+            spelled = dtype_spelling(value)
+            if spelled is not None:
+                return ConstantType(spelled)
         try:
             result = super().resolve_getattr(typ, attr)
         except Exception:
@@ -103,7 +116,17 @@ class TileTypingContext(CUDATypingContext):
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
 
+
+def _joins_as_int32(first, second):
+    """Two different types, each an int32 or an integer constant that int32 holds."""
+    return first != second and all(
+        t == types.int32 or isinstance(t, types.IntegerLiteral) and
+        -2 ** 31 <= t.literal_value < 2 ** 31 for t in (first, second))
+
+
 _NOT = object()
+
+
 def _is_constant_tuple(value):
     """A tuple of numbers, dtypes, enum members and such tuples: a compile-time constant."""
     return all(isinstance(v, (bool, int, float, DType, enum.Enum)) or
@@ -175,6 +198,12 @@ class TileTargetContext(CUDATargetContext):
             if isinstance(value, float):
                 return lambda context, builder, typ, val, attr: context.get_constant(
                     types.float64, value)
+            if dtype_spelling(value) is not None:  # np.float32: a constant, nothing at run time
+                return lambda context, builder, typ, val, attr: context.get_dummy_value()
+        # A member of a tile enum (ct.PaddingMode.ZERO) is a compile-time constant, nothing at
+        # run time (Numba's enum lowering would build the member's value)
+        if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
+            return lambda context, builder, typ, val, attr: context.get_dummy_value()
         return super().get_getattr(typ, attr)
 
 

@@ -81,7 +81,10 @@ class TypedConstant(types.Literal, types.Dummy):
 
     @property
     def key(self):
-        return (self.dtype, self.literal_value)
+        # float values by their bits' text: a NaN constant is the same type as itself (so a
+        # variable holding it keeps it: ``tx = ct.float32(nan)``), and -0.0 is not 0.0
+        value = self.literal_value
+        return (self.dtype, value.hex() if isinstance(value, float) else value)
 
 
 class ArrayType(types.Type):

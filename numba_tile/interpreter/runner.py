@@ -23,6 +23,7 @@ from . import context
 from .arrays import Array
 from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
+from .loops import TileRange
 from .tile import Tile
 from .tile_math import REPLACEMENTS, tile_math
 
@@ -71,7 +72,8 @@ def _tile_divmod(x, y):
 
 
 TILE_BUILTINS = dict(vars(builtins))
-TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, int=_converter("int", d.int32),
+TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
+                     int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..errors import TileStaticAssertionError, TileStaticEvalError, TileTypeError
 from ..interpreter.context import tile_op
+from ..interpreter.loops import TileRange
 from ..interpreter.printing import format_values
 from ..interpreter.tile import Tile
 from ..rules.core import constant_value, describe, require_constant
@@ -155,6 +156,8 @@ def static_iter(iterable):
     """
     if isinstance(iterable, range):
         return iterable
+    if isinstance(iterable, TileRange):  # range() in tile code: its values, as constants
+        return iterable.constants
     return tuple(iterable)
 
 

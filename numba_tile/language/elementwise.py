@@ -231,7 +231,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
     xo = as_operand(x)
     spec = rules.unary(op, xo)
     rules.check_float_options(op, spec.dtype, rounding_mode, flush_to_zero)
-    values = values_as(xo, xo.dtype)
+    values = values_as(xo, rules.unary_operand_dtype(op, xo.dtype))
     with np.errstate(all="ignore"):
         if op in _UNARY_NUMPY:
             wide = values.astype(wide_type(spec.dtype, rounding_mode))

@@ -206,3 +206,40 @@ def index_tile(x, key):
     """``t[:, None]`` and friends: add axes of length 1."""
     items = rules.index_key(key, x.ndim)
     return Tile(x.dtype, x.values[items], x.is_constant)
+
+
+@tile_op
+def pack_to_bytes(x, /):
+    """The bytes of a tile: its elements row-major, each as its bytes in memory order, as a
+    1-d uint8 tile.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.pack_to_bytes(ct.full((1,), 0x04030201, ct.int32)))
+    >>> ct.launch(0, (1,), show, ())
+    [1, 2, 3, 4]
+    """
+    x = _tile(x)
+    rules.pack_to_bytes(x.dtype, x.shape)
+    data = np.ascontiguousarray(x.values).reshape(-1).view(np.uint8)
+    return Tile(d.uint8, data.copy(), x.is_constant)
+
+
+@tile_op
+def unpack_from_bytes(x, /, dtype):
+    """A 1-d uint8 tile's bytes read as elements of ``dtype`` (the inverse of
+    :func:`pack_to_bytes`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     print(ct.unpack_from_bytes(ct.arange(4, dtype=ct.uint8) + 1, ct.int32))
+    >>> ct.launch(0, (1,), show, ())
+    [67305985]
+    """
+    x = _tile(x)
+    dtype = d.to_dtype(dtype)
+    rules.unpack_from_bytes(x.dtype, x.shape, dtype)
+    data = np.ascontiguousarray(x.values).view(dtype.storage)
+    return Tile(dtype, data.copy(), x.is_constant)

@@ -70,7 +70,7 @@ def binary(op, x, y):
     elif op == "truediv" and not operand.is_float:
         if operand.is_bool:
             raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands")
-        result = d.float64 if operand.bitwidth > 32 else d.float32
+        result = computed_in_float(operand)
     elif operand.is_bool and op not in MINMAX:
         raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands; convert them "
                             f"with astype()")
@@ -92,13 +92,32 @@ def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
                             f"{result_dtype}")
 
 
+def computed_in_float(dtype):
+    """The floating-point dtype that an integer or bool operand of a floating-point op (``/``,
+    ``exp``, ``sin``, ...) is converted to first: float64 for 64-bit integers, else float32;
+    a float dtype stays itself.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import computed_in_float
+    >>> computed_in_float(ct.int16), computed_in_float(ct.uint64), computed_in_float(ct.float16)
+    (float32, float64, float16)
+    """
+    if dtype.is_float:
+        return dtype
+    return d.float64 if dtype.bitwidth > 32 else d.float32
+
+
+def unary_operand_dtype(op, dtype):
+    """The dtype a unary op's operand of ``dtype`` is converted to before the op: the
+    floating-point ops compute integers and bools in floating point (as ``torch.exp`` does)."""
+    return computed_in_float(dtype) if op in FLOAT_UNARY else dtype
+
+
 def unary(op, x):
     """Rule of a unary elementwise op. Returns the result spec."""
-    dtype = operand_dtype(x)
+    dtype = unary_operand_dtype(op, operand_dtype(x))
     if op in FLOAT_UNARY:
-        if not dtype.is_float:
-            raise TileTypeError(f"{op} needs a floating-point operand, got {describe(x)}; "
-                                f"convert it with astype(ct.float32)")
+        pass
     elif op == "bitwise_not":
         if dtype.is_float:
             raise TileTypeError(f"{op_label(op)} needs an integer or bool operand, got "

@@ -1,4 +1,5 @@
-"""Rules of the shape ops: reshape, permute, transpose, expand_dims, broadcast_to, extract, cat.
+"""Rules of the shape ops: reshape, permute, transpose, expand_dims, broadcast_to, extract, cat,
+and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 
 >>> import numba_tile as ct
 >>> from numba_tile.rules.shapes import permute_axes
@@ -6,7 +7,8 @@
 (1, 0, 2)
 """
 
-from ..errors import TileTypeError, TileValueError
+from .. import dtypes as d
+from ..errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
 from .core import (broadcast_shapes, describe, normalize_axis, product, require_constant,
                    tile_shape)
 
@@ -101,3 +103,33 @@ def index_key(key, ndim):
         raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
     return items
 
+
+def pack_to_bytes(dtype, shape):
+    """The length of the uint8 tile ``pack_to_bytes`` makes of a tile of ``dtype`` and
+    ``shape`` (its elements row-major, each as its bytes in memory order)."""
+    if dtype is d.bool_:
+        raise TileTypeError("Cannot pack_to_bytes from a bool_ tile; convert it with astype() "
+                            "first")
+    if dtype.bitwidth < 8:
+        raise TileUnsupportedFeatureError(f"pack_to_bytes of {dtype} (elements narrower than "
+                                          f"a byte) is not supported yet")
+    return (product(shape) * dtype.bitwidth // 8,)
+
+
+def unpack_from_bytes(dtype, shape, target):
+    """The length of the ``target`` tile ``unpack_from_bytes`` reads from a uint8 tile of
+    ``dtype`` and ``shape``."""
+    if dtype is not d.uint8:
+        raise TileTypeError(f"unpack_from_bytes requires uint8 tile, got a {dtype} tile")
+    if len(shape) != 1:
+        raise TileTypeError(f"unpack_from_bytes requires a 1D tile, got shape {tuple(shape)}")
+    if target is d.bool_:
+        raise TileTypeError("Cannot unpack_from_bytes to a bool_ tile")
+    if target.bitwidth < 8:
+        raise TileUnsupportedFeatureError(f"unpack_from_bytes to {target} (elements narrower "
+                                          f"than a byte) is not supported yet")
+    bits = shape[0] * 8
+    if bits % target.bitwidth:
+        raise TileTypeError(f"unpack_from_bytes: the tile's {bits} bits are not divisible by "
+                            f"{target.bitwidth}, the width of {target}")
+    return (bits // target.bitwidth,)

@@ -12,8 +12,10 @@ from numba.core import types
 
 from ... import dtypes as d
 from ...enums import RoundingMode
+from ...errors import TileTypeError
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
+from ...rules.core import operand_dtype as dtype_of_operand
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 from ..typing.elementwise import implementation_of, infer_binary
@@ -119,8 +121,8 @@ def _lower_unary(op, function):
         if isinstance(result_type, types.Literal):
             return _folded(context, builder, result_type)
         x_type = sig.args[0]
-        dtype = value_dtype(x_type) if isinstance(x_type, TileType) else \
-            elementwise_rules.unary(op, operand(x_type)).dtype
+        dtype = elementwise_rules.unary_operand_dtype(op, value_dtype(x_type) if isinstance(
+            x_type, TileType) else dtype_of_operand(operand(x_type)))
         options = options_of(function, sig)
         result_dtype = _result_dtype(result_type)
         xs = operand_values(context, builder, x_type, args[0], result_type, dtype)
@@ -216,3 +218,14 @@ def cast_tile(context, builder, fromty, toty, value):
                                  fromty.dtype, toty.dtype) for r in range(toty.registers)]
     return make_tile(context, builder, toty, values)
 
+
+
+@registry.lower_cast(TileType, types.Boolean)
+def cast_tile_to_condition(context, builder, fromty, toty, value):
+    """A 0-d tile as the condition of ``if``/``while`` (``if ct.sum(t) > 0:``): every
+    register holds its one element. Other tiles have no truth value, as in the interpreter."""
+    if fromty.shape != ():
+        raise TileTypeError(f"Cannot use a {fromty.describe()} as a condition; only scalars "
+                            f"(0-d tiles) can")
+    return arithmetic.convert(context, builder, builder.extract_value(value, 0), fromty.dtype,
+                              d.bool_)

@@ -8,6 +8,7 @@ elements between threads through shared memory (:func:`~numba_tile.compiler.lowe
 import math
 import operator
 
+from llvmlite import ir
 from numba.core import types
 
 from ...language import debugging, elementwise, shapes
@@ -19,8 +20,8 @@ from . import arithmetic
 from .elementwise import operand_values
 from .memory import tile_indices
 from .registry import registry
-from .tiles import I32, broadcast_source, linear_offset, make_tile, register_coordinates, \
-    relayout, thread_coordinates, tile_registers
+from .tiles import I32, barrier, broadcast_source, linear_offset, make_tile, \
+    register_coordinates, relayout, scratch, thread_coordinates, tile_registers
 
 lower = registry.lower
 
@@ -213,4 +214,32 @@ lower("tile.extract", TileType, types.Any, types.Any)(_lower_extract)
 lower(shapes.insert, TileType, types.Any, types.Any)(_lower_insert)
 lower("tile.insert", TileType, types.Any, types.Any)(_lower_insert)
 lower(shapes.bitcast, TileType, types.Any)(_lower_bitcast)
+
+
+def _lower_byte_view(context, builder, sig, args):
+    """``pack_to_bytes``/``unpack_from_bytes``: the source's elements go row-major into
+    shared memory, where the result's elements are read from the same bytes."""
+    src, dst = sig.args[0], sig.return_type
+    buffer = scratch(builder, ir.IntType(8), math.prod(src.shape) * src.dtype.bitwidth // 8)
+    barrier(builder)  # an earlier use of the buffer (in a loop) must be finished
+    source_view = builder.bitcast(buffer, context.get_value_type(src.element).as_pointer(3))
+    base = thread_coordinates(builder, src.layout)
+    seen = set()
+    for register in range(src.registers):
+        constant = src.layout.apply(register=register)
+        if constant not in seen:  # registers that repeat another's element: written once
+            seen.add(constant)
+            coords = register_coordinates(builder, base, src.layout, register)
+            builder.store(builder.extract_value(args[0], register), builder.gep(
+                source_view, [linear_offset(builder, coords, src.shape)]))
+    barrier(builder)
+    result_view = builder.bitcast(buffer, context.get_value_type(dst.element).as_pointer(3))
+    base = thread_coordinates(builder, dst.layout)
+    values = [builder.load(builder.gep(result_view, [register_coordinates(
+        builder, base, dst.layout, register)[0]])) for register in range(dst.registers)]
+    return make_tile(context, builder, dst, values)
+
+
+lower(shapes.pack_to_bytes, TileType)(_lower_byte_view)
+lower(shapes.unpack_from_bytes, TileType, types.Any)(_lower_byte_view)
 lower("tile.item", TileType)(_lower_item)

@@ -54,6 +54,7 @@ def infer_unary(op):
 # INPLACE_OPERATORS, UNARY_OPERATORS)
 MATH_UNARY = {getattr(math, name): op for name, op in tile_math.UNARY.items()
               if hasattr(math, name)}
+MATH_UNARY[math.log] = "log"  # the one-argument form (the interpreter's math.log takes both)
 MATH_BINARY = {getattr(math, name): op for name, op in tile_math.BINARY.items()}
 # ops without a public function of their own: the lowering is keyed by these names
 PRIVATE_OPS = {}

@@ -1,5 +1,5 @@
 """Typing of the shape ops: reshape, permute, transpose, expand_dims, broadcast_to, indexing
-with ``None`` and constants, extract, insert, cat and bitcast."""
+with ``None`` and constants, extract, insert, cat, bitcast and the byte views."""
 
 import operator
 
@@ -155,3 +155,18 @@ register_template(shapes.extract, infer_extract)
 register_template(shapes.insert, infer_insert)
 register_template(shapes.cat, infer_cat)
 register_template(shapes.bitcast, infer_bitcast)
+
+
+def infer_pack_to_bytes(values):
+    x = tile_argument(values, "pack_to_bytes")
+    return TileType(d.uint8, shape_rules.pack_to_bytes(x.dtype, x.shape), x.num_warps)
+
+
+def infer_unpack_from_bytes(values):
+    x = tile_argument(values, "unpack_from_bytes")
+    dtype = d.to_dtype(constant_value(values["dtype"]))
+    return TileType(dtype, shape_rules.unpack_from_bytes(x.dtype, x.shape, dtype), x.num_warps)
+
+
+register_template(shapes.pack_to_bytes, infer_pack_to_bytes)
+register_template(shapes.unpack_from_bytes, infer_unpack_from_bytes)

@@ -1,0 +1,45 @@
+"""Typing of ``gather`` and ``scatter`` (the rules: :mod:`numba_tile.rules.gather`).
+
+The result of ``gather`` takes the layout of its index tiles where one has the full shape
+(``ct.arange``'s, most often), so that the indices need no conversion; all-scalar indices
+give a 0-d tile."""
+
+from numba.core import types
+
+from ...language import gather
+from ...rules import gather as gather_rules
+from ..abstract import operand
+from ..compilation import current
+from ..types import TileType
+from .templates import constant_value, register_template, result_tile
+
+
+def _index_types(indices):
+    return tuple(indices) if isinstance(indices, types.BaseTuple) else (indices,)
+
+
+def element_type(dtype, shape, indices):
+    """The tile type of a gather's result (a scatter's elements): the layout of a full-shape
+    index tile, else the default one."""
+    found = result_tile(dtype, _index_types(indices))
+    if isinstance(found, TileType) and found.shape == tuple(shape):
+        return found
+    return TileType(dtype, tuple(shape), current().num_warps)
+
+
+def infer_gather(values):
+    dtype, shape, _, _, _ = gather_rules.gather(
+        operand(values["array"]), operand(values["indices"]), operand(values["mask"]),
+        operand(values["padding_value"]), constant_value(values["check_bounds"]))
+    return element_type(dtype, shape, values["indices"])
+
+
+def infer_scatter(values):
+    gather_rules.scatter(operand(values["array"]), operand(values["indices"]),
+                         operand(values["value"]), operand(values["mask"]),
+                         constant_value(values["check_bounds"]))
+    return types.none
+
+
+register_template(gather.gather, infer_gather)
+register_template(gather.scatter, infer_scatter)

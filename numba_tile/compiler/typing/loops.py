@@ -1,0 +1,40 @@
+"""Typing of Python's loop builtins in tile code: ``range`` counts in int32, as in cuTile.
+
+Numba types ``range(4)`` as a range of int64 (its integer literals are int64), so an int32 tile
+accumulated with the loop index would become int64, or fail to unify with its int32 start.
+In tile code the index is an int32 scalar unless a bound is a 64-bit integer scalar (a
+``ct.ScalarInt64`` argument) or a constant that int32 cannot hold; the interpreter's ``range``
+gives the same (:func:`numba_tile.interpreter.runner.tile_range`).
+"""
+
+from numba.core import types
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate
+
+from ...rules.loops import range_index_dtype
+from ..abstract import RUN_TIME, constant_of
+from ..types import dtype_of_scalar
+from .templates import registry
+
+
+class Int32Range(AbstractTemplate):
+    """``range(...)`` over int32 where its bounds allow (Numba's own template otherwise)."""
+
+    key = range
+    tile_first = True
+
+    def generic(self, args, kws):
+        if kws or not 1 <= len(args) <= 3:
+            return None
+        bounds = []
+        for arg in args:
+            if not isinstance(arg, types.Integer):
+                return None
+            value = constant_of(arg, RUN_TIME)
+            bounds.append(int(value) if value is not RUN_TIME else dtype_of_scalar(arg))
+        if range_index_dtype(bounds).bitwidth != 32:
+            return None
+        return signature(types.range_state32_type, *[types.int32] * len(args))
+
+
+registry.register_global(range)(Int32Range)

@@ -1,0 +1,126 @@
+"""Rules of ``gather`` and ``scatter``: element-wise loads and stores at index tiles.
+
+One index operand per array axis (a tile or a scalar of any integer dtype; a 1-d array takes
+a bare one), broadcast together: the result of ``gather`` has their broadcast shape, and a
+``mask``, a ``padding_value`` or the value ``scatter`` stores must broadcast to it. Values
+move between the array's dtype and the tile's by implicit casts only (those the promotion
+table allows).
+
+>>> import numba_tile as ct
+>>> from numba_tile.rules.gather import implicit_cast
+>>> from numba_tile.promotion import Loose
+>>> implicit_cast(ct.int8, ct.float32, "scatter()"), implicit_cast(Loose(7), ct.int8, "x")
+(float32, int8)
+"""
+
+from .. import dtypes as d
+from ..errors import TileTypeError
+from ..promotion import Loose, common_dtype
+from .core import broadcast_many, broadcast_shapes, describe, operand_dtype, operand_shape
+from .memory import require_array
+
+
+def implicit_cast(source, target, what):
+    """``target`` if a value of ``source`` (a dtype or a :class:`Loose` constant) converts to
+    it implicitly: the promotion of the two is ``target``. A constant must fit
+    (``TileValueError``); other casts are a ``TileTypeError``."""
+    if source == target:
+        return target
+    if isinstance(source, Loose) and target is d.bool_ and not isinstance(source.value, float) \
+            and source.value in (0, 1):
+        return target  # False/True, 0/1 (the default padding) into a bool array
+    try:
+        ok = common_dtype(source, target) == target
+    except TileTypeError:
+        ok = False
+    if not ok:
+        name = f"constant {source.value!r}" if isinstance(source, Loose) else str(source)
+        raise TileTypeError(f"{what} cannot implicitly cast {name} to the array's {target}; "
+                            f"convert it with astype()")
+    return target
+
+
+def index_operands(array, indices, what):
+    """The index operands (a tuple, one per axis) and their broadcast shape."""
+    require_array(array)
+    items = indices if isinstance(indices, tuple) else (indices,)
+    if not isinstance(indices, tuple) and array.ndim != 1:
+        raise TileTypeError(f"{what} on a {array.ndim}-d array needs a tuple of {array.ndim} "
+                            f"index tiles, got {describe(indices)}")
+    if len(items) != array.ndim:
+        raise TileTypeError(f"{what} needs {array.ndim} indices (one per axis of the array), "
+                            f"got {len(items)}")
+    operands = []
+    for axis, item in enumerate(items):
+        operand = Loose(item) if isinstance(item, int) and not isinstance(item, bool) else item
+        dtype = operand_dtype(operand) if isinstance(operand, Loose) or hasattr(
+            operand, "dtype") else None
+        if dtype is None or not dtype.is_integral:
+            raise TileTypeError(f"{what} indices must be integer tiles or scalars; index "
+                                f"{axis} is {describe(item)}")
+        operands.append(operand)
+    return tuple(operands), broadcast_many(operand_shape(x) for x in operands)
+
+
+def _broadcasts_to(operand, shape, name, what):
+    own = operand_shape(operand)
+    try:
+        fits = broadcast_shapes(own, shape) == tuple(shape)
+    except Exception:
+        fits = False
+    if not fits:
+        raise TileTypeError(f"The {name} of {what} has shape {own}, which is not broadcastable "
+                            f"to the indices' shape {tuple(shape)}")
+
+
+def _mask(mask, shape, what):
+    if mask is None:
+        return None
+    if isinstance(mask, Loose):
+        mask = mask.value
+    if isinstance(mask, bool):
+        operand = Loose(mask)
+    elif getattr(mask, "dtype", None) is d.bool_:
+        operand = mask
+    else:
+        raise TileTypeError(f"The mask of {what} must be a boolean tile or scalar, got "
+                            f"{describe(mask)}")
+    _broadcasts_to(operand, shape, "mask", what)
+    return operand
+
+
+def _value(value, shape, target, name, what):
+    """A value operand (``padding_value``, scatter's value) checked against the array."""
+    operand = Loose(value) if isinstance(value, (bool, int, float)) else value
+    if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
+        raise TileTypeError(f"The {name} of {what} must be a tile or a scalar, got "
+                            f"{describe(value)}")
+    implicit_cast(operand if isinstance(operand, Loose) else operand.dtype, target,
+                  f"{what} {name}:")
+    _broadcasts_to(operand, shape, name, what)
+    return operand
+
+
+def _check_bounds(check_bounds, what):
+    if not isinstance(check_bounds, bool):
+        raise TileTypeError(f"check_bounds of {what} must be a constant bool, got "
+                            f"{describe(check_bounds)}")
+
+
+def gather(array, indices, mask, padding_value, check_bounds):
+    """Rule of ``gather``: ``(result dtype, result shape, index operands, mask operand,
+    padding operand)``."""
+    operands, shape = index_operands(array, indices, "gather()")
+    _check_bounds(check_bounds, "gather()")
+    mask = _mask(mask, shape, "gather()")
+    padding = _value(padding_value, shape, array.dtype, "padding_value", "gather()")
+    return array.dtype, shape, operands, mask, padding
+
+
+def scatter(array, indices, value, mask, check_bounds):
+    """Rule of ``scatter``: ``(shape, index operands, value operand, mask operand)``."""
+    operands, shape = index_operands(array, indices, "scatter()")
+    _check_bounds(check_bounds, "scatter()")
+    mask = _mask(mask, shape, "scatter()")
+    value = _value(value, shape, array.dtype, "value", "scatter()")
+    return shape, operands, value, mask
