@@ -7,6 +7,7 @@ elements and writes outside the view both show.
 
 import math
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -280,3 +281,32 @@ def padding_out_of_range(x, y):
 def test_errors(run_kernel, kernel, args, error, message):
     with pytest.raises(error, match=message):
         run_kernel(kernel, (1,), args)
+
+
+@ct.kernel
+def gather_scalar_of_any_dtype(x, y):
+    ct.scatter(y, (), ct.gather(x, ()))
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2,
+                                   ml_dtypes.bfloat16, np.bool_])
+def test_default_padding_suits_every_dtype(run_kernel, dtype):
+    """The default padding value 0 is accepted for arrays of dtypes without arithmetic
+    promotion (float8) and for bools."""
+    x = np.array(1, np.float32).astype(dtype)
+    y = np.array(0, np.float32).astype(dtype)
+    run_kernel(gather_scalar_of_any_dtype, (1,), (x, y))
+    assert y.astype(np.float32) == 1.0
+
+
+@ct.kernel
+def gather_float8_padded(x, y):
+    i = ct.arange(8, dtype=ct.int32)
+    ct.scatter(y, i, ct.gather(x, i, padding_value=-math.inf))
+
+
+def test_float8_padding_constant(run_kernel):
+    x = np.arange(1, 7, dtype=np.float32).astype(ml_dtypes.float8_e5m2)
+    y = np.zeros(8, ml_dtypes.float8_e5m2)
+    run_kernel(gather_float8_padded, (1,), (x, y))
+    np.testing.assert_array_equal(y.astype(np.float32), [1, 2, 3, 4, 5, 6, -np.inf, -np.inf])

@@ -15,7 +15,7 @@ table allows).
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from ..promotion import Loose, common_dtype
+from ..promotion import Loose, check_constant_fits, common_dtype
 from .core import broadcast_many, broadcast_shapes, describe, operand_dtype, operand_shape
 from .memory import require_array
 
@@ -29,6 +29,9 @@ def implicit_cast(source, target, what):
     if isinstance(source, Loose) and target is d.bool_ and not isinstance(source.value, float) \
             and source.value in (0, 1):
         return target  # False/True, 0/1 (the default padding) into a bool array
+    if isinstance(source, Loose) and not target.arithmetic and not target.is_bool:
+        check_constant_fits(source.value, target)  # a constant into a float8 array
+        return target
     try:
         ok = common_dtype(source, target) == target
     except TileTypeError:

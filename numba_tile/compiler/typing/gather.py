@@ -21,7 +21,8 @@ def _index_types(indices):
 def element_type(dtype, shape, indices):
     """The tile type of a gather's result (a scatter's elements): the layout of a full-shape
     index tile, else the default one."""
-    found = result_tile(dtype, _index_types(indices))
+    tiles = [t for t in _index_types(indices) if isinstance(t, TileType)]
+    found = result_tile(dtype, tiles) if tiles else None
     if isinstance(found, TileType) and found.shape == tuple(shape):
         return found
     return TileType(dtype, tuple(shape), current().num_warps)
