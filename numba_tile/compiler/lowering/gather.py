@@ -18,7 +18,7 @@ from ..types import ArrayType, TileType
 from ..typing.gather import element_type
 from . import arithmetic
 from .elementwise import operand_values
-from .memory import from_memory, to_memory, widened
+from .memory import loaded_or, to_memory, widened
 from .registry import lower
 from .tiles import I64, is_replica_leader, make_tile
 
@@ -76,19 +76,10 @@ def lower_gather(context, builder, sig, args):
     else:
         paddings = operand_values(context, builder, padding_type,
                                   args[_GATHER["padding_value"]], result_type, dtype)
-    values = []
-    for (pointer, accessed), padding in zip(
-            _element_addresses(context, builder, sig, args, result_type, _GATHER), paddings):
-        with builder.if_else(accessed, likely=True) as (then, otherwise):
-            with then:
-                loaded_block = builder.block
-                loaded = from_memory(context, builder, array_type, builder.load(pointer))
-            with otherwise:
-                padded_block = builder.block
-        phi = builder.phi(loaded.type)
-        phi.add_incoming(loaded, loaded_block)
-        phi.add_incoming(padding, padded_block)
-        values.append(phi)
+    values = [loaded_or(context, builder, array_type, pointer, accessed, padding, likely=True)
+              for (pointer, accessed), padding in zip(
+                  _element_addresses(context, builder, sig, args, result_type, _GATHER),
+                  paddings)]
     return make_tile(context, builder, result_type, values)
 
 

@@ -259,8 +259,14 @@ def element_origin(builder, view, tile_index):
 def load_element(context, builder, view, array_type, indices, padding_mode):
     """The element at ``indices`` (every thread loads it), or the padding value."""
     pointer, in_bounds = view.element(builder, indices)
-    padding = _padding(context, array_type.dtype, padding_mode)
-    with builder.if_else(in_bounds) as (then, otherwise):
+    return loaded_or(context, builder, array_type, pointer, in_bounds,
+                     _padding(context, array_type.dtype, padding_mode))
+
+
+def loaded_or(context, builder, array_type, pointer, accessed, otherwise_value, likely=None):
+    """The element at ``pointer`` where ``accessed``, else ``otherwise_value`` (nothing is
+    read then)."""
+    with builder.if_else(accessed, likely=likely) as (then, otherwise):
         with then:
             block_then = builder.block
             loaded = from_memory(context, builder, array_type, builder.load(pointer))
@@ -268,7 +274,7 @@ def load_element(context, builder, view, array_type, indices, padding_mode):
             block_otherwise = builder.block
     phi = builder.phi(loaded.type)
     phi.add_incoming(loaded, block_then)
-    phi.add_incoming(padding, block_otherwise)
+    phi.add_incoming(otherwise_value, block_otherwise)
     return phi
 
 
