@@ -5,7 +5,8 @@ kernel object) misses, and stores every successful compile that produced a cubin
 errors stay in memory. An entry is one file named by its key, written atomically (a temporary
 file in the same directory, then ``os.replace``), so concurrent processes never see half an
 entry. A corrupt, truncated or unreadable entry counts as a miss: the kernel is recompiled and
-the entry overwritten.
+the entry overwritten. Only the current user's entries are used: the directory must be theirs
+alone and every entry carries an HMAC under their secret key (:mod:`numba_tile.cache_trust`).
 
 The directory is ``NUMBA_TILE_CACHE_DIR``, else ``$XDG_CACHE_HOME/numba_tile``, else
 ``%LOCALAPPDATA%\\numba_tile`` on Windows, else ``~/.cache/numba_tile``; ``NUMBA_TILE_CACHE=0``
@@ -62,7 +63,9 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT_VERSION = 2
+from . import cache_trust
+
+FORMAT_VERSION = 3
 _MAGIC = b"numba_tile compile cache\n"
 _DIGEST_SIZE = hashlib.sha256().digest_size
 
@@ -135,19 +138,18 @@ def load(key, directory=None):
     """
     from .compiler.pipeline import CompiledKernel
     directory = cache_directory() if directory is None else directory
-    if directory is None:
+    secret = None if directory is None else _trusted_secret(directory)
+    if secret is None:
         return None
-    try:
-        with open(_entry_path(directory, key), "rb") as file:
-            data = file.read()
-    except OSError:
+    data = cache_trust.read_private_file(_entry_path(directory, key), cache_trust.MAX_ENTRY_BYTES)
+    if data is None:
         return None
     try:
         header = len(_MAGIC) + _DIGEST_SIZE
         if not data.startswith(_MAGIC) or len(data) < header:
             return None
         payload = data[header:]
-        if hashlib.sha256(payload).digest() != data[len(_MAGIC):header]:
+        if not cache_trust.authentic(secret, payload, data[len(_MAGIC):header]):
             return None
         record = _PlainUnpickler(io.BytesIO(payload)).load()
         fields = record["fields"]
@@ -178,13 +180,16 @@ def store(key, compiled, directory=None):
     directory = cache_directory() if directory is None else directory
     if directory is None or not isinstance(compiled.cubin, bytes):
         return False
+    secret = _trusted_secret(directory)
+    if secret is None:
+        return False
     path = _entry_path(directory, key)
     try:
         payload = pickle.dumps({"format": FORMAT_VERSION, "key": key,
                                 "fields": vars(compiled)}, protocol=4)
     except Exception:  # a field that is not plain data: not stored (load() would refuse it)
         return False
-    data = _MAGIC + hashlib.sha256(payload).digest() + payload
+    data = _MAGIC + cache_trust.signature(secret, payload) + payload
     temporary = None
     try:
         os.makedirs(directory, exist_ok=True)
@@ -202,6 +207,22 @@ def store(key, compiled, directory=None):
                 pass
         _warn_once(directory, error)
         return False
+
+
+def _trusted_secret(directory):
+    """The secret key of the cache in ``directory``, or None (warned about once) where the
+    directory is not the current user's alone (:mod:`numba_tile.cache_trust`)."""
+    try:
+        cache_trust.trusted_directory(directory)
+        return cache_trust.secret_key(directory)
+    except cache_trust.UntrustedCache as error:
+        if str(directory) not in _warned_directories:
+            _warned_directories.add(str(directory))
+            warnings.warn(f"numba_tile does not use the compile cache in {directory}: {error}. "
+                          f"Kernels are compiled without it; set NUMBA_TILE_CACHE_DIR to a "
+                          f"directory of your own (mode 0700), or NUMBA_TILE_CACHE=0",
+                          RuntimeWarning, stacklevel=4)
+        return None
 
 
 def _entry_path(directory, key):

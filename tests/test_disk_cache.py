@@ -9,6 +9,7 @@ Every test has a cache directory of its own; a compile is counted by the calls t
 import importlib.util
 import linecache
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile import compiling, disk_cache
+from numba_tile import cache_trust, compiling, disk_cache
 from numba_tile.compiler.pipeline import CompiledKernel
 
 X = np.zeros(1024, np.float32)
@@ -260,7 +261,7 @@ def test_an_unreadable_entry_is_a_miss(compiles, cache_dir):
 def test_an_unwritable_directory_warns_once_and_compiles(compiles, tmp_path, monkeypatch):
     (tmp_path / "a_file").write_text("")
     monkeypatch.setenv("NUMBA_TILE_CACHE_DIR", str(tmp_path / "a_file" / "cache"))
-    with pytest.warns(RuntimeWarning, match="cannot write its compile cache"):
+    with pytest.warns(RuntimeWarning, match="does not use the compile cache in .*a_file"):
         assert compile_vector_add().cubin
     assert len(compiles) == 1
 
@@ -365,3 +366,87 @@ def test_a_new_process_finds_the_compile(cache_dir, tmp_path):
     runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True,
                            check=True).stdout.split() for _ in range(2)]
     assert runs == [["1"], ["0"]]
+
+
+# -- trust: only the current user's entries are used (numba_tile/cache_trust.py) -------------
+def test_the_directory_and_key_are_private(compiles, cache_dir):
+    compile_vector_add()
+    assert oct(cache_dir.stat().st_mode & 0o777) == oct(0o700)
+    key = cache_dir / cache_trust.KEY_NAME
+    assert oct(key.stat().st_mode & 0o777) == oct(0o600) and key.stat().st_size == 32
+    [entry] = entries(cache_dir)
+    assert entry.stat().st_mode & 0o077 == 0
+
+
+def test_a_directory_others_can_write_is_not_used(compiles, cache_dir):
+    cache_dir.mkdir(mode=0o700)
+    cache_dir.chmod(0o777)
+    with pytest.warns(RuntimeWarning, match="does not use the compile cache"):
+        compile_vector_add()
+    compile_vector_add()  # warned once; compiled again, as nothing was stored
+    assert len(compiles) == 2 and entries(cache_dir) == []
+
+
+def test_a_directory_of_another_user_is_not_used(compiles, cache_dir, monkeypatch):
+    compile_vector_add()
+    monkeypatch.setattr(os, "getuid", lambda: cache_dir.stat().st_uid + 1)
+    with pytest.warns(RuntimeWarning, match="not owned by the current user"):
+        compile_vector_add()
+    assert len(compiles) == 2
+
+
+def test_a_planted_entry_is_not_run(compiles, cache_dir):
+    """Someone who knows the key but not the user's secret writes an entry: it is a miss,
+    compiled again and overwritten."""
+    compile_vector_add()
+    [entry] = entries(cache_dir)
+    record = {"format": disk_cache.FORMAT_VERSION, "key": entry.stem,
+              "fields": {**vars(compile_vector_add()), "ptx": "// planted", "cubin": b"planted"}}
+    payload = pickle.dumps(record, protocol=4)
+    forged = cache_trust.signature(b"another secret".ljust(32, b"."), payload)
+    entry.write_bytes(disk_cache._MAGIC + forged + payload)
+    compiled = compile_vector_add()
+    assert compiled.ptx != "// planted" and compiled.cubin != b"planted"
+    assert len(compiles) == 2
+    assert disk_cache.load(entry.stem, cache_dir).ptx == compiled.ptx  # rewritten
+
+
+def test_an_entry_others_can_write_is_a_miss(compiles, cache_dir):
+    compile_vector_add()
+    [entry] = entries(cache_dir)
+    entry.chmod(0o666)
+    assert disk_cache.load(entry.stem, cache_dir) is None
+
+
+def test_a_readable_key_file_makes_the_directory_untrusted(compiles, cache_dir):
+    compile_vector_add()
+    (cache_dir / cache_trust.KEY_NAME).chmod(0o644)
+    with pytest.warns(RuntimeWarning, match="key file"):
+        compile_vector_add()
+    assert len(compiles) == 2
+
+
+def _load_in_time(key, directory, seconds=20):
+    """``disk_cache.load`` run in a thread that must return within ``seconds``."""
+    found = []
+    worker = threading.Thread(target=lambda: found.append(disk_cache.load(key, directory)),
+                              daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), "load() hangs"
+    return found[0]
+
+
+@pytest.mark.parametrize("replacement", ["fifo", "link_to_dev_zero", "huge_sparse_file"])
+def test_an_entry_that_is_no_plain_file_is_a_miss(compiles, cache_dir, replacement):
+    compile_vector_add()
+    [entry] = entries(cache_dir)
+    entry.unlink()
+    if replacement == "fifo":
+        os.mkfifo(entry, 0o600)
+    elif replacement == "link_to_dev_zero":
+        entry.symlink_to("/dev/zero")
+    else:
+        with open(entry, "wb") as file:
+            file.truncate(cache_trust.MAX_ENTRY_BYTES + 1)
+    assert _load_in_time(entry.stem, cache_dir) is None

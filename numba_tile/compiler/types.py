@@ -14,6 +14,7 @@ from numba.cuda import types as cuda_types
 from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import blocked
+from ..rules.core import check_tile_size
 from .compilation import current
 
 _SCALARS = {
@@ -178,6 +179,7 @@ class TileType(types.Type):
     is_constant = False
 
     def __init__(self, dtype, shape, num_warps, layout=None):
+        check_tile_size(shape)  # every tile type, whatever op made it (cat, mma, ...)
         self.dtype = dtype
         self.shape = tuple(shape)
         self.num_warps = num_warps

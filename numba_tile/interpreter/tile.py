@@ -17,6 +17,7 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits
 from ..rules import operators
+from ..rules.core import check_tile_size
 from .conversion import convert
 from .literals import LooseInt
 from .printing import format_values
@@ -39,6 +40,7 @@ class Tile:
 
     def __init__(self, dtype, values, constant=False):
         values = np.asarray(values)
+        check_tile_size(values.shape)  # whatever op made it (the rules check most before)
         if values.dtype != dtype.storage:
             values = values.astype(dtype.storage)
         values.flags.writeable = False

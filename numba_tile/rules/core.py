@@ -124,6 +124,29 @@ def is_power_of_two(n):
     return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
 
 
+#: The most elements a tile may have: a larger one is a ``TileValueError`` when the kernel is
+#: typed, in both executors. Each thread holds its share of a tile in registers, so a tile
+#: this large already spills, and compile time grows steeply past it (2**17 elements take
+#: seconds, 2**24 minutes).
+MAX_TILE_ELEMENTS = 2 ** 16
+
+
+def check_tile_size(shape):
+    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS`.
+
+    >>> from numba_tile.rules.core import check_tile_size
+    >>> check_tile_size((256, 256))
+    >>> check_tile_size((2 ** 24,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: A tile of shape (16777216,) has 16777216 elements; ...
+    """
+    count = product(shape)
+    if count > MAX_TILE_ELEMENTS:
+        raise TileValueError(f"A tile of shape {tuple(shape)} has {count} elements; a tile may "
+                             f"have at most {MAX_TILE_ELEMENTS}")
+
+
 def tile_shape(shape, what="tile shape", allow_int=True):
     """Validate a constant tile shape: a tuple (or int) of positive powers of two.
 
@@ -147,6 +170,7 @@ def tile_shape(shape, what="tile shape", allow_int=True):
         if not is_power_of_two(dim):
             raise TileValueError(f"Dimension {i} of the {what} is {dim}, which is not a "
                                  f"power of two")
+    check_tile_size(shape)
     return shape
 
 
@@ -187,6 +211,7 @@ def broadcast_shapes(a, b):
             raise TileValueError(f"Shapes {original_a} and {original_b} cannot be broadcast "
                                  f"together")
         out.append(max(x, y))
+    check_tile_size(out)
     return tuple(out)
 
 
