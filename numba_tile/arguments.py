@@ -82,6 +82,9 @@ def classify(name, value, meta, *, on_device=True):
     scalar = scalar_argument(name, value, meta)
     if scalar is not None:
         return _scalar(*scalar)
+    if isinstance(value, (enum.Enum, d.DType)) or d.dtype_spelling(value) is not None:
+        return _constant(name, value)  # no run-time form: a compile-time constant, as in
+        # the interpreter (seed 000 passes dtypes as plain arguments)
     if isinstance(value, (tuple, list)):
         parts = [classify(f"{name}[{i}]", v, None, on_device=on_device)
                  for i, v in enumerate(value)]

@@ -147,6 +147,25 @@ def float_max(dtype):
     return float(np.finfo(dtype.storage).max)
 
 
+def check_constant_converts(value, dtype):
+    """Raise ``TileValueError`` if a constant does not convert to ``dtype``: as
+    :func:`check_constant_fits`, except that a float into an integer dtype is truncated
+    first (NaN and infinities saturate, as ``astype`` does).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.promotion import check_constant_converts
+    >>> check_constant_converts(1e20, ct.int32)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: Integer constant 100000000000000000000 is out of range of int32
+    """
+    if isinstance(value, float) and dtype.is_integral:
+        if math.isfinite(value):
+            check_constant_fits(int(value), dtype)
+    else:
+        check_constant_fits(value, dtype)
+
+
 def check_constant_fits(value, dtype):
     """Raise ``TileValueError`` if a constant cannot be represented in ``dtype``.
 

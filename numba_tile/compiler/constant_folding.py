@@ -11,6 +11,7 @@ import operator
 
 from numba.core import types
 
+from ..errors import TileValueError
 from ..rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS
 from .types import ConstantType, FloatLiteral
 
@@ -21,11 +22,20 @@ UNARY_FOLDABLE = frozenset({operator.neg, operator.not_, operator.invert})
 FOLDABLE = frozenset(BINARY_OPERATORS) | frozenset(INPLACE_OPERATORS) | UNARY_FOLDABLE
 
 
+def check_integer_constant(value):
+    """Raise ``TileValueError`` for an integer constant no integer dtype holds (Numba has no
+    type for it; the interpreter finds it out of range of the dtype it meets)."""
+    if not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
+        raise TileValueError(f"Integer constant {value} is out of range of every integer "
+                             f"dtype (tile code integers fit in int64 or uint64)")
+
+
 def literal_type(value):
     """The literal (or constant) Numba type of a folded Python value."""
     if isinstance(value, float):
         return FloatLiteral(value)
     if isinstance(value, (bool, int)):
+        check_integer_constant(value)
         return types.literal(value)
     if isinstance(value, tuple):
         return types.Tuple([literal_type(v) for v in value])

@@ -17,7 +17,7 @@ from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
-from .constant_folding import FOLDABLE, UNARY_FOLDABLE, literal_type
+from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
 from .typing.elementwise import type_dtype_call
@@ -51,6 +51,8 @@ class TileTypingContext(CUDATypingContext):
     def resolve_value_type(self, val):
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
+        if isinstance(val, int):  # one Numba has no type for: say why
+            check_integer_constant(val)
         spelled = dtype_spelling(val)  # np.float32, torch.float16: the dtype they spell
         if spelled is not None:
             return ConstantType(spelled)

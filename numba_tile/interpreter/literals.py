@@ -57,7 +57,10 @@ class _LooseScalar:
 
 
 def _forward(name, python_type):
-    method = getattr(python_type, name, None)
+    # looked up on the instances' classes: getattr(float, "__or__") would find type.__or__
+    # (``float | int``, a union of types), a method of the class object itself
+    method = next((klass.__dict__[name] for klass in python_type.__mro__
+                   if name in klass.__dict__), None)
     if method is None:
         return None
 

@@ -223,6 +223,9 @@ class PreparedArguments:
             return _constant_argument(name, value)
         if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
             return value
+        spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell
+        if spelled is not None:
+            return spelled
         scalar = _scalar_argument(name, value, meta)
         if scalar is not None:
             return scalar

@@ -9,13 +9,11 @@ interpreted kernel follows exactly the same rule as ``ct.add(a, b)``.
 (int16, (), True)
 """
 
-import math
-
 import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from ..promotion import Loose, check_constant_fits
+from ..promotion import Loose, check_constant_converts
 from ..rules import operators
 from ..rules.core import check_tile_size
 from .conversion import convert
@@ -330,11 +328,7 @@ def make_constant(value, dtype):
         return Tile(dtype, convert(value.values, value.dtype, dtype), constant=value.is_constant)
     if not isinstance(value, (bool, int, float)):
         raise TileTypeError(f"{dtype}() needs a number, got {type(value).__name__}")
-    if isinstance(value, float) and dtype.is_integral:
-        if math.isfinite(value):  # the truncated value must fit (NaN/inf saturate as astype)
-            check_constant_fits(int(value), dtype)
-    else:
-        check_constant_fits(value, dtype)
+    check_constant_converts(value, dtype)
     source = d.float64 if isinstance(value, float) else (
         d.bool_ if isinstance(value, bool) else None)
     if source is None:  # exact integers: convert without a float round trip

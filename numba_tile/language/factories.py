@@ -7,7 +7,7 @@ from ..errors import TileTypeError, TileValueError
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import convert
 from ..interpreter.tile import Tile, make_constant, to_tile, values_as
-from ..promotion import check_constant_fits
+from ..promotion import check_constant_converts
 from ..rules.core import constant_value, describe, is_python_number, tile_shape
 
 
@@ -20,8 +20,7 @@ def _dtype(dtype):
 def _scalar_values(value, dtype, what):
     """A scalar operand's value in ``dtype`` (constants range-checked)."""
     if is_python_number(value):
-        if not (isinstance(value, float) and not dtype.is_float):
-            check_constant_fits(value, dtype)
+        check_constant_converts(value, dtype)
         return make_constant(value, dtype).values, True
     if isinstance(value, Tile):
         if value.ndim != 0:
@@ -130,8 +129,7 @@ def astile(value, /, *, dtype):
             raise TileValueError(f"astile() needs nested tuples of one shape, got {const!r}")
         tile_shape(array.shape, "astile shape")
         for v in array.flat:
-            if not (isinstance(v, float) and not dtype.is_float):
-                check_constant_fits(v, dtype)
+            check_constant_converts(v, dtype)
         if dtype.is_float:
             return Tile(dtype, convert(array, d.float64, dtype), True)
         return Tile(dtype, np.array([int(v) for v in array.flat]).reshape(array.shape)

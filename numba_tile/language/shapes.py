@@ -151,7 +151,8 @@ def insert(x, /, index, value):
     [0, 0, 1, 1]
     """
     x, value = _tile(x), _tile(value, "value")
-    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape)
+    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape,
+                        "insert")
     starts = _tile_index(index, x.ndim)
     from ..interpreter.conversion import convert
     out = np.array(x.values)

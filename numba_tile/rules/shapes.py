@@ -9,8 +9,8 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
-from .core import (broadcast_shapes, describe, normalize_axis, product, require_constant,
-                   tile_shape)
+from .core import (broadcast_shapes, constant_value, describe, normalize_axis, product,
+                   require_constant, tile_shape)
 
 
 def reshape(shape_in, shape):
@@ -61,8 +61,9 @@ def broadcast_to(shape_in, shape):
     return target
 
 
-def extract(shape_in, index, shape):
-    """Validate ``extract``: the index into the tile space of ``shape`` within the tile."""
+def extract(shape_in, index, shape, what="extract"):
+    """Validate ``extract`` (or ``insert``): the index into the tile space of ``shape``
+    within the tile; constant index entries must lie inside it."""
     sub = tile_shape(shape, "extract shape")
     if len(sub) != len(shape_in):
         raise TileValueError(f"extract shape {sub} must have the tile's rank {len(shape_in)}")
@@ -73,6 +74,11 @@ def extract(shape_in, index, shape):
     if not isinstance(index, tuple) or len(index) != len(sub):
         raise TileTypeError(f"extract index must be a tuple of {len(sub)} integers, "
                             f"got {describe(index)}")
+    starts = [constant_value(i, None) for i in index]
+    if any(start is not None and not 0 <= start < outer // inner
+           for start, outer, inner in zip(starts, shape_in, sub)):  # constants: checked now
+        shown = tuple("?" if start is None else start for start in starts)
+        raise TileValueError(f"{what} index {shown} is outside the tile")
     return sub
 
 

@@ -5,7 +5,7 @@ from numba.core import types
 from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import factories
-from ...promotion import Loose, check_constant_fits
+from ...promotion import Loose, check_constant_converts
 from ...rules.core import tile_shape
 from ..abstract import operand
 from ..compilation import current
@@ -22,8 +22,7 @@ def infer_full(values):
         raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
     fill_op = operand(fill)
     if isinstance(fill_op, Loose):
-        if not (isinstance(fill_op.value, float) and not dtype.is_float):
-            check_constant_fits(fill_op.value, dtype)
+        check_constant_converts(fill_op.value, dtype)
     return TileType(dtype, shape, current().num_warps)
 
 
@@ -37,14 +36,13 @@ register_template(factories.zeros, infer_zeros)
 register_template(factories.ones, infer_zeros)
 
 
-def _check_constant_fits(numba_type, dtype):
+def _check_constant_converts(numba_type, dtype):
     """A constant scalar argument must fit the dtype it becomes (as in the interpreter)."""
     if not is_constant(numba_type):
         return
     value = constant_value(numba_type)
-    if isinstance(value, (bool, int, float)) and not (isinstance(value, float) and
-                                                      not dtype.is_float):
-        check_constant_fits(value, dtype)
+    if isinstance(value, (bool, int, float)):
+        check_constant_converts(value, dtype)
 
 
 def infer_arange(values):
@@ -55,7 +53,7 @@ def infer_arange(values):
         if not (is_scalar(value) or isinstance(value, types.Omitted) or (
                 isinstance(value, TileType) and value.shape == ())):
             raise TileTypeError(f"{name} must be a scalar, got {value}")
-        _check_constant_fits(value, dtype)
+        _check_constant_converts(value, dtype)
     scalar_type(dtype)
     return TileType(dtype, (n,), current().num_warps)
 
@@ -67,7 +65,7 @@ def infer_astile(values):
     if isinstance(value, TileType):
         return value.with_dtype(dtype)
     if is_scalar(value):
-        _check_constant_fits(value, dtype)
+        _check_constant_converts(value, dtype)
         return TileType(dtype, (), current().num_warps)
     constant = constant_value(value)  # nested tuples of constants: checked by the interpreter
     tile = factories.astile.__tile_op__(constant, dtype=dtype)

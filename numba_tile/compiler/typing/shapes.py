@@ -123,7 +123,7 @@ def infer_insert(values):
     items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
     if not isinstance(value, TileType):
         raise TileUnsupportedFeatureError("insert() of a scalar value is not compiled yet")
-    shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape)
+    shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape, "insert")
     return x
 
 
