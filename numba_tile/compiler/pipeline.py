@@ -10,12 +10,13 @@ import collections
 import re
 
 from numba.core import types
+from numba.core.errors import NumbaError
 from numba.cuda import compiler as cuda_compiler
 from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
-from ..errors import SourceLocation, TileError, TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileError, TileInternalError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
 from .compilation import Compilation, compiling
 from .hardware import tma
@@ -77,11 +78,26 @@ class TileCompiler(cuda_compiler.CUDACompiler):
         return managers
 
 
+#: The GPU architectures numba_tile compiles for (numba-cuda needs 7.5 or later).
+ARCHITECTURES = ((7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 1), (10, 3),
+                 (11, 0), (12, 0), (12, 1))
+
+
 def parse_arch(arch):
-    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch)
-    if not match:
-        raise ValueError(f"arch must look like 'sm_90', got {arch!r}")
-    return int(match.group(1)), int(match.group(2))
+    """``(major, minor)`` of ``"sm_90"``; a ``ValueError`` that lists the architectures for
+    anything else.
+
+    >>> from numba_tile.compiler.pipeline import parse_arch
+    >>> parse_arch("sm_90")
+    (9, 0)
+    """
+    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch) if isinstance(arch, str) else None
+    cc = (int(match.group(1)), int(match.group(2))) if match else None
+    if cc not in ARCHITECTURES:
+        known = ", ".join(f"sm_{major}{minor}" for major, minor in ARCHITECTURES)
+        raise ValueError(f"arch {arch!r} is not a GPU architecture numba_tile compiles for; "
+                         f"use one of {known}")
+    return cc
 
 
 # The last few lowered kernels, by signature and architecture: a launch after ct.compile of
@@ -100,15 +116,56 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
     # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
     # shared memory sizes)
     key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, cc)
-    lowered = _LOWERED.get(key)
-    if lowered is None:
-        lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages)
-        _LOWERED[key] = lowered
-        while len(_LOWERED) > _LOWERED_KEPT:
-            _LOWERED.popitem(last=False)
-    library, entry, scratch_bytes, tensor_maps = lowered
-    ptx = tma.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
+    try:
+        lowered = _LOWERED.get(key)
+        if lowered is None:
+            lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages)
+            _LOWERED[key] = lowered
+            while len(_LOWERED) > _LOWERED_KEPT:
+                _LOWERED.popitem(last=False)
+        library, entry, scratch_bytes, tensor_maps = lowered
+        ptx = tma.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
+    except TileError:
+        raise
+    except Exception as error:  # what users see is a Tile error, the original chained
+        raise as_tile_error(error) from error
     return ptx, entry, scratch_bytes, tensor_maps
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def as_tile_error(error):
+    """The Tile error a user sees for an exception that is not one, raised while compiling.
+    Numba's own errors mean the kernel uses Python that numba_tile does not compile yet:
+    :class:`TileUnsupportedFeatureError` with Numba's reason and the kernel line. Anything
+    else (an ``AssertionError``, an NVVM error on the IR we made) is a bug of numba_tile:
+    :class:`TileInternalError`, asking for a report.
+
+    >>> from numba_tile.compiler.pipeline import as_tile_error
+    >>> type(as_tile_error(KeyError("x"))).__name__
+    'TileInternalError'
+    """
+    lines = [line.strip() for line in _ANSI.sub("", str(error)).splitlines()]
+    reason = next((line for line in lines if line and not line.startswith(("Failed in", "During"))
+                   and not line.startswith("File ")), type(error).__name__)
+    loc = _numba_location(error) or _statement_location(error.__traceback__)
+    if isinstance(error, NumbaError):
+        return TileUnsupportedFeatureError(
+            f"numba_tile cannot compile this yet: {reason}. The interpreter runs it "
+            f"(NUMBA_TILE_INTERPRET=1); docs/compatibility.rst lists what compiles", loc)
+    return TileInternalError(
+        f"Internal error of numba_tile while compiling this kernel ({type(error).__name__}: "
+        f"{reason}). This is a bug: please report it with the kernel (the original error is "
+        f"chained below)", loc)
+
+
+def _numba_location(error):
+    """Where in the kernel Numba's error happened, from its ``loc``."""
+    loc = getattr(error, "loc", None)
+    if type(loc).__name__ == "Loc" and getattr(loc, "line", None):
+        return SourceLocation(loc.filename, loc.line)
+    return None
 
 
 def _ptx(library, cc):
@@ -168,12 +225,12 @@ def _statement_location(tb):
     while tb is not None:
         frame_locals = tb.tb_frame.f_locals
         for candidate in (frame_locals.get("loc"),
-                          *(getattr(frame_locals.get(name), "loc", None)
+                          *(_attribute(frame_locals.get(name), "loc")
                             for name in ("self", "inst", "stmt", "expr"))):
             # numba and numba-cuda each have an ir.Loc class: recognise either by shape
             if type(candidate).__name__ == "Loc" and getattr(candidate, "line", None):
                 found = candidate
-        templates = getattr(frame_locals.get("fnty"), "templates", None)
+        templates = _attribute(frame_locals.get("fnty"), "templates")
         if templates:
             function = getattr(templates[0], "key", function)
         tb = tb.tb_next
@@ -189,6 +246,15 @@ def _statement_location(tb):
             span = (len(text) - len(text.lstrip()), len(text.rstrip()))
         location.col, location.end_col = span
     return location
+
+
+def _attribute(value, name):
+    """``value.name``, or None where reading it fails in any way (some objects of Numba's
+    CUDA driver raise on every unknown attribute)."""
+    try:
+        return getattr(value, name, None)
+    except Exception:
+        return None
 
 
 def _expression_span(text, function):

@@ -16,7 +16,7 @@ from ..interpreter.literals import loose
 from ..interpreter.conversion import flush_subnormals, round_float, wide_type
 from ..interpreter.tile import Tile, make_constant, values_as
 from ..rules import elementwise as rules, operators
-from ..rules.core import as_operand, is_python_number
+from ..rules.core import as_operand, dtype_argument, is_python_number
 
 # Two constants fold with Python's operators and math; tiles compute with NumPy
 _FOLD = {**{name: function for function, name in operators.BINARY_OPERATORS.items()},
@@ -338,12 +338,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
     >>> ct.launch(0, (1,), show, ())
     [0, 1, 3, 4] [0.0, 1.5, 3.0, 4.5]
     """
-    if not isinstance(dtype, d.DType):
-        try:
-            dtype = d.to_dtype(dtype)
-        except TypeError:
-            raise TileTypeError(f"astype() needs a dtype such as ct.float32, got "
-                                f"{dtype!r}") from None
+    dtype = dtype_argument(dtype, "astype()")
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if is_python_number(x):

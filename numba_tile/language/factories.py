@@ -8,13 +8,13 @@ from ..interpreter.context import tile_op
 from ..interpreter.conversion import convert
 from ..interpreter.tile import Tile, make_constant, to_tile, values_as
 from ..promotion import check_constant_converts
-from ..rules.core import constant_value, describe, is_python_number, tile_shape
+from ..rules.core import constant_value, describe, dtype_argument, is_python_number, tile_shape
 
 
 def _dtype(dtype):
     if dtype is None:
         raise TileTypeError("dtype is required")
-    return d.to_dtype(dtype)
+    return dtype_argument(dtype)
 
 
 def _scalar_values(value, dtype, what):

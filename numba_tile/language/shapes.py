@@ -9,7 +9,7 @@ from ..errors import TileTypeError, TileValueError
 from ..interpreter.context import tile_op
 from ..interpreter.tile import Tile, to_tile
 from ..rules import shapes as rules
-from ..rules.core import describe
+from ..rules.core import describe, dtype_argument
 
 
 def _tile(x, what="x"):
@@ -197,7 +197,7 @@ def bitcast(x, /, dtype):
     [1065353216, 1065353216]
     """
     x = _tile(x)
-    dtype = d.to_dtype(dtype)
+    dtype = dtype_argument(dtype)
     if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != x.dtype.storage.itemsize:
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and {dtype}")
     return Tile(dtype, x.values.view(dtype.storage), x.is_constant)
@@ -240,7 +240,7 @@ def unpack_from_bytes(x, /, dtype):
     [67305985]
     """
     x = _tile(x)
-    dtype = d.to_dtype(dtype)
+    dtype = dtype_argument(dtype)
     rules.unpack_from_bytes(x.dtype, x.shape, dtype)
     data = np.ascontiguousarray(x.values).view(dtype.storage)
     return Tile(dtype, data.copy(), x.is_constant)

@@ -124,6 +124,22 @@ def is_power_of_two(n):
     return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
 
 
+def dtype_argument(value, what="dtype"):
+    """The :class:`~numba_tile.DType` a dtype argument names (``ct.float32``, ``np.float32``,
+    ``"float32"``, ``torch.float16``), or ``TileTypeError``.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.core import dtype_argument
+    >>> dtype_argument("f16")
+    float16
+    """
+    from .. import dtypes as d
+    try:
+        return d.to_dtype(value)
+    except TypeError:
+        raise TileTypeError(f"{what} needs a dtype such as ct.float32, got {value!r}") from None
+
+
 #: The most elements a tile may have: a larger one is a ``TileValueError`` when the kernel is
 #: typed, in both executors. Each thread holds its share of a tile in registers, so a tile
 #: this large already spills, and compile time grows steeply past it (2**17 elements take

@@ -15,6 +15,7 @@ from ...interpreter import tile_math
 from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
+from ...rules.core import dtype_argument
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
@@ -179,8 +180,7 @@ register_template(elementwise.where, infer_where)
 
 def infer_astype(values):
     x, dtype = values["x"], constant_value(values["dtype"])
-    if not isinstance(dtype, d.DType):
-        dtype = d.to_dtype(dtype)
+    dtype = dtype_argument(dtype, "astype()")
     rounding_mode = constant_value(values.get("rounding_mode", types.Omitted(None)))
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")

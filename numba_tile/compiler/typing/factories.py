@@ -2,11 +2,10 @@
 
 from numba.core import types
 
-from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import factories
 from ...promotion import Loose, check_constant_converts
-from ...rules.core import tile_shape
+from ...rules.core import dtype_argument, tile_shape
 from ..abstract import operand
 from ..compilation import current
 from ..intrinsics import arange_in_layout
@@ -47,7 +46,7 @@ def _check_constant_converts(numba_type, dtype):
 
 def infer_arange(values):
     (n,) = tile_shape(constant_value(values["size"]), "arange size")
-    dtype = d.to_dtype(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]))
     for name in ("start", "step"):
         value = values[name]
         if not (is_scalar(value) or isinstance(value, types.Omitted) or (
@@ -59,7 +58,7 @@ def infer_arange(values):
 
 
 def infer_astile(values):
-    dtype = d.to_dtype(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]))
     value = values["value"]
     scalar_type(dtype)
     if isinstance(value, TileType):

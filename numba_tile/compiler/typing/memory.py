@@ -18,7 +18,7 @@ from .templates import REQUIRED, bound_method, compile_time_value, constant_valu
 
 
 def infer_grid(values):
-    memory_rules.grid_axis(operand(values["axis"]).value)
+    memory_rules.grid_axis(compile_time_value(values["axis"], "axis"))
     return types.int32
 
 

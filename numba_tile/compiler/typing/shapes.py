@@ -11,7 +11,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
-from ...rules.core import normalize_axis
+from ...rules.core import dtype_argument, normalize_axis
 from ..abstract import operand
 from ..compilation import current
 from ..types import TileType, dtype_of_scalar, scalar_type
@@ -141,7 +141,7 @@ def infer_cat(values):
 
 def infer_bitcast(values):
     x = tile_argument(values, "bitcast")
-    dtype = d.to_dtype(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]))
     if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
             x.dtype.storage.itemsize:
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
@@ -164,7 +164,7 @@ def infer_pack_to_bytes(values):
 
 def infer_unpack_from_bytes(values):
     x = tile_argument(values, "unpack_from_bytes")
-    dtype = d.to_dtype(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]))
     return TileType(dtype, shape_rules.unpack_from_bytes(x.dtype, x.shape, dtype), x.num_warps)
 
 

@@ -1,0 +1,235 @@
+"""A catalogue of bad kernels and bad calls: each fails the same way in both executors, with a
+Tile error (a plain ``TypeError``/``ValueError`` for bad host arguments) that names the
+kernel line, never an internal exception (AssertionError, Numba's TypingError, KeyError...).
+
+Each case runs in the interpreter (``ct.launch`` inside ``ct.interpret()``) and in the
+compiler (``ct.compile`` for sm_90); no GPU is needed.
+"""
+
+import operator
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+
+HOST_ERRORS = (TypeError, ValueError)
+
+
+# -- kernel factories (module-level code, so every kernel has its source) -----------------------
+def binary_kernel(op):
+    @ct.kernel
+    def kernel(x, y, out):
+        a = ct.load(x, (0,), (4,))
+        b = ct.load(y, (0,), (4,))
+        ct.store(out, (0,), op(a, b))
+    return kernel
+
+
+def constant_kernel(op, constant):
+    @ct.kernel
+    def kernel(x, out):
+        ct.store(out, (0,), op(ct.load(x, (0,), (4,)), constant))
+    return kernel
+
+
+def shape_kernel(make):
+    @ct.kernel
+    def kernel(x, out):
+        ct.store(out, (0,), make(x))
+    return kernel
+
+
+def reduction_kernel(reduce, axis):
+    @ct.kernel
+    def kernel(x, out):
+        ct.store(out, (0,), reduce(ct.load(x, (0,), (4,)), axis=axis))
+    return kernel
+
+
+def statement_kernel(statement):
+    @ct.kernel
+    def kernel(x, out):
+        statement(x, out)
+    return kernel
+
+
+def arrays(*dtypes, n=4):
+    return tuple(np.ones(n, dtype) for dtype in dtypes)
+
+
+CASES = []
+
+
+def case(name, kernel, args, error):
+    CASES.append(pytest.param(kernel, args, error, id=name))
+
+
+# implicit promotions the table does not allow
+for _x, _y in [(np.uint8, np.int8), (np.uint16, np.int16), (np.uint32, np.int32),
+               (np.uint64, np.int64), (np.uint8, np.int32), (np.int8, np.uint16)]:
+    for _name, _op in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                       ("maximum", ct.maximum)]:
+        case(f"promotion-{_name}-{np.dtype(_x).name}-{np.dtype(_y).name}", binary_kernel(_op),
+             arrays(_x, _y, np.int64), ct.TileTypeError)
+
+# bitwise ops on floats
+for _dtype in (np.float16, np.float32, np.float64):
+    for _name, _op in [("and", operator.and_), ("or", operator.or_), ("xor", operator.xor),
+                       ("lshift", operator.lshift), ("rshift", operator.rshift)]:
+        case(f"bitwise-{_name}-{np.dtype(_dtype).name}", binary_kernel(_op),
+             arrays(_dtype, _dtype, _dtype), ct.TileTypeError)
+
+# constants out of the range of the tile's dtype
+for _dtype, _constant in [(np.int8, 300), (np.int8, -170), (np.uint8, 256), (np.uint8, -1),
+                          (np.int16, 40000), (np.uint16, -5)]:
+    for _name, _op in [("add", operator.add), ("mul", operator.mul)]:
+        case(f"constant-{_name}-{np.dtype(_dtype).name}-{_constant}",
+             constant_kernel(_op, _constant), arrays(_dtype, _dtype), ct.TileValueError)
+
+# tile shapes: not powers of two, or too large
+for _name, _make in [
+        ("load-3", lambda x: ct.load(x, (0,), (3,))),
+        ("load-6", lambda x: ct.load(x, (0,), (6,))),
+        ("load-12", lambda x: ct.load(x, (0,), (12,))),
+        ("full-5", lambda x: ct.full((5,), 1.0, ct.float32)),
+        ("zeros-7", lambda x: ct.zeros((7,), ct.float32)),
+        ("ones-3x4", lambda x: ct.ones((3, 4), ct.float32)),
+        ("arange-10", lambda x: ct.arange(10, dtype=ct.float32)),
+        ("reshape-3", lambda x: ct.reshape(ct.load(x, (0,), (4,)), (3,))),
+        ("load-2**20", lambda x: ct.load(x, (0,), (2 ** 20,))),
+        ("full-2**10x2**10", lambda x: ct.full((2 ** 10, 2 ** 10), 0.0, ct.float32))]:
+    case(f"shape-{_name}", shape_kernel(_make), arrays(np.float32, np.float32),
+         ct.TileValueError)
+
+# reduction axes outside the tile
+for _name, _reduce in [("sum", ct.sum), ("max", ct.max), ("min", ct.min), ("prod", ct.prod),
+                       ("argmax", ct.argmax), ("argmin", ct.argmin)]:
+    for _axis in (1, -2):
+        case(f"axis-{_name}-{_axis}", reduction_kernel(_reduce, _axis),
+             arrays(np.float32, np.float32), ct.TileValueError)
+
+# other ops used wrongly
+for _name, _statement, _error in [
+        ("where-int-condition", lambda x, out: ct.store(out, (0,), ct.where(
+            ct.load(x, (0,), (4,)), 1.0, 2.0)), ct.TileTypeError),
+        ("static-assert", lambda x, out: ct.static_assert(x.ndim == 2, "need a matrix"),
+         ct.TileStaticAssertionError),
+        ("ensure-constant", lambda x, out: ct.ensure_constant(ct.bid(0)), ct.TileTypeError),
+        ("load-index-rank", lambda x, out: ct.store(out, (0,), ct.load(x, (0, 0), (4,))),
+         ct.TileValueError),
+        ("store-rank", lambda x, out: ct.store(out, (0,), ct.zeros((2, 2), ct.float32)),
+         ct.TileValueError),
+        ("slice-negative-length", lambda x, out: ct.store(x.slice(0, 3, 1), (0,),
+                                                          ct.zeros((4,), ct.float32)),
+         ct.TileValueError),
+        ("slice-start-before", lambda x, out: ct.store(x.slice(0, -1, 2), (0,),
+                                                       ct.zeros((4,), ct.float32)),
+         ct.TileValueError),
+        ("extract-outside", lambda x, out: ct.store(out, (0,), ct.extract(
+            ct.load(x, (0,), (4,)), (2,), (2,))), ct.TileValueError),
+        ("insert-outside", lambda x, out: ct.store(out, (0,), ct.insert(
+            ct.load(x, (0,), (4,)), (-1,), ct.zeros((2,), ct.float32))), ct.TileValueError),
+        ("huge-constant", lambda x, out: ct.store(out, (0,), ct.astype(
+            ct.load(x, (0,), (4,)), ct.int32) + 2 ** 70), ct.TileValueError),
+        ("float-or", lambda x, out: ct.store(out, (0,), 2.0 | ct.load(x, (0,), (4,))),
+         ct.TileTypeError),
+        ("gather-float-index", lambda x, out: ct.store(out, (0,), ct.gather(
+            x, ct.arange(4, dtype=ct.float32))), ct.TileTypeError),
+        ("gather-int-mask", lambda x, out: ct.store(out, (0,), ct.gather(
+            x, ct.arange(4, dtype=ct.int32), mask=ct.arange(4, dtype=ct.int32))),
+         ct.TileTypeError),
+        ("gather-mask-shape", lambda x, out: ct.store(out, (0,), ct.gather(
+            x, ct.arange(4, dtype=ct.int32), mask=ct.arange(2, dtype=ct.int32) > 0)),
+         ct.TileTypeError),
+        ("gather-two-indices", lambda x, out: ct.store(out, (0,), ct.gather(
+            x, (ct.arange(4, dtype=ct.int32), ct.arange(4, dtype=ct.int32)))),
+         ct.TileTypeError),
+        ("scatter-narrowing", lambda x, out: ct.scatter(
+            out, ct.arange(4, dtype=ct.int32), ct.zeros((4,), ct.float64)), ct.TileTypeError),
+        ("gather-padding-range", lambda x, out: ct.store(out, (0,), ct.gather(
+            x, ct.arange(4, dtype=ct.int32), padding_value=1e300)), ct.TileValueError),
+        ("pack-bool", lambda x, out: ct.pack_to_bytes(ct.load(x, (0,), (4,)) > 0),
+         ct.TileTypeError),
+        ("unpack-not-uint8", lambda x, out: ct.unpack_from_bytes(
+            ct.load(x, (0,), (4,)), ct.int32), ct.TileTypeError),
+        ("unpack-not-divisible", lambda x, out: ct.unpack_from_bytes(
+            ct.zeros((2,), ct.uint8), ct.int32), ct.TileTypeError),
+        ("unpack-to-bool", lambda x, out: ct.unpack_from_bytes(
+            ct.zeros((4,), ct.uint8), ct.bool_), ct.TileTypeError),
+        ("cat-shapes", lambda x, out: ct.store(out, (0,), ct.cat(
+            (ct.zeros((2,), ct.float32), ct.zeros((4,), ct.float32)), 0)), ct.TileValueError),
+        ("astype-unknown", lambda x, out: ct.astype(ct.load(x, (0,), (4,)), "complex64"),
+         ct.TileTypeError)]:
+    case(_name, statement_kernel(_statement), arrays(np.float32, np.float32), _error)
+
+
+@ct.kernel
+def two_parameters(x, out):
+    ct.store(out, (0,), ct.load(x, (0,), (4,)))
+
+
+HOST_CASES = [
+    pytest.param(lambda run: run(two_parameters, (np.ones(4, np.float32),)), TypeError,
+                 id="too-few-arguments"),
+    pytest.param(lambda run: run(two_parameters, (np.ones(4, np.float32),) * 3), TypeError,
+                 id="too-many-arguments"),
+    pytest.param(lambda run: run(two_parameters, ({"a": 1}, np.ones(4, np.float32))), TypeError,
+                 id="a-dict-argument"),
+    pytest.param(lambda run: run(two_parameters, (np.ones(4, np.complex64),) * 2), TypeError,
+                 id="complex-array"),
+]
+
+
+def _interpret(kernel, args):
+    with ct.interpret():
+        ct.launch(0, (1,), kernel, tuple(np.copy(a) if isinstance(a, np.ndarray) else a
+                                         for a in args))
+
+
+def _compile(kernel, args):
+    ct.compile(kernel, tuple(args), arch="sm_90")
+
+
+def _failure(action):
+    try:
+        action()
+    except Exception as error:  # what each executor raises is compared below
+        return error
+    return None
+
+
+def check_user_error(error, expected):
+    assert error is not None, f"no error (expected {expected.__name__})"
+    assert isinstance(error, expected), f"{type(error).__name__}: {error}"
+    assert not isinstance(error, ct.TileInternalError), str(error)
+    assert str(error).strip()
+
+
+@pytest.mark.parametrize("kernel,args,expected", CASES)
+def test_a_bad_kernel_fails_alike_in_both_executors(kernel, args, expected):
+    interpreted = _failure(lambda: _interpret(kernel, args))
+    compiled = _failure(lambda: _compile(kernel, args))
+    for error in (interpreted, compiled):
+        check_user_error(error, expected)
+        assert error.loc is not None and error.loc.filename == __file__, \
+            f"{type(error).__name__} names no kernel line: {error}"
+    assert type(interpreted) is type(compiled)
+
+
+@pytest.mark.parametrize("call,expected", HOST_CASES)
+def test_a_bad_call_fails_alike_in_both_executors(call, expected):
+    interpreted = _failure(lambda: call(_interpret))
+    compiled = _failure(lambda: call(_compile))
+    for error in (interpreted, compiled):
+        check_user_error(error, expected)
+    assert type(interpreted) is type(compiled)
+
+
+def test_the_catalogue_is_large():
+    assert len(CASES) + len(HOST_CASES) >= 100
+
+
+def test_an_unknown_architecture_is_a_value_error():
+    with pytest.raises(ValueError, match="use one of sm_75"):
+        ct.compile(two_parameters, arrays(np.float32, np.float32), arch="sm_12")
