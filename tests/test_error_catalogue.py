@@ -233,3 +233,28 @@ def test_the_catalogue_is_large():
 def test_an_unknown_architecture_is_a_value_error():
     with pytest.raises(ValueError, match="use one of sm_75"):
         ct.compile(two_parameters, arrays(np.float32, np.float32), arch="sm_12")
+
+
+def test_internal_and_environment_failures_become_tile_errors(monkeypatch):
+    """What the compiler's own code or a missing CUDA library raises reaches the user as a
+    Tile error that says what to do, the original chained."""
+    from numba_tile.compiler import pipeline
+
+    class DynamicLibNotFoundError(RuntimeError):  # as cuda.pathfinder names it
+        pass
+
+    @ct.kernel
+    def fresh(x, out):
+        ct.store(out, (0,), ct.load(x, (0,), (4,)))
+    for raised, expected, words in [
+            (KeyError("scratch"), ct.TileInternalError, "please report"),
+            (AssertionError("not a constant"), ct.TileInternalError, "please report"),
+            (DynamicLibNotFoundError("libnvvm.so"), ct.TileCompilerExecutionError,
+             "pip install 'numba-tile\\[cu12\\]'")]:
+        def failing(*args, raised=raised):
+            raise raised
+        monkeypatch.setattr(pipeline, "_lower", failing)
+        kernel = ct.kernel(fresh.fn)
+        with pytest.raises(expected, match=words) as caught:
+            ct.compile(kernel, arrays(np.float32, np.float32), arch="sm_90")
+        assert caught.value.__cause__ is raised

@@ -16,7 +16,8 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
-from ..errors import SourceLocation, TileError, TileInternalError, TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileCompilerExecutionError, TileError, TileInternalError, \
+    TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
 from .compilation import Compilation, compiling
 from .hardware import tma
@@ -150,6 +151,11 @@ def as_tile_error(error):
     reason = next((line for line in lines if line and not line.startswith(("Failed in", "During"))
                    and not line.startswith("File ")), type(error).__name__)
     loc = _numba_location(error) or _statement_location(error.__traceback__)
+    if type(error).__name__ in _MISSING_LIBRARY:
+        return TileCompilerExecutionError(
+            f"The CUDA compiler libraries are not installed ({type(error).__name__}: {reason}). "
+            f"Install them with numba_tile: pip install 'numba-tile[cu12]' (or [cu13] for "
+            f"CUDA 13), or run kernels in interpreter mode (NUMBA_TILE_INTERPRET=1)")
     if isinstance(error, NumbaError):
         return TileUnsupportedFeatureError(
             f"numba_tile cannot compile this yet: {reason}. The interpreter runs it "
@@ -158,6 +164,10 @@ def as_tile_error(error):
         f"Internal error of numba_tile while compiling this kernel ({type(error).__name__}: "
         f"{reason}). This is a bug: please report it with the kernel (the original error is "
         f"chained below)", loc)
+
+
+# what the CUDA libraries raise where NVVM or nvJitLink cannot be found
+_MISSING_LIBRARY = {"DynamicLibNotFoundError", "NvvmSupportError"}
 
 
 def _numba_location(error):
