@@ -268,3 +268,39 @@ def test_compiler_timeout_is_enforced():
             ct.compile(slow_enough, (x,), arch="sm_90")
     with ct.compiler_timeout(600):  # not cached as a failure: compiles now
         assert ".target sm_90" in ct.compile(slow_enough, (x,), arch="sm_90").ptx
+
+
+# -- reshape with -1, bitcast of scalars ------------------------------------------------------
+@ct.kernel
+def reshape_with_minus_one(x, out):
+    t = ct.load(x, (0, 0), (4, 8))
+    ct.store(out, (0,), ct.reshape(t, (-1,)))
+    ct.store(out, (1,), ct.reshape(ct.reshape(t, (2, -1)), -1))
+
+
+def test_reshape_with_minus_one(run_kernel, rng):
+    x = rng.uniform(-1, 1, (4, 8)).astype(np.float32)
+    out = np.full(64, np.nan, np.float32)
+    run_kernel(reshape_with_minus_one, (1,), (x, out))
+    np.testing.assert_array_equal(out, np.concatenate([x.ravel(), x.ravel()]))
+
+
+@ct.kernel
+def bitcast_scalars(out, s, h):
+    ct.store(out, (0,), ct.full((1,), ct.bitcast(s, ct.int32), ct.int32))
+    ct.store(out, (1,), ct.full((1,), ct.bitcast(ct.float32(1.0), ct.int32), ct.int32))
+    ct.store(out, (2,), ct.full((1,), ct.astype(ct.bitcast(h, ct.int16), ct.int32), ct.int32))
+
+
+def test_bitcast_of_scalars(run_kernel):
+    out = np.full(3, -1, np.int32)
+    run_kernel(bitcast_scalars, (1,), (out, 2.5, np.float16(1.5)))
+    np.testing.assert_array_equal(out, [np.float32(2.5).view(np.int32),
+                                        np.float32(1.0).view(np.int32),
+                                        np.float16(1.5).view(np.int16)])
+
+
+def test_reshape_minus_one_that_cannot_fit():
+    from numba_tile.rules.shapes import reshape
+    with pytest.raises(ct.TileValueError, match="no length for -1"):
+        reshape((4, 8), (3, -1))

@@ -14,7 +14,22 @@ from .core import (broadcast_shapes, constant_value, describe, normalize_axis, p
 
 
 def reshape(shape_in, shape):
-    """The new shape of a row-major reshape; sizes must match."""
+    """The new shape of a row-major reshape; sizes must match. One entry may be -1: the
+    length that makes them match.
+
+    >>> from numba_tile.rules.shapes import reshape
+    >>> reshape((4, 8), (-1,)), reshape((4, 8), (2, -1))
+    ((32,), (2, 16))
+    """
+    shape = require_constant(shape, "reshape shape")
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    if isinstance(shape, tuple) and shape.count(-1) == 1:
+        known = product(n for n in shape if n != -1)
+        if known <= 0 or product(shape_in) % known:
+            raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} to "
+                                 f"{shape}: no length for -1 makes the sizes match")
+        shape = tuple(product(shape_in) // known if n == -1 else n for n in shape)
     new = tile_shape(shape, "reshape shape")
     if product(new) != product(shape_in):
         raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} "

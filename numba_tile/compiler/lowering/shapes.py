@@ -15,8 +15,9 @@ from ...language import debugging, elementwise, shapes
 from ...rules.core import normalize_axis
 from ...rules.shapes import permute_axes, transpose_axes
 from ..abstract import constant_of
-from ..types import TileType
+from ..types import TileType, TypedConstant
 from . import arithmetic
+from .constants import folded_constant
 from .elementwise import operand_values
 from .memory import tile_indices
 from .registry import registry
@@ -214,6 +215,14 @@ lower("tile.extract", TileType, types.Any, types.Any)(_lower_extract)
 lower(shapes.insert, TileType, types.Any, types.Any)(_lower_insert)
 lower("tile.insert", TileType, types.Any, types.Any)(_lower_insert)
 lower(shapes.bitcast, TileType, types.Any)(_lower_bitcast)
+
+
+@lower(shapes.bitcast, types.Number, types.Any)
+@lower(shapes.bitcast, TypedConstant, types.Any)
+def _lower_scalar_bitcast(context, builder, sig, args):
+    if isinstance(sig.return_type, types.Literal):  # folded while typing
+        return folded_constant(context, builder, sig, args)
+    return builder.bitcast(args[0], context.get_value_type(sig.return_type))
 
 
 def _lower_byte_view(context, builder, sig, args):

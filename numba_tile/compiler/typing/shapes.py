@@ -15,7 +15,8 @@ from ...rules.core import dtype_argument, normalize_axis
 from ..abstract import operand
 from ..compilation import current
 from ..types import TileType, dtype_of_scalar, scalar_type
-from .templates import constant_value, register_template, tile_argument, is_scalar, registry
+from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
+    registry, tile_argument
 
 
 def infer_reshape(values):
@@ -140,14 +141,24 @@ def infer_cat(values):
 
 
 def infer_bitcast(values):
-    x = tile_argument(values, "bitcast")
+    x = values["x"]
     dtype = dtype_argument(constant_value(values["dtype"]))
-    if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != \
-            x.dtype.storage.itemsize:
-        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and "
-                            f"{dtype}")
+    if is_constant(x) and not isinstance(x, TileType):  # folded, as the interpreter does
+        return folded_type(shapes.bitcast.__tile_op__(constant_value(x), dtype))
+    if is_scalar(x):  # a run-time scalar: a scalar of the new dtype
+        _same_width(dtype_of_scalar(x), dtype)
+        return scalar_type(dtype)
+    x = tile_argument(values, "bitcast")
+    _same_width(x.dtype, dtype)
     scalar_type(dtype)
     return x.with_dtype(dtype)
+
+
+def _same_width(source, target):
+    if target.bitwidth != source.bitwidth or target.storage.itemsize != \
+            source.storage.itemsize:
+        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {source} and "
+                            f"{target}")
 
 
 
