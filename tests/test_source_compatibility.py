@@ -304,3 +304,22 @@ def test_reshape_minus_one_that_cannot_fit():
     from numba_tile.rules.shapes import reshape
     with pytest.raises(ct.TileValueError, match="no length for -1"):
         reshape((4, 8), (3, -1))
+
+
+@ct.kernel
+def static_iter_over_a_tuple_built_with_iadd(x, out):
+    t = ct.load(x, (0,), (4,))
+    parts = ()
+    for i in ct.static_iter(range(3)):
+        parts += (t * i,)
+    total = ct.zeros((4,), ct.float32)
+    for part in ct.static_iter(parts):
+        total = total + part
+    ct.store(out, (0,), total)
+
+
+def test_static_iter_over_a_tuple_built_with_iadd(run_kernel, rng):
+    x = rng.uniform(-1, 1, 4).astype(np.float32)
+    out = np.full(4, np.nan, np.float32)
+    run_kernel(static_iter_over_a_tuple_built_with_iadd, (1,), (x, out))
+    assert relative_error(out, 3.0 * x.astype(np.float64)) < 1e-6

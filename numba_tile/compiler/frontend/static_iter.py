@@ -234,7 +234,8 @@ class _Unroller:
             return None
         if value.op == "build_tuple":
             return len(value.items)
-        if value.op == "binop" and value.fn is operator.add:
+        if (value.op == "binop" and value.fn is operator.add) or (
+                value.op == "inplace_binop" and value.fn is operator.iadd):  # ``parts += (t,)``
             parts = [self._length_at(v.name, label, index, set())
                      for v in (value.lhs, value.rhs)]
             return None if None in parts else sum(parts)

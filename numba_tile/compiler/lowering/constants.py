@@ -134,3 +134,9 @@ def array_strides(context, builder, typ, value):
 @registry.lower_getattr_generic(ConstantType)
 def constant_attribute(context, builder, typ, value, attr):
     return _constant_attribute(context, builder, typ, value, attr)
+
+
+@lower(operator.iadd, types.BaseTuple, types.BaseTuple)
+def lower_tuple_extension(context, builder, sig, args):
+    """``parts += (t,)`` on tuples: a new tuple, as ``parts + (t,)``."""
+    return context.get_function(operator.add, sig)(builder, args)

@@ -85,6 +85,15 @@ class TupleConcatenation(AbstractTemplate):
 registry.register_global(operator.add)(TupleConcatenation)
 
 
+class TupleExtension(TupleConcatenation):
+    """``parts += (t,)``: tuples are immutable, so this is ``parts = parts + (t,)``."""
+
+    key = operator.iadd
+
+
+registry.register_global(operator.iadd)(TupleExtension)
+
+
 class TupleOfTuple(AbstractTemplate):
     """``tuple(t)`` of a tuple is ``t`` itself, constant entries included (``f(x, *axes)`` is
     compiled as ``(x,) + tuple(axes)``)."""
