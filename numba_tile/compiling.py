@@ -62,6 +62,7 @@ def compile_for_types(kernel, arg_types, arch):
     cache, successful compiles are cached on disk (:mod:`numba_tile.disk_cache`), where a new
     kernel object or a new process finds them.
     """
+    kernel.check_source()
     key = (tuple(arg_types), arch)
     cached = kernel.compile_cache.get(key)
     if cached is None:

@@ -140,6 +140,12 @@ class TileUnsupportedFeatureError(TileError):
         self.needs = needs
 
 
+#: What both executors say of helpers that call each other without end.
+RECURSION_MESSAGE = ("The kernel's helper functions call each other too deeply (runaway "
+                     "recursion); recursion in tile code must end after a few calls, on "
+                     "compile-time constants")
+
+
 class TileRecursionError(TileError):
     """A recursive call in tile code.
 

@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from .annotations import parameter_kinds
+from .rules.syntax import check_kernel_source
 
 
 class ByTarget:
@@ -115,9 +116,17 @@ class Kernel:
         self.options = dict(_DEFAULTS, **validate_options(options))
         self.parameters = list(inspect.signature(fn).parameters)
         self._parameter_kinds = None
+        self._source_checked = False
         self.compile_cache = {}  # (argument types, arch) -> CompiledKernel or TileError
         self.gpu_cache = {}  # launch signature -> kernel loaded on the device
         functools.update_wrapper(self, fn)
+
+    def check_source(self):
+        """Raise the Tile error for Python that tile code does not take
+        (:mod:`numba_tile.rules.syntax`); both executors call it first. Checked once."""
+        if not self._source_checked:
+            check_kernel_source(self.fn)
+            self._source_checked = True
 
     @property
     def parameter_kinds(self):

@@ -258,3 +258,96 @@ def test_internal_and_environment_failures_become_tile_errors(monkeypatch):
         with pytest.raises(expected, match=words) as caught:
             ct.compile(kernel, arrays(np.float32, np.float32), arch="sm_90")
         assert caught.value.__cause__ is raised
+
+
+# -- Python that tile code does not take (numba_tile/rules/syntax.py) --------------------------
+@ct.kernel
+def uses_try(x, out):
+    t = ct.load(x, (0,), (4,))
+    try:
+        t = t + 1
+    except ValueError:
+        pass
+    ct.store(out, (0,), t)
+
+
+@ct.kernel
+def uses_yield(x, out):
+    yield ct.load(x, (0,), (4,))
+
+
+@ct.kernel
+def uses_import(x, out):
+    import math  # noqa: F401
+    ct.store(out, (0,), ct.load(x, (0,), (4,)))
+
+
+_counter = 0
+
+
+@ct.kernel
+def uses_global(x, out):
+    global _counter
+    _counter = 1
+    ct.store(out, (0,), ct.load(x, (0,), (4,)))
+
+
+@ct.kernel
+def uses_del(x, out):
+    t = ct.load(x, (0,), (4,))
+    del t
+
+
+@ct.kernel
+def uses_a_list(x, out):
+    shape = [4]
+    ct.store(out, (0,), ct.load(x, (0,), shape))
+
+
+@ct.kernel
+def uses_a_dict(x, out):
+    options = {"shape": (4,)}
+    ct.store(out, (0,), ct.load(x, (0,), options["shape"]))
+
+
+@ct.kernel
+def uses_item_assignment(x, out):
+    t = (1, 2, 3)
+    t[0] = 7
+    ct.store(out, (0,), ct.load(x, (0,), (4,)))
+
+
+def recursive_helper(t, n):
+    return t if n == 0 else recursive_helper(t, n - 1) + 1
+
+
+@ct.kernel
+def runaway_recursion(x, out, N: ct.Constant[int]):
+    ct.store(out, (0,), recursive_helper(ct.load(x, (0,), (4,)), N))
+
+
+@pytest.mark.parametrize("kernel,error,message,line", [
+    (uses_try, ct.TileSyntaxError, "try/except is not supported", "try:"),
+    (uses_yield, ct.TileSyntaxError, "cannot be a generator", "yield ct.load"),
+    (uses_import, ct.TileSyntaxError, "import is not supported", "import math"),
+    (uses_global, ct.TileSyntaxError, "global is not supported", "global _counter"),
+    (uses_del, ct.TileSyntaxError, "del is not supported", "del t"),
+    (uses_a_list, ct.TileSyntaxError, "list literals are not supported", "shape = [4]"),
+    (uses_a_dict, ct.TileSyntaxError, "dict literals are not supported", "options = {"),
+    (uses_item_assignment, ct.TileTypeError, "Item assignment is not supported", "t[0] = 7"),
+], ids=lambda v: getattr(v, "__name__", None))
+def test_unsupported_python_is_rejected_alike(kernel, error, message, line):
+    """The interpreter no longer runs these as plain Python (nor skips a generator kernel's
+    body); both executors raise the same error at the kernel line."""
+    args = arrays(np.float32, np.float32)
+    for failure in (_failure(lambda: _interpret(kernel, args)),
+                    _failure(lambda: _compile(kernel, args))):
+        assert isinstance(failure, error) and message in failure.message, repr(failure)
+        assert failure.loc.filename == __file__ and line in failure.loc.source_line
+
+
+def test_runaway_recursion_is_a_recursion_error_in_both_executors():
+    args = arrays(np.float32, np.float32) + (100000,)
+    for failure in (_failure(lambda: _interpret(runaway_recursion, args)),
+                    _failure(lambda: _compile(runaway_recursion, args))):
+        assert isinstance(failure, ct.TileRecursionError), repr(failure)

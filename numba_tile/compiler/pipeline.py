@@ -16,8 +16,8 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
-from ..errors import SourceLocation, TileCompilerExecutionError, TileError, TileInternalError, \
-    TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileCompilerExecutionError, TileError, \
+    TileInternalError, TileRecursionError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
 from .compilation import Compilation, compiling
 from .hardware import tma
@@ -148,9 +148,17 @@ def as_tile_error(error):
     'TileInternalError'
     """
     lines = [line.strip() for line in _ANSI.sub("", str(error)).splitlines()]
-    reason = next((line for line in lines if line and not line.startswith(("Failed in", "During"))
-                   and not line.startswith("File ")), type(error).__name__)
+    lines = [line for line in lines if line and not line.startswith(("Failed in", "During",
+                                                                      "File "))]
+    reason = lines[0] if lines else type(error).__name__
+    if reason.endswith(":") and len(lines) > 1:  # "... found for signature:" and the call
+        reason = f"{reason} {lines[1].lstrip('>').strip()}"
     loc = _numba_location(error) or _statement_location(error.__traceback__)
+    if isinstance(error, RecursionError):  # helpers inlined into each other without end
+        return TileRecursionError(
+            "The kernel's helper functions call each other recursively. The compiler inlines "
+            "helpers and cannot tell bounded recursion from runaway recursion yet, so it "
+            "compiles neither; the interpreter runs recursion that ends", loc)
     if type(error).__name__ in _MISSING_LIBRARY:
         return TileCompilerExecutionError(
             f"The CUDA compiler libraries are not installed ({type(error).__name__}: {reason}). "

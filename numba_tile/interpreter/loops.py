@@ -40,7 +40,13 @@ class TileRange:
         self.dtype = range_index_dtype(kinds)
 
     def __iter__(self):
-        return (Tile(self.dtype, np.array(v, self.dtype.storage)) for v in self.constants)
+        return (self._index(v) for v in self.constants)
+
+    def __reversed__(self):
+        return (self._index(v) for v in reversed(self.constants))
 
     def __len__(self):
         return len(self.constants)
+
+    def _index(self, value):
+        return Tile(self.dtype, np.array(value, self.dtype.storage))

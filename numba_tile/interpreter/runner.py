@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
-from ..errors import SourceLocation, TileError
+from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
 from .arrays import Array
 from .host_arrays import to_host
@@ -276,6 +276,7 @@ def _location_from_traceback(tb):
 
 def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
+    kernel.check_source()  # what the compiler rejects before it runs, rejected here too
     prepared = PreparedArguments(kernel, args)
     fn = TileGlobals().rebind(kernel.fn)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
@@ -290,6 +291,9 @@ def run(kernel, grid, args):
         if err.loc is None:
             err.loc = _location_from_traceback(err.__traceback__)
         raise
+    except RecursionError as err:  # helpers calling each other without end
+        raise TileRecursionError(RECURSION_MESSAGE,
+                                 _location_from_traceback(err.__traceback__)) from None
     finally:
         for write_back in prepared.write_backs:
             write_back()
