@@ -36,16 +36,12 @@ def _element_addresses(context, builder, sig, args, result_type, places):
                for a in range(array_type.ndim)]
     strides = [widened(builder, builder.extract_value(proxy.strides, a))
                for a in range(array_type.ndim)]
-    index_types = sig.args[places["indices"]]
-    index_types = list(index_types) if isinstance(index_types, types.BaseTuple) else [
-        index_types]
-    index_values = args[places["indices"]]
-    per_axis = []
-    for axis, index_type in enumerate(index_types):
-        value = builder.extract_value(index_values, axis) if isinstance(
-            sig.args[places["indices"]], types.BaseTuple) else index_values
-        per_axis.append(operand_values(context, builder, index_type, value, result_type,
-                                       d.int64))
+    index_type, index_value = sig.args[places["indices"]], args[places["indices"]]
+    indices = [(t, builder.extract_value(index_value, axis)) for axis, t in
+               enumerate(index_type)] if isinstance(index_type, types.BaseTuple) else \
+        [(index_type, index_value)]  # a bare index of a 1-d array
+    per_axis = [operand_values(context, builder, t, value, result_type, d.int64)
+                for t, value in indices]
     check_bounds = constant_of(sig.args[places["check_bounds"]])
     mask_type = sig.args[places["mask"]]
     masks = None
@@ -55,8 +51,8 @@ def _element_addresses(context, builder, sig, args, result_type, places):
     found = []
     for register in range(result_type.registers):
         offset, accessed = I64(0), cgutils.true_bit
-        for indices, length, stride in zip(per_axis, lengths, strides):
-            index = indices[register]
+        for axis_indices, length, stride in zip(per_axis, lengths, strides):
+            index = axis_indices[register]
             if check_bounds:  # negative indices compare as huge: outside
                 accessed = builder.and_(accessed, builder.icmp_unsigned("<", index, length))
             offset = builder.add(offset, builder.mul(index, stride))
