@@ -85,7 +85,18 @@ def secret_key(directory):
 
 def read_private_file(path, limit, readable_by_others=True):
     """The bytes of ``path`` if it is a regular file (not a link) of the current user that
-    nobody else can write, of at most ``limit`` bytes; else None. Never blocks on a FIFO."""
+    nobody else can write, of at most ``limit`` bytes; else None. Never blocks on a FIFO.
+
+    >>> import os, tempfile
+    >>> from numba_tile.cache_trust import read_private_file
+    >>> with tempfile.TemporaryDirectory() as directory:
+    ...     path = os.path.join(directory, "entry")
+    ...     with open(path, "wb") as file:
+    ...         _ = file.write(b"cubin")
+    ...     os.chmod(path, 0o600)
+    ...     read_private_file(path, 16), read_private_file(path, 4)
+    (b'cubin', None)
+    """
     try:
         descriptor = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     except OSError:
@@ -110,11 +121,19 @@ def read_private_file(path, limit, readable_by_others=True):
 
 
 def signature(key, payload):
-    """The HMAC-SHA256 of ``payload`` under ``key``."""
+    """The HMAC-SHA256 of ``payload`` under ``key``.
+
+    >>> from numba_tile.cache_trust import authentic, signature
+    >>> mac = signature(b"k" * 32, b"entry")
+    >>> authentic(b"k" * 32, b"entry", mac), authentic(b"x" * 32, b"entry", mac)
+    (True, False)
+    """
     return hmac.new(key, payload, hashlib.sha256).digest()
 
 
 def authentic(key, payload, mac):
+    """``mac`` is :func:`signature` of ``payload`` under ``key`` (compared in constant
+    time)."""
     return hmac.compare_digest(signature(key, payload), mac)
 
 

@@ -24,7 +24,15 @@ FOLDABLE = frozenset(BINARY_OPERATORS) | frozenset(INPLACE_OPERATORS) | UNARY_FO
 
 def check_integer_constant(value):
     """Raise ``TileValueError`` for an integer constant no integer dtype holds (Numba has no
-    type for it; the interpreter finds it out of range of the dtype it meets)."""
+    type for it; the interpreter finds it out of range of the dtype it meets).
+
+    >>> from numba_tile.compiler.constant_folding import check_integer_constant
+    >>> check_integer_constant(2 ** 64 - 1)
+    >>> check_integer_constant(2 ** 64)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: Integer constant 18446744073709551616 is out of range ...
+    """
     if not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
         raise TileValueError(f"Integer constant {value} is out of range of every integer "
                              f"dtype (tile code integers fit in int64 or uint64)")

@@ -109,7 +109,13 @@ def computed_in_float(dtype):
 
 def unary_operand_dtype(op, dtype):
     """The dtype a unary op's operand of ``dtype`` is converted to before the op: the
-    floating-point ops compute integers and bools in floating point (as ``torch.exp`` does)."""
+    floating-point ops compute integers and bools in floating point (as ``torch.exp`` does).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import unary_operand_dtype
+    >>> unary_operand_dtype("exp", ct.int8), unary_operand_dtype("abs", ct.int8)
+    (float32, int8)
+    """
     return computed_in_float(dtype) if op in FLOAT_UNARY else dtype
 
 

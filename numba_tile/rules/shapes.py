@@ -127,7 +127,13 @@ def index_key(key, ndim):
 
 def pack_to_bytes(dtype, shape):
     """The length of the uint8 tile ``pack_to_bytes`` makes of a tile of ``dtype`` and
-    ``shape`` (its elements row-major, each as its bytes in memory order)."""
+    ``shape`` (its elements row-major, each as its bytes in memory order).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.shapes import pack_to_bytes
+    >>> pack_to_bytes(ct.float16, (4, 8))
+    (64,)
+    """
     if dtype is d.bool_:
         raise TileTypeError("Cannot pack_to_bytes from a bool_ tile; convert it with astype() "
                             "first")
@@ -139,7 +145,13 @@ def pack_to_bytes(dtype, shape):
 
 def unpack_from_bytes(dtype, shape, target):
     """The length of the ``target`` tile ``unpack_from_bytes`` reads from a uint8 tile of
-    ``dtype`` and ``shape``."""
+    ``dtype`` and ``shape``.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.shapes import unpack_from_bytes
+    >>> unpack_from_bytes(ct.uint8, (64,), ct.float32)
+    (16,)
+    """
     if dtype is not d.uint8:
         raise TileTypeError(f"unpack_from_bytes requires uint8 tile, got a {dtype} tile")
     if len(shape) != 1:
