@@ -7,12 +7,14 @@ signature, loaded with ``cuda.core`` and launched on the caller's stream.
 """
 
 import ctypes
+import os
 import re
 import struct
 
 from llvmlite import ir
 
 from .arguments import classify_arguments, quick_signature
+from .errors import TileCompilerExecutionError
 from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
 from .tensor_maps import encode_arguments
 
@@ -135,6 +137,26 @@ def _get_driver():
     return _driver[0]
 
 
+def _object_code(object_code, compiled):
+    """The kernel's module: its cubin, or where nvJitLink could not link one, its PTX for
+    the driver to compile; a TileCompilerExecutionError naming the likely cause when neither
+    loads."""
+    try:
+        if compiled.cubin is not None:
+            return object_code.from_cubin(compiled.cubin)
+        return object_code.from_ptx(compiled.ptx)
+    except Exception as error:
+        home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+        hint = (f"CUDA_HOME={home} may point at another or a partial CUDA toolkit: unset it "
+                f"to use the libraries of numba-cuda's cu12/cu13 extra" if home else
+                "install numba-tile with its cu12 or cu13 extra (the CUDA libraries that "
+                "match the driver)")
+        raise TileCompilerExecutionError(
+            f"The kernel compiled to PTX for {compiled.arch} but could not be loaded on the "
+            f"GPU ({'no cubin: nvJitLink is unavailable, and ' if compiled.cubin is None else ''}"
+            f"{type(error).__name__}: {error}); {hint}") from error
+
+
 class LoadedKernel:
     """A compiled kernel loaded on the device, with the layout of its parameter buffer."""
 
@@ -144,7 +166,7 @@ class LoadedKernel:
         from cuda.core import ObjectCode
         from .compiler.contexts import contexts
         self.compiled = compiled
-        self.kernel = ObjectCode.from_cubin(compiled.cubin).get_kernel(compiled.name)
+        self.kernel = _object_code(ObjectCode, compiled).get_kernel(compiled.name)
         packer = contexts()[1].get_arg_packer(list(arg_types))
         layout = "@" + "".join(_struct_code(t) for t in packer.argument_types)
         # tensor maps (TMA copies) follow the arguments, 64-byte aligned; each is made from

@@ -195,8 +195,9 @@ def _torch_copy(host, write_backs):
     device = bits.view(getattr(torch, _TORCH_ONLY_DTYPES[host.dtype])).reshape(host.shape)
 
     def write_back():
-        host[...] = device.contiguous().view(torch.uint8).cpu().numpy().view(host.dtype) \
-            .reshape(host.shape)
+        # through a flat view: PyTorch cannot reinterpret a 0-d tensor's bytes
+        host[...] = device.contiguous().reshape(-1).view(torch.uint8).cpu().numpy() \
+            .view(host.dtype).reshape(host.shape)
     write_backs.append(write_back)
     return device
 

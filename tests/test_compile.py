@@ -881,3 +881,23 @@ def test_each_architecture_gets_its_own_lowering():
     except Exception as error:  # an NVVM without sm_100
         pytest.skip(f"no sm_100 here: {type(error).__name__}")
     assert "wgmma" not in second.ptx and "mma.sync" in second.ptx
+
+
+@pytest.mark.parametrize("shapes,dtype", [(((1, 2), (2, 1)), np.int8),
+                                          (((8, 16), (16, 4)), np.float16)])
+def test_products_off_wgmma_issue_no_empty_wgmma_groups(shapes, dtype):
+    """A kernel whose products all run as ``mma.sync`` (or the general product) on sm_90
+    has no wgmma commit or wait: compute-sanitizer reported the wait of an empty group as an
+    out-of-bounds shared memory read and stopped the kernel."""
+    from test_matrix import mma_kernel
+    (a_shape, b_shape) = shapes
+    a, b = np.ones(a_shape, dtype), np.ones(b_shape, dtype)
+    acc_dtype = np.int32 if dtype == np.int8 else np.float32
+    c = np.zeros((a_shape[0], b_shape[1]), acc_dtype)
+    kind = ct.int8 if dtype == np.int8 else ct.float16
+    compiled = ct.compile(mma_kernel(), (a, b, c, c.copy(), a.shape, b.shape, c.shape, (0, 0),
+                                         kind, kind), arch="sm_90")
+    assert "wgmma" not in compiled.ptx
+    # a product that does run as wgmma keeps its commit and wait
+    big = _float16_matmul("sm_90")
+    assert "wgmma.commit_group" in big.ptx and "wgmma.wait_group" in big.ptx

@@ -573,3 +573,41 @@ def test_math_module_on_tiles(run_kernel, rng):
 def test_ops_outside_a_kernel(call):
     with pytest.raises(TypeError):
         call()
+
+
+def test_a_kernel_that_cannot_be_loaded_says_why(monkeypatch):
+    """No cubin (nvJitLink unusable) and PTX the driver refuses: a Tile error that names
+    CUDA_HOME, never cuda.core's TypeError."""
+    from numba_tile import gpu
+
+    class Compiled:
+        arch, cubin, ptx = "sm_90", None, ".version 9.5"
+
+    class Unloadable:
+        @staticmethod
+        def from_ptx(ptx):
+            raise TypeError("cannot load")
+
+    monkeypatch.setenv("CUDA_HOME", "/opt/partial-toolkit")
+    with pytest.raises(ct.TileCompilerExecutionError,
+                       match="no cubin.*CUDA_HOME=/opt/partial-toolkit may point at"):
+        gpu._object_code(Unloadable, Compiled)
+    monkeypatch.delenv("CUDA_HOME")
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    with pytest.raises(ct.TileCompilerExecutionError, match="cu12 or cu13 extra"):
+        gpu._object_code(Unloadable, Compiled)
+
+
+def test_compiler_libraries_missing_under_cuda_home_say_so(monkeypatch):
+    """numba-cuda reads libdevice from CUDA_HOME when it is set: a partial toolkit there is
+    a TileCompilerExecutionError naming it (seen on an H100 with another toolkit's
+    CUDA_HOME), not an internal error."""
+    from numba_tile.compiler.pipeline import as_tile_error
+    monkeypatch.setenv("CUDA_HOME", "/opt/partial-toolkit")
+    missing = FileNotFoundError(2, "No such file or directory",
+                                "/opt/partial-toolkit/nvvm/libdevice/libdevice.10.bc")
+    error = as_tile_error(missing)
+    assert isinstance(error, ct.TileCompilerExecutionError)
+    assert "CUDA_HOME=/opt/partial-toolkit" in str(error) and "Unset CUDA_HOME" in str(error)
+    assert isinstance(as_tile_error(FileNotFoundError(2, "gone", "/elsewhere/x")),
+                      ct.TileInternalError)

@@ -322,3 +322,49 @@ def test_non_constant_axis_is_type_error(run_kernel, op):
     assert not np.isnan(out).any()
     with pytest.raises(ct.TileTypeError):
         run_kernel(runtime_axis_kernel(op, False), (1,), (x, out, 0))
+
+
+# -- found by the differential fuzzer (tests/tile_programs.py) --------------------------------
+@ct.kernel
+def max_min_of_negated(x, out_max, out_min):
+    t = -ct.load(x, index=(ct.bid(0),), shape=(8,))
+    ct.store(out_max, index=(ct.bid(0),), tile=ct.max(t, keepdims=True))
+    ct.store(out_min, index=(ct.bid(0),), tile=ct.min(t, keepdims=True))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_max_and_min_of_a_negated_integer_tile(run_kernel, dtype):
+    """ptxas 13.0 drops the negation of one element of ``ct.max(-t)`` for int32 and narrower
+    tiles on sm_90 (the compiler hides the negation from it)."""
+    x = np.random.default_rng(0).integers(-20, 20, 64).astype(dtype)
+    out_max, out_min = np.full(8, 99, dtype), np.full(8, 99, dtype)
+    run_kernel(max_min_of_negated, (8,), (x, out_max, out_min))
+    np.testing.assert_array_equal(out_max, (-x.reshape(8, 8)).max(1))
+    np.testing.assert_array_equal(out_min, (-x.reshape(8, 8)).min(1))
+
+
+@ct.kernel
+def signed_zero_max_min(x, y, out):
+    a = ct.load(x, index=(0,), shape=(4,))
+    b = ct.load(y, index=(0,), shape=(4,))
+    ct.store(out, index=(0, 0), tile=ct.reshape(ct.maximum(a, b), (1, 4)))
+    ct.store(out, index=(1, 0), tile=ct.reshape(ct.minimum(a, b), (1, 4)))
+    both = ct.reshape(ct.cat((ct.reshape(a, (4, 1)), ct.reshape(b, (4, 1))), 1), (4, 2))
+    ct.store(out, index=(2, 0), tile=ct.reshape(ct.max(both, axis=1), (1, 4)))
+    ct.store(out, index=(3, 0), tile=ct.reshape(ct.min(both, axis=1), (1, 4)))
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_minus_zero_is_below_plus_zero(run_kernel, dtype):
+    """max/min of +0.0 and -0.0, elementwise and reduced, in either order: -0.0 counts below
+    +0.0 (IEEE 754-2019; the GPU's min/max), so the sign of a zero result is defined."""
+    x = np.array([0.0, -0.0, -0.0, 0.0], dtype)
+    y = np.array([-0.0, 0.0, -0.0, 0.0], dtype)
+    out = np.full((4, 4), 7.0, dtype)
+    run_kernel(signed_zero_max_min, (1,), (x, y, out))
+    assert (out == 0).all()
+    maximum_negative = [False, False, True, False]
+    minimum_negative = [True, True, True, False]
+    np.testing.assert_array_equal(np.signbit(out.astype(np.float64)),
+                                  [maximum_negative, minimum_negative,
+                                   maximum_negative, minimum_negative])

@@ -113,6 +113,10 @@ class Compilation:
         # ids of the pipelines whose products (wgmma) run on while the next copies start,
         # found once the kernel is typed (see frontend.products_in_flight)
         self.products_in_flight = set()
+        # whether any product runs as wgmma (found with them): without one, the commits and
+        # waits that keep the counts of deferred products are left out (an empty group
+        # is no work, but compute-sanitizer reports its wait as a shared memory read)
+        self.any_wgmma = False
         # the TensorMapSpec of each tensor map the launch passes, in parameter order
         self.tensor_maps = []
         # pipeline id -> for each of its loads, the kernel parameter its array is, or None

@@ -7,6 +7,7 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 
 import ast
 import collections
+import os
 import re
 
 from numba.core import types
@@ -164,6 +165,14 @@ def as_tile_error(error):
             f"The CUDA compiler libraries are not installed ({type(error).__name__}: {reason}). "
             f"Install them with numba_tile: pip install 'numba-tile[cu12]' (or [cu13] for "
             f"CUDA 13), or run kernels in interpreter mode (NUMBA_TILE_INTERPRET=1)")
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+    if isinstance(error, OSError) and home and home in str(error):
+        # numba-cuda takes NVVM and libdevice from CUDA_HOME when it is set
+        return TileCompilerExecutionError(
+            f"The CUDA compiler libraries could not be read from CUDA_HOME={home} "
+            f"({type(error).__name__}: {reason}): it may point at another or a partial CUDA "
+            f"toolkit. Unset CUDA_HOME to use the libraries of numba-tile's cu12/cu13 extra, "
+            f"or point it at a complete toolkit")
     if isinstance(error, NumbaError):
         return TileUnsupportedFeatureError(
             f"numba_tile cannot compile this yet: {reason}. The interpreter runs it "
@@ -314,7 +323,10 @@ def link_cubin(ptx, arch):
         return None, ""
     if re.search(rf"^\.target {arch}a\b", ptx, re.MULTILINE):
         arch += "a"  # PTX for the architecture's own features links only for it
-    handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
+    try:
+        handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
+    except Exception:  # no usable libnvJitLink (a CUDA_HOME of another toolkit, ...)
+        return None, ""
     try:
         data = ptx.encode()
         nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")

@@ -52,6 +52,25 @@ def _integer_pow(a, b):
     return np.where(negative, special, positive)
 
 
+def order_zeros(op, a, b, out):
+    """``out`` (``minimum``/``maximum`` of float arrays ``a`` and ``b``) with -0.0 counted
+    below +0.0 where both operands are zeros, as IEEE 754-2019 and the GPU's ``min``/``max``
+    do (NumPy returns either zero).
+
+    >>> import numpy as np
+    >>> from numba_tile.language.elementwise import order_zeros
+    >>> a, b = np.array([0.0, -0.0]), np.array([-0.0, 0.0])
+    >>> order_zeros("maximum", a, b, np.fmax(a, b)), order_zeros("minimum", a, b, np.fmin(a, b))
+    (array([0., 0.]), array([-0., -0.]))
+    """
+    both_zero = (a == 0) & (b == 0)
+    if not np.any(both_zero):
+        return out
+    negative = np.signbit(a) & np.signbit(b) if op == "maximum" else \
+        np.signbit(a) | np.signbit(b)
+    return np.where(both_zero, np.where(negative, -0.0, 0.0), out)
+
+
 def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, propagate_nan):
     with np.errstate(all="ignore"):
         if op in rules.COMPARISONS:
@@ -66,7 +85,8 @@ def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, pro
                 if flush_to_zero:
                     wide_a = flush_subnormals(wide_a, result)
                     wide_b = flush_subnormals(wide_b, result)
-                return round_float(fn[(op, bool(propagate_nan))](wide_a, wide_b), result)
+                out = fn[(op, bool(propagate_nan))](wide_a, wide_b)
+                return round_float(order_zeros(op, wide_a, wide_b, out), result)
             return (np.minimum if op == "minimum" else np.maximum)(a, b)
         if result.is_float:
             wide = wide_type(result, rounding_mode)

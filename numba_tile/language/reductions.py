@@ -38,12 +38,26 @@ def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN
                     out = fn(wide, axis=axes, keepdims=keepdims)
+                out = _order_zeros(op, wide, out, axes, keepdims)
             out = round_float(out, x.dtype, rounding_mode)
         else:
             fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[op]
             kwargs = {"dtype": values.dtype} if op in ("sum", "prod") else {}
             out = fn(values, axis=axes, keepdims=keepdims, **kwargs)
     return Tile(spec.dtype, np.asarray(out).reshape(spec.shape), spec.constant)
+
+
+def _order_zeros(op, values, out, axes, keepdims):
+    """A zero maximum is +0.0 when any +0.0 was reduced, a zero minimum -0.0 when any -0.0
+    was: -0.0 counts below +0.0, as in IEEE 754-2019 and on the GPU."""
+    zero = out == 0
+    if not np.any(zero):
+        return out
+    wanted = (values == 0) & (np.signbit(values) == (op == "min"))
+    present = np.any(wanted, axis=axes, keepdims=keepdims)
+    signed_zero = np.where(present, 0.0, -0.0) if op == "max" else \
+        np.where(present, -0.0, 0.0)
+    return np.where(zero, signed_zero, out)
 
 
 def _arg_reduce(op, x, axes, keepdims, propagate_nan):

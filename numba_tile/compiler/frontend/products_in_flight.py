@@ -1,5 +1,6 @@
 """Once the kernel is typed: the pipelines whose products (``wgmma``) run on into the next
-iteration while its copies start, recorded in the compilation (a pass after type inference).
+iteration while its copies start, and whether any product is a ``wgmma``, recorded in the
+compilation (a pass after type inference).
 
 The lowering of a pipeline's calls comes before the product in the loop and must know
 whether to wait for it; typing only computes types, so this pass finds them from the typed
@@ -11,6 +12,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from ...language import matrix
 from ..compilation import current
 from ..hardware.mma_sync import plan
+from ..intrinsics import deferred_mma
 from ..hardware.staged_loads import StagedTileType
 from .contract import TYPED, tile_pass
 
@@ -50,9 +52,14 @@ class FindProductsInFlight(FunctionPass):
             for statement in block.body:
                 expr = statement.value if isinstance(statement, numba_ir.Assign) else None
                 if not (isinstance(expr, numba_ir.Expr) and expr.op == "call") or getattr(
-                        state.typemap.get(expr.func.name), "typing_key", None) is not matrix.mma:
+                        state.typemap.get(expr.func.name), "typing_key", None) not in \
+                        (matrix.mma, deferred_mma):
                     continue
-                found = runs_on(*state.calltypes[expr].args[:3], compilation.pipelines)
+                operand_types = state.calltypes[expr].args[:3]
+                found = plan(*operand_types)
+                if found is not None and found.instruction.startswith("wgmma"):
+                    compilation.any_wgmma = True
+                found = runs_on(*operand_types, compilation.pipelines)
                 if found is not None:
                     compilation.products_in_flight.add(found)
         return False

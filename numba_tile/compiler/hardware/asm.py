@@ -73,6 +73,13 @@ def float_unary(instruction, register):
     return Asm(f"{instruction} $0, $1;", f"={register},{register}", False)
 
 
+# ``prmt`` with the identity selector: the value unchanged, through an instruction ptxas does
+# not see through. ptxas 13.0 (nvJitLink, the toolkit and the driver alike) drops the negation
+# of one operand of an integer max/min reduction over negated values on sm_90
+# (``ct.max(-t)`` of an int32 tile); passing the operands through this keeps it.
+IDENTITY_PERMUTE = Asm("prmt.b32 $0, $1, 0, 0x3210;", "=r,r", False)
+
+
 # -- shared memory -----------------------------------------------------------------------------
 DYNAMIC_SHARED_SIZE = Asm("mov.u32 $0, %dynamic_smem_size;", "=r", False)
 # writes to shared memory made visible to the asynchronous proxy (wgmma, the TMA)
@@ -192,6 +199,7 @@ def examples():
         found.append((instruction, inputs, result, cc))
 
     floats = (("f32", "f"), ("f64", "d"))
+    add(IDENTITY_PERMUTE)
     for rounding in ("rn", "rz", "rm", "rp"):
         for ptx_type, register in floats:
             for op in ("add", "sub", "mul", "div"):

@@ -397,6 +397,18 @@ def _shift(builder, op, a, b, signed):
 _INT_COMPARE = _FLOAT_COMPARE
 
 
+def _opaque_to_ptxas(builder, value, signed):
+    """``value`` (an integer of 32 bits or fewer) through :data:`asm.IDENTITY_PERMUTE`, which
+    keeps ptxas from folding a negation into the integer max/min that uses it (a ptxas bug,
+    see there; 64-bit integers are not affected)."""
+    bits = value.type.width
+    if bits > 32 or bits == 1:
+        return value
+    wide = value if bits == 32 else (builder.sext if signed else builder.zext)(value, I32)
+    wide = asm.emit(builder, asm.IDENTITY_PERMUTE, [wide], I32)
+    return wide if bits == 32 else builder.trunc(wide, value.type)
+
+
 def _int_binary(builder, op, a, b, signed):
     if op == "add":
         return builder.add(a, b)
@@ -418,6 +430,7 @@ def _int_binary(builder, op, a, b, signed):
         return _int_pow(builder, a, b, signed)
     compare = builder.icmp_signed if signed else builder.icmp_unsigned
     if op in ("minimum", "maximum"):
+        a, b = _opaque_to_ptxas(builder, a, signed), _opaque_to_ptxas(builder, b, signed)
         return builder.select(compare("<" if op == "minimum" else ">", a, b), a, b)
     return compare(_INT_COMPARE[op], a, b)
 

@@ -202,7 +202,9 @@ def _scalar_dtype(numba_type):
 
 # -- the deferred products of frontend.deferred_products ----------------------------------------
 def _hopper():
-    return current().target == (9, 0)
+    """True where the kernel's deferred products need wgmma's commits and waits: on Hopper,
+    with at least one product running as wgmma."""
+    return current().target == (9, 0) and current().any_wgmma
 
 
 @lower(deferred_mma, types.VarArg(types.Any))
