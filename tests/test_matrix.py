@@ -727,3 +727,45 @@ def test_k_loops_with_other_indices_stay_exact(run_kernel, rng, kind):
     expected = sum(np.matmul(wide(a[:, t * tk:(t + 1) * tk]), wide(b[t * tk:(t + 1) * tk]))
                    for t in tiles)
     check(c, expected, 1e-5)
+
+
+# -- batch broadcasting: a 2-d operand beside a 3-d one, or a batch of 1 ------------------------
+@ct.kernel
+def broadcast_mma_kernel(a, b, c, out, A_SHAPE: ct.Constant, B_SHAPE: ct.Constant,
+                         C_SHAPE: ct.Constant, A_ZERO: ct.Constant, B_ZERO: ct.Constant,
+                         C_ZERO: ct.Constant):
+    x = ct.load(a, A_ZERO, A_SHAPE)
+    y = ct.load(b, B_ZERO, B_SHAPE)
+    r = ct.mma(x, y, ct.load(c, C_ZERO, C_SHAPE))
+    ct.static_assert(r.shape == C_SHAPE, "the broadcast batch")
+    ct.store(out, C_ZERO, r)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((2, 16, 16), (16, 8)), ((16, 16), (2, 16, 8)), ((1, 16, 32), (4, 32, 8)),
+    ((4, 64, 32), (1, 32, 64)), ((2, 4, 8), (8, 2))], ids=str)
+@pytest.mark.parametrize("in_dtype,acc_dtype,tolerance", [
+    (ct.float16, ct.float32, 1e-5), (ct.float64, ct.float64, 1e-12), (ct.int8, ct.int32, 0)],
+    ids=["f16", "f64", "i8"])
+def test_mma_broadcasts_the_batch(run_kernel, rng, a_shape, b_shape, in_dtype, acc_dtype,
+                                  tolerance):
+    """cuTile's mma broadcasts all but the last two axes: ``(B, M, K) x (K, N)``,
+    ``(M, K) x (B, K, N)`` and a batch of 1 beside a batch of ``B``."""
+    a = random_matrix(rng, a_shape, in_dtype)
+    b = random_matrix(rng, b_shape, in_dtype)
+    c_shape = np.broadcast_shapes(a_shape[:-2], b_shape[:-2]) + (a_shape[-2], b_shape[-1])
+    c = random_matrix(rng, c_shape, acc_dtype)
+    out = poisoned(c_shape, c.dtype)
+    run_kernel(broadcast_mma_kernel, (1,), (a, b, c, out, a_shape, b_shape, c_shape,
+                                           (0,) * len(a_shape), (0,) * len(b_shape),
+                                           (0,) * len(c_shape)))
+    check(out, np.matmul(wide(a), wide(b)) + wide(c), tolerance)
+
+
+def test_mma_batches_that_do_not_broadcast_are_a_value_error(run_kernel):
+    a = np.ones((2, 16, 16), np.float16)
+    b = np.ones((4, 16, 8), np.float16)
+    c = np.zeros((4, 16, 8), np.float32)
+    with pytest.raises(ct.TileValueError, match="batch dimensions differ"):
+        run_kernel(broadcast_mma_kernel, (1,), (a, b, c, c.copy(), a.shape, b.shape, c.shape,
+                                               (0, 0, 0), (0, 0, 0), (0, 0, 0)))

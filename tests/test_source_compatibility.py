@@ -5,7 +5,9 @@ integer tiles, ``axis=None``, conditions on 0-d tiles, int32 loop indices and co
 Every kernel runs in each mode of ``run_kernel`` and is checked against NumPy in float64.
 """
 
+import contextlib
 import math
+import re
 
 import numpy as np
 import pytest
@@ -323,3 +325,66 @@ def test_static_iter_over_a_tuple_built_with_iadd(run_kernel, rng):
     out = np.full(4, np.nan, np.float32)
     run_kernel(static_iter_over_a_tuple_built_with_iadd, (1,), (x, out))
     assert relative_error(out, 3.0 * x.astype(np.float64)) < 1e-6
+
+
+# -- Python the compiler does not take yet: a clear gap, not an internal error ------------------
+def _sum_of(*tiles):
+    return tiles[0] + tiles[1]
+
+
+def _scaled(x, **options):
+    return x * options["scale"]
+
+
+def _forwarding(*args, **kwargs):
+    return _scaled(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def _nothing():
+    yield
+
+
+@ct.kernel
+def star_args_helper(x, out):
+    t = ct.load(x, (0,), (8,))
+    ct.store(out, (0,), _sum_of(t, t))
+
+
+@ct.kernel
+def kwargs_forwarding_helper(x, out):
+    t = ct.load(x, (0,), (8,))
+    ct.store(out, (0,), _forwarding(t, scale=2.0))
+
+
+@ct.kernel
+def tuple_of_a_generator(x, out):
+    t = ct.load(x, (0,), (8,))
+    parts = tuple(t * i for i in range(3))
+    ct.store(out, (0,), parts[0] + parts[1] + parts[2])
+
+
+@ct.kernel
+def with_a_context_manager(x, out):
+    t = ct.load(x, (0,), (8,))
+    with _nothing():
+        t = t + 1.0
+    ct.store(out, (0,), t)
+
+
+@pytest.mark.parametrize("kernel,construct,expected", [
+    (star_args_helper, "*args", lambda x: 2 * x),
+    (kwargs_forwarding_helper, "**kwargs", lambda x: 2 * x),
+    (tuple_of_a_generator, "generator expressions", lambda x: 3 * x),
+    (with_a_context_manager, "with block", lambda x: x + 1),
+], ids=["star-args", "kwargs", "generator", "with"])
+def test_python_the_compiler_lacks_is_named_and_interpreted(kernel, construct, expected):
+    """The interpreter runs these; the compiler says which construct it lacks yet
+    (TileUnsupportedFeatureError), never an internal error from Numba's front end."""
+    x = np.arange(8, dtype=np.float32)
+    out = np.full(8, np.nan, np.float32)
+    with ct.interpret():
+        ct.launch(0, (1,), kernel, (x, out))
+    np.testing.assert_array_equal(out, expected(x))
+    with pytest.raises(ct.TileUnsupportedFeatureError, match=re.escape(construct)):
+        ct.compile(kernel, (x, out), arch="sm_90")

@@ -173,6 +173,12 @@ def as_tile_error(error):
             f"({type(error).__name__}: {reason}): it may point at another or a partial CUDA "
             f"toolkit. Unset CUDA_HOME to use the libraries of numba-tile's cu12/cu13 extra, "
             f"or point it at a complete toolkit")
+    gap = _frontend_gap(error)
+    if gap is not None:
+        return TileUnsupportedFeatureError(
+            f"numba_tile cannot compile this yet: {gap} ({type(error).__name__}: {reason}). "
+            f"The interpreter runs it (NUMBA_TILE_INTERPRET=1); docs/compatibility.rst lists "
+            f"what compiles", loc)
     if isinstance(error, NumbaError):
         return TileUnsupportedFeatureError(
             f"numba_tile cannot compile this yet: {reason}. The interpreter runs it "
@@ -185,6 +191,41 @@ def as_tile_error(error):
 
 # what the CUDA libraries raise where NVVM or nvJitLink cannot be found
 _MISSING_LIBRARY = {"DynamicLibNotFoundError", "NvvmSupportError"}
+
+# Python that Numba's front end (bytecode, inlining, with-blocks) cannot take yet: the
+# numba-cuda module an error comes from, or the error's type, and what to tell the user
+_FRONTEND_GAPS = (
+    ("yield in a closure", None, "generator expressions, as in tuple(f(x) for x in xs)"),
+    ("UnsupportedBytecodeError", None, "this Python construct (forwarding **kwargs in a call, "
+                                       "and others Numba's bytecode reader lacks)"),
+    (None, "inline_closurecall.py", "*args in a helper function's parameters or calls"),
+    (None, "transforms.py", "a with block (context managers)"),
+    # (on a machine without a GPU, where Numba asks the driver about first-class functions)
+    ("CudaSupportError", None, "a construct that needs the CUDA driver while compiling, "
+                               "such as calling a function held in a tuple"),
+)
+
+
+def _frontend_gap(error):
+    """What Python construct ``error`` (raised inside Numba's front end) says the compiler
+    lacks, or None for any other error. A rule names the error's type, a part of its message
+    (Numba's own errors), or the numba-cuda module among the innermost frames."""
+    innermost = [frame.filename.replace("\\", "/")
+                 for frame in _traceback_frames(error.__traceback__)[-3:]]
+    message = " ".join(_ANSI.sub("", str(error)).split())
+    for type_or_text, module, description in _FRONTEND_GAPS:
+        if type_or_text is not None and (type_or_text == type(error).__name__ or
+                                         " " in type_or_text and type_or_text in message):
+            return description
+        if module is not None and not isinstance(error, NumbaError) and any(
+                "/numba/cuda/core/" + module in filename for filename in innermost):
+            return description
+    return None
+
+
+def _traceback_frames(tb):
+    import traceback
+    return traceback.extract_tb(tb) if tb is not None else []
 
 
 def _numba_location(error):

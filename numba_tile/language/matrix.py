@@ -19,7 +19,8 @@ def _product(a, b, compute_dtype, out_dtype):
 
 @tile_op
 def mma(x, y, /, acc, *, use_fast_acc=False):
-    """``x @ y + acc`` with the accumulator's dtype; 2-d, or 3-d with a leading batch axis.
+    """``x @ y + acc`` with the accumulator's dtype; 2-d, or 3-d with a leading batch axis
+    (broadcast: a 2-d operand beside a 3-d one, or a batch of 1, repeats along the batch).
 
     Supported (inputs -> accumulator): f16 -> f16/f32, bf16 -> f32, tf32 -> f32, f32 -> f32,
     f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32.

@@ -24,14 +24,32 @@ MMA_PAIRS = {
 }
 
 
+def mma_operand_shapes(xs, ys):
+    """The shapes of ``mma``'s operands with their batch axes broadcast: a 2-d operand beside
+    a 3-d one, or a batch of 1 beside a batch of ``B``, is repeated along the batch (cuTile
+    broadcasts all but the last two axes).
+
+    >>> from numba_tile.rules.matrix import mma_operand_shapes
+    >>> mma_operand_shapes((2, 16, 8), (8, 4)), mma_operand_shapes((1, 4, 8), (3, 8, 2))
+    (((2, 16, 8), (2, 8, 4)), ((3, 4, 8), (3, 8, 2)))
+    """
+    xs, ys = tuple(xs), tuple(ys)
+    if len(xs) not in (2, 3) or len(ys) not in (2, 3):
+        raise TileValueError(f"mma() needs 2-d or 3-d tiles, got shapes {xs} and {ys}")
+    batch_x, batch_y = xs[:-2], ys[:-2]
+    if batch_x == batch_y:
+        return xs, ys
+    if batch_x and batch_y and 1 not in (batch_x[0], batch_y[0]):
+        raise TileValueError(f"mma(): batch dimensions differ, {xs} @ {ys}")
+    batch = (max(batch_x + batch_y),)
+    return batch + xs[-2:], batch + ys[-2:]
+
+
 def _matrix_shapes(x, y, what):
-    xs, ys = tuple(x.shape), tuple(y.shape)
-    if len(xs) not in (2, 3) or len(ys) != len(xs):
-        raise TileValueError(f"{what} needs two 2-d or two 3-d tiles, got shapes {xs} and {ys}")
+    xs, ys = mma_operand_shapes(x.shape, y.shape)
     if xs[-1] != ys[-2]:
-        raise TileValueError(f"{what}: inner dimensions differ, {xs} @ {ys}")
-    if len(xs) == 3 and xs[0] != ys[0]:
-        raise TileValueError(f"{what}: batch dimensions differ, {xs} @ {ys}")
+        raise TileValueError(f"{what}: inner dimensions differ, {tuple(x.shape)} @ "
+                             f"{tuple(y.shape)}")
     return xs[:-1] + ys[-1:]
 
 

@@ -43,6 +43,7 @@ from llvmlite import ir
 from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import LinearLayout, mma_accumulator
+from ...rules.matrix import mma_operand_shapes
 from ..compilation import current
 from ..lowering import arithmetic
 from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
@@ -86,8 +87,26 @@ def fragment_shape(dtype):
     return 16, 8, 32 // dtype.itemsize
 
 
+def batch_broadcast(x_type, y_type):
+    """The types of ``mma``'s operands with their batch axes broadcast
+    (:func:`~numba_tile.rules.matrix.mma_operand_shapes`): the operands every lowering of
+    the product works on. An operand in a pipelined load's stages is not broadcast yet."""
+    x_shape, y_shape = mma_operand_shapes(x_type.shape, y_type.shape)
+
+    def full(tile_type, shape):
+        if tuple(tile_type.shape) == shape:
+            return tile_type
+        if isinstance(tile_type, StagedTileType):
+            raise TileUnsupportedFeatureError(
+                "mma() of a pipelined load's tile broadcast along the batch axis is not "
+                "compiled yet; load it as a 3-d tile of the batch's size")
+        return TileType(tile_type.dtype, shape, tile_type.num_warps)
+    return full(x_type, x_shape), full(y_type, y_shape)
+
+
 def plan(x_type, y_type, acc_type):
     """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
+    x_type, y_type = batch_broadcast(x_type, y_type)
     kind, needs = _KINDS.get((x_type.dtype, acc_type.dtype), (None, None))
     if kind is None or current().target < needs or not _batched_matrices(x_type, y_type) or \
             y_type.dtype is not x_type.dtype:

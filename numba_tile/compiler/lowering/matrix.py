@@ -32,8 +32,8 @@ from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, dtype_of_scalar
 from . import arithmetic
 from .registry import lower
-from .tiles import I32, gather_to_shared, load_shared, make_tile, move_tile, register_coordinates, \
-    thread_coordinates
+from .tiles import I32, broadcast_source, gather_to_shared, load_shared, make_tile, move_tile, \
+    register_coordinates, relayout, thread_coordinates
 
 
 def _compute_dtype(*dtypes):
@@ -141,6 +141,13 @@ def mma_product(context, builder, sig, args, deferred=False):
     not waited for where it can run on (see :mod:`~numba_tile.compiler.frontend.deferred_products`)."""
     x_type, y_type, acc_type = sig.args[:3]
     result = sig.return_type
+    args = list(args)
+    for i, full in enumerate(mma_sync.batch_broadcast(x_type, y_type)):
+        source = sig.args[i]
+        if full is not source:  # repeated along the batch axis, as broadcast_to does
+            args[i] = relayout(context, builder, source, args[i], full,
+                               broadcast_source(source.shape, full.shape))
+    x_type, y_type = mma_sync.batch_broadcast(x_type, y_type)
     found = mma_sync.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
         value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
