@@ -29,11 +29,15 @@ class ConstantAnnotation:
 
 class ArrayAnnotation:
     """Metadata of an array parameter: the dtype of its shape/stride values and which of
-    them are static.
+    them are static: ``static_shape_dims``/``static_stride_dims`` name axes whose shape or
+    stride the kernel is specialized to at launch, so that ``x.shape[axis]`` is a compile-time
+    constant there (one compile per value).
 
     >>> import numba_tile as ct
     >>> ct.ArrayAnnotation(index_dtype=ct.int64).index_dtype
     int64
+    >>> ct.ArrayAnnotation(static_shape_dims=(0, -1))
+    ArrayAnnotation(index_dtype=int32, static_shape_dims=(0, -1))
     """
 
     def __init__(self, *, index_dtype=d.int32, static_shape_dims=(), static_stride_dims=()):
@@ -42,7 +46,32 @@ class ArrayAnnotation:
         self.static_stride_dims = tuple(static_stride_dims)
 
     def __repr__(self):
-        return f"ArrayAnnotation(index_dtype={self.index_dtype})"
+        extra = "".join(f", {name}={getattr(self, name)}"
+                        for name in ("static_shape_dims", "static_stride_dims")
+                        if getattr(self, name))
+        return f"ArrayAnnotation(index_dtype={self.index_dtype}{extra})"
+
+
+def static_axes(name, annotation, ndim):
+    """``(shape axes, stride axes)``, non-negative and sorted, that an ArrayAnnotation makes
+    static for argument ``name`` of ``ndim`` dimensions; ValueError for an axis the array
+    does not have.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.annotations import static_axes
+    >>> static_axes("x", ct.ArrayAnnotation(static_shape_dims=(0, -1)), 3)
+    ((0, 2), ())
+    """
+    found = []
+    for what in ("static_shape_dims", "static_stride_dims"):
+        axes = set()
+        for axis in getattr(annotation, what):
+            if isinstance(axis, bool) or not isinstance(axis, int) or not -ndim <= axis < ndim:
+                raise ValueError(f"Argument {name!r}: {what} names axis {axis!r}, which a "
+                                 f"{ndim}-d array does not have")
+            axes.add(axis % ndim)
+        found.append(tuple(sorted(axes)))
+    return tuple(found)
 
 
 class ScalarAnnotation:

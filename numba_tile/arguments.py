@@ -22,7 +22,7 @@ import numpy as np
 from numba.core import types
 
 from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument, static_axes
 from .compiler.types import ArrayType, ConstantType, FloatLiteral, is_aligned, scalar_type
 from .interpreter.host_arrays import to_host
 
@@ -105,8 +105,19 @@ def classify(name, value, meta, *, on_device=True):
             any(not -_INT32 <= n < _INT32 for n in view.shape + view.strides):
         raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
                          f"with ct.IndexedWithInt64")
-    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned),
+    static = _static_dims(name, meta, view)
+    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static),
             [view.pointer, *view.shape, *view.strides])
+
+
+def _static_dims(name, meta, view):
+    """``(static_shape, static_strides)`` of an array argument: ``(axis, value)`` pairs of
+    the axes its ArrayAnnotation makes static."""
+    if not isinstance(meta, ArrayAnnotation):
+        return (), ()
+    shape_axes, stride_axes = static_axes(name, meta, len(view.shape))
+    return (tuple((axis, int(view.shape[axis])) for axis in shape_axes),
+            tuple((axis, int(view.strides[axis])) for axis in stride_axes))
 
 
 def _constant(name, value):

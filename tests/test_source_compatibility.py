@@ -8,6 +8,7 @@ Every kernel runs in each mode of ``run_kernel`` and is checked against NumPy in
 import contextlib
 import math
 import re
+from typing import Annotated
 
 import numpy as np
 import pytest
@@ -388,3 +389,47 @@ def test_python_the_compiler_lacks_is_named_and_interpreted(kernel, construct, e
     np.testing.assert_array_equal(out, expected(x))
     with pytest.raises(ct.TileUnsupportedFeatureError, match=re.escape(construct)):
         ct.compile(kernel, (x, out), arch="sm_90")
+
+
+# -- ArrayAnnotation(static_shape_dims=..., static_stride_dims=...) ----------------------------
+StaticRows = Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(0,),
+                                                    static_stride_dims=(-1,))]
+
+
+@ct.kernel
+def whole_rows(x: StaticRows, out):
+    rows = x.shape[0]
+    ct.static_assert(x.strides[1] == 1, "a constant stride")
+    t = ct.load(x, (0, 0), (rows, 8))  # the launch's row count is a compile-time constant
+    ct.store(out, (0, 0), t * rows)
+
+
+@pytest.mark.parametrize("rows", [4, 16])
+def test_static_shape_dims_are_constants_of_each_launch(run_kernel, rows):
+    x = np.arange(rows * 8, dtype=np.float32).reshape(rows, 8)
+    out = np.full((rows, 8), np.nan, np.float32)
+    run_kernel(whole_rows, (1,), (x, out))
+    np.testing.assert_array_equal(out, x * rows)
+
+
+@ct.kernel
+def rows_of_a_slice(x: StaticRows, out):
+    part = x.slice(axis=0, start=0, stop=2)
+    ct.store(out, (0, 0), ct.load(part, (0, 0), (part.shape[0], 8)))
+
+
+def test_a_sliced_axis_is_no_longer_static(run_kernel):
+    x = np.zeros((4, 8), np.float32)
+    with pytest.raises(ct.TileTypeError, match="compile-time constant"):
+        run_kernel(rows_of_a_slice, (1,), (x, x.copy()))
+
+
+@ct.kernel
+def third_axis(x: Annotated[ct.Array, ct.ArrayAnnotation(static_shape_dims=(2,))], out):
+    ct.store(out, (0, 0), ct.load(x, (0, 0), (4, 8)))
+
+
+def test_a_static_axis_the_array_lacks_is_a_value_error(run_kernel):
+    x = np.zeros((4, 8), np.float32)
+    with pytest.raises(ValueError, match="static_shape_dims names axis 2"):
+        run_kernel(third_axis, (1,), (x, x.copy()))

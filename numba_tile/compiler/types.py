@@ -93,17 +93,34 @@ class ArrayType(types.Type):
 
     is_tile_array = True  # what the memory rules accept as an array
 
-    def __init__(self, dtype, ndim, index_dtype=d.int32, aligned=False):
+    def __init__(self, dtype, ndim, index_dtype=d.int32, aligned=False, static_shape=(),
+                 static_strides=()):
         self.dtype = dtype
         self.ndim = ndim
         self.index_dtype = index_dtype
         self.aligned = bool(aligned) and ndim > 0
+        # ((axis, value), ...) of the shape and stride values the kernel is specialized to
+        # (ArrayAnnotation's static_shape_dims/static_stride_dims): constants in its code
+        self.static_shape = tuple(sorted(static_shape))
+        self.static_strides = tuple(sorted(static_strides))
         suffix = ", aligned" if self.aligned else ""
+        suffix += "".join(f", shape[{axis}]={n}" for axis, n in self.static_shape)
+        suffix += "".join(f", strides[{axis}]={n}" for axis, n in self.static_strides)
         super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype}{suffix})")
 
     def with_alignment(self, aligned):
         """The same array type, specialized (or not) as :func:`is_aligned` describes."""
-        return ArrayType(self.dtype, self.ndim, self.index_dtype, aligned)
+        return ArrayType(self.dtype, self.ndim, self.index_dtype, aligned, self.static_shape,
+                         self.static_strides)
+
+    def values_type(self, attribute):
+        """The type of ``shape`` or ``strides``: index-dtype values, and literals where the
+        kernel is specialized to them."""
+        static = dict(self.static_shape if attribute == "shape" else self.static_strides)
+        if not static:
+            return types.UniTuple(self.index, self.ndim)
+        return types.Tuple([types.IntegerLiteral(static[axis]) if axis in static else self.index
+                            for axis in range(self.ndim)])
 
     @property
     def element(self):

@@ -25,13 +25,17 @@ class Array:
     2 float32 (4, 8) (8, 1)
     """
 
-    __slots__ = ("data", "dtype", "index_dtype")
+    __slots__ = ("data", "dtype", "index_dtype", "static_shape_axes", "static_stride_axes")
     is_tile_array = True  # what the memory rules accept as an array
 
-    def __init__(self, data, dtype, index_dtype=d.int32):
+    def __init__(self, data, dtype, index_dtype=d.int32, static_shape_axes=(),
+                 static_stride_axes=()):
         self.data = data
         self.dtype = dtype
         self.index_dtype = index_dtype
+        # axes whose shape/stride an ArrayAnnotation makes compile-time constants
+        self.static_shape_axes = tuple(static_shape_axes)
+        self.static_stride_axes = tuple(static_stride_axes)
 
     def describe(self):
         """How error messages name this array.
@@ -60,7 +64,8 @@ class Array:
 
     @property
     def shape(self):
-        """Lengths of the axes: a tuple of run-time int32 scalars.
+        """Lengths of the axes: a tuple of run-time int32 scalars (constants for the axes an
+        ``ArrayAnnotation(static_shape_dims=...)`` names).
 
         >>> import numpy as np, numba_tile as ct
         >>> @ct.kernel
@@ -69,7 +74,8 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
         (4, 8) int32
         """
-        return tuple(Tile(self.index_dtype, np.array(n)) for n in self.data.shape)
+        return tuple(LooseInt(n) if axis in self.static_shape_axes else
+                     Tile(self.index_dtype, np.array(n)) for axis, n in enumerate(self.data.shape))
 
     @property
     def strides(self):
@@ -83,7 +89,9 @@ class Array:
         (8, 1)
         """
         itemsize = self.data.itemsize
-        return tuple(Tile(self.index_dtype, np.array(s // itemsize)) for s in self.data.strides)
+        return tuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
+                     Tile(self.index_dtype, np.array(s // itemsize))
+                     for axis, s in enumerate(self.data.strides))
 
     def slice(self, axis, start, stop):
         """A view restricted to ``start:stop`` along ``axis`` (no copy).
@@ -102,7 +110,10 @@ class Array:
         rules.check_slice_bounds(axis, start, stop, self.data.shape[axis])
         key = [slice(None)] * self.ndim
         key[axis] = slice(start, stop)
-        return Array(self.data[tuple(key)], self.dtype, self.index_dtype)
+        # (the sliced axis's length is no longer the one the kernel was specialized to)
+        return Array(self.data[tuple(key)], self.dtype, self.index_dtype,
+                     tuple(a for a in self.static_shape_axes if a != axis),
+                     self.static_stride_axes)
 
     def tiled_view(self, tile_shape, *, padding_mode=PaddingMode.UNDETERMINED,
                    traversal_steps=None):

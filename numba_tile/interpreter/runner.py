@@ -17,7 +17,7 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument
+from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument, static_axes
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
 from .arrays import Array
@@ -246,8 +246,10 @@ class PreparedArguments:
                             f" pass arrays, bool, int, float, dtypes or tuples of those")
         if host.write_back is not None:
             self.write_backs.append(host.write_back)
-        index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
-        return Array(host.array, host.dtype, index_dtype)
+        if not isinstance(meta, ArrayAnnotation):
+            return Array(host.array, host.dtype, d.int32)
+        static = static_axes(name, meta, host.array.ndim)
+        return Array(host.array, host.dtype, meta.index_dtype, *static)
 
 
 # -- running --------------------------------------------------------------------------------

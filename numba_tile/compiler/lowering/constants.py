@@ -121,14 +121,27 @@ def scalar_item(context, builder, sig, args):
     return args[0]
 
 
+def _array_values(context, builder, typ, value, attribute):
+    """``shape`` or ``strides`` of an array: the run-time fields, with the values the kernel
+    is specialized to (static dims) as constants."""
+    fields = getattr(cgutils.create_struct_proxy(typ)(context, builder, value=value), attribute)
+    result = typ.values_type(attribute)
+    if not (typ.static_shape if attribute == "shape" else typ.static_strides):
+        return fields
+    items = [context.get_constant(item.literal_type, item.literal_value)
+             if isinstance(item, types.IntegerLiteral) else builder.extract_value(fields, axis)
+             for axis, item in enumerate(result)]
+    return context.make_tuple(builder, result, items)
+
+
 @registry.lower_getattr(ArrayType, "shape")
 def array_shape(context, builder, typ, value):
-    return cgutils.create_struct_proxy(typ)(context, builder, value=value).shape
+    return _array_values(context, builder, typ, value, "shape")
 
 
 @registry.lower_getattr(ArrayType, "strides")
 def array_strides(context, builder, typ, value):
-    return cgutils.create_struct_proxy(typ)(context, builder, value=value).strides
+    return _array_values(context, builder, typ, value, "strides")
 
 
 @registry.lower_getattr_generic(ConstantType)

@@ -80,10 +80,10 @@ class ArrayAttributes(AttributeTemplate):
         return types.IntegerLiteral(array.ndim)
 
     def resolve_shape(self, array):
-        return types.UniTuple(array.index, array.ndim)
+        return array.values_type("shape")
 
     def resolve_strides(self, array):
-        return types.UniTuple(array.index, array.ndim)
+        return array.values_type("strides")
 
 
 def infer_slice(array, values):
@@ -95,8 +95,12 @@ def infer_slice(array, values):
         bounds.append(memory_rules.constant_value(bound, None))
     # constant bounds are checked now; the rest, with the length, when the kernel runs
     memory_rules.check_slice_bounds(axis, *bounds)
+    # the sliced axis's length is no longer the one the kernel was specialized to
+    static_shape = tuple((a, n) for a, n in array.static_shape if a != axis)
+    sliced = ArrayType(array.dtype, array.ndim, array.index_dtype, array.aligned, static_shape,
+                       array.static_strides)
     # a run-time start along the last axis can move the data off its 16-byte alignment
-    return array.with_alignment(False) if axis == array.ndim - 1 else array
+    return sliced.with_alignment(False) if axis == array.ndim - 1 else sliced
 
 
 def infer_tiled_view(array, values):
