@@ -433,3 +433,22 @@ def test_a_static_axis_the_array_lacks_is_a_value_error(run_kernel):
     x = np.zeros((4, 8), np.float32)
     with pytest.raises(ValueError, match="static_shape_dims names axis 2"):
         run_kernel(third_axis, (1,), (x, x.copy()))
+
+
+# -- NumPy scalar objects are typed constants of their dtype -------------------------------------
+HALF = np.float32(0.5)
+
+
+@ct.kernel
+def numpy_scalar_operands(x, out):
+    t = ct.load(x, (0,), (8,))
+    r = np.float32(2.0) * t + HALF
+    ct.static_assert(r.dtype == ct.float32, "float16 with a float32 scalar is float32")
+    ct.store(out, (0,), ct.maximum(r, np.float32(1.0)))
+
+
+def test_numpy_scalars_are_typed_constants(run_kernel):
+    x = np.arange(8, dtype=np.float16) - 2
+    out = np.full(8, np.nan, np.float32)
+    run_kernel(numpy_scalar_operands, (1,), (x, out))
+    np.testing.assert_array_equal(out, np.maximum(2.0 * x.astype(np.float32) + 0.5, 1.0))

@@ -8,6 +8,8 @@
 import enum
 import math
 
+import numpy as np
+
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
@@ -48,6 +50,10 @@ def as_operand(value, what="operand"):
         return Loose(value)
     if hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "is_constant"):
         return value
+    if isinstance(value, np.generic) and d.dtype_spelling(value.dtype) is not None:
+        # a NumPy scalar object (np.float32(0.5)): a typed constant of its dtype, as compiled
+        # code takes it (only the interpreter meets these objects here)
+        return d.to_dtype(value.dtype)(value.item())
     raise TileTypeError(f"Expected a tile or a scalar for {what}, got {describe(value)}")
 
 
