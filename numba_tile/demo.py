@@ -87,6 +87,10 @@ def _run_on_gpu(kernel, grid, args, out):  # pragma: no cover - needs a GPU
 
 
 def main(argv=None):
+    import argparse
+    summary = __doc__.split("\n\n")[0].split(": ", 1)[1]
+    argparse.ArgumentParser(prog="python -m numba_tile.demo",
+                            description=summary[0].upper() + summary[1:]).parse_args(argv)
     rng = np.random.default_rng(2026)
     use_gpu, reason = _choose_mode()
     print(f"numba_tile {ct.__version__}: running on the "
