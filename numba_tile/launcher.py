@@ -138,7 +138,10 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         run(kernel, grid, kernel_args)
         return
     if stream is None:
-        raise TypeError("Stream is required, got None")
+        raise TypeError("Stream is required, got None: pass a CUDA stream (0 for the default "
+                        "stream, or a CuPy, PyTorch or numba stream), or set "
+                        "NUMBA_TILE_INTERPRET=1 (or use `with ct.interpret():`) to run on the "
+                        "CPU")
     if not _gpu_launch:  # imported on first use (an import statement costs on every call)
         from .gpu import launch_on_gpu
         _gpu_launch.append(launch_on_gpu)

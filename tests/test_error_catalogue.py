@@ -65,6 +65,12 @@ def case(name, kernel, args, error):
     CASES.append(pytest.param(kernel, args, error, id=name))
 
 
+# a string beside a tile (a TileTypeError in both, not "no implementation")
+case("string-right-operand", constant_kernel(operator.add, "a"), arrays(np.float32, np.float32),
+     ct.TileTypeError)
+case("string-left-operand", constant_kernel(lambda t, c: c * t, "a"),
+     arrays(np.float32, np.float32), ct.TileTypeError)
+
 # implicit promotions the table does not allow
 for _x, _y in [(np.uint8, np.int8), (np.uint16, np.int16), (np.uint32, np.int32),
                (np.uint64, np.int64), (np.uint8, np.int32), (np.int8, np.uint16)]:
@@ -351,3 +357,28 @@ def test_runaway_recursion_is_a_recursion_error_in_both_executors():
     for failure in (_failure(lambda: _interpret(runaway_recursion, args)),
                     _failure(lambda: _compile(runaway_recursion, args))):
         assert isinstance(failure, ct.TileRecursionError), repr(failure)
+
+
+def _helper_with_a_bad_operand(t):
+    return t + "a"
+
+
+@ct.kernel
+def kernel_calling_a_bad_helper(x, out):
+    ct.store(out, (0,), _helper_with_a_bad_operand(ct.load(x, (0,), (4,))))
+
+
+def test_compiled_errors_name_the_function_as_the_interpreter_does():
+    x = np.ones(4, np.float32)
+    interpreted = _failure(lambda: _interpret(kernel_calling_a_bad_helper, (x, x.copy())))
+    compiled = _failure(lambda: _compile(kernel_calling_a_bad_helper, (x, x.copy())))
+    for error in (interpreted, compiled):
+        assert isinstance(error, ct.TileTypeError), error
+        assert error.loc.function == "_helper_with_a_bad_operand", str(error)
+        assert ", in _helper_with_a_bad_operand:" in str(error)
+
+
+def test_launch_without_a_stream_says_how_to_run_on_the_cpu():
+    x = np.ones(4, np.float32)
+    with ct.interpret(False), pytest.raises(TypeError, match="NUMBA_TILE_INTERPRET=1"):
+        ct.launch(None, (1,), kernel_calling_a_bad_helper, (x, x.copy()))

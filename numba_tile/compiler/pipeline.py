@@ -7,8 +7,10 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 
 import ast
 import collections
+import inspect
 import os
 import re
+import types as types_module
 
 from numba.core import types
 from numba.core.errors import NumbaError
@@ -127,11 +129,36 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
                 _LOWERED.popitem(last=False)
         library, entry, scratch_bytes, tensor_maps = lowered
         ptx = tma.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
-    except TileError:
+    except TileError as error:
+        _name_the_function(error.loc, fn)
         raise
     except Exception as error:  # what users see is a Tile error, the original chained
-        raise as_tile_error(error) from error
+        tile_error = as_tile_error(error)
+        _name_the_function(tile_error.loc, fn)
+        raise tile_error from error
     return ptx, entry, scratch_bytes, tensor_maps
+
+
+def _name_the_function(loc, kernel_fn):
+    """Give ``loc`` the name of the function whose code holds it (the kernel, or a helper it
+    calls), as the interpreter's locations have."""
+    if loc is None or loc.function is not None:
+        return
+    candidates = [kernel_fn] + [value for value in kernel_fn.__globals__.values()
+                                if isinstance(value, types_module.FunctionType)]
+    best = None
+    for candidate in candidates:
+        code = getattr(candidate, "__code__", None)
+        if code is None or code.co_filename != loc.filename:
+            continue
+        try:
+            lines, first = inspect.getsourcelines(candidate)
+        except (OSError, TypeError):
+            continue
+        if first <= loc.line < first + len(lines) and (best is None or first > best[0]):
+            best = (first, candidate.__name__)  # the innermost definition holding the line
+    if best is not None:
+        loc.function = best[1]
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -15,7 +15,7 @@ from ...interpreter import tile_math
 from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import dtype_argument
+from ...rules.core import as_operand, dtype_argument
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
@@ -28,6 +28,11 @@ def infer_binary(op):
     def infer(values):
         x, y = values["x"], values["y"]
         if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
+            if any(isinstance(a, TileType) for a in (x, y)):
+                # a tile with something else (a string...): the interpreter's TileTypeError
+                for a, what in ((x, "the left operand"), (y, "the right operand")):
+                    if not (isinstance(a, TileType) or is_scalar(a)):
+                        as_operand(operand(a), what)
             return None
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
         float_options(op, values, spec.dtype)
