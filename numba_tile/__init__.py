@@ -39,7 +39,8 @@ from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise
 from .language.factories import arange, astile, full, ones, zeros
 from .language.gather import gather, scatter
 from .language.matrix import matmul, mma
-from .language.memory import bid, cdiv, load, num_blocks, num_tiles, store
+from .language.memory import assume_divisible_by, bid, cdiv, load, num_blocks, num_tiles, \
+    store
 from .language.reductions import argmax, argmin, max, min, prod, sum
 from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert,
                               pack_to_bytes, permute, reshape, transpose, unpack_from_bytes)

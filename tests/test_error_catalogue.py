@@ -71,6 +71,12 @@ case("string-right-operand", constant_kernel(operator.add, "a"), arrays(np.float
 case("string-left-operand", constant_kernel(lambda t, c: c * t, "a"),
      arrays(np.float32, np.float32), ct.TileTypeError)
 
+# assume_divisible_by needs a positive integer constant divisor
+case("assume-divisible-by-zero", statement_kernel(lambda x, out: ct.assume_divisible_by(
+    ct.bid(0), 0)), arrays(np.float32, np.float32), ct.TileValueError)
+case("assume-divisible-by-negative", statement_kernel(lambda x, out: ct.assume_divisible_by(
+    ct.bid(0), -4)), arrays(np.float32, np.float32), ct.TileValueError)
+
 # implicit promotions the table does not allow
 for _x, _y in [(np.uint8, np.int8), (np.uint16, np.int16), (np.uint32, np.int32),
                (np.uint64, np.int64), (np.uint8, np.int32), (np.int8, np.uint16)]:

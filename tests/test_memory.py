@@ -691,3 +691,29 @@ def test_branch_on_a_run_time_scalar(run_kernel, rng, scale):
     y = poisoned((128,))
     run_kernel(scaled_or_copied, (4,), (x, y, scale, 32))
     assert_same(y, x * np.float32(scale) if scale > 0 else x)
+
+
+# -- assume_divisible_by -------------------------------------------------------------------------
+@ct.kernel
+def divisible_offsets(x, out, N: ct.Constant[int]):
+    rows = ct.assume_divisible_by(x.shape[0], 8)
+    step = ct.assume_divisible_by(N, 4)
+    start = ct.assume_divisible_by(ct.bid(0) * 16, 16)
+    t = ct.load(x, (start // 16,), (16,))
+    ct.store(out, (ct.bid(0),), t + rows + step)
+
+
+def test_assume_divisible_by_returns_its_value(run_kernel):
+    x = np.arange(32, dtype=np.float32)
+    out = np.full(32, np.nan, np.float32)
+    run_kernel(divisible_offsets, (2,), (x, out, 12))
+    np.testing.assert_array_equal(out, x + 32 + 12)
+
+
+@pytest.mark.parametrize("value,message", [(13, "not divisible by 4"),
+                                           (2.0, "needs an integer scalar")])
+def test_assume_divisible_by_checks_what_it_can(run_kernel, value, message):
+    x = np.arange(32, dtype=np.float32)
+    error = ct.TileValueError if isinstance(value, int) else ct.TileTypeError
+    with pytest.raises(error, match=message):
+        run_kernel(divisible_offsets, (2,), (x, x.copy(), value))

@@ -59,6 +59,24 @@ def cdiv(x, y, /):
 
 
 @tile_op
+def assume_divisible_by(x, divisor, /):
+    """Declare that the integer scalar ``x`` is divisible by ``divisor`` (a positive integer
+    constant); returns ``x`` unchanged. The compiler tells LLVM, which can then prove
+    alignments and simplify index arithmetic; a false claim is undefined behavior there.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     n = ct.assume_divisible_by(ct.bid(0) + 128, 128)
+    ...     print(n)
+    >>> ct.launch(0, (1,), show, ())
+    128
+    """
+    rules.assume_divisible_by(x, divisor)
+    return x
+
+
+@tile_op
 def num_tiles(array, /, axis, shape, order="C"):
     """Number of tiles of ``shape`` along ``axis`` of the array's tile space.
 

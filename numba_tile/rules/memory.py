@@ -173,3 +173,29 @@ def grid_axis(axis):
     if axis not in (0, 1, 2):
         raise TileValueError(f"Grid axis must be 0, 1 or 2, got {axis}")
     return axis
+
+
+def assume_divisible_by(x, divisor):
+    """Rule of ``assume_divisible_by(x, divisor)``: ``x`` an integer scalar (or constant),
+    ``divisor`` a positive integer constant; a constant ``x`` must be divisible. Returns the
+    divisor.
+
+    >>> from numba_tile.rules.memory import assume_divisible_by
+    >>> assume_divisible_by(256, 128)
+    128
+    """
+    from ..promotion import Loose
+    divisor = require_constant(divisor, "divisor")
+    if isinstance(divisor, Loose):
+        divisor = divisor.value
+    if isinstance(divisor, bool) or not isinstance(divisor, int) or divisor <= 0:
+        raise TileValueError(f"assume_divisible_by() needs a positive integer constant "
+                             f"divisor, got {describe(divisor)}")
+    value = constant_value(x, None)
+    if isinstance(x, (bool, float)) or (hasattr(x, "dtype") and not x.dtype.is_integral) or \
+            tuple(getattr(x, "shape", ())) != ():
+        raise TileTypeError(f"assume_divisible_by() needs an integer scalar, got {describe(x)}")
+    if isinstance(value, int) and value % divisor:
+        raise TileValueError(f"assume_divisible_by(): the constant {value} is not divisible by "
+                             f"{divisor}")
+    return divisor

@@ -484,6 +484,23 @@ def lower_num_tiles(context, builder, sig, args):
     return builder.udiv(builder.add(length, length.type(tile - 1)), length.type(tile))
 
 
+@lower(memory.assume_divisible_by, types.Any, types.Any)
+def lower_assume_divisible_by(context, builder, sig, args):
+    """``x`` unchanged, with ``llvm.assume(x % divisor == 0)`` for LLVM's known bits."""
+    if isinstance(sig.return_type, types.Literal):
+        return folded_constant(context, builder, sig, args)
+    value, divisor = args[0], constant_of(sig.args[1])
+    if isinstance(value.type, ir.IntType) and divisor > 1:
+        if divisor & (divisor - 1) == 0:  # a power of two: the low bits are zero
+            remainder = builder.and_(value, value.type(divisor - 1))
+        else:
+            remainder = builder.srem(value, value.type(divisor))
+        assume = builder.module.declare_intrinsic("llvm.assume", fnty=ir.FunctionType(
+            ir.VoidType(), [ir.IntType(1)]))
+        builder.call(assume, [builder.icmp_signed("==", remainder, value.type(0))])
+    return value
+
+
 @lower(memory.cdiv, types.Any, types.Any)
 def lower_cdiv(context, builder, sig, args):
     """``-(-x // y)``: one floor division of the negated numerator."""

@@ -69,6 +69,15 @@ register_template(memory.num_tiles, infer_num_tiles)
 register_template(memory.cdiv, infer_cdiv)
 
 
+def infer_assume_divisible_by(values):
+    x = values["x"]
+    memory_rules.assume_divisible_by(operand(x), operand(values["divisor"]))
+    return x
+
+
+register_template(memory.assume_divisible_by, infer_assume_divisible_by)
+
+
 @registry.register_attr
 class ArrayAttributes(AttributeTemplate):
     key = ArrayType
