@@ -19,8 +19,6 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-ENTRY_SUFFIX = ".nbtile"  # the files of compiled kernels (see disk_cache)
-
 
 def _version(distribution):
     try:
@@ -82,6 +80,7 @@ def _cache_report(directory):
         return "compile cache: off (NUMBA_TILE_CACHE=0)"
     if not directory.is_dir():
         return f"compile cache: {directory} (not created yet)"
+    from .disk_cache import ENTRY_SUFFIX
     entries = [p for p in directory.iterdir() if p.name.endswith(ENTRY_SUFFIX) and p.is_file()]
     size = sum(p.stat().st_size for p in entries)
     return f"compile cache: {directory} ({len(entries)} kernels, {size / 2**20:.1f} MiB)"
@@ -118,7 +117,8 @@ def cache(action, directory=None):
     if action == "clear" and folder is not None and folder.is_dir():
         removed = 0
         for path in folder.iterdir():
-            if path.name.endswith(ENTRY_SUFFIX) and not path.is_symlink() and path.is_file():
+            if path.name.endswith(disk_cache.ENTRY_SUFFIX) and not path.is_symlink() and \
+                    path.is_file():
                 path.unlink()
                 removed += 1
         print(f"removed {removed} compiled kernels from {folder}")

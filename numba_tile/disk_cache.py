@@ -66,6 +66,7 @@ import numpy as np
 from . import cache_trust
 
 FORMAT_VERSION = 3
+ENTRY_SUFFIX = ".nbtile"  # the file name of an entry: its key, then this
 _MAGIC = b"numba_tile compile cache\n"
 _DIGEST_SIZE = hashlib.sha256().digest_size
 
@@ -228,7 +229,7 @@ def _trusted_secret(directory):
 def _entry_path(directory, key):
     if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
         raise ValueError(f"not a cache key: {key!r}")
-    return os.path.join(directory, f"{key}.nbtile")
+    return os.path.join(directory, key + ENTRY_SUFFIX)
 
 
 _warned_directories = set()

@@ -10,6 +10,7 @@ import collections
 import inspect
 import os
 import re
+import traceback
 import types as types_module
 
 from numba.core import types
@@ -251,7 +252,6 @@ def _frontend_gap(error):
 
 
 def _traceback_frames(tb):
-    import traceback
     return traceback.extract_tb(tb) if tb is not None else []
 
 

@@ -113,6 +113,15 @@ class ArrayType(types.Type):
         return ArrayType(self.dtype, self.ndim, self.index_dtype, aligned, self.static_shape,
                          self.static_strides)
 
+    def sliced(self, axis):
+        """The type of a slice of this array along ``axis``: that axis's length is no longer
+        the one the kernel was specialized to, and a run-time start along the last axis can
+        move the data off its 16-byte alignment."""
+        static_shape = tuple((a, n) for a, n in self.static_shape if a != axis)
+        return ArrayType(self.dtype, self.ndim, self.index_dtype,
+                         self.aligned and axis != self.ndim - 1, static_shape,
+                         self.static_strides)
+
     def values_type(self, attribute):
         """The type of ``shape`` or ``strides``: index-dtype values, and literals where the
         kernel is specialized to them."""

@@ -197,9 +197,7 @@ def bitcast(x, /, dtype):
     [1065353216, 1065353216]
     """
     x = _tile(x)
-    dtype = dtype_argument(dtype)
-    if dtype.bitwidth != x.dtype.bitwidth or dtype.storage.itemsize != x.dtype.storage.itemsize:
-        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {x.dtype} and {dtype}")
+    dtype = rules.bitcast(x.dtype, dtype_argument(dtype))
     return Tile(dtype, x.values.view(dtype.storage), x.is_constant)
 
 

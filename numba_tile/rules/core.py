@@ -139,7 +139,6 @@ def dtype_argument(value, what="dtype"):
     >>> dtype_argument("f16")
     float16
     """
-    from .. import dtypes as d
     try:
         return d.to_dtype(value)
     except TypeError:

@@ -121,10 +121,9 @@ def unary_operand_dtype(op, dtype):
 
 def unary(op, x):
     """Rule of a unary elementwise op. Returns the result spec."""
+    # (the floating-point ops take every operand: integers and bools are converted above)
     dtype = unary_operand_dtype(op, operand_dtype(x))
-    if op in FLOAT_UNARY:
-        pass
-    elif op == "bitwise_not":
+    if op == "bitwise_not":
         if dtype.is_float:
             raise TileTypeError(f"{op_label(op)} needs an integer or bool operand, got "
                                 f"{describe(x)}")
@@ -133,7 +132,7 @@ def unary(op, x):
             raise TileTypeError(f"{op} is not defined on bool_ operands")
     elif op in ("isnan", "isinf"):
         return Spec(d.bool_, operand_shape(x), operand_constant(x))
-    else:
+    elif op not in FLOAT_UNARY:
         raise TileTypeError(f"Unknown unary op {op}")
     return Spec(dtype, operand_shape(x), operand_constant(x))
 

@@ -8,6 +8,7 @@
 from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileTypeError, TileValueError
+from ..promotion import Loose
 from .core import (Spec, constant_value, describe, normalize_axis, require_constant,
                    require_int_constant, tile_shape)
 
@@ -184,7 +185,6 @@ def assume_divisible_by(x, divisor):
     >>> assume_divisible_by(256, 128)
     128
     """
-    from ..promotion import Loose
     divisor = require_constant(divisor, "divisor")
     if isinstance(divisor, Loose):
         divisor = divisor.value

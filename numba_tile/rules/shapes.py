@@ -125,6 +125,22 @@ def index_key(key, ndim):
     return items
 
 
+def bitcast(source, target):
+    """Rule of ``bitcast``: ``source`` and ``target`` dtypes must have the same width (bits
+    and storage bytes). Returns ``target``.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.shapes import bitcast
+    >>> bitcast(ct.float32, ct.int32)
+    int32
+    """
+    if target.bitwidth != source.bitwidth or target.storage.itemsize != \
+            source.storage.itemsize:
+        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {source} and "
+                            f"{target}")
+    return target
+
+
 def pack_to_bytes(dtype, shape):
     """The length of the uint8 tile ``pack_to_bytes`` makes of a tile of ``dtype`` and
     ``shape`` (its elements row-major, each as its bytes in memory order).

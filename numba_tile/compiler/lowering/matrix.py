@@ -142,12 +142,13 @@ def mma_product(context, builder, sig, args, deferred=False):
     x_type, y_type, acc_type = sig.args[:3]
     result = sig.return_type
     args = list(args)
-    for i, full in enumerate(mma_sync.batch_broadcast(x_type, y_type)):
+    operand_types = mma_sync.batch_broadcast(x_type, y_type)
+    for i, full in enumerate(operand_types):
         source = sig.args[i]
         if full is not source:  # repeated along the batch axis, as broadcast_to does
             args[i] = relayout(context, builder, source, args[i], full,
                                broadcast_source(source.shape, full.shape))
-    x_type, y_type = mma_sync.batch_broadcast(x_type, y_type)
+    x_type, y_type = operand_types
     found = mma_sync.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
         value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],

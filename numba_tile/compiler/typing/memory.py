@@ -104,12 +104,7 @@ def infer_slice(array, values):
         bounds.append(memory_rules.constant_value(bound, None))
     # constant bounds are checked now; the rest, with the length, when the kernel runs
     memory_rules.check_slice_bounds(axis, *bounds)
-    # the sliced axis's length is no longer the one the kernel was specialized to
-    static_shape = tuple((a, n) for a, n in array.static_shape if a != axis)
-    sliced = ArrayType(array.dtype, array.ndim, array.index_dtype, array.aligned, static_shape,
-                       array.static_strides)
-    # a run-time start along the last axis can move the data off its 16-byte alignment
-    return sliced.with_alignment(False) if axis == array.ndim - 1 else sliced
+    return array.sliced(axis)
 
 
 def infer_tiled_view(array, values):

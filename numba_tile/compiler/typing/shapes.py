@@ -146,19 +146,11 @@ def infer_bitcast(values):
     if is_constant(x) and not isinstance(x, TileType):  # folded, as the interpreter does
         return folded_type(shapes.bitcast.__tile_op__(constant_value(x), dtype))
     if is_scalar(x):  # a run-time scalar: a scalar of the new dtype
-        _same_width(dtype_of_scalar(x), dtype)
-        return scalar_type(dtype)
+        return scalar_type(shape_rules.bitcast(dtype_of_scalar(x), dtype))
     x = tile_argument(values, "bitcast")
-    _same_width(x.dtype, dtype)
+    shape_rules.bitcast(x.dtype, dtype)
     scalar_type(dtype)
     return x.with_dtype(dtype)
-
-
-def _same_width(source, target):
-    if target.bitwidth != source.bitwidth or target.storage.itemsize != \
-            source.storage.itemsize:
-        raise TileTypeError(f"bitcast() needs dtypes of the same width, got {source} and "
-                            f"{target}")
 
 
 
