@@ -26,6 +26,7 @@ from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileE
                      TileStaticEvalError, TileSyntaxError, TileTypeError,
                      TileUnsupportedFeatureError, TileValueError)
 from .interpreter.arrays import Array, TiledView
+from .interpreter.raw_memory import RawArrayMemory
 from .interpreter.tile import Tile
 from .kernel import ByTarget, compiler_timeout, function, kernel
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
@@ -36,6 +37,8 @@ from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise
                                    greater_equal, isnan, less, less_equal, log, log2, maximum,
                                    minimum, mod, mul, negative, not_equal, pow, rsqrt, sin, sinh,
                                    sqrt, sub, tan, tanh, truediv, where)
+from .language.atomics import (atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
+                               atomic_or, atomic_xchg, atomic_xor)
 from .language.factories import arange, astile, full, ones, zeros
 from .language.gather import gather, scatter
 from .language.matrix import matmul, mma

@@ -120,12 +120,12 @@ class TileUnsupportedFeatureError(TileError):
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
-    ... def k(x, y):
-    ...     x.get_raw_memory()
-    >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
+    ... def k():
+    ...     ct.pack_to_bytes(ct.full((4,), 1, ct.float4_e2m1fn))
+    >>> ct.launch(0, (1,), k, ())
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileUnsupportedFeatureError: get_raw_memory() is not supported by this version of numba_tile
+    numba_tile.errors.TileUnsupportedFeatureError: pack_to_bytes of float4_e2m1fn (elements narrower than a byte) is not supported yet
     ...
 
     Where the GPU compiled for is what lacks the feature, ``needs`` is the compute capability

@@ -39,6 +39,10 @@ os.environ["NUMBA_TILE_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba_tile-test-ca
 atexit.register(shutil.rmtree, os.environ["NUMBA_TILE_CACHE_DIR"], ignore_errors=True)
 
 ARCHES = ("sm_80", "sm_90")
+# errors about what a program is rather than what its values are: an interpreter raising one
+# of these for a kernel the compiler accepted is a disagreement between the executors
+_STATIC_ERRORS = (ct.TileTypeError, ct.TileSyntaxError, ct.TileRecursionError,
+                  ct.TileStaticEvalError, ct.TileStaticAssertionError)
 
 
 def _compiler_gap(error):
@@ -63,8 +67,16 @@ class KernelRunner:
         if self.mode == "gpu":
             self._compiled(lambda: _run_on_gpu(kernel, grid, args))
             return
-        with ct.interpret():
-            ct.launch(0, grid, kernel, args)
+        try:
+            with ct.interpret():
+                ct.launch(0, grid, kernel, args)
+        except _STATIC_ERRORS as error:
+            # the compiler accepted what the interpreter rejects for a reason known before
+            # any value is (a type, a constant): the executors disagree
+            if self.mode == "compile":
+                raise AssertionError(f"compiled, but the interpreter raised "
+                                     f"{type(error).__name__}: {error}") from error
+            raise
 
     def expect_assertion_failure(self, kernel, grid, args, message, error=AssertionError,
                                  match=None):

@@ -5,7 +5,8 @@ from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
-from .types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant
+from .types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, \
+    TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
 
@@ -33,6 +34,14 @@ class ArrayModel(models.StructModel):
 @register_model(TiledViewType)
 class TiledViewModel(ArrayModel):
     """A tiled view is its array at run time."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type.array)
+
+
+@register_model(RawMemoryType)
+class RawMemoryModel(ArrayModel):
+    """Raw memory is its array at run time."""
 
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type.array)

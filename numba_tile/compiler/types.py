@@ -251,6 +251,26 @@ class TileType(types.Type):
         return f"{self.dtype} tile of shape {self.shape}"
 
 
+class RawMemoryType(types.Type):
+    """``Array.get_raw_memory()``: the array's memory addressed by element offsets from its
+    first element (its run-time value is the array's; only the data pointer is used)."""
+
+    def __init__(self, array):
+        self.array = array
+        super().__init__(name=f"TileRawMemory({array})")
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    @property
+    def element(self):
+        return self.array.element
+
+    def describe(self):
+        return f"raw memory of a {self.array.describe()}"
+
+
 class TiledViewType(types.Type):
     """``Array.tiled_view(...)``: the array plus a constant tile shape, traversal steps and
     padding mode (its run-time value is the array's)."""

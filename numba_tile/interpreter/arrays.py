@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..enums import PaddingMode
-from ..errors import TileUnsupportedFeatureError, TileValueError
+from ..errors import TileValueError
 from ..rules import memory as rules
 from .literals import LooseInt
 from .tile import Tile
@@ -131,9 +131,18 @@ class Array:
         return TiledView(self, shape, steps, padding)
 
     def get_raw_memory(self):
-        """Element-offset access to the array's memory (not in this release)."""
-        raise TileUnsupportedFeatureError("get_raw_memory() is not supported by this version "
-                                          "of numba_tile")
+        """The array's memory addressed by element offsets from its first element: a
+        :class:`~numba_tile.interpreter.raw_memory.RawArrayMemory`.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     print(x.get_raw_memory().load_offset(ct.arange(4, dtype=ct.int32) + 5))
+        >>> ct.launch(0, (1,), show, (np.arange(12, dtype=np.int32).reshape(3, 4),))
+        [5, 6, 7, 8]
+        """
+        from .raw_memory import RawArrayMemory
+        return RawArrayMemory(self)
 
 
 class TiledView:

@@ -127,3 +127,34 @@ def scatter(array, indices, value, mask, check_bounds):
     mask = _mask(mask, shape, "scatter()")
     value = _value(value, shape, array.dtype, "value", "scatter()")
     return shape, operands, value, mask
+
+
+def offset_operand(offset, what):
+    """The offset operand of a raw-memory access (an integer tile or scalar, in elements
+    from the array's first one) and its shape."""
+    operand = Loose(offset) if isinstance(offset, int) and not isinstance(offset, bool) \
+        else offset
+    dtype = operand_dtype(operand) if isinstance(operand, Loose) or hasattr(
+        operand, "dtype") else None
+    if dtype is None or not dtype.is_integral:
+        raise TileTypeError(f"The offset of {what}() must be an integer tile or scalar, got "
+                            f"{describe(offset)}")
+    return operand, tuple(operand_shape(operand))
+
+
+def raw_load(dtype, offset, mask, padding_value):
+    """Rule of ``RawArrayMemory.load_offset``: ``(shape, offset operand, mask operand,
+    padding operand)``."""
+    operand, shape = offset_operand(offset, "load_offset")
+    mask = _mask(mask, shape, "load_offset()")
+    padding = _value(padding_value, shape, dtype, "padding_value", "load_offset()")
+    return shape, operand, mask, padding
+
+
+def raw_store(dtype, offset, value, mask):
+    """Rule of ``RawArrayMemory.store_offset``: ``(shape, offset operand, value operand,
+    mask operand)``."""
+    operand, shape = offset_operand(offset, "store_offset")
+    mask = _mask(mask, shape, "store_offset()")
+    value = _value(value, shape, dtype, "value", "store_offset()")
+    return shape, operand, value, mask

@@ -192,7 +192,8 @@ def assume_divisible_by(x, divisor):
         raise TileValueError(f"assume_divisible_by() needs a positive integer constant "
                              f"divisor, got {describe(divisor)}")
     value = constant_value(x, None)
-    if isinstance(x, (bool, float)) or (hasattr(x, "dtype") and not x.dtype.is_integral) or \
+    # (a constant arrives as a Python number in the interpreter, as a Loose in the compiler)
+    if isinstance(x.value if isinstance(x, Loose) else x, (bool, float)) or (hasattr(x, "dtype") and not x.dtype.is_integral) or \
             tuple(getattr(x, "shape", ())) != ():
         raise TileTypeError(f"assume_divisible_by() needs an integer scalar, got {describe(x)}")
     if isinstance(value, int) and value % divisor:

@@ -181,6 +181,27 @@ def wgmma(instruction, count, a_registers, itemsize, k_major_b):
     return Asm(text, constraints + ",~{memory}")
 
 
+# -- atomics (side effects: kept in program order, memory clobbered) --------------------------
+def atomic(op, order, scope, ptx_type, register):
+    """``atom.<order>.<scope>.<op>.<type> old, [address], operand``: ``op`` one of ``add``,
+    ``exch``, ``max``, ``min``, ``and``, ``or``, ``xor``, the address generic (an ``l``
+    operand). ptxas writes ``RED`` where the old value is not used."""
+    noftz = ".noftz" if ptx_type in ("f16", "bf16") else ""
+    return Asm(f"atom.{order}.{scope}.{op}{noftz}.{ptx_type} $0, [$1], $2;",
+               f"={register},l,{register},~{{memory}}")
+
+
+def atomic_cas(order, scope, ptx_type, register):
+    """``atom.<order>.<scope>.cas.<type> old, [address], expected, desired``."""
+    return Asm(f"atom.{order}.{scope}.cas.{ptx_type} $0, [$1], $2, $3;",
+               f"={register},l,{register},{register},~{{memory}}")
+
+
+# the register letter of each PTX type an atomic takes
+ATOMIC_REGISTERS = {"u32": "r", "s32": "r", "b32": "r", "u64": "l", "s64": "l", "b64": "l",
+                    "f32": "f", "f64": "d", "f16": "h", "bf16": "h"}
+
+
 def examples():
     """``(instruction, argument types, result type, minimum compute capability)`` for every
     form the compiler writes: what the assembler test compiles."""
@@ -234,6 +255,18 @@ def examples():
                         "lg2.approx.f32", "ex2.approx.ftz.f32"):
         add(float_unary(instruction, "f"))
     add(DYNAMIC_SHARED_SIZE)
+    for order in ("relaxed", "acquire", "release", "acq_rel"):
+        for scope in ("cta", "gpu", "sys"):
+            add(atomic("add", order, scope, "u32", "r"))
+            add(atomic_cas(order, scope, "b64", "l"))
+        add(atomic("add", order, "cluster", "u32", "r"), (9, 0))
+    for op, types_ in (("add", ("u32", "u64", "f32", "f64", "f16")), ("exch", ("b32", "b64")),
+                       ("max", ("s32", "u32", "s64", "u64")), ("min", ("s32", "u64")),
+                       ("and", ("b32", "b64")), ("or", ("b32",)), ("xor", ("b64",))):
+        for ptx_type in types_:
+            add(atomic(op, "acq_rel", "gpu", ptx_type, ATOMIC_REGISTERS[ptx_type]))
+    add(atomic("add", "relaxed", "gpu", "bf16", "h"), (9, 0))
+    add(atomic_cas("acq_rel", "gpu", "b32", "r"))
     add(FENCE_ASYNC_PROXY, (9, 0))
     for ptx_type, register in (("u8", "r"), ("b32", "r"), ("f64", "d")):
         add(load_shared(ptx_type, register))

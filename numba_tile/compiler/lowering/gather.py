@@ -14,7 +14,7 @@ from ... import dtypes as d
 from ...language import gather
 from ..abstract import constant_of
 from ...rules.core import broadcast_many
-from ..types import ArrayType, TileType
+from ..types import ArrayType, RawMemoryType, TileType
 from ..typing.gather import element_type
 from . import arithmetic
 from .elementwise import operand_values
@@ -27,9 +27,36 @@ _GATHER = {"indices": 1, "mask": 2, "padding_value": 3, "check_bounds": 4}
 _SCATTER = {"indices": 1, "value": 2, "mask": 3, "check_bounds": 4}
 
 
-def _element_addresses(context, builder, sig, args, result_type, places):
-    """Per register: ``(pointer, accessed)`` where ``accessed`` says the element is inside
-    the array (when bounds are checked) and its mask is true."""
+def element_addresses(context, builder, data, lengths, strides, indices, check_bounds,
+                      mask, result_type):
+    """Per register of ``result_type``: ``(pointer, accessed)`` where ``accessed`` says the
+    element is inside the array (when ``check_bounds``; ``lengths`` per axis) and its mask is
+    true. ``indices`` holds ``(Numba type, value)`` per axis, ``mask`` one or None, and
+    ``strides`` the int64 stride of each axis."""
+    per_axis = [operand_values(context, builder, t, value, result_type, d.int64)
+                for t, value in indices]
+    masks = None
+    if mask is not None and not isinstance(mask[0], (types.NoneType, types.Omitted)):
+        masks = operand_values(context, builder, mask[0], mask[1], result_type, d.bool_)
+    found = []
+    for register in range(result_type.registers):
+        offset, accessed = I64(0), cgutils.true_bit
+        for axis, (axis_indices, stride) in enumerate(zip(per_axis, strides)):
+            index = axis_indices[register]
+            if check_bounds:  # negative indices compare as huge: outside
+                accessed = builder.and_(accessed,
+                                        builder.icmp_unsigned("<", index, lengths[axis]))
+            offset = builder.add(offset, builder.mul(index, stride) if stride is not None
+                                 else index)
+        if masks is not None:
+            accessed = builder.and_(accessed, masks[register])
+        found.append((builder.gep(data, [offset]), accessed))
+    return found
+
+
+def array_addresses(context, builder, sig, args, result_type, places):
+    """:func:`element_addresses` of a call on an array (``args[0]``) whose indices, bounds
+    flag and mask (where it has one) sit at ``places`` in the signature."""
     array_type = sig.args[0]
     proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])
     lengths = [widened(builder, builder.extract_value(proxy.shape, a))
@@ -40,52 +67,24 @@ def _element_addresses(context, builder, sig, args, result_type, places):
     indices = [(t, builder.extract_value(index_value, axis)) for axis, t in
                enumerate(index_type)] if isinstance(index_type, types.BaseTuple) else \
         [(index_type, index_value)]  # a bare index of a 1-d array
-    per_axis = [operand_values(context, builder, t, value, result_type, d.int64)
-                for t, value in indices]
-    check_bounds = constant_of(sig.args[places["check_bounds"]])
-    mask_type = sig.args[places["mask"]]
-    masks = None
-    if not isinstance(mask_type, (types.NoneType, types.Omitted)):
-        masks = operand_values(context, builder, mask_type, args[places["mask"]], result_type,
-                               d.bool_)
-    found = []
-    for register in range(result_type.registers):
-        offset, accessed = I64(0), cgutils.true_bit
-        for axis_indices, length, stride in zip(per_axis, lengths, strides):
-            index = axis_indices[register]
-            if check_bounds:  # negative indices compare as huge: outside
-                accessed = builder.and_(accessed, builder.icmp_unsigned("<", index, length))
-            offset = builder.add(offset, builder.mul(index, stride))
-        if masks is not None:
-            accessed = builder.and_(accessed, masks[register])
-        found.append((builder.gep(proxy.data, [offset]), accessed))
-    return found
+    mask = (sig.args[places["mask"]], args[places["mask"]]) if "mask" in places else None
+    return element_addresses(context, builder, proxy.data, lengths, strides, indices,
+                             constant_of(sig.args[places["check_bounds"]]), mask, result_type)
 
 
-@lower(gather.gather, ArrayType, types.VarArg(types.Any))
-def lower_gather(context, builder, sig, args):
-    result_type, array_type = sig.return_type, sig.args[0]
-    dtype = array_type.dtype
-    padding_type = sig.args[_GATHER["padding_value"]]
-    if isinstance(padding_type, types.Omitted):  # the default, 0
-        paddings = [arithmetic.constant(dtype, padding_type.value)] * result_type.registers
-    else:
-        paddings = operand_values(context, builder, padding_type,
-                                  args[_GATHER["padding_value"]], result_type, dtype)
-    values = [loaded_or(context, builder, array_type, pointer, accessed, padding, likely=True)
-              for (pointer, accessed), padding in zip(
-                  _element_addresses(context, builder, sig, args, result_type, _GATHER),
-                  paddings)]
-    return make_tile(context, builder, result_type, values)
+def raw_addresses(context, builder, sig, args, result_type, places):
+    """:func:`element_addresses` of a raw-memory call (``args[0]``): the offset and mask at
+    ``places``, elements counted from the array's data pointer, no bounds."""
+    proxy = cgutils.create_struct_proxy(sig.args[0].array)(context, builder, value=args[0])
+    offset = (sig.args[places["offset"]], args[places["offset"]])
+    mask = (sig.args[places["mask"]], args[places["mask"]])
+    return element_addresses(context, builder, proxy.data, [None], [None], [offset], False,
+                             mask, result_type)
 
 
-@lower(gather.scatter, ArrayType, types.VarArg(types.Any))
-def lower_scatter(context, builder, sig, args):
-    array_type = sig.args[0]
-    result_type = _scatter_shape_type(sig)
-    stored = operand_values(context, builder, sig.args[_SCATTER["value"]],
-                            args[_SCATTER["value"]], result_type, array_type.dtype)
-    addresses = _element_addresses(context, builder, sig, args, result_type, _SCATTER)
+def store_elements(context, builder, array_type, result_type, addresses, stored):
+    """Store each element of a tile once: from the one thread of a group of replicas, and
+    once for registers that repeat another's element; where not accessed, nothing."""
     layout = result_type.layout
     seen = set()
     with builder.if_then(is_replica_leader(builder, layout)):
@@ -96,13 +95,78 @@ def lower_scatter(context, builder, sig, args):
             seen.add(element)
             with builder.if_then(accessed, likely=True):
                 builder.store(to_memory(context, builder, array_type, value), pointer)
+
+
+def loaded_elements(context, builder, array_type, result_type, addresses, paddings):
+    """The tile of the elements at ``addresses``; each padding where not accessed."""
+    values = [loaded_or(context, builder, array_type, pointer, accessed, padding, likely=True)
+              for (pointer, accessed), padding in zip(addresses, paddings)]
+    return make_tile(context, builder, result_type, values)
+
+
+def padding_values(context, builder, padding_type, padding, result_type, dtype):
+    """Per register: the padding value (the default, 0, when omitted)."""
+    if isinstance(padding_type, types.Omitted):
+        return [arithmetic.constant(dtype, padding_type.value)] * result_type.registers
+    return operand_values(context, builder, padding_type, padding, result_type, dtype)
+
+
+@lower(gather.gather, ArrayType, types.VarArg(types.Any))
+def lower_gather(context, builder, sig, args):
+    result_type, array_type = sig.return_type, sig.args[0]
+    place = _GATHER["padding_value"]
+    paddings = padding_values(context, builder, sig.args[place], args[place], result_type,
+                              array_type.dtype)
+    return loaded_elements(context, builder, array_type, result_type, array_addresses(
+        context, builder, sig, args, result_type, _GATHER), paddings)
+
+
+@lower(gather.scatter, ArrayType, types.VarArg(types.Any))
+def lower_scatter(context, builder, sig, args):
+    array_type = sig.args[0]
+    result_type = elements_type(array_type.dtype, sig.args[_SCATTER["indices"]])
+    stored = operand_values(context, builder, sig.args[_SCATTER["value"]],
+                            args[_SCATTER["value"]], result_type, array_type.dtype)
+    store_elements(context, builder, array_type, result_type,
+                   array_addresses(context, builder, sig, args, result_type, _SCATTER), stored)
     return context.get_dummy_value()
 
 
-def _scatter_shape_type(sig):
-    """The tile type a scatter's elements are laid out in: its indices' broadcast shape, in
-    the layout a gather of those indices has."""
-    indices = sig.args[_SCATTER["indices"]]
+def elements_type(dtype, indices):
+    """The tile type a scatter's (a store's, an atomic's) elements are laid out in: its
+    indices' broadcast shape, in the layout a gather of those indices has."""
     index_types = tuple(indices) if isinstance(indices, types.BaseTuple) else (indices,)
     shape = broadcast_many(t.shape if isinstance(t, TileType) else () for t in index_types)
-    return element_type(sig.args[0].dtype, shape, indices)
+    return element_type(dtype, shape, indices)
+
+
+# -- raw memory: element offsets from the data pointer, no bounds ------------------------------
+_LOAD_OFFSET = {"offset": 1, "mask": 2, "padding_value": 3}
+_STORE_OFFSET = {"offset": 1, "value": 2, "mask": 3}
+
+
+@lower("array.get_raw_memory", ArrayType)
+def lower_get_raw_memory(context, builder, sig, args):
+    return args[0]
+
+
+@lower("raw.load_offset", RawMemoryType, types.VarArg(types.Any))
+def lower_load_offset(context, builder, sig, args):
+    result_type, memory = sig.return_type, sig.args[0]
+    place = _LOAD_OFFSET["padding_value"]
+    paddings = padding_values(context, builder, sig.args[place], args[place], result_type,
+                              memory.dtype)
+    return loaded_elements(context, builder, memory, result_type, raw_addresses(
+        context, builder, sig, args, result_type, _LOAD_OFFSET), paddings)
+
+
+@lower("raw.store_offset", RawMemoryType, types.VarArg(types.Any))
+def lower_store_offset(context, builder, sig, args):
+    memory = sig.args[0]
+    result_type = elements_type(memory.dtype, sig.args[_STORE_OFFSET["offset"]])
+    stored = operand_values(context, builder, sig.args[_STORE_OFFSET["value"]],
+                            args[_STORE_OFFSET["value"]], result_type, memory.dtype)
+    store_elements(context, builder, memory, result_type,
+                   raw_addresses(context, builder, sig, args, result_type, _STORE_OFFSET),
+                   stored)
+    return context.get_dummy_value()
