@@ -156,7 +156,9 @@ class TileRecursionError(TileError):
 
 
 class TileStaticEvalError(TileError):
-    """``static_eval`` given something that cannot be evaluated at compile time.
+    """A ``static_eval`` expression that cannot run at compile time: it calls a tile
+    operation with an effect (a load, a store...) or a function defined in the kernel, nests
+    another ``static_eval``, or raises.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -165,7 +167,7 @@ class TileStaticEvalError(TileError):
     >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileStaticEvalError: static_eval() cannot evaluate uint8 tile of shape (2,) at compile time
+    numba_tile.errors.TileStaticEvalError: load() cannot be called inside static_eval()
     ...
     """
 

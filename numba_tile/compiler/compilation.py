@@ -129,6 +129,14 @@ class Compilation:
         self.index_layouts = {}
         # the frontend passes run so far, in order (each checks that what it needs ran)
         self.passes_run = []
+        # static_eval (numba_tile.static_expressions): the keys of expressions compiled as
+        # tile code, the namespace each expression reads, its result type per value types
+        # (kept across the compiles of one kernel, so an expression runs once), and the
+        # helper rewriting of this compile (functions an expression returns become helpers)
+        self.static_as_code = set()
+        self.static_namespaces = {}
+        self.static_values = {}
+        self.static_helpers = None
 
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on

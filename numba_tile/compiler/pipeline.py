@@ -20,6 +20,7 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
+from ..static_expressions import AsTileCode
 from ..errors import SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
@@ -283,21 +284,28 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.error_model = "numpy"
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
-    compilation = Compilation(
-        target=cc, num_warps=num_warps, num_stages=num_stages,
-        default_run=run_length_for([t.dtype for t in arg_types if isinstance(t, ArrayType)]))
-    try:
-        with compiling(compilation), cuda_utils.numba_target_override(), format_specs():
-            result = cuda_compiler.compile_extra(
-                typingctx=typing_context, targetctx=target_context,
-                func=kernel_for_compilation(fn),
-                args=tuple(arg_types), return_type=None, flags=flags, locals={},
-                pipeline_class=TileCompiler,
-                call_conv=CUDACallConv(target_context), abi_info={})
-    except TileError as err:
-        if err.loc is None:
-            err.loc = _statement_location(err.__traceback__)
-        raise
+    as_code, static_values = set(), {}
+    while True:  # once more for each static_eval expression that must be compiled as code
+        compilation = Compilation(
+            target=cc, num_warps=num_warps, num_stages=num_stages,
+            default_run=run_length_for([t.dtype for t in arg_types
+                                        if isinstance(t, ArrayType)]))
+        compilation.static_as_code, compilation.static_values = as_code, static_values
+        try:
+            with compiling(compilation), cuda_utils.numba_target_override(), format_specs():
+                result = cuda_compiler.compile_extra(
+                    typingctx=typing_context, targetctx=target_context,
+                    func=kernel_for_compilation(fn),
+                    args=tuple(arg_types), return_type=None, flags=flags, locals={},
+                    pipeline_class=TileCompiler,
+                    call_conv=CUDACallConv(target_context), abi_info={})
+            break
+        except AsTileCode as again:
+            as_code.add(again.key)
+        except TileError as err:
+            if err.loc is None:
+                err.loc = _statement_location(err.__traceback__)
+            raise
     if result.signature.return_type not in (types.none, types.void):
         raise TileUnsupportedFeatureError("A tile kernel must not return a value")
     library = result.library

@@ -10,8 +10,18 @@ from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileValueError
 from ..rules import memory as rules
+from . import context
 from .literals import LooseInt
 from .tile import Tile
+
+
+def symbolic_shape(ndim):
+    """How ``static_eval`` shows an array's shape: ``(?, ?)``.
+
+    >>> symbolic_shape(2), symbolic_shape(1)
+    ('(?, ?)', '(?,)')
+    """
+    return "(" + ", ".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
 
 
 class Array:
@@ -47,6 +57,8 @@ class Array:
         return f"{self.ndim}-d {self.dtype} array"
 
     def __repr__(self):
+        if context.in_static_evaluation():  # as the compiler sees it: shapes at run time
+            return f"<array[{self.dtype}, {symbolic_shape(self.data.ndim)}]>"
         return f"<Array {self.dtype} shape={self.data.shape}>"
 
     @property
@@ -104,6 +116,7 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.arange(16).reshape(4, 4),))
         [[4, 5, 6, 7], [8, 9, 10, 11]]
         """
+        context.check_effect("slice")
         axis = rules.slice_axis(axis, self.ndim)
         start = int(rules.index_value(start, "start"))
         stop = int(rules.index_value(stop, "stop"))
@@ -127,6 +140,7 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.arange(16).reshape(4, 4),))
         3 [[4, 5, 6, 7], [8, 9, 10, 11]]
         """
+        context.check_effect("tiled_view")
         shape, steps, padding = rules.tiled_view(self, tile_shape, padding_mode, traversal_steps)
         return TiledView(self, shape, steps, padding)
 
@@ -141,6 +155,7 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.arange(12, dtype=np.int32).reshape(3, 4),))
         [5, 6, 7, 8]
         """
+        context.check_effect("get_raw_memory")
         from .raw_memory import RawArrayMemory
         return RawArrayMemory(self)
 
@@ -215,6 +230,7 @@ class TiledView:
         >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
         [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
         """
+        context.check_effect("load")
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = read_region(self.array.data, origin, self.tile_shape, self.padding_mode,
                              self.array.dtype)
@@ -232,6 +248,7 @@ class TiledView:
         >>> a
         array([0, 0, 5, 5], dtype=int32)
         """
+        context.check_effect("store")
         from .tile import to_tile
         tile = to_tile(tile)
         rules.view_store_tile(self, tile)

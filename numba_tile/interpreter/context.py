@@ -4,6 +4,7 @@ Public tile ops are decorated with :func:`tile_op`: outside tile code they raise
 ``TypeError`` instead of failing on host values in some obscure way.
 """
 
+import contextlib
 import functools
 import threading
 
@@ -31,11 +32,43 @@ def set_current(block):
     return previous
 
 
+@contextlib.contextmanager
+def static_evaluation(defer=None):
+    """While a ``static_eval`` expression runs: tile operations with an effect raise
+    ``TileStaticEvalError``; with ``defer`` (the compiler's), every other one calls it
+    (its values are not known yet)."""
+    previous = getattr(_state, "static_eval", None)
+    _state.static_eval = (defer,)
+    try:
+        yield
+    finally:
+        _state.static_eval = previous
+
+
+def in_static_evaluation():
+    """True while a ``static_eval`` expression runs (tiles and arrays print symbolically)."""
+    return getattr(_state, "static_eval", None) is not None
+
+
+def check_effect(name):
+    """Refuse an operation with an effect (``name``) inside ``static_eval``."""
+    if getattr(_state, "static_eval", None) is not None:
+        from ..errors import TileStaticEvalError
+        raise TileStaticEvalError(f"{name}() cannot be called inside static_eval()")
+
+
 def tile_op(fn):
     """Mark a public function as usable only in tile code."""
+    from ..static_expressions import EFFECTS
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        static = getattr(_state, "static_eval", None)
+        if static is not None:
+            if fn.__name__ in EFFECTS:
+                check_effect(fn.__name__)
+            if static[0] is not None:
+                static[0]()
         if getattr(_state, "block", None) is None:
             raise TypeError(f"numba_tile.{fn.__name__}() can only be used in tile code: inside a "
                             f"@ct.kernel function started with ct.launch(...)")

@@ -8,11 +8,11 @@ so folded constants carry a dtype too. Where the source is not available (a kern
 """
 
 import ast
-import inspect
 import itertools
-import types
 
+from .. import static_expressions
 from ..promotion import loose_concrete_dtype
+from ..source_code import closure_for, rewritten_code
 from ..rules import operators
 
 # The special methods whose results stay loosely typed: those of the operators of tile code but
@@ -44,6 +44,11 @@ class _LooseScalar:
         """The dtype the constant takes on its own (int32/int64/uint64 by value, float32)."""
         return loose_concrete_dtype(self._python_type(self))
 
+    def astype(self, dtype):
+        """The constant as a 0-d tile of ``dtype`` (as ``ct.astype``)."""
+        from ..language.elementwise import astype
+        return astype(self, dtype)
+
     def __repr__(self):
         if self._python_type is float:  # short form, as tiles print: 1.5708
             from .printing import format_float
@@ -74,10 +79,10 @@ def _forward(name, python_type):
 def _make_loose_type(name, python_type):
     namespace = {"__slots__": (), "_python_type": python_type,
                  "__doc__": f"A loosely typed {python_type.__name__} constant in tile code."}
-    for name in _FORWARDED:
-        fn = _forward(name, python_type)
+    for dunder in _FORWARDED:
+        fn = _forward(dunder, python_type)
         if fn is not None:
-            namespace[name] = fn
+            namespace[dunder] = fn
     return type(name, (_LooseScalar, python_type), namespace)
 
 
@@ -115,7 +120,8 @@ _cache = {}
 
 
 def literal_typed_code(fn):
-    """``(code, literal_table)`` for ``fn`` with typed literals, or None without source."""
+    """``(code, literal_table)`` for ``fn`` with typed literals (and its ``static_eval``
+    calls rewritten, see :mod:`numba_tile.static_expressions`), or None without source."""
     key = fn.__code__
     if key in _cache:
         return _cache[key]
@@ -123,77 +129,18 @@ def literal_typed_code(fn):
     return result
 
 
-def _find_function(tree, name):
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
-
-
 def _rewrite(fn):
     code = fn.__code__
-    if code.co_name == "<lambda>":
-        return None
-    try:
-        lines, first_line = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return None
-    source = "".join(lines)
-    indented = lines[0][:1].isspace()
-    try:
-        tree = ast.parse("if 1:\n" + source if indented else source)
-    except SyntaxError:
-        return None
-    node = _find_function(tree, code.co_name)
-    if node is None:
-        return None
-    node.decorator_list = []
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"
-    _LiteralRewriter(prefix, table).visit(node)
-    body = [node]
-    if code.co_freevars:
-        # Nest the function so that its free variables stay free (closure cells), not globals.
-        outer = ast.FunctionDef(
-            name="__numba_tile_outer", args=ast.arguments(
-                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
-            body=[ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store()) for v in code.co_freevars],
-                             value=ast.Constant(None)), node,
-                  ast.Return(value=ast.Constant(None))],
-            decorator_list=[], returns=None)
-        if "type_params" in ast.FunctionDef._fields:  # Python 3.12+
-            outer.type_params = []
-        body = [outer]
-    module = ast.Module(body=body, type_ignores=[])
-    ast.fix_missing_locations(module)
-    ast.increment_lineno(module, first_line - (2 if indented else 1))
-    try:
-        compiled = compile(module, code.co_filename, "exec")
-    except (SyntaxError, ValueError):
-        return None
-    new_code = _find_code(compiled, code.co_name)
-    if new_code is None or set(new_code.co_freevars) != set(code.co_freevars):
-        return None
-    return new_code, table
 
-
-def _find_code(code, name):
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            if const.co_name == name:
-                return const
-            found = _find_code(const, name)
-            if found is not None:
-                return found
-    return None
-
-
-def closure_for(new_code, fn, cells):
-    """Reorder ``fn``'s closure ``cells`` to the free-variable order of ``new_code``."""
-    if not new_code.co_freevars:
-        return None
-    by_name = dict(zip(fn.__code__.co_freevars, cells))
-    return tuple(by_name[name] for name in new_code.co_freevars)
+    def transform(node):
+        static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
+                            also_local=code.co_freevars)
+        _LiteralRewriter(prefix, table).visit(node)
+        return True
+    new_code = rewritten_code(fn, transform)
+    return None if new_code is None else (new_code, table)
 
 
 __all__ = ["LooseInt", "LooseFloat", "loose", "literal_typed_code", "closure_for"]

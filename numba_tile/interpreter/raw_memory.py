@@ -14,6 +14,7 @@ from ..errors import TileValueError
 from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules import gather as gather_rules
+from . import context
 from .tile import Tile, values_as
 
 
@@ -60,6 +61,7 @@ class RawArrayMemory:
     def _positions(self, operand, shape, mask, what):
         """``(touched, positions)``: where an element is accessed (its mask true) and the
         span positions of those elements; an offset outside the memory is an error."""
+        context.check_effect(what)
         if isinstance(operand, Loose):
             offsets = np.broadcast_to(np.array(int(operand.value), dtype=object), shape)
         else:

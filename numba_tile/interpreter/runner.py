@@ -8,6 +8,7 @@ of the kernel line that caused it.
 
 import builtins
 import enum
+import functools
 import itertools
 import math
 import os
@@ -17,6 +18,7 @@ import types
 import numpy as np
 
 from .. import dtypes as d
+from .. import static_expressions
 from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument, static_axes
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
@@ -115,6 +117,8 @@ class TileGlobals:
         new = dict(module_globals)
         self._by_module[key] = new
         new["__builtins__"] = TILE_BUILTINS
+        # what a static_eval call of this module's code becomes (numba_tile.static_eval)
+        new[static_expressions.CALL_NAME] = functools.partial(_static_eval_call, new)
         for name, value in module_globals.items():
             if not name.startswith("__"):
                 new[name] = self.tile_value(value)
@@ -181,6 +185,12 @@ class TileGlobals:
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
         return rebound
+
+
+def _static_eval_call(tile_globals, key, *values):
+    """``ct.static_eval(EXPR)`` in interpreted code: EXPR with the block's values, where a
+    tile operation with an effect cannot be called."""
+    return static_expressions.evaluate(key, values, tile_globals, context.static_evaluation)
 
 
 # -- arguments ------------------------------------------------------------------------------

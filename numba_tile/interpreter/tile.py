@@ -16,6 +16,7 @@ from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts
 from ..rules import operators
 from ..rules.core import check_tile_size
+from . import context
 from .conversion import convert
 from .literals import LooseInt
 from .printing import format_values
@@ -113,9 +114,12 @@ class Tile:
         return f"{self.dtype} tile of shape {self.shape}"
 
     def __repr__(self):
+        if context.in_static_evaluation():  # as the compiler sees it: no values yet
+            return f"<tile[{self.dtype}, {tuple(self._values.shape)}]>"
         return format_values(self._values, self.dtype)
 
-    __str__ = __repr__
+    def __str__(self):
+        return format_values(self._values, self.dtype)
 
     def __format__(self, spec):
         if not spec:

@@ -4,7 +4,9 @@ plain Python, the compiler fail inside Numba).
 
 Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``import``,
 ``global``/``nonlocal``, ``del``, list/dict/set literals and comprehensions (tile code has
-tuples), and item assignment (tiles and tuples are immutable).
+tuples), item assignment (tiles and tuples are immutable), and ``static_eval`` other than
+called directly. The expression inside ``static_eval(...)`` is plain Python, run at compile
+time: it may use any of these.
 
 >>> from numba_tile.rules.syntax import check_kernel_source
 >>> def kernel(x):
@@ -63,6 +65,7 @@ def check_kernel_source(fn):
                               function=fn.__name__)
 
     found = []  # (line, column, error class, message, node): the first in the source wins
+    called = set()  # the ``static_eval`` of each static_eval(...) call
     for node, in_kernel_scope in _walk(function.body, generator_scope=True):
         message = _STATEMENTS.get(type(node))
         if message is not None and not (isinstance(node, ast.List) and
@@ -76,6 +79,11 @@ def check_kernel_source(fn):
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         found.extend((TileTypeError, _ITEM_ASSIGNMENT, target) for target in targets
                      if isinstance(target, ast.Subscript))
+        if _names_static_eval(node) and id(node) not in called:
+            found.append((TileSyntaxError, "static_eval() must be used directly: "
+                                           "ct.static_eval(expression)", node))
+        if _is_static_eval_call(node):
+            called.add(id(node.func))
     if found:
         error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
         raise error(message, where(node))
@@ -85,13 +93,26 @@ _ITEM_ASSIGNMENT = ("Item assignment is not supported in tile code: tiles and tu
                     "immutable (make a new one, or use ct.where or ct.insert)")
 
 
+def _names_static_eval(node):
+    return (isinstance(node, ast.Name) and node.id == "static_eval") or \
+        (isinstance(node, ast.Attribute) and node.attr == "static_eval")
+
+
+def _is_static_eval_call(node):
+    return isinstance(node, ast.Call) and _names_static_eval(node.func)
+
+
 def _walk(statements, generator_scope):
     """Every node below ``statements`` with whether it belongs to the kernel's own body
-    (nested functions may be generators: ``contextlib.contextmanager`` helpers)."""
-    pending = [(node, generator_scope) for node in statements]
+    (nested functions may be generators: ``contextlib.contextmanager`` helpers). The
+    expression of a ``static_eval`` is plain Python, evaluated at compile time: not walked.
+    A node comes before its children."""
+    pending = [(node, generator_scope) for node in reversed(statements)]
     while pending:
         node, scope = pending.pop()
         yield node, scope
         inner = scope and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                 ast.Lambda))
-        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+        children = [node.func] if _is_static_eval_call(node) else \
+            list(ast.iter_child_nodes(node))
+        pending.extend((child, inner) for child in reversed(children))

@@ -8,7 +8,11 @@ kernel, where our typing applies to it. Helpers of helpers are handled the same 
 
 import types
 
+from ... import static_expressions
 from ...interpreter.runner import is_user_code
+from ...source_code import closure_for, rewritten_code
+from ..compilation import current
+from ..typing.static_expressions import compiled_static_eval
 
 
 class InlineHelpers:
@@ -20,14 +24,36 @@ class InlineHelpers:
         self._modules = {}
 
     def function(self, fn):
-        """``fn`` re-bound to rewritten globals and closure."""
+        """``fn`` re-bound to rewritten globals and closure, its ``static_eval`` calls
+        rewritten (:mod:`numba_tile.static_expressions`)."""
         closure = None
         if fn.__closure__ is not None:
             closure = tuple(self._cell(cell, fn) for cell in fn.__closure__)
-        rebound = types.FunctionType(fn.__code__, self.globals_for(fn.__globals__), fn.__name__,
-                                     fn.__defaults__, closure)
+        code = self._static_eval_code(fn)
+        if code is not None and closure is not None:
+            closure = closure_for(code, fn, closure)
+        rebound = types.FunctionType(code or fn.__code__, self.globals_for(fn.__globals__),
+                                     fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         return rebound
+
+    @staticmethod
+    def _static_eval_code(fn):
+        """``fn``'s code with its ``static_eval`` calls rewritten, or None (it has none); the
+        namespace each expression reads is recorded in the compilation."""
+        compilation = current()
+        code = fn.__code__
+        keys = []
+
+        def transform(node):
+            keys.extend(static_expressions.rewrite(node, code.co_filename, (code, "compile"),
+                                                   as_code=compilation.static_as_code))
+            return bool(keys)
+        new_code = rewritten_code(fn, transform)
+        if new_code is not None:
+            namespace = static_expressions.namespace_of(fn)
+            compilation.static_namespaces.update((key, namespace) for key in keys)
+        return new_code
 
     def _cell(self, cell, owner):
         try:
@@ -42,6 +68,7 @@ class InlineHelpers:
         if key not in self._globals:
             new = dict(module_globals)
             self._globals[key] = new
+            new[static_expressions.CALL_NAME] = compiled_static_eval
             for name, value in module_globals.items():
                 if not name.startswith("__"):
                     new[name] = self.value(value)
@@ -72,4 +99,6 @@ class InlineHelpers:
 
 def kernel_for_compilation(fn):
     """The kernel function with its helpers made inlinable."""
-    return InlineHelpers().function(fn)
+    helpers = InlineHelpers()
+    current().static_helpers = helpers
+    return helpers.function(fn)

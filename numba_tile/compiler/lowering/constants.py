@@ -5,7 +5,9 @@ import operator
 
 from numba.core import cgutils, types
 
+from ..compilation import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
+from ..typing.static_expressions import compiled_static_eval
 from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant, \
     dtype_of_scalar
 from . import arithmetic
@@ -68,6 +70,15 @@ def folded_constant(context, builder, sig, args):
         return context.make_tuple(builder, result, [
             context.get_constant(t.literal_type, t.literal_value) for t in result])
     return context.get_dummy_value()
+
+
+@lower(compiled_static_eval, types.VarArg(types.Any))
+def lower_static_eval(context, builder, sig, args):
+    """A static_eval's value: the run-time value it returned, or its constant."""
+    _, index = current().static_values[sig.args[0].literal_value, tuple(sig.args[1:])]
+    if index is not None:
+        return args[1 + index]
+    return folded_constant(context, builder, sig, args)
 
 
 _CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType,

@@ -1,0 +1,98 @@
+"""A function's code compiled again from its source after a change to its syntax tree.
+
+Both executors rewrite kernels this way before running them: the interpreter gives numeric
+literals their tile types (:mod:`numba_tile.interpreter.literals`), and both turn
+``static_eval`` calls into calls with the expression's local variables
+(:mod:`numba_tile.static_expressions`). The new code keeps the file name and line numbers, so errors
+point at the user's source, and the function's free variables stay free.
+
+>>> import ast, types
+>>> from numba_tile.source_code import rewritten_code
+>>> def scale(x):
+...     return x * 2
+>>> def times_three(node):
+...     node.body[0].value.right = ast.Constant(3)
+...     return True
+>>> types.FunctionType(rewritten_code(scale, times_three), {})(5)
+15
+"""
+
+import ast
+import inspect
+import types
+
+
+def _find_function(tree, name):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def _find_code(code, name):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name:
+                return const
+            found = _find_code(const, name)
+            if found is not None:
+                return found
+    return None
+
+
+def rewritten_code(fn, transform):
+    """The code of ``fn`` after ``transform(function_node)`` changed its syntax tree (it
+    returns True when it changed something), or None: no source, nothing changed, or the
+    source does not compile to free variables of the function
+    (a rewrite may drop some: those a static_eval expression alone reads)."""
+    code = fn.__code__
+    if code.co_name == "<lambda>":
+        return None
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    source = "".join(lines)
+    indented = lines[0][:1].isspace()
+    try:
+        tree = ast.parse("if 1:\n" + source if indented else source)
+    except SyntaxError:
+        return None
+    node = _find_function(tree, code.co_name)
+    if node is None:
+        return None
+    node.decorator_list = []
+    ast.increment_lineno(tree, first_line - (2 if indented else 1))
+    if not transform(node):
+        return None
+    body = [node]
+    if code.co_freevars:
+        # Nest the function so that its free variables stay free (closure cells), not globals.
+        outer = ast.FunctionDef(
+            name="__numba_tile_outer", args=ast.arguments(
+                posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=[ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store()) for v in code.co_freevars],
+                             value=ast.Constant(None)), node,
+                  ast.Return(value=ast.Constant(None))],
+            decorator_list=[], returns=None)
+        if "type_params" in ast.FunctionDef._fields:  # Python 3.12+
+            outer.type_params = []
+        body = [outer]
+    module = ast.Module(body=body, type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        compiled = compile(module, code.co_filename, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    new_code = _find_code(compiled, code.co_name)
+    if new_code is None or not set(new_code.co_freevars) <= set(code.co_freevars):
+        return None
+    return new_code
+
+
+def closure_for(new_code, fn, cells):
+    """Reorder ``fn``'s closure ``cells`` to the free-variable order of ``new_code``."""
+    if not new_code.co_freevars:
+        return None
+    by_name = dict(zip(fn.__code__.co_freevars, cells))
+    return tuple(by_name[name] for name in new_code.co_freevars)

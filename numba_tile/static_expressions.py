@@ -1,0 +1,226 @@
+"""``ct.static_eval(expr)``: a Python expression evaluated when the kernel is compiled.
+
+Both executors take a kernel's source apart before running it: each ``static_eval(EXPR)`` call
+becomes ``__numba_tile_static_eval(key, v1, ..., vn)``, where ``v1..vn`` are the kernel's
+local variables that ``EXPR`` reads, and ``key`` finds ``EXPR`` compiled as
+``lambda v1, ..., vn: EXPR`` (:class:`StaticExpression`). Globals and closure values are read
+as they are.
+
+* The interpreter calls the lambda with the values of the block.
+* The compiler calls it while typing, with compile-time constants as their values and every
+  run-time value as a :class:`RunTimeValue` that knows its type: a tile's ``shape`` and
+  ``dtype`` are known, its elements are not. A result that is a constant (a number, a dtype, a
+  function, a tuple of those) or one of the run-time values is the call's value. Where the
+  expression needs a run-time value's elements (``lhs + rhs`` of two run-time scalars), the
+  compiler compiles the expression as ordinary tile code instead (:class:`AsTileCode`), which
+  is what running it would compute.
+
+In both, tile operations with an effect (loads, stores, atomics, printing, an array's
+``slice``...) and functions defined inside the kernel cannot be called inside
+``static_eval``, a ``static_eval`` cannot nest, and an exception the expression raises
+becomes a ``TileStaticEvalError``.
+
+>>> import numba_tile as ct
+>>> @ct.kernel
+... def show(x):
+...     t = ct.load(x, (0,), (4,))
+...     print(ct.static_eval(t.shape[0] * len((1, 2))))
+>>> import numpy as np
+>>> ct.launch(0, (1,), show, (np.zeros(4, np.float32),))
+8
+"""
+
+import ast
+import itertools
+import types
+
+from .errors import TileStaticEvalError, TileSyntaxError
+
+CALL_NAME = "__numba_tile_static_eval"
+
+# tile operations (by name) that read or write memory, print or check: not callable inside
+EFFECTS = frozenset({
+    "load", "store", "gather", "scatter", "print", "printf", "assert_", "static_assert",
+    "load_advanced_indexing", "store_advanced_indexing", "slice", "tiled_view",
+    "get_raw_memory", "load_offset", "store_offset", "atomic_cas", "atomic_xchg", "atomic_add",
+    "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor", "num_tiles",
+})
+
+
+class StaticExpression:
+    """One ``static_eval`` expression: ``function`` is ``lambda v1, ..., vn: EXPR`` (its
+    globals filled at evaluation), ``names`` the local variables passed, ``local_functions``
+    the names of functions defined inside the kernel, ``problem`` a syntax error to raise
+    when it runs."""
+
+    __slots__ = ("code", "names", "local_functions", "text", "problem")
+
+    def __init__(self, code, names, local_functions, text, problem=None):
+        self.code, self.names, self.local_functions = code, names, local_functions
+        self.text, self.problem = text, problem
+
+
+# every static_eval expression seen in this process, by key (a cache of compiled code, as
+# Python's own code objects are; nothing of a compilation is kept here)
+_EXPRESSIONS = {}
+_KEYS = {}
+_NEXT_KEY = itertools.count()
+
+
+def expression(key):
+    return _EXPRESSIONS[key]
+
+
+class _LocalFunction:
+    """A function defined inside the kernel, as ``static_eval`` sees it: not callable."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, *args, **kwargs):
+        raise TileStaticEvalError(f"{self.name}() is defined inside the kernel and cannot be "
+                                  f"called inside static_eval()")
+
+
+class AsTileCode(Exception):
+    """The expression needs a run-time value: compile it as tile code (the compiler catches
+    this and compiles the kernel again with this ``key`` left as code)."""
+
+    def __init__(self, key):
+        super().__init__(key)
+        self.key = key
+
+
+def evaluate(key, values, namespace, static_context):
+    """The value of expression ``key`` for the values of its local variables, with global
+    and closure names from ``namespace``; run inside ``static_context`` (which makes tile
+    operations refuse or defer)."""
+    found = _EXPRESSIONS[key]
+    if found.problem is not None:
+        raise found.problem[0](found.problem[1])
+    scope = dict(namespace)
+    for name in found.local_functions:
+        scope[name] = _LocalFunction(name)
+    function = types.FunctionType(found.code, scope)
+    with static_context():
+        try:
+            return function(*values)
+        except (TileStaticEvalError, TileSyntaxError, AsTileCode):
+            raise
+        except Exception as error:
+            if type(error).__module__.startswith("numba_tile"):
+                raise
+            raise TileStaticEvalError(f"Exception was raised inside static_eval() "
+                                      f"({type(error).__name__}: {error})") from error
+
+
+# -- the source rewrite -------------------------------------------------------------------------
+def _is_static_eval(node):
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "static_eval") or
+        (isinstance(node.func, ast.Attribute) and node.func.attr == "static_eval"))
+
+
+def _bound_names(node):
+    """Names a function binds anywhere (parameters, assignments, loops, nested defs...)."""
+    names, functions = set(), set()
+    for child in ast.walk(node):
+        if isinstance(child, ast.Name) and isinstance(child.ctx, (ast.Store, ast.Del)):
+            names.add(child.id)
+        elif isinstance(child, ast.arg):
+            names.add(child.arg)
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child is not node:
+            functions.add(child.name)
+    return names, functions
+
+
+def _own_names(expr):
+    """Names an expression binds itself (comprehension targets, lambda parameters)."""
+    names = set()
+    for child in ast.walk(expr):
+        if isinstance(child, ast.comprehension):
+            names |= {n.id for n in ast.walk(child.target) if isinstance(n, ast.Name)}
+        elif isinstance(child, ast.Lambda):
+            names |= {a.arg for a in ast.walk(child.args) if isinstance(a, ast.arg)}
+    return names
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, function_node, filename, code_key, as_code, also_local):
+        self.locals, self.functions = _bound_names(function_node)
+        self.locals |= set(also_local)
+        self.filename, self.code_key, self.as_code = filename, code_key, as_code
+        self.function_name = function_node.name
+        self.index = itertools.count()
+        self.keys = []
+
+    def visit_Call(self, node):
+        if not _is_static_eval(node):
+            return self.generic_visit(node)
+        index = next(self.index)
+        key = _KEYS.get((self.code_key, index))
+        if key is None:
+            key = _KEYS[self.code_key, index] = next(_NEXT_KEY)
+            _EXPRESSIONS[key] = self._expression(node)
+        self.keys.append(key)
+        if key in self.as_code:
+            return self.generic_visit(node.args[0])
+        found = _EXPRESSIONS[key]
+        call = ast.Call(func=ast.Name(id=CALL_NAME, ctx=ast.Load()),
+                        args=[ast.Constant(key)] + [ast.Name(id=n, ctx=ast.Load())
+                                                    for n in found.names], keywords=[])
+        return ast.copy_location(call, node)
+
+    def _expression(self, node):
+        text = ast.unparse(node)
+        if len(node.args) != 1 or node.keywords:
+            return StaticExpression(None, (), (), text, (
+                TileSyntaxError, "static_eval() expects a single expression"))
+        expr = node.args[0]
+        for child in ast.walk(expr):
+            if isinstance(child, ast.NamedExpr):
+                return StaticExpression(None, (), (), text, (
+                    TileSyntaxError, f"static_eval() expression attempted to modify a local "
+                                     f"variable {child.target.id!r}"))
+            if _is_static_eval(child):
+                return StaticExpression(None, (), (), text, (
+                    TileStaticEvalError, "static_eval() cannot be used inside static_eval()."))
+        own = _own_names(expr)
+        read = []
+        for child in ast.walk(expr):
+            if isinstance(child, ast.Name) and child.id in self.locals and \
+                    child.id not in own and child.id not in self.functions and \
+                    child.id not in read:
+                read.append(child.id)
+        local_functions = tuple(n for n in self.functions if n not in own)
+        lam = ast.Lambda(args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in read], kwonlyargs=[],
+            kw_defaults=[], defaults=[]), body=expr)
+        tree = ast.Expression(body=ast.copy_location(lam, expr))
+        ast.fix_missing_locations(tree)
+        code = compile(tree, self.filename, "eval")
+        lambda_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+        # (named after the kernel, where tracebacks and error locations show it)
+        lambda_code = lambda_code.replace(co_name=self.function_name)
+        return StaticExpression(lambda_code, tuple(read), local_functions, text)
+
+
+def rewrite(function_node, filename, code_key, as_code=frozenset(), also_local=()):
+    """Rewrite the ``static_eval`` calls of a function's AST in place; the keys of its
+    expressions (empty if it has none).
+    ``as_code``: keys of expressions to leave as ordinary code; ``also_local``: names passed
+    as values though not local (the free variables, for the interpreter)."""
+    rewriter = _Rewriter(function_node, filename, code_key, as_code, also_local)
+    function_node.body = [rewriter.visit(statement) for statement in function_node.body]
+    return rewriter.keys
+
+
+def namespace_of(fn, globals_=None):
+    """Globals and closure values of ``fn``, by name: what a static expression reads."""
+    scope = dict(fn.__globals__ if globals_ is None else globals_)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:
+            pass
+    return scope
