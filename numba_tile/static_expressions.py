@@ -205,6 +205,13 @@ class _Rewriter(ast.NodeTransformer):
         return StaticExpression(lambda_code, tuple(read), local_functions, text)
 
 
+def mentions_static_eval(code):
+    """True if a function's code (or a function defined in it) names ``static_eval``: a
+    quick test before its source is parsed."""
+    return "static_eval" in code.co_names or any(
+        isinstance(c, types.CodeType) and mentions_static_eval(c) for c in code.co_consts)
+
+
 def rewrite(function_node, filename, code_key, as_code=frozenset(), also_local=()):
     """Rewrite the ``static_eval`` calls of a function's AST in place; the keys of its
     expressions (empty if it has none).

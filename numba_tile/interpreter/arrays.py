@@ -18,6 +18,7 @@ from .tile import Tile
 def symbolic_shape(ndim):
     """How ``static_eval`` shows an array's shape: ``(?, ?)``.
 
+    >>> from numba_tile.interpreter.arrays import symbolic_shape
     >>> symbolic_shape(2), symbolic_shape(1)
     ('(?, ?)', '(?,)')
     """

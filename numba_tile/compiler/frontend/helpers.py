@@ -15,6 +15,11 @@ from ..compilation import current
 from ..typing.static_expressions import compiled_static_eval
 
 
+# (code, expressions compiled as code) -> (rewritten code or None, expression keys): the
+# source of a function is parsed once per process, as Python compiles it once
+_REWRITTEN = {}
+
+
 class InlineHelpers:
     """Memoized rewriting of functions, module globals and modules (one per compilation)."""
 
@@ -41,15 +46,21 @@ class InlineHelpers:
     def _static_eval_code(fn):
         """``fn``'s code with its ``static_eval`` calls rewritten, or None (it has none); the
         namespace each expression reads is recorded in the compilation."""
-        compilation = current()
         code = fn.__code__
-        keys = []
+        if not static_expressions.mentions_static_eval(code):
+            return None
+        compilation = current()
+        cache_key = (code, frozenset(compilation.static_as_code))
+        if cache_key not in _REWRITTEN:
+            keys = []
 
-        def transform(node):
-            keys.extend(static_expressions.rewrite(node, code.co_filename, (code, "compile"),
-                                                   as_code=compilation.static_as_code))
-            return bool(keys)
-        new_code = rewritten_code(fn, transform)
+            def transform(node):
+                keys.extend(static_expressions.rewrite(
+                    node, code.co_filename, (code, "compile"),
+                    as_code=compilation.static_as_code))
+                return bool(keys)
+            _REWRITTEN[cache_key] = rewritten_code(fn, transform), tuple(keys)
+        new_code, keys = _REWRITTEN[cache_key]
         if new_code is not None:
             namespace = static_expressions.namespace_of(fn)
             compilation.static_namespaces.update((key, namespace) for key in keys)
