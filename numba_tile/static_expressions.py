@@ -34,9 +34,12 @@ import ast
 import itertools
 import types
 
-from .errors import TileStaticEvalError, TileSyntaxError
+import numpy as np
+
+from .errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError
 
 CALL_NAME = "__numba_tile_static_eval"
+ASSERT_NAME = "__numba_tile_static_assert"
 
 # tile operations (by name) that read or write memory, print or check: not callable inside
 EFFECTS = frozenset({
@@ -53,11 +56,12 @@ class StaticExpression:
     the names of functions defined inside the kernel, ``problem`` a syntax error to raise
     when it runs."""
 
-    __slots__ = ("code", "names", "local_functions", "text", "problem")
+    __slots__ = ("code", "names", "local_functions", "text", "problem", "construct")
 
-    def __init__(self, code, names, local_functions, text, problem=None):
+    def __init__(self, code, names, local_functions, text, problem=None,
+                 construct="static_eval"):
         self.code, self.names, self.local_functions = code, names, local_functions
-        self.text, self.problem = text, problem
+        self.text, self.problem, self.construct = text, problem, construct
 
 
 # every static_eval expression seen in this process, by key (a cache of compiled code, as
@@ -91,6 +95,21 @@ class AsTileCode(Exception):
         self.key = key
 
 
+class AsGlobal(Exception):
+    """The expression's value is a plain Python function: compile the kernel again with the
+    call replaced by a global holding it (:func:`value_name`), which the compiler inlines
+    like any helper."""
+
+    def __init__(self, key, value):
+        super().__init__(key)
+        self.key, self.value = key, value
+
+
+def value_name(key):
+    """The global name that holds a static expression's value (see :class:`AsGlobal`)."""
+    return f"__numba_tile_static_value_{key}"
+
+
 def evaluate(key, values, namespace, static_context):
     """The value of expression ``key`` for the values of its local variables, with global
     and closure names from ``namespace``; run inside ``static_context`` (which makes tile
@@ -102,23 +121,47 @@ def evaluate(key, values, namespace, static_context):
     for name in found.local_functions:
         scope[name] = _LocalFunction(name)
     function = types.FunctionType(found.code, scope)
-    with static_context():
+    with static_context(found.construct):
         try:
-            return function(*values)
-        except (TileStaticEvalError, TileSyntaxError, AsTileCode):
+            result = function(*values)
+            if found.construct == "static_assert":  # the message as run-time values show
+                condition, message = result
+                return condition, None if message is None else str(message)
+            return result
+        except (TileStaticEvalError, TileSyntaxError, AsTileCode, AsGlobal):
             raise
         except Exception as error:
             if type(error).__module__.startswith("numba_tile"):
                 raise
-            raise TileStaticEvalError(f"Exception was raised inside static_eval() "
+            raise TileStaticEvalError(f"Exception was raised inside {found.construct}() "
                                       f"({type(error).__name__}: {error})") from error
 
 
+def check_assertion(condition, message, is_run_time):
+    """What ``static_assert`` does with its evaluated condition and message:
+    ``TileTypeError`` for a condition that is no constant bool (``is_run_time(value)`` says
+    whether it is a run-time value), ``TileStaticAssertionError`` where it is false."""
+    if is_run_time(condition):
+        raise TileTypeError("static_assert() condition must be a compile-time constant")
+    if not isinstance(condition, (bool, np.bool_)):
+        raise TileTypeError(f"static_assert() condition must be a boolean, got {condition!r}")
+    if not condition:
+        text = "" if message is None else str(message)
+        raise TileStaticAssertionError("Static assertion failed" + (f": {text}" if text else ""))
+
+
 # -- the source rewrite -------------------------------------------------------------------------
+def _construct(node):
+    """``"static_eval"`` or ``"static_assert"`` for a call of one, else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = node.func.id if isinstance(node.func, ast.Name) else \
+        node.func.attr if isinstance(node.func, ast.Attribute) else None
+    return name if name in ("static_eval", "static_assert") else None
+
+
 def _is_static_eval(node):
-    return isinstance(node, ast.Call) and (
-        (isinstance(node.func, ast.Name) and node.func.id == "static_eval") or
-        (isinstance(node.func, ast.Attribute) and node.func.attr == "static_eval"))
+    return _construct(node) is not None
 
 
 def _bound_names(node):
@@ -146,10 +189,11 @@ def _own_names(expr):
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, function_node, filename, code_key, as_code, also_local):
+    def __init__(self, function_node, filename, code_key, as_code, also_local, as_global):
         self.locals, self.functions = _bound_names(function_node)
         self.locals |= set(also_local)
         self.filename, self.code_key, self.as_code = filename, code_key, as_code
+        self.as_global = as_global
         self.function_name = function_node.name
         self.index = itertools.count()
         self.keys = []
@@ -163,28 +207,42 @@ class _Rewriter(ast.NodeTransformer):
             key = _KEYS[self.code_key, index] = next(_NEXT_KEY)
             _EXPRESSIONS[key] = self._expression(node)
         self.keys.append(key)
+        found = _EXPRESSIONS[key]
         if key in self.as_code:
             return self.generic_visit(node.args[0])
-        found = _EXPRESSIONS[key]
-        call = ast.Call(func=ast.Name(id=CALL_NAME, ctx=ast.Load()),
+        if key in self.as_global:
+            return ast.copy_location(ast.Name(id=value_name(key), ctx=ast.Load()), node)
+        name = ASSERT_NAME if found.construct == "static_assert" else CALL_NAME
+        call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()),
                         args=[ast.Constant(key)] + [ast.Name(id=n, ctx=ast.Load())
                                                     for n in found.names], keywords=[])
         return ast.copy_location(call, node)
 
     def _expression(self, node):
         text = ast.unparse(node)
-        if len(node.args) != 1 or node.keywords:
-            return StaticExpression(None, (), (), text, (
-                TileSyntaxError, "static_eval() expects a single expression"))
-        expr = node.args[0]
+        construct = _construct(node)
+
+        def problem(error, message):
+            return StaticExpression(None, (), (), text, (error, message), construct)
+        if construct == "static_assert":
+            if not 1 <= len(node.args) <= 2 or node.keywords:
+                return problem(TileSyntaxError, "static_assert(cond, msg=None, /) expects one "
+                                                "or two positional arguments")
+            parts = node.args
+            expr = ast.Tuple(elts=list(parts) + [ast.Constant(None)] * (2 - len(parts)),
+                             ctx=ast.Load())
+            ast.copy_location(expr, parts[0])
+        else:
+            if len(node.args) != 1 or node.keywords:
+                return problem(TileSyntaxError, "static_eval() expects a single expression")
+            expr = node.args[0]
         for child in ast.walk(expr):
             if isinstance(child, ast.NamedExpr):
-                return StaticExpression(None, (), (), text, (
-                    TileSyntaxError, f"static_eval() expression attempted to modify a local "
-                                     f"variable {child.target.id!r}"))
-            if _is_static_eval(child):
-                return StaticExpression(None, (), (), text, (
-                    TileStaticEvalError, "static_eval() cannot be used inside static_eval()."))
+                return problem(TileSyntaxError, f"{construct}() expression attempted to modify "
+                                                f"a local variable {child.target.id!r}")
+            if _construct(child) is not None:
+                return problem(TileStaticEvalError, f"{_construct(child)}() cannot be used "
+                                                    f"inside {construct}().")
         own = _own_names(expr)
         read = []
         for child in ast.walk(expr):
@@ -202,22 +260,26 @@ class _Rewriter(ast.NodeTransformer):
         lambda_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
         # (named after the kernel, where tracebacks and error locations show it)
         lambda_code = lambda_code.replace(co_name=self.function_name)
-        return StaticExpression(lambda_code, tuple(read), local_functions, text)
+        return StaticExpression(lambda_code, tuple(read), local_functions, text,
+                                construct=construct)
 
 
-def mentions_static_eval(code):
-    """True if a function's code (or a function defined in it) names ``static_eval``: a
-    quick test before its source is parsed."""
-    return "static_eval" in code.co_names or any(
-        isinstance(c, types.CodeType) and mentions_static_eval(c) for c in code.co_consts)
+def mentions_static_construct(code):
+    """True if a function's code (or a function defined in it) names ``static_eval`` or
+    ``static_assert``: a quick test before its source is parsed."""
+    return "static_eval" in code.co_names or "static_assert" in code.co_names or any(
+        isinstance(c, types.CodeType) and mentions_static_construct(c)
+        for c in code.co_consts)
 
 
-def rewrite(function_node, filename, code_key, as_code=frozenset(), also_local=()):
+def rewrite(function_node, filename, code_key, as_code=frozenset(), also_local=(),
+            as_global=frozenset()):
     """Rewrite the ``static_eval`` calls of a function's AST in place; the keys of its
     expressions (empty if it has none).
     ``as_code``: keys of expressions to leave as ordinary code; ``also_local``: names passed
-    as values though not local (the free variables, for the interpreter)."""
-    rewriter = _Rewriter(function_node, filename, code_key, as_code, also_local)
+    as values though not local (the free variables, for the interpreter); ``as_global``:
+    keys of expressions replaced by the global of their value (:class:`AsGlobal`)."""
+    rewriter = _Rewriter(function_node, filename, code_key, as_code, also_local, as_global)
     function_node.body = [rewriter.visit(statement) for statement in function_node.body]
     return rewriter.keys
 

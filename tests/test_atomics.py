@@ -253,6 +253,21 @@ def test_raw_offsets_run_through_the_memory_of_a_strided_view(run_kernel):
 
 
 @ct.kernel
+def raw_dtype(x):
+    memory = x.get_raw_memory()
+    ct.static_assert(memory.dtype == x.dtype)
+    ct.scatter(x, 0, ct.static_eval(memory.dtype == x.dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float16, np.float64],
+                         ids=lambda t: t.__name__)
+def test_raw_memory_has_the_arrays_dtype(run_kernel, dtype):
+    x = np.zeros(4, dtype)
+    run_kernel(raw_dtype, (1,), (x,))
+    assert x[0] == 1
+
+
+@ct.kernel
 def raw_outside(x):
     x.get_raw_memory().load_offset(ct.arange(8, dtype=ct.int32) + 10)
 

@@ -136,3 +136,71 @@ def indirect(y):
 def test_errors(run_kernel, kernel, args, error, match):
     with pytest.raises(error, match=match):
         run_kernel(kernel, (1,), (np.zeros(4, np.int32), *args))
+
+
+# -- static_assert: its condition and message are static expressions too -------------------------
+def _factorial(n):
+    result = 1
+    for i in range(1, n + 1):
+        result *= i
+    return result
+
+
+@ct.kernel
+def checked_factorial(x, N: ct.Constant[int]):
+    ct.static_assert(_factorial(N) < 100, f"{N}! = {_factorial(N)}; x is {x}")
+    ct.scatter(x, 0, N)
+
+
+def test_static_assert_runs_python_at_compile_time(run_kernel):
+    x = np.zeros(1, np.int32)
+    run_kernel(checked_factorial, (1,), (x, 4))
+    assert x[0] == 4
+    with pytest.raises(ct.TileStaticAssertionError,
+                       match=r"Static assertion failed: 7! = 5040; x is <array\[int32, \(\?,\)\]>"):
+        run_kernel(checked_factorial, (1,), (x, 7))
+
+
+@ct.kernel
+def assert_run_time(x, n):
+    ct.static_assert(n > 2)
+
+
+@ct.kernel
+def assert_not_bool(x, N: ct.Constant[int]):
+    ct.static_assert(N)
+
+
+@ct.kernel
+def assert_calls_tile_op(x):
+    ct.static_assert(ct.ones((4,), dtype=ct.int32).dtype == ct.int32)
+
+
+@ct.kernel
+def assert_three_arguments(x):
+    ct.static_assert(True, "message", 123)
+
+
+@ct.kernel
+def assert_in_static_eval(x):
+    ct.static_eval(ct.static_assert(True))
+
+
+@ct.kernel
+def assert_empty_message(x):
+    ct.static_assert(x.dtype == ct.float32, "")
+
+
+@pytest.mark.parametrize("kernel,args,error,match", [
+    (assert_run_time, (3,), ct.TileTypeError, "condition must be a compile-time constant"),
+    (assert_not_bool, (42,), ct.TileTypeError, "condition must be a boolean"),
+    (assert_calls_tile_op, (), ct.TileStaticEvalError,
+     r"ones\(\) cannot be called inside static_assert\(\)"),
+    (assert_three_arguments, (), ct.TileSyntaxError, "expects one or two positional"),
+    (assert_in_static_eval, (), ct.TileStaticEvalError,
+     r"static_assert\(\) cannot be used inside static_eval\(\)"),
+    (assert_empty_message, (), ct.TileStaticAssertionError, "Static assertion failed\n"),
+], ids=lambda v: getattr(v, "__name__", None) if callable(v) else None)
+def test_static_assert_errors(run_kernel, kernel, args, error, match):
+    with pytest.raises(error, match=match):
+        run_kernel(kernel, (1,), (np.zeros(4, np.int32), *args))

@@ -20,7 +20,7 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
-from ..static_expressions import AsTileCode
+from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
@@ -284,13 +284,14 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.error_model = "numpy"
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
-    as_code, static_values = set(), {}
-    while True:  # once more for each static_eval expression that must be compiled as code
+    as_code, static_globals, static_values = set(), {}, {}
+    while True:  # once more for each static_eval compiled as code or as a global function
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, ArrayType)]))
         compilation.static_as_code, compilation.static_values = as_code, static_values
+        compilation.static_globals = static_globals
         try:
             with compiling(compilation), cuda_utils.numba_target_override(), format_specs():
                 result = cuda_compiler.compile_extra(
@@ -302,6 +303,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
             break
         except AsTileCode as again:
             as_code.add(again.key)
+        except AsGlobal as again:
+            static_globals[again.key] = again.value
         except TileError as err:
             if err.loc is None:
                 err.loc = _statement_location(err.__traceback__)

@@ -33,12 +33,13 @@ def set_current(block):
 
 
 @contextlib.contextmanager
-def static_evaluation(defer=None):
-    """While a ``static_eval`` expression runs: tile operations with an effect raise
-    ``TileStaticEvalError``; with ``defer`` (the compiler's), every other one calls it
+def static_evaluation(construct="static_eval", defer=None):
+    """While a ``static_eval`` (or ``static_assert``: ``construct``) expression runs: tile
+    operations with an effect raise ``TileStaticEvalError`` (inside ``static_assert``,
+    every tile operation does); with ``defer`` (the compiler's), every other one calls it
     (its values are not known yet)."""
     previous = getattr(_state, "static_eval", None)
-    _state.static_eval = (defer,)
+    _state.static_eval = (construct, defer)
     try:
         yield
     finally:
@@ -50,11 +51,13 @@ def in_static_evaluation():
     return getattr(_state, "static_eval", None) is not None
 
 
-def check_effect(name):
-    """Refuse an operation with an effect (``name``) inside ``static_eval``."""
-    if getattr(_state, "static_eval", None) is not None:
+def check_effect(name, always=False):
+    """Refuse an operation with an effect (``name``) inside ``static_eval``; with
+    ``always``, refuse any tile operation inside ``static_assert``."""
+    static = getattr(_state, "static_eval", None)
+    if static is not None and (not always or static[0] == "static_assert"):
         from ..errors import TileStaticEvalError
-        raise TileStaticEvalError(f"{name}() cannot be called inside static_eval()")
+        raise TileStaticEvalError(f"{name}() cannot be called inside {static[0]}()")
 
 
 def tile_op(fn):
@@ -65,10 +68,9 @@ def tile_op(fn):
     def checked(*args, **kwargs):
         static = getattr(_state, "static_eval", None)
         if static is not None:
-            if fn.__name__ in EFFECTS:
-                check_effect(fn.__name__)
-            if static[0] is not None:
-                static[0]()
+            check_effect(fn.__name__, always=fn.__name__ not in EFFECTS)
+            if static[1] is not None:
+                static[1]()
         if getattr(_state, "block", None) is None:
             raise TypeError(f"numba_tile.{fn.__name__}() can only be used in tile code: inside a "
                             f"@ct.kernel function started with ct.launch(...)")

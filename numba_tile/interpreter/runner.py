@@ -117,8 +117,13 @@ class TileGlobals:
         new = dict(module_globals)
         self._by_module[key] = new
         new["__builtins__"] = TILE_BUILTINS
-        # what a static_eval call of this module's code becomes (numba_tile.static_eval)
-        new[static_expressions.CALL_NAME] = functools.partial(_static_eval_call, new)
+        # what static_eval/static_assert calls of this module's code become: their
+        # expressions are plain Python, run with the module's own globals
+        # (numba_tile.static_expressions)
+        new[static_expressions.CALL_NAME] = functools.partial(_static_eval_call,
+                                                              module_globals)
+        new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
+                                                                module_globals)
         for name, value in module_globals.items():
             if not name.startswith("__"):
                 new[name] = self.tile_value(value)
@@ -187,10 +192,24 @@ class TileGlobals:
         return rebound
 
 
-def _static_eval_call(tile_globals, key, *values):
+def _static_eval_call(module_globals, key, *values):
     """``ct.static_eval(EXPR)`` in interpreted code: EXPR with the block's values, where a
     tile operation with an effect cannot be called."""
-    return static_expressions.evaluate(key, values, tile_globals, context.static_evaluation)
+    return static_expressions.evaluate(key, values, module_globals,
+                                       context.static_evaluation)
+
+
+def _static_assert_call(module_globals, key, *values):
+    """``ct.static_assert(COND, MSG)`` in interpreted code."""
+    condition, message = static_expressions.evaluate(key, values, module_globals,
+                                                     context.static_evaluation)
+    if isinstance(condition, Tile) and condition.is_constant and condition.ndim == 0:
+        condition = condition.constant_value()
+    static_expressions.check_assertion(condition, message, _is_run_time)
+
+
+def _is_run_time(value):
+    return isinstance(value, Tile) and not value.is_constant
 
 
 # -- arguments ------------------------------------------------------------------------------

@@ -118,8 +118,7 @@ class Tile:
             return f"<tile[{self.dtype}, {tuple(self._values.shape)}]>"
         return format_values(self._values, self.dtype)
 
-    def __str__(self):
-        return format_values(self._values, self.dtype)
+    __str__ = __repr__
 
     def __format__(self, spec):
         if not spec:

@@ -119,7 +119,7 @@ def static_assert(condition, message=None, /):
                             f"{describe(condition)}")
     if not value:
         raise TileStaticAssertionError(message if message is not None
-                                       else "static assertion failed")
+                                       else "Static assertion failed")
 
 
 @tile_op

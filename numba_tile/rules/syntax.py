@@ -4,9 +4,9 @@ plain Python, the compiler fail inside Numba).
 
 Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``import``,
 ``global``/``nonlocal``, ``del``, list/dict/set literals and comprehensions (tile code has
-tuples), item assignment (tiles and tuples are immutable), and ``static_eval`` other than
-called directly. The expression inside ``static_eval(...)`` is plain Python, run at compile
-time: it may use any of these.
+tuples), item assignment (tiles and tuples are immutable), and ``static_eval`` or
+``static_assert`` other than called directly. The expressions inside them are plain Python,
+run at compile time: they may use any of these.
 
 >>> from numba_tile.rules.syntax import check_kernel_source
 >>> def kernel(x):
@@ -79,9 +79,10 @@ def check_kernel_source(fn):
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         found.extend((TileTypeError, _ITEM_ASSIGNMENT, target) for target in targets
                      if isinstance(target, ast.Subscript))
-        if _names_static_eval(node) and id(node) not in called:
-            found.append((TileSyntaxError, "static_eval() must be used directly: "
-                                           "ct.static_eval(expression)", node))
+        construct = _names_static_construct(node)
+        if construct and id(node) not in called:
+            found.append((TileSyntaxError, f"{construct}() must be used directly: "
+                                           f"ct.{construct}(...)", node))
         if _is_static_eval_call(node):
             called.add(id(node.func))
     if found:
@@ -93,20 +94,23 @@ _ITEM_ASSIGNMENT = ("Item assignment is not supported in tile code: tiles and tu
                     "immutable (make a new one, or use ct.where or ct.insert)")
 
 
-def _names_static_eval(node):
-    return (isinstance(node, ast.Name) and node.id == "static_eval") or \
-        (isinstance(node, ast.Attribute) and node.attr == "static_eval")
+def _names_static_construct(node):
+    """``"static_eval"``/``"static_assert"`` for a name or attribute of one, else None."""
+    name = node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else None
+    return name if name in ("static_eval", "static_assert") else None
 
 
 def _is_static_eval_call(node):
-    return isinstance(node, ast.Call) and _names_static_eval(node.func)
+    return isinstance(node, ast.Call) and _names_static_construct(node.func) is not None
 
 
 def _walk(statements, generator_scope):
     """Every node below ``statements`` with whether it belongs to the kernel's own body
     (nested functions may be generators: ``contextlib.contextmanager`` helpers). The
     expression of a ``static_eval`` is plain Python, evaluated at compile time: not walked.
-    A node comes before its children."""
+    The same holds for ``static_assert``'s condition and message. A node comes before its
+    children."""
     pending = [(node, generator_scope) for node in reversed(statements)]
     while pending:
         node, scope = pending.pop()

@@ -12,7 +12,7 @@ from ... import static_expressions
 from ...interpreter.runner import is_user_code
 from ...source_code import closure_for, rewritten_code
 from ..compilation import current
-from ..typing.static_expressions import compiled_static_eval
+from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 
 
 # (code, expressions compiled as code) -> (rewritten code or None, expression keys): the
@@ -47,17 +47,19 @@ class InlineHelpers:
         """``fn``'s code with its ``static_eval`` calls rewritten, or None (it has none); the
         namespace each expression reads is recorded in the compilation."""
         code = fn.__code__
-        if not static_expressions.mentions_static_eval(code):
+        if not static_expressions.mentions_static_construct(code):
             return None
         compilation = current()
-        cache_key = (code, frozenset(compilation.static_as_code))
+        cache_key = (code, frozenset(compilation.static_as_code),
+                     frozenset(compilation.static_globals))
         if cache_key not in _REWRITTEN:
             keys = []
 
             def transform(node):
                 keys.extend(static_expressions.rewrite(
                     node, code.co_filename, (code, "compile"),
-                    as_code=compilation.static_as_code))
+                    as_code=compilation.static_as_code,
+                    as_global=frozenset(compilation.static_globals)))
                 return bool(keys)
             _REWRITTEN[cache_key] = rewritten_code(fn, transform), tuple(keys)
         new_code, keys = _REWRITTEN[cache_key]
@@ -80,6 +82,9 @@ class InlineHelpers:
             new = dict(module_globals)
             self._globals[key] = new
             new[static_expressions.CALL_NAME] = compiled_static_eval
+            new[static_expressions.ASSERT_NAME] = compiled_static_assert
+            for static_key, value in current().static_globals.items():
+                new[static_expressions.value_name(static_key)] = self.value(value)
             for name, value in module_globals.items():
                 if not name.startswith("__"):
                     new[name] = self.value(value)

@@ -7,9 +7,9 @@ from numba.core import cgutils, types
 
 from ..compilation import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
-from ..typing.static_expressions import compiled_static_eval
-from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, TypedConstant, \
-    dtype_of_scalar
+from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from ..types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, TileType, \
+    TypedConstant, dtype_of_scalar
 from . import arithmetic
 from .registry import lower, registry
 
@@ -81,6 +81,11 @@ def lower_static_eval(context, builder, sig, args):
     return folded_constant(context, builder, sig, args)
 
 
+@lower(compiled_static_assert, types.VarArg(types.Any))
+def lower_static_assert(context, builder, sig, args):
+    return context.get_dummy_value()  # checked while typing
+
+
 _CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType,
                    TypedConstant)
 lower("numba_tile.folded", types.VarArg(types.Any))(folded_constant)
@@ -116,6 +121,9 @@ for _attr in ("dtype", "ndim"):
             context, builder, typ, value, attr))
 
 
+registry.lower_getattr(RawMemoryType, "dtype")(
+    lambda context, builder, typ, value: _constant_attribute(context, builder, typ, value,
+                                                             "dtype"))
 for _attr in ("dtype", "tile_shape", "traversal_steps", "padding_mode"):
     registry.lower_getattr(TiledViewType, _attr)(
         lambda context, builder, typ, value, attr=_attr: _constant_attribute(

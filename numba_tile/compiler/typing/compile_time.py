@@ -23,7 +23,7 @@ def infer_static_assert(values):
     if not condition:
         message = constant_value(values["message"])
         raise TileStaticAssertionError(message if message is not None
-                                       else "static assertion failed")
+                                       else "Static assertion failed")
     return types.none
 
 

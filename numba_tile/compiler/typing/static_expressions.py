@@ -20,7 +20,7 @@ from ... import dtypes as d
 from ...errors import TileStaticEvalError
 from ...interpreter import context as interpreter_context
 from ...interpreter.arrays import symbolic_shape
-from ...static_expressions import EFFECTS, AsTileCode, evaluate
+from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type
@@ -31,6 +31,11 @@ from .templates import registry
 def compiled_static_eval(key, *values):
     """What ``ct.static_eval(EXPR)`` becomes in compiled kernels (never called: typed and
     lowered)."""
+
+
+def compiled_static_assert(key, *values):
+    """What ``ct.static_assert(COND, MSG)`` becomes in compiled kernels (typed: the check
+    runs then; lowered to nothing)."""
 
 
 class _Method:
@@ -54,8 +59,9 @@ class RunTimeValue:
     kernel compiles: its type's facts (a tile's ``shape``, ``dtype``, ``ndim``), methods
     that cannot run yet, and nothing else (anything else compiles the expression as code)."""
 
-    def __init__(self, key, index, numba_type):
+    def __init__(self, key, index, numba_type, typing_context=None):
         self._key, self._index, self._type = key, index, numba_type
+        self._context = typing_context
 
     def _tile_facts(self):
         t = self._type
@@ -75,12 +81,21 @@ class RunTimeValue:
                 return found[name]
             if name in _TILE_METHODS:
                 return _Method(self._key, name)
-        if isinstance(self._type, ArrayType):
-            if name in ("dtype", "ndim"):
-                return getattr(self._type, name)
-            if name in _ARRAY_METHODS:
-                return _Method(self._key, name)
-        raise AsTileCode(self._key)
+        if isinstance(self._type, ArrayType) and name in _ARRAY_METHODS:
+            return _Method(self._key, name)
+        # an attribute whose type is a constant (an array's dtype, a view's tile_shape...)
+        found = self._context.resolve_getattr(self._type, name) \
+            if self._context is not None and self._type is not None else None
+        value = RUN_TIME if found is None else constant_of(found, RUN_TIME)
+        if value is RUN_TIME:
+            raise AsTileCode(self._key)
+        return value
+
+    def __format__(self, spec):
+        return repr(self)
+
+    def __str__(self):
+        return repr(self)
 
     def __repr__(self):
         facts = self._tile_facts()
@@ -141,16 +156,13 @@ class StaticEvalTemplate(AbstractTemplate):
 
     def _evaluate(self, key, value_types, compilation):
         """``(result type, index of the run-time value it is, or None)``."""
-        values = []
-        for index, numba_type in enumerate(value_types):
-            found = _python_value(numba_type)
-            values.append(RunTimeValue(key, index, numba_type) if found is None else
-                          found[0] if isinstance(found, tuple) else found)
+        values = _values_of(key, value_types, self.context)
 
         def defer():
             raise AsTileCode(key)
         result = evaluate(key, values, compilation.static_namespaces[key],
-                          lambda: interpreter_context.static_evaluation(defer))
+                          lambda construct: interpreter_context.static_evaluation(construct,
+                                                                                  defer))
         if isinstance(result, RunTimeValue):
             return result._type, result._index
         if isinstance(result, (_Method, RunTimeValue)) or (
@@ -159,12 +171,48 @@ class StaticEvalTemplate(AbstractTemplate):
         if _is_constant(result):
             return literal_type(result), None
         if callable(result):
-            if isinstance(result, pytypes.FunctionType) and \
-                    compilation.static_helpers is not None:
-                result = compilation.static_helpers.value(result)
+            helper = compilation.static_helpers.value(result) \
+                if isinstance(result, pytypes.FunctionType) else result
+            if helper is not result:  # a plain function: a global the compiler inlines
+                raise AsGlobal(key, result)
             return self.context.resolve_value_type(result), None
         raise TileStaticEvalError(f"static_eval() gave {type(result).__name__} "
                                   f"{result!r}, which tile code cannot hold")
 
 
 registry.register_global(compiled_static_eval)(StaticEvalTemplate)
+
+
+def _values_of(key, value_types, typing_context):
+    values = []
+    for index, numba_type in enumerate(value_types):
+        found = _python_value(numba_type)
+        values.append(RunTimeValue(key, index, numba_type, typing_context) if found is None else
+                      found[0] if isinstance(found, tuple) else found)
+    return values
+
+
+class StaticAssertTemplate(AbstractTemplate):
+    key = compiled_static_assert
+    prefer_literal = True
+
+    def generic(self, args, kws):
+        if not isinstance(args[0], types.IntegerLiteral):
+            return None
+        key = args[0].literal_value
+        compilation = current()
+        memo_key = (key, tuple(args[1:]))
+        if memo_key not in compilation.static_values:
+            compilation.static_values[memo_key] = None  # checked once
+            try:
+                condition, message = evaluate(
+                    key, _values_of(key, args[1:], self.context),
+                    compilation.static_namespaces[key],
+                    lambda construct: interpreter_context.static_evaluation(construct))
+            except AsTileCode:  # the condition needs a run-time value
+                condition, message = RunTimeValue(key, 0, None), None
+            check_assertion(condition, message, lambda v: isinstance(v, RunTimeValue))
+        return signature(types.none, *args)
+
+
+registry.register_global(compiled_static_assert)(StaticAssertTemplate)
