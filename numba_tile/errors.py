@@ -182,7 +182,7 @@ class TileStaticAssertionError(TileError):
     >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileStaticAssertionError: dtypes differ
+    numba_tile.errors.TileStaticAssertionError: Static assertion failed: dtypes differ
     ...
     """
 

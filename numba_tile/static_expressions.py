@@ -143,6 +143,8 @@ def check_assertion(condition, message, is_run_time):
     whether it is a run-time value), ``TileStaticAssertionError`` where it is false."""
     if is_run_time(condition):
         raise TileTypeError("static_assert() condition must be a compile-time constant")
+    if getattr(condition, "is_constant", False) and condition.ndim == 0:
+        condition = condition.constant_value()  # a comparison of typed constants
     if not isinstance(condition, (bool, np.bool_)):
         raise TileTypeError(f"static_assert() condition must be a boolean, got {condition!r}")
     if not condition:

@@ -224,7 +224,8 @@ def double_it(t):
 @ct.kernel
 def calls_a_helper(a, TILE: ct.Constant[int]):
     ct.static_assert(TILE <= 128, "TILE must be at most 128")
-    ct.static_assert(a.ndim == 1 and ct.ensure_constant(TILE * 2) == 2 * TILE)
+    doubled = ct.ensure_constant(TILE * 2)
+    ct.static_assert(a.ndim == 1 and doubled == 2 * TILE)
     scale = lambda t: t * 3  # noqa: E731 - a closure helper
     ct.store(a, (ct.bid(0),), scale(double_it(ct.load(a, (ct.bid(0),), (TILE,)))))
 

@@ -347,7 +347,7 @@ def test_static_assert_false_raises_with_message(run_kernel, n):
     out = np.zeros(8, np.int32)
     with pytest.raises(ct.TileStaticAssertionError) as info:
         run_kernel(static_assert_even, (1,), (out, n))
-    assert info.value.message == "N must be even"
+    assert info.value.message == "Static assertion failed: N must be even"  # as cuTile words it
     assert "N must be even" in str(info.value)
     assert not out.any()
 
@@ -383,14 +383,23 @@ def static_assert_runtime(n):
 
 @ct.kernel
 def static_assert_block_id():
+    block = ct.bid(0)
+    ct.static_assert(block == 0)
+
+
+@ct.kernel
+def static_assert_calls_bid():
     ct.static_assert(ct.bid(0) == 0)
 
 
 def test_static_assert_non_constant_is_type_error(run_kernel):
-    with pytest.raises(ct.TileTypeError):
+    with pytest.raises(ct.TileTypeError, match="must be a compile-time constant"):
         run_kernel(static_assert_runtime, (1,), (5,))
-    with pytest.raises(ct.TileTypeError):
+    with pytest.raises(ct.TileTypeError, match="must be a compile-time constant"):
         run_kernel(static_assert_block_id, (1,), ())
+    # as in cuTile, no tile operation runs inside static_assert
+    with pytest.raises(ct.TileStaticEvalError, match=r"bid\(\) cannot be called inside"):
+        run_kernel(static_assert_calls_bid, (1,), ())
 
 
 # -- static_eval ----------------------------------------------------------------------------

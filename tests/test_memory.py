@@ -155,7 +155,8 @@ def attributes_kernel(x, out):
     ct.static_assert(x.shape[0].dtype == ct.int32)
     ct.static_assert(x.strides[1].dtype == ct.int32)
     # ndim and dtype are constants: usable as a tile shape and a dtype argument
-    ct.static_assert(ct.full((x.ndim * 2,), 1, x.dtype).shape == (4,))
+    ones = ct.full((x.ndim * 2,), 1, x.dtype)
+    ct.static_assert(ones.shape == (4,))
     ct.store(out, (0,), x.shape[0])
     ct.store(out, (1,), x.shape[1])
     ct.store(out, (2,), x.strides[0])

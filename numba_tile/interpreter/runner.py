@@ -203,8 +203,6 @@ def _static_assert_call(module_globals, key, *values):
     """``ct.static_assert(COND, MSG)`` in interpreted code."""
     condition, message = static_expressions.evaluate(key, values, module_globals,
                                                      context.static_evaluation)
-    if isinstance(condition, Tile) and condition.is_constant and condition.ndim == 0:
-        condition = condition.constant_value()
     static_expressions.check_assertion(condition, message, _is_run_time)
 
 

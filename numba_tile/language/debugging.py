@@ -110,7 +110,7 @@ def static_assert(condition, message=None, /):
     >>> ct.launch(0, (1,), check, (3,))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileStaticAssertionError: N must be even
+    numba_tile.errors.TileStaticAssertionError: Static assertion failed: N must be even
     ...
     """
     value = constant_value(condition, _NOT_CONSTANT)

@@ -12,6 +12,8 @@ pipeline compile it as ordinary tile code.
 import enum
 import types as pytypes
 
+import numpy as np
+
 from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
@@ -20,12 +22,14 @@ from ... import dtypes as d
 from ...errors import TileStaticEvalError
 from ...interpreter import context as interpreter_context
 from ...interpreter.arrays import symbolic_shape
+from ...interpreter.literals import loose
+from ...interpreter.tile import Tile
 from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type
-from ..types import ArrayType, TileType, dtype_of_scalar
-from .templates import registry
+from ..types import ArrayType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
+from .templates import folded_type, registry
 
 
 def compiled_static_eval(key, *values):
@@ -83,13 +87,24 @@ class RunTimeValue:
                 return _Method(self._key, name)
         if isinstance(self._type, ArrayType) and name in _ARRAY_METHODS:
             return _Method(self._key, name)
-        # an attribute whose type is a constant (an array's dtype, a view's tile_shape...)
+        # an attribute's value: a constant (an array's dtype, a view's tile_shape...) or
+        # another run-time value (an array's shape, whose entries have a dtype)
         found = self._context.resolve_getattr(self._type, name) \
             if self._context is not None and self._type is not None else None
-        value = RUN_TIME if found is None else constant_of(found, RUN_TIME)
-        if value is RUN_TIME:
+        if found is None:
             raise AsTileCode(self._key)
-        return value
+        return _derived(self._key, found, self._context)
+
+    def __getitem__(self, index):
+        if isinstance(self._type, types.BaseTuple) and isinstance(index, int) and \
+                -len(self._type) <= index < len(self._type):
+            return _derived(self._key, self._type[index], self._context)
+        raise AsTileCode(self._key)
+
+    def __len__(self):
+        if isinstance(self._type, types.BaseTuple):
+            return len(self._type)
+        raise AsTileCode(self._key)
 
     def __format__(self, spec):
         return repr(self)
@@ -114,10 +129,35 @@ for _dunder in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmu
     setattr(RunTimeValue, f"__{_dunder}__", RunTimeValue._needs_value)
     setattr(RunTimeValue, f"__r{_dunder}__", RunTimeValue._needs_value)
 for _dunder in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "invert", "abs", "bool",
-                "int", "float", "index", "len", "iter", "getitem", "call", "contains",
-                "round"):
+                "int", "float", "index", "iter", "call", "contains", "round"):
     setattr(RunTimeValue, f"__{_dunder}__", RunTimeValue._needs_value)
 RunTimeValue.__hash__ = object.__hash__
+
+
+def _derived(key, numba_type, typing_context):
+    """A value computed from a run-time value (an attribute, an entry): its constant, or a
+    run-time value that cannot be the expression's result (it is no variable)."""
+    found = _python_value(numba_type)
+    if found is None:
+        return RunTimeValue(key, None, numba_type, typing_context)
+    return found[0] if isinstance(found, tuple) else found
+
+
+def _tile_value(numba_type):
+    """A constant as the interpreter holds it: loose literals keep their tile dtype
+    (``LooseInt``), typed constants are 0-d constant tiles; ``RUN_TIME`` if not a
+    constant."""
+    if isinstance(numba_type, TypedConstant):
+        return Tile(numba_type.dtype, np.array(numba_type.literal_value,
+                                               dtype=numba_type.dtype.storage), constant=True)
+    if isinstance(numba_type, types.BooleanLiteral):
+        return numba_type.literal_value
+    if isinstance(numba_type, (types.IntegerLiteral, FloatLiteral)):
+        return loose(numba_type.literal_value)
+    if isinstance(numba_type, types.BaseTuple):
+        values = tuple(_tile_value(t) for t in numba_type)
+        return RUN_TIME if any(v is RUN_TIME for v in values) else values
+    return constant_of(numba_type, RUN_TIME)
 
 
 def _python_value(numba_type):
@@ -126,12 +166,21 @@ def _python_value(numba_type):
         return numba_type.dispatcher.py_func
     if isinstance(numba_type, types.Function):
         return numba_type.typing_key
-    value = constant_of(numba_type, RUN_TIME)
+    value = _tile_value(numba_type)
     return None if value is RUN_TIME else (value,)
 
 
+def _plain(value):
+    """Loose constants as plain Python numbers (what literal types hold)."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return int(value) if isinstance(value, int) else float(value)
+
+
 def _is_constant(value):
-    if isinstance(value, (RunTimeValue, _Method)):
+    if isinstance(value, (RunTimeValue, _Method, Tile)):
         return False
     if isinstance(value, tuple):
         return all(_is_constant(v) for v in value)
@@ -139,8 +188,10 @@ def _is_constant(value):
         d.dtype_spelling(value) is not None
 
 
-class StaticEvalTemplate(AbstractTemplate):
-    key = compiled_static_eval
+class _StaticTemplate(AbstractTemplate):
+    """A rewritten static call: ``key`` (a literal) and the values; each expression runs
+    once per value types (``Compilation.static_values``)."""
+
     prefer_literal = True
 
     def generic(self, args, kws):
@@ -151,8 +202,15 @@ class StaticEvalTemplate(AbstractTemplate):
         memo_key = (key, tuple(args[1:]))
         if memo_key not in compilation.static_values:
             compilation.static_values[memo_key] = self._evaluate(key, args[1:], compilation)
-        result_type, _ = compilation.static_values[memo_key]
-        return signature(result_type, *args)
+        return signature(self._result_type(compilation.static_values[memo_key]), *args)
+
+
+class StaticEvalTemplate(_StaticTemplate):
+    key = compiled_static_eval
+
+    @staticmethod
+    def _result_type(found):
+        return found[0]
 
     def _evaluate(self, key, value_types, compilation):
         """``(result type, index of the run-time value it is, or None)``."""
@@ -163,13 +221,15 @@ class StaticEvalTemplate(AbstractTemplate):
         result = evaluate(key, values, compilation.static_namespaces[key],
                           lambda construct: interpreter_context.static_evaluation(construct,
                                                                                   defer))
-        if isinstance(result, RunTimeValue):
+        if isinstance(result, RunTimeValue) and result._index is not None:
             return result._type, result._index
+        if isinstance(result, Tile) and result.is_constant and result.ndim == 0:
+            return folded_type(result), None
         if isinstance(result, (_Method, RunTimeValue)) or (
                 isinstance(result, tuple) and not _is_constant(result)):
             raise AsTileCode(key)
         if _is_constant(result):
-            return literal_type(result), None
+            return literal_type(_plain(result)), None
         if callable(result):
             helper = compilation.static_helpers.value(result) \
                 if isinstance(result, pytypes.FunctionType) else result
@@ -192,27 +252,23 @@ def _values_of(key, value_types, typing_context):
     return values
 
 
-class StaticAssertTemplate(AbstractTemplate):
+class StaticAssertTemplate(_StaticTemplate):
     key = compiled_static_assert
-    prefer_literal = True
 
-    def generic(self, args, kws):
-        if not isinstance(args[0], types.IntegerLiteral):
-            return None
-        key = args[0].literal_value
-        compilation = current()
-        memo_key = (key, tuple(args[1:]))
-        if memo_key not in compilation.static_values:
-            compilation.static_values[memo_key] = None  # checked once
-            try:
-                condition, message = evaluate(
-                    key, _values_of(key, args[1:], self.context),
-                    compilation.static_namespaces[key],
-                    lambda construct: interpreter_context.static_evaluation(construct))
-            except AsTileCode:  # the condition needs a run-time value
-                condition, message = RunTimeValue(key, 0, None), None
-            check_assertion(condition, message, lambda v: isinstance(v, RunTimeValue))
-        return signature(types.none, *args)
+    @staticmethod
+    def _result_type(found):
+        return types.none
+
+    def _evaluate(self, key, value_types, compilation):
+        try:
+            condition, message = evaluate(
+                key, _values_of(key, value_types, self.context),
+                compilation.static_namespaces[key],
+                lambda construct: interpreter_context.static_evaluation(construct))
+        except AsTileCode:  # the condition needs a run-time value
+            condition, message = RunTimeValue(key, 0, None), None
+        check_assertion(condition, message, lambda v: isinstance(v, RunTimeValue))
+        return True
 
 
 registry.register_global(compiled_static_assert)(StaticAssertTemplate)
