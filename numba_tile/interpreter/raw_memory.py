@@ -79,7 +79,16 @@ class RawArrayMemory:
 
     def load_offset(self, offset, /, *, mask=None, padding_value=0, latency=None):
         """The elements at ``offset`` (an integer tile or scalar, in elements from the
-        array's first one); ``padding_value`` where ``mask`` is false."""
+        array's first one); ``padding_value`` where ``mask`` is false.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     i = ct.arange(4, dtype=ct.int32)
+        ...     print(x.get_raw_memory().load_offset(i * 3, mask=i < 3, padding_value=-1))
+        >>> ct.launch(0, (1,), show, (np.arange(12, dtype=np.int32),))
+        [0, 3, 6, -1]
+        """
         shape, operand, mask, padding = gather_rules.raw_load(self.dtype, offset, mask,
                                                               padding_value)
         touched, positions = self._positions(operand, shape, mask, "load_offset")
@@ -90,7 +99,18 @@ class RawArrayMemory:
 
     def store_offset(self, offset, value, /, *, mask=None, latency=None):
         """Store ``value`` (broadcast to the offsets' shape) at ``offset`` where ``mask``
-        is true."""
+        is true.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def odd(x):
+        ...     i = ct.arange(4, dtype=ct.int32)
+        ...     x.get_raw_memory().store_offset(i * 2 + 1, 7)
+        >>> x = np.zeros(8, np.int32)
+        >>> ct.launch(0, (1,), odd, (x,))
+        >>> x
+        array([0, 7, 0, 7, 0, 7, 0, 7], dtype=int32)
+        """
         shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask)
         touched, positions = self._positions(operand, shape, mask, "store_offset")
         self._span[positions] = np.broadcast_to(values_as(value, self.dtype), shape)[touched]
@@ -115,7 +135,19 @@ class RawArrayMemory:
     def atomic_cas_offset(self, offset, expected, desired, /, *, mask=None,
                           memory_order=MemoryOrder.ACQ_REL, memory_scope=MemoryScope.DEVICE):
         """Compare and swap at ``offset``: the old elements (``expected`` where ``mask`` is
-        false)."""
+        false).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def claim(x):
+        ...     i = ct.arange(4, dtype=ct.int32)
+        ...     print(x.get_raw_memory().atomic_cas_offset(i, 0, 9, mask=i < 3))
+        >>> x = np.array([0, 1, 0, 0], np.int32)
+        >>> ct.launch(0, (1,), claim, (x,))
+        [0, 1, 0, 0]
+        >>> x
+        array([9, 1, 9, 0], dtype=int32)
+        """
         _, shape, operand, expected, desired, mask, _ = atomic_rules.raw_cas(
             self.dtype, offset, expected, desired, mask, memory_order, memory_scope)
         return self._atomics("cas", operand, shape, mask, desired, expected,
@@ -130,7 +162,15 @@ def _raw_rmw(op):
         return self._atomics(op, operand, shape, mask, update, None, f"atomic_{op}_offset")
     atomic.__name__ = atomic.__qualname__ = f"atomic_{op}_offset"
     atomic.__doc__ = (f"``atomic_{op}`` at ``offset`` where ``mask`` is true: the old "
-                      f"elements (0 where it is false).")
+                      f"elements (0 where it is false).\n\n"
+                      f"        >>> import numpy as np, numba_tile as ct\n"
+                      f"        >>> @ct.kernel\n"
+                      f"        ... def update(x):\n"
+                      f"        ...     memory = x.get_raw_memory()\n"
+                      f"        ...     offsets = ct.arange(4, dtype=ct.int32)\n"
+                      f"        ...     print(memory.atomic_{op}_offset(offsets, ct.int32(1)))\n"
+                      f"        >>> ct.launch(0, (1,), update, (np.arange(4, dtype=np.int32),))\n"
+                      f"        [0, 1, 2, 3]\n        ")
     return atomic
 
 

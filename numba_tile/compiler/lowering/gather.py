@@ -24,7 +24,7 @@ from .tiles import I64, is_replica_leader, make_tile
 
 # positions of gather's and scatter's parameters in a call's signature
 _GATHER = {"indices": 1, "mask": 2, "padding_value": 3, "check_bounds": 4}
-_SCATTER = {"indices": 1, "value": 2, "mask": 3, "check_bounds": 4}
+_SCATTER = {"indices": 1, "value": 2, "mask": 3, "check_bounds": 4, "where": 1}
 
 
 def element_addresses(context, builder, data, lengths, strides, indices, check_bounds,
@@ -111,25 +111,31 @@ def padding_values(context, builder, padding_type, padding, result_type, dtype):
     return operand_values(context, builder, padding_type, padding, result_type, dtype)
 
 
-@lower(gather.gather, ArrayType, types.VarArg(types.Any))
-def lower_gather(context, builder, sig, args):
-    result_type, array_type = sig.return_type, sig.args[0]
-    place = _GATHER["padding_value"]
-    paddings = padding_values(context, builder, sig.args[place], args[place], result_type,
-                              array_type.dtype)
-    return loaded_elements(context, builder, array_type, result_type, array_addresses(
-        context, builder, sig, args, result_type, _GATHER), paddings)
+def _load_lowering(addresses_of, places):
+    """The lowering of a gather (``addresses_of``: :func:`array_addresses`) or a raw
+    ``load_offset`` (:func:`raw_addresses`), its parameters at ``places``."""
+    def lower_load(context, builder, sig, args):
+        result_type, source = sig.return_type, sig.args[0]
+        place = places["padding_value"]
+        paddings = padding_values(context, builder, sig.args[place], args[place], result_type,
+                                  source.dtype)
+        return loaded_elements(context, builder, source, result_type, addresses_of(
+            context, builder, sig, args, result_type, places), paddings)
+    return lower_load
 
 
-@lower(gather.scatter, ArrayType, types.VarArg(types.Any))
-def lower_scatter(context, builder, sig, args):
-    array_type = sig.args[0]
-    result_type = elements_type(array_type.dtype, sig.args[_SCATTER["indices"]])
-    stored = operand_values(context, builder, sig.args[_SCATTER["value"]],
-                            args[_SCATTER["value"]], result_type, array_type.dtype)
-    store_elements(context, builder, array_type, result_type,
-                   array_addresses(context, builder, sig, args, result_type, _SCATTER), stored)
-    return context.get_dummy_value()
+def _store_lowering(addresses_of, places):
+    """The lowering of a scatter or a raw ``store_offset`` (see :func:`_load_lowering`):
+    ``places["where"]`` is its indices or offset."""
+    def lower_store(context, builder, sig, args):
+        target = sig.args[0]
+        result_type = elements_type(target.dtype, sig.args[places["where"]])
+        stored = operand_values(context, builder, sig.args[places["value"]],
+                                args[places["value"]], result_type, target.dtype)
+        store_elements(context, builder, target, result_type,
+                       addresses_of(context, builder, sig, args, result_type, places), stored)
+        return context.get_dummy_value()
+    return lower_store
 
 
 def elements_type(dtype, indices):
@@ -142,7 +148,7 @@ def elements_type(dtype, indices):
 
 # -- raw memory: element offsets from the data pointer, no bounds ------------------------------
 _LOAD_OFFSET = {"offset": 1, "mask": 2, "padding_value": 3}
-_STORE_OFFSET = {"offset": 1, "value": 2, "mask": 3}
+_STORE_OFFSET = {"offset": 1, "value": 2, "mask": 3, "where": 1}
 
 
 @lower("array.get_raw_memory", ArrayType)
@@ -150,23 +156,11 @@ def lower_get_raw_memory(context, builder, sig, args):
     return args[0]
 
 
-@lower("raw.load_offset", RawMemoryType, types.VarArg(types.Any))
-def lower_load_offset(context, builder, sig, args):
-    result_type, memory = sig.return_type, sig.args[0]
-    place = _LOAD_OFFSET["padding_value"]
-    paddings = padding_values(context, builder, sig.args[place], args[place], result_type,
-                              memory.dtype)
-    return loaded_elements(context, builder, memory, result_type, raw_addresses(
-        context, builder, sig, args, result_type, _LOAD_OFFSET), paddings)
-
-
-@lower("raw.store_offset", RawMemoryType, types.VarArg(types.Any))
-def lower_store_offset(context, builder, sig, args):
-    memory = sig.args[0]
-    result_type = elements_type(memory.dtype, sig.args[_STORE_OFFSET["offset"]])
-    stored = operand_values(context, builder, sig.args[_STORE_OFFSET["value"]],
-                            args[_STORE_OFFSET["value"]], result_type, memory.dtype)
-    store_elements(context, builder, memory, result_type,
-                   raw_addresses(context, builder, sig, args, result_type, _STORE_OFFSET),
-                   stored)
-    return context.get_dummy_value()
+lower(gather.gather, ArrayType, types.VarArg(types.Any))(
+    _load_lowering(array_addresses, _GATHER))
+lower(gather.scatter, ArrayType, types.VarArg(types.Any))(
+    _store_lowering(array_addresses, _SCATTER))
+lower("raw.load_offset", RawMemoryType, types.VarArg(types.Any))(
+    _load_lowering(raw_addresses, _LOAD_OFFSET))
+lower("raw.store_offset", RawMemoryType, types.VarArg(types.Any))(
+    _store_lowering(raw_addresses, _STORE_OFFSET))
