@@ -40,7 +40,8 @@ from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise
 from .language.atomics import (atomic_add, atomic_and, atomic_cas, atomic_max, atomic_min,
                                atomic_or, atomic_xchg, atomic_xor)
 from .language.factories import arange, astile, full, ones, zeros
-from .language.gather import gather, scatter
+from .language.gather import Slice, gather, load_advanced_indexing, scatter, \
+    store_advanced_indexing
 from .language.matrix import matmul, mma
 from .language.memory import assume_divisible_by, bid, cdiv, load, num_blocks, num_tiles, \
     store

@@ -17,8 +17,10 @@ from numba.core import types
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..interpreter.tile import make_constant
+from ..language.gather import Slice
 from ..promotion import Loose
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
+from .types import ArrayType, ConstantType, FloatLiteral, SliceType, TileType, TypedConstant, \
+    dtype_of_scalar
 
 
 class RuntimeScalar:
@@ -52,6 +54,8 @@ def operand(numba_type):
         return numba_type.literal_value
     if isinstance(numba_type, (TileType, ArrayType)):
         return numba_type
+    if isinstance(numba_type, SliceType):
+        return Slice(RuntimeScalar(d.int64), numba_type.length)
     if isinstance(numba_type, types.BaseTuple):
         return tuple(operand(t) for t in numba_type)
     if isinstance(numba_type, types.NoneType):

@@ -5,10 +5,19 @@ from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
-from .types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, \
-    TileType, TypedConstant
+from .types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, SliceType, \
+    TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
+
+
+@register_model(SliceType)
+class SliceModel(models.PrimitiveModel):
+    """A slice is its start, an int64, at run time (its length is in the type)."""
+
+    def __init__(self, dmm, fe_type):
+        from llvmlite import ir
+        super().__init__(dmm, fe_type, ir.IntType(64))
 
 
 @register_model(FloatLiteral)

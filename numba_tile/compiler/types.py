@@ -271,6 +271,18 @@ class RawMemoryType(types.Type):
         return f"raw memory of a {self.array.describe()}"
 
 
+class SliceType(types.Type):
+    """``ct.Slice(start, length)``: ``length`` elements of one axis from ``start``; the
+    length (a constant) is part of the type, the start (an int64) its run-time value."""
+
+    def __init__(self, length):
+        self.length = length
+        super().__init__(name=f"TileSlice({length})")
+
+    def describe(self):
+        return f"ct.Slice of length {self.length}"
+
+
 class TiledViewType(types.Type):
     """``Array.tiled_view(...)``: the array plus a constant tile shape, traversal steps and
     padding mode (its run-time value is the array's)."""

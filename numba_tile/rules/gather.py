@@ -16,8 +16,9 @@ table allows).
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits, common_dtype
-from .core import broadcast_many, broadcast_shapes, describe, operand_dtype, operand_shape
-from .memory import require_array
+from .core import broadcast_many, broadcast_shapes, constant_value, describe, \
+    is_power_of_two, operand_dtype, operand_shape
+from .memory import array_padding, require_array
 
 
 def implicit_cast(source, target, what):
@@ -158,3 +159,74 @@ def raw_store(dtype, offset, value, mask):
     mask = _mask(mask, shape, "store_offset()")
     value = _value(value, shape, dtype, "value", "store_offset()")
     return shape, operand, value, mask
+
+
+# -- load_advanced_indexing / store_advanced_indexing --------------------------------------------
+def slice_parts(start, length):
+    """Rule of ``ct.Slice(start, length)``: ``(start operand, length)``. The start is an
+    integer scalar (known at run time or not); the length a constant power of two."""
+    operand = Loose(start) if isinstance(start, int) and not isinstance(start, bool) else start
+    dtype = operand_dtype(operand) if isinstance(operand, Loose) or hasattr(
+        operand, "dtype") else None
+    if dtype is None or not dtype.is_integral or operand_shape(operand) != ():
+        raise TileTypeError(f"The start of ct.Slice must be an integer scalar, got "
+                            f"{describe(start)}")
+    value = constant_value(length, None)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TileTypeError(f"The length of ct.Slice must be a compile-time constant integer, "
+                            f"got {describe(length)}")
+    if not is_power_of_two(value):
+        raise TileTypeError(f"The length of ct.Slice must be a power of two, got {value}")
+    return operand, value
+
+
+def _is_slice(item):
+    return getattr(item, "is_tile_slice", False)
+
+
+def advanced_indexing(array, indices, what):
+    """The shape and sparse axis of a ``load_advanced_indexing`` or
+    ``store_advanced_indexing``: one 1-d integer tile (the sparse axis) and a ``ct.Slice``
+    for every other axis of ``array``. Returns ``(shape, sparse axis, index tile, slices)``,
+    ``slices`` holding None at the sparse axis."""
+    require_array(array)
+    items = indices if isinstance(indices, tuple) else (indices,)
+    if len(items) != array.ndim:
+        raise TileTypeError(f"{what}: the number of indices ({len(items)}) does not match "
+                            f"array rank ({array.ndim})")
+    sparse = [axis for axis, item in enumerate(items) if not _is_slice(item)]
+    tiles = [axis for axis in sparse if hasattr(items[axis], "dtype") and tuple(
+        operand_shape(items[axis])) != () and items[axis].dtype.is_integral]
+    if len(sparse) != 1 or len(tiles) != 1 or len(operand_shape(items[sparse[0]])) != 1:
+        found = ", ".join(describe(item) if not _is_slice(item) else "ct.Slice"
+                          for item in items)
+        raise TileTypeError(f"{what}: exactly one index must be a 1D integer Tile (the "
+                            f"gathered axis) and every other one a ct.Slice; got ({found})")
+    axis = sparse[0]
+    shape = tuple(operand_shape(items[axis])[0] if a == axis else item.length
+                  for a, item in enumerate(items))
+    return shape, axis, items[axis], tuple(None if a == axis else item
+                                           for a, item in enumerate(items))
+
+
+def load_advanced_indexing(array, indices, padding_mode):
+    """Rule of ``load_advanced_indexing``: ``(dtype, shape, sparse axis, index tile, slices,
+    padding mode)``."""
+    shape, axis, index, slices = advanced_indexing(array, indices, "load_advanced_indexing()")
+    mode = array_padding(padding_mode, array)
+    return array.dtype, shape, axis, index, slices, mode
+
+
+def store_advanced_indexing(array, indices, tile):
+    """Rule of ``store_advanced_indexing``: ``(shape, sparse axis, index tile, slices)``; the
+    tile (or scalar) must have exactly the shape the indices give."""
+    shape, axis, index, slices = advanced_indexing(array, indices, "store_advanced_indexing()")
+    operand = Loose(tile) if isinstance(tile, (bool, int, float)) else tile
+    if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
+        raise TileTypeError(f"store_advanced_indexing() stores a tile or a scalar, got "
+                            f"{describe(tile)}")
+    own = tuple(operand_shape(operand))
+    if own not in ((), shape):
+        raise TileTypeError(f"store_advanced_indexing(): the tile has shape {own}, but the "
+                            f"indices give shape {shape}")
+    return shape, axis, index, slices

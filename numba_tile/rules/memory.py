@@ -113,12 +113,18 @@ def load(array, index, shape, order, padding_mode):
                              f"{ndim}")
     result_shape = () if shape == () else full
     order = normalize_order(order, ndim)
+    mode = array_padding(padding_mode, array)
+    return Spec(array.dtype, result_shape), full, order, tile_index(index, ndim)
+
+
+def array_padding(padding_mode, array):
+    """The padding mode of a load from ``array``: NaN and infinities need a float array."""
     mode = padding(padding_mode)
     if mode not in (PaddingMode.UNDETERMINED, PaddingMode.ZERO, PaddingMode.NEG_ZERO) \
             and not array.dtype.is_float:
         raise TileValueError(f"padding_mode {mode.name} needs a floating-point array, got a "
                              f"{array.describe()}")
-    return Spec(array.dtype, result_shape), full, order, tile_index(index, ndim)
+    return mode
 
 
 def store(array, index, tile, order):

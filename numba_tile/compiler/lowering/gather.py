@@ -12,15 +12,18 @@ from numba.core import cgutils, types
 
 from ... import dtypes as d
 from ...language import gather
-from ..abstract import constant_of
+from ...layouts import register_sources
 from ...rules.core import broadcast_many
-from ..types import ArrayType, RawMemoryType, TileType
+from ..abstract import constant_of
+from ..compilation import current
+from ..types import ArrayType, RawMemoryType, SliceType, TileType
 from ..typing.gather import element_type
 from . import arithmetic
 from .elementwise import operand_values
-from .memory import loaded_or, to_memory, widened
+from .memory import loaded_or, padding_constant, to_memory, widened
 from .registry import lower
-from .tiles import I64, is_replica_leader, make_tile
+from .tiles import I64, is_replica_leader, make_tile, register_coordinates, relayout, \
+    thread_coordinates
 
 # positions of gather's and scatter's parameters in a call's signature
 _GATHER = {"indices": 1, "mask": 2, "padding_value": 3, "check_bounds": 4}
@@ -38,8 +41,15 @@ def element_addresses(context, builder, data, lengths, strides, indices, check_b
     masks = None
     if mask is not None and not isinstance(mask[0], (types.NoneType, types.Omitted)):
         masks = operand_values(context, builder, mask[0], mask[1], result_type, d.bool_)
+    return addresses_at(builder, data, lengths, strides, per_axis, check_bounds, masks,
+                        result_type.registers)
+
+
+def addresses_at(builder, data, lengths, strides, per_axis, check_bounds, masks, registers):
+    """:func:`element_addresses` of int64 index values (``per_axis[axis][register]``) and
+    mask values (a list, or None)."""
     found = []
-    for register in range(result_type.registers):
+    for register in range(registers):
         offset, accessed = I64(0), cgutils.true_bit
         for axis, (axis_indices, stride) in enumerate(zip(per_axis, strides)):
             index = axis_indices[register]
@@ -80,6 +90,51 @@ def raw_addresses(context, builder, sig, args, result_type, places):
     mask = (sig.args[places["mask"]], args[places["mask"]])
     return element_addresses(context, builder, proxy.data, [None], [None], [offset], False,
                              mask, result_type)
+
+
+def advanced_addresses(context, builder, sig, args, result_type):
+    """:func:`element_addresses` of a ``load_advanced_indexing`` or
+    ``store_advanced_indexing`` (array and indices first in ``sig``): along the sparse axis
+    the index tile's element at the register's coordinate there, along every other axis the
+    slice's start plus the coordinate. Always bounds-checked."""
+    array_type, index_types = sig.args[0], tuple(sig.args[1])
+    proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])
+    lengths = [widened(builder, builder.extract_value(proxy.shape, a))
+               for a in range(array_type.ndim)]
+    strides = [widened(builder, builder.extract_value(proxy.strides, a))
+               for a in range(array_type.ndim)]
+    layout = result_type.layout
+    base = thread_coordinates(builder, layout)
+    coordinates = [register_coordinates(builder, base, layout, r)
+                   for r in range(result_type.registers)]
+    per_axis = []
+    for axis, index_type in enumerate(index_types):
+        value = builder.extract_value(args[1], axis)
+        if isinstance(index_type, SliceType):
+            per_axis.append([builder.add(value, builder.zext(c[axis], I64))
+                             for c in coordinates])
+        else:
+            per_axis.append(_along_axis(context, builder, index_type, value, result_type, axis))
+    return addresses_at(builder, proxy.data, lengths, strides, per_axis, True, None,
+                        result_type.registers)
+
+
+def _along_axis(context, builder, index_type, value, result_type, axis):
+    """Per register of ``result_type``: the 1-d ``index_type`` tile's element at the
+    register's coordinate along ``axis``, as int64."""
+    def project(coordinates):
+        return (coordinates[axis],)
+    sources = register_sources(index_type.layout, result_type.layout, project)
+    if sources is not None:  # each thread holds the indices it needs
+        values = [builder.extract_value(value, s) for s in sources]
+    else:
+        moved_type = TileType(index_type.dtype, result_type.shape, result_type.num_warps,
+                              result_type.layout)
+        moved = relayout(context, builder, index_type, value, moved_type,
+                         lambda builder, coordinates: [coordinates[axis]])
+        values = [builder.extract_value(moved, r) for r in range(result_type.registers)]
+    return [arithmetic.convert(context, builder, v, index_type.dtype, d.int64)
+            for v in values]
 
 
 def store_elements(context, builder, array_type, result_type, addresses, stored):
@@ -164,3 +219,31 @@ lower("raw.load_offset", RawMemoryType, types.VarArg(types.Any))(
     _load_lowering(raw_addresses, _LOAD_OFFSET))
 lower("raw.store_offset", RawMemoryType, types.VarArg(types.Any))(
     _store_lowering(raw_addresses, _STORE_OFFSET))
+
+
+# -- load_advanced_indexing / store_advanced_indexing --------------------------------------------
+@lower(gather.load_advanced_indexing, ArrayType, types.VarArg(types.Any))
+def lower_load_advanced_indexing(context, builder, sig, args):
+    result_type, source = sig.return_type, sig.args[0]
+    padding = padding_constant(context, source.dtype, constant_of(sig.args[2]))
+    return loaded_elements(context, builder, source, result_type, advanced_addresses(
+        context, builder, sig, args, result_type), [padding] * result_type.registers)
+
+
+@lower(gather.store_advanced_indexing, ArrayType, types.VarArg(types.Any))
+def lower_store_advanced_indexing(context, builder, sig, args):
+    target = sig.args[0]
+    shape = tuple(t.length if isinstance(t, SliceType) else t.shape[0] for t in sig.args[1])
+    value_type = sig.args[2]
+    result_type = value_type if isinstance(value_type, TileType) and \
+        value_type.shape == shape else TileType(target.dtype, shape, current().num_warps)
+    stored = operand_values(context, builder, value_type, args[2], result_type, target.dtype)
+    store_elements(context, builder, target, result_type,
+                   advanced_addresses(context, builder, sig, args, result_type), stored)
+    return context.get_dummy_value()
+
+
+@lower(gather.Slice, types.Any, types.Any)
+def lower_slice(context, builder, sig, args):
+    start, = operand_values(context, builder, sig.args[0], args[0], None, d.int64)
+    return start

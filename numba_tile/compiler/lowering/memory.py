@@ -103,7 +103,8 @@ def tile_indices(context, builder, index_type, index_value, to=types.int64):
             for i in range(len(index_type))]
 
 
-def _padding(context, dtype, mode):
+def padding_constant(context, dtype, mode):
+    """The value a load gives elements outside the array under padding ``mode``."""
     if mode in (PaddingMode.UNDETERMINED, PaddingMode.ZERO) or not dtype.is_float:
         return arithmetic.constant(dtype, 0)
     value = {PaddingMode.NEG_ZERO: -0.0, PaddingMode.NAN: math.nan,
@@ -260,7 +261,7 @@ def load_element(context, builder, view, array_type, indices, padding_mode):
     """The element at ``indices`` (every thread loads it), or the padding value."""
     pointer, in_bounds = view.element(builder, indices)
     return loaded_or(context, builder, array_type, pointer, in_bounds,
-                     _padding(context, array_type.dtype, padding_mode))
+                     padding_constant(context, array_type.dtype, padding_mode))
 
 
 def loaded_or(context, builder, array_type, pointer, accessed, otherwise_value, likely=None):
@@ -323,7 +324,7 @@ def _load_whole_vectors(context, builder, view, array_type, origin, tile_type, b
     """Each vector loaded where its first element is inside the array, else the padding."""
     layout = tile_type.layout
     element_bytes = array_type.dtype.itemsize
-    padding = _padding(context, array_type.dtype, padding_mode)
+    padding = padding_constant(context, array_type.dtype, padding_mode)
     values = []
     for first, width in groups:
         indices = _element_indices(builder, origin,

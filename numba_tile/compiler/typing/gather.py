@@ -1,4 +1,5 @@
-"""Typing of ``gather`` and ``scatter`` (the rules: :mod:`numba_tile.rules.gather`).
+"""Typing of ``gather`` and ``scatter``, ``ct.Slice`` and ``load_advanced_indexing`` /
+``store_advanced_indexing`` (the rules: :mod:`numba_tile.rules.gather`).
 
 The result of ``gather`` takes the layout of its index tiles where one has the full shape
 (``ct.arange``'s, most often), so that the indices need no conversion; all-scalar indices
@@ -10,7 +11,7 @@ from ...language import gather
 from ...rules import gather as gather_rules
 from ..abstract import operand
 from ..compilation import current
-from ..types import TileType
+from ..types import SliceType, TileType
 from .templates import constant_value, register_template, result_tile
 
 
@@ -44,3 +45,27 @@ def infer_scatter(values):
 
 register_template(gather.gather, infer_gather)
 register_template(gather.scatter, infer_scatter)
+
+
+def infer_slice(values):
+    _, length = gather_rules.slice_parts(operand(values["start"]), operand(values["length"]))
+    return SliceType(length)
+
+
+def infer_load_advanced_indexing(values):
+    """The result takes the default layout: its last axis, a slice of a row in the common
+    case, is what vectorizes."""
+    dtype, shape, _, _, _, _ = gather_rules.load_advanced_indexing(
+        operand(values["array"]), operand(values["indices"]), operand(values["padding_mode"]))
+    return TileType(dtype, shape, current().num_warps)
+
+
+def infer_store_advanced_indexing(values):
+    gather_rules.store_advanced_indexing(operand(values["array"]), operand(values["indices"]),
+                                         operand(values["tile"]))
+    return types.none
+
+
+register_template(gather.Slice, infer_slice)
+register_template(gather.load_advanced_indexing, infer_load_advanced_indexing)
+register_template(gather.store_advanced_indexing, infer_store_advanced_indexing)
