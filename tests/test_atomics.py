@@ -156,6 +156,32 @@ def test_two_dimensional_indices_with_repeats(run_kernel, rng):
     assert relative_error(table, expected) < 1e-5
 
 
+@ct.kernel
+def add_shifted_rows(table, rows, update, shift, T: ct.Constant[int], D: ct.Constant[int]):
+    """:func:`add_rows` at columns ``shift + (0..D)``, indices -1 and past the end skipped."""
+    r = ct.reshape(ct.gather(rows, ct.arange(T, dtype=ct.int32)), (T, 1))
+    c = ct.reshape(ct.arange(D, dtype=ct.int32) + shift, (1, D))
+    ct.atomic_add(table, (r, c), ct.load(update, (0, 0), (T, D)),
+                  memory_order=ct.MemoryOrder.RELAXED)
+
+
+@pytest.mark.parametrize("columns,shift", [(16, 0), (13, 0), (16, 1), (16, 5), (40, 4)])
+def test_runs_of_contiguous_adds_misaligned_or_partly_outside(run_kernel, rng, columns,
+                                                              shift):
+    """Whole aligned runs of four go as one vector atomic on sm_90; misaligned runs (odd
+    row lengths, shifted columns) and runs that leave the array go element by element."""
+    table = rng.standard_normal((8, columns)).astype(np.float32)
+    rows = rng.integers(-1, 9, 32).astype(np.int32)
+    update = rng.standard_normal((32, 16)).astype(np.float32)
+    expected = table.astype(np.float64)
+    for i, row in enumerate(rows):
+        for j in range(16):
+            if 0 <= row < 8 and shift + j < columns:
+                expected[row, shift + j] += update[i, j]
+    run_kernel(add_shifted_rows, (1,), (table, rows, update, shift, 32, 16))
+    assert relative_error(table, expected) < 1e-5
+
+
 # -- a lock across tile blocks ------------------------------------------------------------------
 @ct.kernel
 def split_k_matmul(A, B, C, locks, TM: ct.Constant[int], TN: ct.Constant[int],

@@ -79,9 +79,14 @@ def test_row_sum(run_kernel, rng, shape, params):
     assert relative_error(out, x.astype(np.float64).sum(axis=1)) <= TOLERANCE[np.float32]
 
 
-def test_every_case_has_the_three_implementations_and_a_default_first():
+def test_every_case_has_its_implementations_and_a_default_first():
+    """numba_tile, PyTorch and Triton; no Triton where it has no such operation (gathers,
+    scatters and histograms are pointer arithmetic there)."""
     for case in cases.all_cases():
-        assert [i.name for i in case.implementations] == ["numba_tile", "torch", "triton"]
+        names = [i.name for i in case.implementations]
+        memory = case.name.split("_")[0] in ("embedding", "scatter", "histogram")
+        assert names == (["numba_tile", "torch"] if memory else ["numba_tile", "torch",
+                                                                  "triton"])
         assert all(i.params for i in case.implementations)
 
 

@@ -74,6 +74,42 @@ def torch_row_sum(x):
     return torch.sum(x, dim=1, dtype=torch.float32)
 
 
+
+def torch_embedding(table, indices):
+    """Rows ``indices`` of ``table`` with PyTorch (``index_select``).
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_embedding(torch.eye(3), torch.tensor([2, 0]))  # doctest: +SKIP
+    tensor([[0., 0., 1.],
+            [1., 0., 0.]])
+    """
+    import torch
+    return torch.index_select(table, 0, indices)
+
+
+def torch_scatter_add(table, indices, source):
+    """``table`` with row ``i`` of ``source`` added to its row ``indices[i]``, a new tensor
+    (``torch.index_add``: a copy, then ``index_add_``).
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_scatter_add(torch.zeros(2, 1), torch.tensor([1, 1]), torch.ones(2, 1))  # doctest: +SKIP
+    tensor([[0.],
+            [2.]])
+    """
+    import torch
+    return torch.index_add(table, 0, indices, source)
+
+
+def torch_histogram(values, *, bins):
+    """The count of each value in ``[0, bins)`` with PyTorch (``bincount``).
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_histogram(torch.tensor([1, 1, 0]), bins=3)  # doctest: +SKIP
+    tensor([1, 2, 0])
+    """
+    import torch
+    return torch.bincount(values, minlength=bins)
+
 def triton_vector_add(a, b, c, *, block=1024, num_warps=4):
     """``c = a + b`` with Triton, ``block`` elements per program.
 

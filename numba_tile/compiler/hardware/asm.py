@@ -197,6 +197,16 @@ def atomic_cas(order, scope, ptx_type, register):
                f"={register},l,{register},{register},~{{memory}}")
 
 
+def atomic_add_vector(order, scope, width):
+    """``atom.<order>.<scope>.global.add.v<width>.f32``: ``width`` (2 or 4) consecutive
+    float32 elements at once, at a global address aligned to their size (sm_90); the old
+    values."""
+    return Asm(f"{{ .reg .b64 ga; cvta.to.global.u64 ga, ${width}; "
+               f"atom.{order}.{scope}.global.add.v{width}.f32 {{{_operands(0, width)}}}, "
+               f"[ga], {{{_operands(width + 1, width)}}}; }}",
+               ",".join(["=f"] * width + ["l"] + ["f"] * width + ["~{memory}"]))
+
+
 # the register letter of each PTX type an atomic takes
 ATOMIC_REGISTERS = {"u32": "r", "s32": "r", "b32": "r", "u64": "l", "s64": "l", "b64": "l",
                     "f32": "f", "f64": "d", "f16": "h", "bf16": "h"}
@@ -266,6 +276,9 @@ def examples():
         for ptx_type in types_:
             add(atomic(op, "acq_rel", "gpu", ptx_type, ATOMIC_REGISTERS[ptx_type]))
     add(atomic("add", "relaxed", "gpu", "bf16", "h"), (9, 0))
+    for order, scope, width in (("relaxed", "gpu", 4), ("acq_rel", "sys", 2),
+                                ("release", "cta", 4)):
+        add(atomic_add_vector(order, scope, width), (9, 0))
     add(atomic_cas("acq_rel", "gpu", "b32", "r"))
     add(FENCE_ASYNC_PROXY, (9, 0))
     for ptx_type, register in (("u8", "r"), ("b32", "r"), ("f64", "d")):

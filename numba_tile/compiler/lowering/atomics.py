@@ -1,6 +1,7 @@
 """Lowering of the atomics, on index tiles (``ct.atomic_*``) and on raw memory offsets
 (``RawArrayMemory.atomic_*_offset``): one PTX ``atom`` per element, with the call's memory
-order and scope (:func:`~numba_tile.compiler.hardware.asm.atomic`).
+order and scope (:func:`~numba_tile.compiler.hardware.asm.atomic`); on sm_90, float32 adds
+of runs of four contiguous elements are one vector ``atom``.
 
 Each element is updated exactly once: by the one thread of a group of replicas that hold it,
 and once for registers that repeat another's element. Where other threads hold the element
@@ -18,11 +19,12 @@ from ... import dtypes as d
 from ...language import atomics
 from ...rules import atomics as atomic_rules
 from ..abstract import constant_of
+from ..compilation import current
 from ..hardware import asm
 from ..types import ArrayType, RawMemoryType
 from . import arithmetic
 from .elementwise import operand_values
-from .gather import array_addresses, raw_addresses
+from .gather import array_addresses, contiguous_runs, raw_addresses
 from .registry import lower
 from .tiles import barrier, linear_offset, load_shared, make_tile, register_coordinates, \
     scratch, store_shared, thread_coordinates, is_replica_leader
@@ -70,6 +72,38 @@ def _atom(builder, op, dtype, semantics, pointer, operands):
     return builder.bitcast(old, storage) if old.type != storage else old
 
 
+def _vector_adds(context, builder, op, dtype, semantics, result_type, addresses, operands,
+                 old_value, values):
+    """Float32 adds on sm_90 move runs of consecutive, aligned elements with one vector
+    ``atom`` (:func:`~numba_tile.compiler.lowering.gather.contiguous_runs` decides at run
+    time; a run that is not takes one ``atom`` per element): fills ``values`` for the runs
+    and returns the registers left to update one by one."""
+    every = range(result_type.registers)
+    if op != "add" or dtype is not d.float32 or current().target < (9, 0):
+        return every
+    runs = contiguous_runs(builder, result_type, 4, addresses)
+    if runs is None:
+        return every
+    for first, width, ok in runs:
+        with builder.if_else(ok, likely=True) as (vector_path, element_path):
+            with vector_path:
+                result = ir.LiteralStructType([ir.FloatType()] * width)
+                olds = asm.emit(builder, asm.atomic_add_vector(*semantics, width), [
+                    builder.ptrtoint(addresses[first][0], ir.IntType(64)),
+                    *(operands[first + k][0] for k in range(width))], result)
+                fast = [builder.extract_value(olds, k) for k in range(width)]
+                fast_block = builder.block
+            with element_path:
+                slow = [old_value(first + k) for k in range(width)]
+                slow_block = builder.block
+        for k in range(width):
+            phi = builder.phi(fast[k].type)
+            phi.add_incoming(fast[k], fast_block)
+            phi.add_incoming(slow[k], slow_block)
+            values[first + k] = phi
+    return ()
+
+
 def _replicated(layout):
     return bool(layout.replicated_bits("lane") or layout.replicated_bits("warp"))
 
@@ -100,7 +134,8 @@ def atomic_tile(context, builder, op, dtype, semantics, result_type, addresses, 
 
     if not _replicated(layout):
         values = [None] * result_type.registers
-        for register in leaders:
+        for register in _vector_adds(context, builder, op, dtype, semantics, result_type,
+                                     addresses, operands, old_value, values):
             values[register] = old_value(register)
         return make_tile(context, builder, result_type, [
             values[first[layout.apply(register=r)]] for r in range(result_type.registers)])

@@ -8,6 +8,7 @@ and is out of bounds. A ``scatter`` stores each element once: from the one threa
 group of replicas, and once for registers that repeat another's element.
 """
 
+from llvmlite import ir
 from numba.core import cgutils, types
 
 from ... import dtypes as d
@@ -20,9 +21,10 @@ from ..types import ArrayType, RawMemoryType, SliceType, TileType
 from ..typing.gather import element_type
 from . import arithmetic
 from .elementwise import operand_values
-from .memory import loaded_or, padding_constant, to_memory, widened
+from .memory import from_memory, loaded_or, padding_constant, to_memory, vector_groups, \
+    vector_load, vector_store, widened
 from .registry import lower
-from .tiles import I64, is_replica_leader, make_tile, register_coordinates, relayout, \
+from .tiles import I32, I64, first_holders, is_replica_leader, make_tile, register_coordinates, relayout, \
     thread_coordinates
 
 # positions of gather's and scatter's parameters in a call's signature
@@ -137,25 +139,97 @@ def _along_axis(context, builder, index_type, value, result_type, axis):
             for v in values]
 
 
+def contiguous_runs(builder, result_type, element_bytes, addresses):
+    """``[(first register, width, ok), ...]`` covering every register, where runs of
+    ``width`` registers hold consecutive elements along the last axis
+    (:func:`vector_groups`) and ``ok`` is true at run time when the run is accessed in full,
+    contiguous in memory and aligned to its size (then one vector access moves it),
+    whatever indices gave the addresses. None where the layout has no runs or repeats
+    elements (those take the element path). Each run decides alone, so that only its own
+    addresses stay live and a partial tile still moves its whole runs as vectors."""
+    layout = result_type.layout
+    groups = vector_groups(layout, element_bytes)
+    if groups[0][1] == 1 or first_holders(layout):
+        return None
+    runs = []
+    for first, width in groups:
+        start = builder.ptrtoint(addresses[first][0], I64)
+        ok = builder.and_(addresses[first][1], builder.icmp_unsigned(
+            "==", builder.and_(start, I64(width * element_bytes - 1)), I64(0)))
+        for k in range(1, width):
+            pointer, accessed = addresses[first + k]
+            step = builder.sub(builder.ptrtoint(pointer, I64), start)
+            ok = builder.and_(ok, builder.and_(accessed, builder.icmp_unsigned(
+                "==", step, I64(k * element_bytes))))
+        runs.append((first, width, ok))
+    return runs
+
+
 def store_elements(context, builder, array_type, result_type, addresses, stored):
     """Store each element of a tile once: from the one thread of a group of replicas, and
-    once for registers that repeat another's element; where not accessed, nothing."""
+    once for registers that repeat another's element; where not accessed, nothing. Runs of
+    contiguous, aligned elements are stored as vectors (:func:`contiguous_runs`)."""
     layout = result_type.layout
-    seen = set()
+    element_bytes = array_type.dtype.itemsize
+    in_memory = [to_memory(context, builder, array_type, v) for v in stored]
     with builder.if_then(is_replica_leader(builder, layout)):
-        for register, ((pointer, accessed), value) in enumerate(zip(addresses, stored)):
-            element = layout.apply(register=register)
-            if element in seen:  # a register that repeats another's element
-                continue
-            seen.add(element)
-            with builder.if_then(accessed, likely=True):
-                builder.store(to_memory(context, builder, array_type, value), pointer)
+        runs = contiguous_runs(builder, result_type, element_bytes, addresses)
+        if runs is None:
+            _store_each(builder, layout, addresses, in_memory, range(len(addresses)))
+            return
+        for first, width, ok in runs:
+            with builder.if_else(ok, likely=True) as (vector_path, element_path):
+                with vector_path:
+                    vector = ir.Constant(ir.VectorType(in_memory[first].type, width),
+                                         ir.Undefined)
+                    for k in range(width):
+                        vector = builder.insert_element(vector, in_memory[first + k], I32(k))
+                    vector_store(builder, vector, addresses[first][0], width, element_bytes)
+                with element_path:
+                    _store_each(builder, layout, addresses, in_memory,
+                                range(first, first + width))
+
+
+def _store_each(builder, layout, addresses, in_memory, registers):
+    seen = set()
+    for register in registers:
+        element = layout.apply(register=register)
+        if element in seen:  # a register that repeats another's element
+            continue
+        seen.add(element)
+        pointer, accessed = addresses[register]
+        with builder.if_then(accessed, likely=True):
+            builder.store(in_memory[register], pointer)
 
 
 def loaded_elements(context, builder, array_type, result_type, addresses, paddings):
-    """The tile of the elements at ``addresses``; each padding where not accessed."""
-    values = [loaded_or(context, builder, array_type, pointer, accessed, padding, likely=True)
-              for (pointer, accessed), padding in zip(addresses, paddings)]
+    """The tile of the elements at ``addresses``; each padding where not accessed. Runs of
+    contiguous, aligned elements are loaded as vectors (:func:`contiguous_runs`)."""
+    element_bytes = array_type.dtype.itemsize
+
+    def each(registers):
+        return [loaded_or(context, builder, array_type, *addresses[r], paddings[r],
+                          likely=True) for r in registers]
+    runs = contiguous_runs(builder, result_type, element_bytes, addresses)
+    if runs is None:
+        return make_tile(context, builder, result_type, each(range(len(addresses))))
+    values = []
+    for first, width, ok in runs:
+        with builder.if_else(ok, likely=True) as (vector_path, element_path):
+            with vector_path:
+                vector = vector_load(builder, addresses[first][0], width, element_bytes)
+                fast = [from_memory(context, builder, array_type,
+                                    builder.extract_element(vector, I32(k)))
+                        for k in range(width)]
+                fast_block = builder.block
+            with element_path:
+                slow = each(range(first, first + width))
+                slow_block = builder.block
+        for a, b in zip(fast, slow):
+            phi = builder.phi(a.type)
+            phi.add_incoming(a, fast_block)
+            phi.add_incoming(b, slow_block)
+            values.append(phi)
     return make_tile(context, builder, result_type, values)
 
 

@@ -75,14 +75,14 @@ def make_tile(context, builder, tile_type, values):
     element: an online softmax's running maximum costs one ``exp2`` a row, not one a
     register."""
     values = list(values)
-    for register, first in _first_holders(tile_type.layout):
+    for register, first in first_holders(tile_type.layout):
         values[register] = values[first]
     return context.make_tuple(builder, types.UniTuple(tile_type.element, tile_type.registers),
                               values)
 
 
 @functools.lru_cache(maxsize=1024)
-def _first_holders(layout):
+def first_holders(layout):
     """``(register, first register holding its element)`` of each register that repeats an
     earlier one of ``layout``."""
     seen, found = {}, []
