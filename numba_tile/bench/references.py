@@ -74,7 +74,6 @@ def torch_row_sum(x):
     return torch.sum(x, dim=1, dtype=torch.float32)
 
 
-
 def torch_embedding(table, indices):
     """Rows ``indices`` of ``table`` with PyTorch (``index_select``).
 
@@ -92,7 +91,8 @@ def torch_scatter_add(table, indices, source):
     (``torch.index_add``: a copy, then ``index_add_``).
 
     >>> import torch  # doctest: +SKIP
-    >>> torch_scatter_add(torch.zeros(2, 1), torch.tensor([1, 1]), torch.ones(2, 1))  # doctest: +SKIP
+    >>> torch_scatter_add(torch.zeros(2, 1), torch.tensor([1, 1]),
+    ...                   torch.ones(2, 1))  # doctest: +SKIP
     tensor([[0.],
             [2.]])
     """
@@ -109,6 +109,7 @@ def torch_histogram(values, *, bins):
     """
     import torch
     return torch.bincount(values, minlength=bins)
+
 
 def triton_vector_add(a, b, c, *, block=1024, num_warps=4):
     """``c = a + b`` with Triton, ``block`` elements per program.

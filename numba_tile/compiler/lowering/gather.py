@@ -24,8 +24,8 @@ from .elementwise import operand_values
 from .memory import from_memory, loaded_or, padding_constant, to_memory, vector_groups, \
     vector_load, vector_store, widened
 from .registry import lower
-from .tiles import I32, I64, first_holders, is_replica_leader, make_tile, register_coordinates, relayout, \
-    thread_coordinates
+from .tiles import I32, I64, first_holders, is_replica_leader, make_tile, \
+    register_coordinates, relayout, thread_coordinates
 
 # positions of gather's and scatter's parameters in a call's signature
 _GATHER = {"indices": 1, "mask": 2, "padding_value": 3, "check_bounds": 4}
