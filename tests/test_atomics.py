@@ -317,6 +317,94 @@ def test_every_order_and_scope(run_kernel, order, scope):
     np.testing.assert_array_equal(x, 80)
 
 
+# -- TiledView.atomic_store_<op> -------------------------------------------------------------------
+def _tiles(x, TM, TN):
+    """The tiled view and the tile indices every block updates: its row of tiles (a partial
+    last one too), so that the blocks' updates meet on each element."""
+    view = x.tiled_view((TM, TN))
+    return view, ct.bid(0) % view.num_tiles(0), view.num_tiles(1)
+
+
+@ct.kernel
+def store_add(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_add((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+@ct.kernel
+def store_max(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_max((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+@ct.kernel
+def store_min(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_min((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+@ct.kernel
+def store_and(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_and((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+@ct.kernel
+def store_or(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_or((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+@ct.kernel
+def store_xor(x, u, TM: ct.Constant[int], TN: ct.Constant[int]):
+    view, i, n = _tiles(x, TM, TN)
+    for j in range(n):
+        view.atomic_store_xor((i, j), ct.load(u, (0, 0), (TM, TN)))
+
+
+_update_tiles = {"add": store_add, "max": store_max, "min": store_min, "and": store_and,
+                 "or": store_or, "xor": store_xor}
+
+
+@pytest.mark.parametrize("op,dtype", [("add", np.float32), ("add", np.int64),
+                                      ("add", np.float64), ("max", np.int32),
+                                      ("min", np.uint64), ("and", np.int32), ("or", np.uint32),
+                                      ("xor", np.int64)])
+def test_view_atomic_store(run_kernel, rng, op, dtype):
+    blocks = 6
+    buffer, x = guarded((10, 20), dtype, 17)
+    x[...] = _random(rng, dtype, (10, 20))
+    u = _random(rng, dtype, (4, 8))
+    expected = x.copy()
+    for b in range(blocks):
+        row = (b % 3) * 4
+        for j in range(3):
+            part = expected[row:row + 4, j * 8:j * 8 + 8]
+            part[...] = _reference(op, part, u[:part.shape[0], :part.shape[1]])
+    run_kernel(_update_tiles[op], (blocks,), (x, u, 4, 8))
+    if np.dtype(dtype).kind == "f":
+        assert relative_error(x, expected) < 1e-12
+    else:
+        np.testing.assert_array_equal(x, expected)
+    assert guards_untouched(buffer, (10, 20), 17)
+
+
+@ct.kernel
+def count_into_a_view(x):
+    x.tiled_view((4,)).atomic_store_add((1,), 1)
+
+
+def test_view_atomic_store_of_a_scalar_from_every_block(run_kernel):
+    x = np.zeros(8, np.int32)
+    run_kernel(count_into_a_view, (5,), (x,))
+    np.testing.assert_array_equal(x, [0, 0, 0, 0, 5, 5, 5, 5])
+
+
 # -- errors -------------------------------------------------------------------------------------
 def _rejects(run_kernel, body, array, error, match):
     kernel = ct.kernel(body)
@@ -351,7 +439,15 @@ def _rejects(run_kernel, body, array, error, match):
      ct.TileTypeError, "mask of atomic_cas_offset"),
     (lambda x: x.get_raw_memory().load_offset(0, padding_value=0.5), np.int32,
      ct.TileTypeError, "cannot implicitly cast"),
-], ids=range(13))
+    (lambda x: x.tiled_view((4,)).atomic_store_max((0,), 1.0), np.float32, ct.TileTypeError,
+     r"Unsupported array dtype float32 for TiledView.atomic_store_max"),
+    (lambda x: x.tiled_view((4,)).atomic_store_xor((0,), ct.full((4,), 1, ct.int64)), np.int32,
+     ct.TileTypeError, r"update dtype \(int64\) to exactly match"),
+    (lambda x: x.tiled_view((4,)).atomic_store_add((0,), ct.full((8,), 1, ct.int32)), np.int32,
+     ct.TileTypeError, "not broadcastable"),
+    (lambda x: x.tiled_view((4,)).atomic_store_add((0, 0), 1), np.int32, ct.TileError,
+     "index"),
+], ids=range(17))
 def test_errors(run_kernel, body, dtype, error, match):
     _rejects(run_kernel, body, np.zeros(8, dtype), error, match)
 

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileValueError
+from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
 from . import context
 from .literals import LooseInt
@@ -256,6 +257,50 @@ class TiledView:
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = np.broadcast_to(tile.values, self.tile_shape)
         write_region(self.array.data, origin, values, tile.dtype, self.array.dtype)
+
+    def _atomic_store(self, op, index, update):
+        """``TiledView.atomic_store_<op>``: an ``atomic_<op>`` on each element of the tile at
+        ``index`` (elements outside the array untouched)."""
+        # the language's atomics build on this module, so they are imported when used
+        from ..language.atomics import atomic_on_indices
+        context.check_effect(f"atomic_store_{op}")
+        update = atomic_rules.view_atomic_store(op, self, index, update)
+        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
+        operands = []
+        for axis, (start, length) in enumerate(zip(origin, self.tile_shape)):
+            place = [1] * len(self.tile_shape)
+            place[axis] = length
+            operands.append(Tile(d.int64, (np.arange(length) + start).reshape(place)))
+        atomic_on_indices(op, self.array, operands, tuple(self.tile_shape), update, None)
+
+
+def _atomic_store_method(op, effect, result):
+    def atomic_store(self, index, update, /):
+        self._atomic_store(op, index, update)
+    atomic_store.__name__ = f"atomic_store_{op}"
+    atomic_store.__qualname__ = f"TiledView.atomic_store_{op}"
+    atomic_store.__doc__ = f"""Atomically {effect}, element by element, in the tile at ``index``
+        (``update`` broadcast to the tile shape; elements outside the array are untouched).
+        Nothing is returned and nothing is ordered: ``ct.atomic_{op}`` gives the old values
+        and takes a memory order.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def update(x):
+        ...     x.tiled_view((4,)).atomic_store_{op}((0,), ct.full((4,), 6, ct.int32))
+        >>> x = np.array([3, 3, 3, 3, 3], np.int32)
+        >>> ct.launch(0, (2,), update, (x,))
+        >>> x.tolist()
+        [{result}, {result}, {result}, {result}, 3]
+        """
+    return atomic_store
+
+
+for _op, _effect, _twice in (
+        ("add", "adds ``update``", 15), ("max", "keeps the larger of the two", 6),
+        ("min", "keeps the smaller of the two", 3), ("and", "ANDs the bits of ``update``", 2),
+        ("or", "ORs the bits of ``update``", 7), ("xor", "XORs the bits of ``update``", 3)):
+    setattr(TiledView, f"atomic_store_{_op}", _atomic_store_method(_op, _effect, _twice))
 
 
 def padding_value(mode, dtype):

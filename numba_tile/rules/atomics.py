@@ -1,6 +1,7 @@
 """Rules of the atomics: ``atomic_cas``, ``atomic_xchg``, ``atomic_add``, ``atomic_max``,
 ``atomic_min``, ``atomic_and``, ``atomic_or``, ``atomic_xor`` on index tiles (as ``gather``
-takes them) and on raw memory offsets.
+takes them), on raw memory offsets and on the tiles of a tiled view
+(``TiledView.atomic_store_<op>``).
 
 Which array dtypes each operation takes, how its operands convert to the array's dtype
 (implicitly, as a ``scatter``'s value does; exactly, for the bitwise operations) and which
@@ -17,6 +18,7 @@ from .. import dtypes as d
 from ..enums import MemoryOrder, MemoryScope
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits
+from . import memory as memory_rules
 from .core import describe
 from .gather import _broadcasts_to, _check_bounds, _mask, implicit_cast, index_operands, \
     offset_operand
@@ -145,3 +147,20 @@ def raw_cas(dtype, offset, expected, desired, mask, order, scope):
     expected = _operand(expected, shape, dtype, "expected", what)
     desired = _operand(desired, shape, dtype, "desired", what)
     return dtype, shape, operand, expected, desired, mask, memory_semantics(order, scope, what)
+
+
+# the operations of TiledView.atomic_store_<op>, and the order and scope they run with: each
+# element is updated atomically, nothing is ordered (the old values are not returned)
+VIEW_STORE_OPS = ("add", "max", "min", "and", "or", "xor")
+VIEW_STORE_SEMANTICS = ("relaxed", "gpu")
+
+
+def view_atomic_store(op, view, index, update):
+    """Rule of ``TiledView.atomic_store_<op>(index, update)``: the update operand, checked
+    as an ``atomic_<op>``'s is (dtype, implicit or exact cast) and broadcast to the view's
+    tile shape."""
+    what = f"TiledView.atomic_store_{op}"
+    memory_rules.tile_index(index, view.array.ndim)
+    _array_dtype(view.dtype, RMW_DTYPES[op], what)
+    return _operand(update, tuple(view.tile_shape), view.dtype, "update", what,
+                    exact=op in BITWISE)

@@ -1,7 +1,8 @@
 """Lowering of the atomics, on index tiles (``ct.atomic_*``) and on raw memory offsets
 (``RawArrayMemory.atomic_*_offset``): one PTX ``atom`` per element, with the call's memory
 order and scope (:func:`~numba_tile.compiler.hardware.asm.atomic`); on sm_90, float32 adds
-of runs of four contiguous elements are one vector ``atom``.
+of runs of four contiguous elements are one vector ``atom``. ``TiledView.atomic_store_<op>``
+is the same per element of a tile of the view, relaxed, its old values unused.
 
 Each element is updated exactly once: by the one thread of a group of replicas that hold it,
 and once for registers that repeat another's element. Where other threads hold the element
@@ -21,10 +22,11 @@ from ...rules import atomics as atomic_rules
 from ..abstract import constant_of
 from ..compilation import current
 from ..hardware import asm
-from ..types import ArrayType, RawMemoryType
+from ..types import ArrayType, RawMemoryType, TiledViewType, TileType
 from . import arithmetic
 from .elementwise import operand_values
 from .gather import array_addresses, contiguous_runs, raw_addresses
+from .memory import shifted, view_origin
 from .registry import lower
 from .tiles import barrier, linear_offset, load_shared, make_tile, register_coordinates, \
     scratch, store_shared, thread_coordinates, is_replica_leader
@@ -215,3 +217,28 @@ for _op in atomic_rules.RMW_DTYPES:
         _lower_rmw(_op, False))
     lower(f"raw.atomic_{_op}_offset", RawMemoryType, types.VarArg(types.Any))(
         _lower_rmw(_op, True))
+
+
+def _lower_view_atomic_store(op):
+    """``TiledView.atomic_store_<op>``: one relaxed atomic per element of the tile at the
+    index, in the default layout (elements outside the array untouched)."""
+    def lower_atomic_store(context, builder, sig, args):
+        view, array, origin = view_origin(context, builder, sig, args)
+        tile_type = TileType(view.dtype, view.tile_shape, current().num_warps)
+        layout = tile_type.layout
+        base = thread_coordinates(builder, layout)
+        addresses = [array.element(builder, [shifted(builder, o, c) for o, c in zip(
+            origin, register_coordinates(builder, base, layout, r))])
+            for r in range(tile_type.registers)]
+        updates = operand_values(context, builder, sig.args[2], args[2], tile_type,
+                                 view.dtype)
+        atomic_tile(context, builder, op, view.dtype, atomic_rules.VIEW_STORE_SEMANTICS,
+                    tile_type, addresses, [[u] for u in updates],
+                    _zeros(view.dtype, tile_type))
+        return context.get_dummy_value()
+    return lower_atomic_store
+
+
+for _op in atomic_rules.VIEW_STORE_OPS:
+    lower(f"view.atomic_store_{_op}", TiledViewType, types.VarArg(types.Any))(
+        _lower_view_atomic_store(_op))

@@ -552,7 +552,7 @@ def lower_tiled_view(context, builder, sig, args):
     return args[0]
 
 
-def _view_origin(context, builder, sig, args):
+def view_origin(context, builder, sig, args):
     """``(view type, array view, origin)`` of a tiled view's tile at ``args[1]``."""
     view = sig.args[0]
     array = ArrayView(context, builder, view.array, args[0], tuple(range(view.array.ndim)))
@@ -562,14 +562,14 @@ def _view_origin(context, builder, sig, args):
 
 @lower("view.load", TiledViewType, types.VarArg(types.Any))
 def lower_view_load(context, builder, sig, args):
-    view, array, origin = _view_origin(context, builder, sig, args)
+    view, array, origin = view_origin(context, builder, sig, args)
     return load_tile(context, builder, array, view.array, origin, sig.return_type,
                      view.padding_mode, view.steps[-1])
 
 
 @lower("view.store", TiledViewType, types.VarArg(types.Any))
 def lower_view_store(context, builder, sig, args):
-    view, array, origin = _view_origin(context, builder, sig, args)
+    view, array, origin = view_origin(context, builder, sig, args)
     value_type, value = sig.args[2], args[2]
     if isinstance(value_type, TileType) and value_type.shape == view.tile_shape:
         tile_type, tile = value_type, value

@@ -16,7 +16,7 @@ from ..abstract import operand
 from ..compilation import current
 from ..types import ConstantType, RawMemoryType
 from .gather import element_type
-from .memory import ArrayAttributes
+from .memory import ArrayAttributes, TiledViewAttributes
 from .templates import REQUIRED, bound_method, constant_value, register_template, registry
 
 HOPPER = (9, 0)
@@ -127,3 +127,19 @@ for _op in atomic_rules.RMW_DTYPES:
     setattr(RawMemoryAttributes, f"resolve_atomic_{_op}_offset", bound_method(
         f"raw.atomic_{_op}_offset", (("offset", REQUIRED), ("update", REQUIRED),
                                      ("mask", None)) + _ORDERING, _infer_raw_rmw(_op)))
+
+
+def _infer_view_atomic_store(op):
+    def infer(view, values):
+        atomic_rules.view_atomic_store(op, view, operand(values["index"]),
+                                       operand(values["update"]))
+        check_target(view.dtype, op, atomic_rules.VIEW_STORE_SEMANTICS,
+                     f"TiledView.atomic_store_{op}()")
+        return types.none
+    return infer
+
+
+for _op in atomic_rules.VIEW_STORE_OPS:
+    setattr(TiledViewAttributes, f"resolve_atomic_store_{_op}", bound_method(
+        f"view.atomic_store_{_op}", (("index", REQUIRED), ("update", REQUIRED)),
+        _infer_view_atomic_store(_op)))

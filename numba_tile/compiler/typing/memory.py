@@ -164,3 +164,4 @@ class TiledViewAttributes(AttributeTemplate):
     resolve_store = bound_method("view.store", (("index", REQUIRED), ("tile", REQUIRED)) + _VIEW_OPTIONS,
                            infer_view_store)
     resolve_num_tiles = bound_method("view.num_tiles", (("axis", REQUIRED),), infer_view_num_tiles)
+
