@@ -3,7 +3,8 @@
 The arguments are GPU arrays of any library, scalars and constants, classified by
 :mod:`numba_tile.arguments` (a fast path for the common kinds on cached launches). Kernels
 are compiled for the current device's architecture, cached per kernel and argument
-signature, loaded with ``cuda.core`` and launched on the caller's stream.
+signature, loaded with ``cuda.core`` and launched on the caller's stream. In a process with
+several GPUs a launch runs on the device of its arrays (:mod:`numba_tile.devices`).
 """
 
 import ctypes
@@ -16,6 +17,7 @@ from llvmlite import ir
 from .arguments import classify_arguments, quick_signature
 from .errors import TileCompilerExecutionError
 from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
+from .devices import launch_device, make_current, several_gpus
 from .tensor_maps import encode_arguments
 
 
@@ -292,23 +294,27 @@ def _stream_object(handle):
     return stream
 
 
-_arch_of_process = []
+_arch_of_device = {}
 
 
-def _current_arch():
-    """The compute capability of the current device, as ``sm_XY`` (looked up once)."""
-    if not _arch_of_process:
+def _current_arch(device=None):
+    """The compute capability of ``device`` (default: the current one), as ``sm_XY`` (looked
+    up once a device); the current device is made current in this thread."""
+    arch = _arch_of_device.get(device)
+    if arch is None:
         from cuda.core import Device
-        device = Device()
-        device.set_current()
-        major, minor = device.compute_capability
-        _arch_of_process.append(f"sm_{major}{minor}")
-    return _arch_of_process[0]
+        found = Device() if device is None else Device(device)
+        found.set_current()
+        major, minor = found.compute_capability
+        arch = _arch_of_device[device] = f"sm_{major}{minor}"
+    return arch
 
 
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
     grid = _padded_grids.get(grid) or _padded_grid(grid)
     handle = stream if type(stream) is int else _cached_stream_handle(stream)
+    if several_gpus():
+        return _launch_on_the_arrays_device(handle, grid, kernel, kernel_args)
     quick = quick_signature(kernel, kernel_args)
     if quick is not None:
         loaded = kernel.gpu_cache.get(quick[0])
@@ -324,6 +330,27 @@ def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_l
     loaded.launch(handle, grid, flat)
 
 
+def _launch_on_the_arrays_device(handle, grid, kernel, kernel_args):
+    """A launch in a process with several GPUs: on the device of the arrays, with the kernel
+    loaded there (:mod:`numba_tile.devices`)."""
+    device = launch_device(kernel.parameters, kernel_args, handle)
+    if device is not None:
+        make_current(device)
+    quick = quick_signature(kernel, kernel_args)
+    if quick is not None:
+        loaded = kernel.gpu_cache.get((quick[0], device))
+        if loaded is not None:
+            try:
+                loaded.launch(handle, grid, quick[1])
+                return
+            except struct.error:  # a shape or stride beyond int32: the full path says so
+                pass
+    loaded, flat = _prepare(kernel, kernel_args, device)
+    if quick is not None:
+        kernel.gpu_cache[(quick[0], device)] = loaded
+    loaded.launch(handle, grid, flat)
+
+
 _padded_grids = {}
 
 
@@ -334,11 +361,12 @@ def _padded_grid(grid):
     return padded
 
 
-def _prepare(kernel, kernel_args):
-    """Classify every argument, compile (or find) the kernel for the signature."""
+def _prepare(kernel, kernel_args, device=None):
+    """Classify every argument, compile (or find) the kernel for the signature and the
+    device (``None``: the current one)."""
     arg_types, flat = classify_arguments(kernel, kernel_args)
-    arch = _current_arch()
-    key = (arg_types, arch)
+    arch = _current_arch(device)
+    key = (arg_types, arch) if device is None else (arg_types, arch, device)
     loaded = kernel.gpu_cache.get(key)
     if loaded is None:
         from .compiling import compile_for_types
