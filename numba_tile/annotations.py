@@ -90,14 +90,24 @@ class ScalarAnnotation:
 
 
 class ListAnnotation:
-    """Metadata of a list-of-arrays parameter: the annotation of its elements.
+    """Metadata of a list-of-arrays parameter: the annotation of its elements, an
+    :class:`ArrayAnnotation` or an annotation carrying one (``ct.IndexedWithInt64``).
 
     >>> import numba_tile as ct
     >>> ct.ListAnnotation(element=ct.ArrayAnnotation()).element
     ArrayAnnotation(index_dtype=int32)
+    >>> ct.ListAnnotation(element=ct.IndexedWithInt64).element
+    ArrayAnnotation(index_dtype=int64)
     """
 
     def __init__(self, *, element):
+        if not isinstance(element, ArrayAnnotation):
+            found = [m for m in getattr(element, "__metadata__", ())
+                     if isinstance(m, ArrayAnnotation)]
+            if len(found) != 1:
+                raise TypeError(f"`element` must be an ArrayAnnotation or an annotation "
+                                f"carrying one, got {element!r}")
+            element = found[0]
         self.element = element
 
     def __repr__(self):
@@ -132,14 +142,65 @@ ScalarInt64 = typing.Annotated[int, ScalarAnnotation(dtype=d.int64)]
 """Annotation: an ``int`` argument is passed as int64 (default int32)."""
 
 
+class TupleAnnotation:
+    """Metadata of a parameter annotated as a tuple item by item: ``tuple[ct.Constant[int],
+    int]`` (``items``: each item's metadata, None where unannotated) or, with ``variadic``,
+    ``tuple[ct.Constant[int], ...]`` (any length; ``items[0]`` is every item's). A tuple of
+    another length is refused; the items' own metadata apply to them (a partly constant
+    tuple recompiles when a constant item changes). Found by :func:`parameter_kinds`.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.annotations import parameter_kinds
+    >>> def k(cfg: tuple[ct.Constant[int], tuple[int, ...]]): pass
+    >>> parameter_kinds(k)["cfg"]
+    TupleAnnotation(items=(ConstantAnnotation(), None))
+    """
+
+    def __init__(self, items, *, variadic=False):
+        self.items, self.variadic = tuple(items), variadic
+
+    def item(self, index):
+        """The metadata of item ``index``."""
+        return self.items[0] if self.variadic else self.items[index]
+
+    def __repr__(self):
+        return f"TupleAnnotation(items={self.items!r}{', variadic=True' * self.variadic})"
+
+
+_KINDS = (ConstantAnnotation, ArrayAnnotation, ScalarAnnotation, ListAnnotation)
+
+
 def _metadata(annotation):
+    """The metadata of a parameter annotation (None: none that a launch heeds)."""
     if annotation is Constant:
         return ConstantAnnotation()
-    for meta in getattr(annotation, "__metadata__", ()):
-        if isinstance(meta, (ConstantAnnotation, ArrayAnnotation, ScalarAnnotation,
-                             ListAnnotation)):
+    metadata = getattr(annotation, "__metadata__", ())  # typing.Annotated[T, ...]
+    if any(isinstance(meta, ConstantAnnotation) for meta in metadata):
+        # a constant is embedded in the code: it has no run-time dtype to choose
+        if _names_scalar_annotation(annotation):
+            raise TypeError("Constant annotation cannot be combined with "
+                            "ScalarAnnotation/ScalarInt64")
+        return ConstantAnnotation()
+    for meta in metadata:
+        if isinstance(meta, _KINDS):
             return meta
-    return None
+    if metadata:
+        annotation = typing.get_args(annotation)[0]
+    if typing.get_origin(annotation) is not tuple:
+        return None
+    args = typing.get_args(annotation)
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _metadata(args[0])
+        return None if item is None else TupleAnnotation((item,), variadic=True)
+    return TupleAnnotation([_metadata(arg) for arg in args])
+
+
+def _names_scalar_annotation(annotation):
+    """True where ``annotation`` or one nested in it carries a ScalarAnnotation."""
+    if any(isinstance(meta, ScalarAnnotation) for meta in getattr(annotation, "__metadata__",
+                                                                  ())):
+        return True
+    return any(_names_scalar_annotation(arg) for arg in typing.get_args(annotation))
 
 
 def parameter_kinds(fn):
@@ -181,9 +242,110 @@ def scalar_argument(name, value, meta=None):
         low, high = integer_range(dtype)
         if not low <= value <= high:
             hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
-            raise ValueError(f"Argument {name!r} = {value} does not fit {dtype}{hint}")
+            raise ValueError(f"Argument '{name}' = {value} does not fit {dtype}{hint}")
         return dtype, value
     if isinstance(value, float):
         dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
         return dtype, value
     return None
+
+
+class ArgumentPath:
+    """Where a value sits among a kernel's arguments, for messages: the parameter (its
+    position, None where unknown, and name) and the items of the tuples it is in. ``str``
+    gives the name as Python spells it.
+
+    >>> from numba_tile.annotations import ArgumentPath
+    >>> where = ArgumentPath(2, "cfg").item(0)
+    >>> str(where), where.describe()
+    ('cfg[0]', 'item #0 of kernel argument #2')
+    """
+
+    def __init__(self, position, name, items=()):
+        self.position, self.name, self.items = position, name, items
+
+    def item(self, index):
+        """The path of item ``index`` of the tuple (or list) here."""
+        return ArgumentPath(self.position, self.name, self.items + (index,))
+
+    def describe(self):
+        """cuTile's words for the place: ``item #1 of kernel argument #0``."""
+        where = f"kernel argument #{self.position}" if self.position is not None else \
+            f"kernel argument {self.name!r}"
+        return "".join(f"item #{i} of " for i in reversed(self.items)) + where
+
+    def __str__(self):
+        return self.name + "".join(f"[{i}]" for i in self.items)
+
+
+def sequence_items(where, value, meta):
+    """``(path, item, metadata)`` of each item of a tuple or list argument ``value`` whose
+    parameter metadata is ``meta``: a :class:`TupleAnnotation` gives each item its own, a
+    ``ListAnnotation`` its element's, and an array or scalar annotation applies to every item.
+    Raises ``TypeError`` for a tuple subclass (a namedtuple: only plain tuples are accepted, as
+    in cuTile), for a tuple of a length the annotation does not allow, and for a value that is
+    no tuple where a tuple annotation asks for one.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.annotations import ArgumentPath, parameter_kinds, sequence_items
+    >>> def k(cfg: tuple[int, ct.Constant[int]]): pass
+    >>> meta = parameter_kinds(k)["cfg"]
+    >>> [(str(p), v, m) for p, v, m in sequence_items(ArgumentPath(0, "cfg"), (3, 8), meta)]
+    [('cfg[0]', 3, None), ('cfg[1]', 8, ConstantAnnotation())]
+    >>> sequence_items(ArgumentPath(0, "cfg"), (3, 8, 1), meta)
+    Traceback (most recent call last):
+    ...
+    TypeError: Invalid kernel argument #0: Received a tuple of length 3 for a parameter \
+annotated as a tuple of length 2
+    """
+    if isinstance(meta, TupleAnnotation):
+        if not isinstance(value, tuple):
+            raise TypeError(f"Invalid {where.describe()}: Received {type(value).__name__} for a "
+                            f"parameter annotated as a tuple")
+        if not meta.variadic and len(value) != len(meta.items):
+            raise TypeError(f"Invalid {where.describe()}: Received a tuple of length "
+                            f"{len(value)} for a parameter annotated as a tuple of length "
+                            f"{len(meta.items)}")
+    if isinstance(value, tuple) and type(value) is not tuple:
+        raise TypeError(f"Invalid {where.describe()}: '{type(value).__name__}' is a subclass of "
+                        f"'tuple'. Only plain tuples are accepted.")
+    if isinstance(meta, TupleAnnotation):
+        return [(where.item(i), v, meta.item(i)) for i, v in enumerate(value)]
+    if isinstance(meta, ListAnnotation) and isinstance(value, list):
+        meta = meta.element
+    elif not isinstance(meta, (ArrayAnnotation, ScalarAnnotation)):
+        meta = None
+    return [(where.item(i), v, meta) for i, v in enumerate(value)]
+
+
+def constant_dtype(where, value):
+    """The dtype that the ``Constant`` argument ``value`` spells (``np.float16``, ``int``,
+    ``"float32"``); else the ``TypeError`` of :func:`constant_error`.
+
+    >>> import numpy as np
+    >>> from numba_tile.annotations import ArgumentPath, constant_dtype
+    >>> constant_dtype(ArgumentPath(0, "dtype"), np.float16)
+    float16
+    """
+    # an array is no constant, though NumPy would read its dtype as a dtype
+    if not isinstance(value, type) and any(
+            hasattr(value, attribute)
+            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
+        raise constant_error(where, value)
+    try:
+        return d.to_dtype(value)
+    except TypeError:
+        raise constant_error(where, value) from None
+
+
+def constant_error(where, value):
+    """The ``TypeError`` for a value that a ``Constant`` cannot hold (an array, a list...).
+
+    >>> from numba_tile.annotations import ArgumentPath, constant_error
+    >>> print(constant_error(ArgumentPath(1, "c").item(0), [1]))
+    Invalid item #0 of kernel argument #1: Could not interpret object of type 'list' as a \
+constant. A Constant holds an int, float, bool, None, str, enum member, dtype or a tuple of those
+    """
+    return TypeError(f"Invalid {where.describe()}: Could not interpret object of type "
+                     f"'{type(value).__name__}' as a constant. A Constant holds an int, float, "
+                     f"bool, None, str, enum member, dtype or a tuple of those")

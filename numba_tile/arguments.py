@@ -22,7 +22,8 @@ import numpy as np
 from numba.core import types
 
 from . import dtypes as d
-from .annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument, static_axes
+from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
+                          constant_dtype, scalar_argument, sequence_items, static_axes)
 from .compiler.types import ArrayType, ConstantType, FloatLiteral, is_aligned, scalar_type
 from .interpreter.host_arrays import to_host
 
@@ -51,16 +52,19 @@ def classify_arguments(kernel, args, *, on_device=True):
                                  "CUDA torch tensor or a numba device array, or set "
                                  "NUMBA_TILE_INTERPRET=1 to run on the CPU")
     arg_types, flat = [], []
-    for name, value, meta in zip(kernel.parameters, args, kernel.parameter_kind_list):
-        numba_type, values = classify(name, value, meta, on_device=on_device)
+    for position, (name, value, meta) in enumerate(zip(kernel.parameters, args,
+                                                       kernel.parameter_kind_list)):
+        numba_type, values = classify(ArgumentPath(position, name), value, meta,
+                                      on_device=on_device)
         arg_types.append(numba_type)
         flat += values
     return tuple(arg_types), flat
 
 
 def classify(name, value, meta, *, on_device=True):
-    """``(Numba type, flat run-time values)`` of the argument ``value`` of parameter ``name``,
-    whose annotation metadata is ``meta`` (:func:`~numba_tile.annotations.parameter_kinds`).
+    """``(Numba type, flat run-time values)`` of the argument ``value`` of parameter ``name``
+    (or at an :class:`~numba_tile.annotations.ArgumentPath`), whose annotation metadata is
+    ``meta`` (:func:`~numba_tile.annotations.parameter_kinds`).
 
     An array is typed by its dtype, rank, index dtype and alignment, and passed as its data
     pointer, shape and strides (in elements). On the device (a launch) arrays must be GPU
@@ -76,34 +80,40 @@ def classify(name, value, meta, *, on_device=True):
     >>> numba_type, flat = classify("t", (2, 0.5), None)
     >>> print(numba_type, flat)
     Tuple(int32, float32) [2, 0.5]
+    >>> def k(t: tuple[ct.Constant[int], int]): pass  # a partly constant tuple
+    >>> numba_type, flat = classify("t", (8, 3), ct.kernel(k).parameter_kind_list[0])
+    >>> print(numba_type, flat)
+    Tuple(Literal[int](8), int32) [8, 3]
     """
+    if isinstance(name, str):
+        name = ArgumentPath(None, name)
     if isinstance(meta, ConstantAnnotation):
         return _constant(name, value)
+    if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
+        parts = [classify(where, v, item_meta, on_device=on_device)
+                 for where, v, item_meta in sequence_items(name, value, meta)]
+        return (sequence_type(name, value, [t for t, _ in parts]),
+                [v for _, flat in parts for v in flat])
     scalar = scalar_argument(name, value, meta)
     if scalar is not None:
         return _scalar(*scalar)
     if isinstance(value, (enum.Enum, d.DType)) or d.dtype_spelling(value) is not None:
         return _constant(name, value)  # no run-time form: a compile-time constant, as in
         # the interpreter (seed 000 passes dtypes as plain arguments)
-    if isinstance(value, (tuple, list)):
-        parts = [classify(f"{name}[{i}]", v, None, on_device=on_device)
-                 for i, v in enumerate(value)]
-        return (sequence_type(name, value, [t for t, _ in parts]),
-                [v for _, flat in parts for v in flat])
     if isinstance(value, ArrayType) and not on_device:
         return value, []
     view = array_view(value, on_device=on_device)
     if view is None:
         if on_device:
-            raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not "
+            raise TypeError(f"Argument '{name}' of type {type(value).__name__} is not "
                             f"supported: pass GPU arrays (CuPy, PyTorch, numba), bool, int "
                             f"or float")
-        raise TypeError(f"Argument {name!r} of type {type(value).__name__} cannot be compiled")
+        raise TypeError(f"Argument '{name}' of type {type(value).__name__} cannot be compiled")
     index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
     # the values a launch passes must fit their fields (ct.compile passes none)
     if on_device and index_dtype is d.int32 and \
             any(not -_INT32 <= n < _INT32 for n in view.shape + view.strides):
-        raise ValueError(f"Argument {name!r} needs int64 shapes or strides; annotate it "
+        raise ValueError(f"Argument '{name}' needs int64 shapes or strides; annotate it "
                          f"with ct.IndexedWithInt64")
     static = _static_dims(name, meta, view)
     return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static),
@@ -115,7 +125,7 @@ def _static_dims(name, meta, view):
     the axes its ArrayAnnotation makes static."""
     if not isinstance(meta, ArrayAnnotation):
         return (), ()
-    shape_axes, stride_axes = static_axes(name, meta, len(view.shape))
+    shape_axes, stride_axes = static_axes(str(name), meta, len(view.shape))
     return (tuple((axis, int(view.shape[axis])) for axis in shape_axes),
             tuple((axis, int(view.strides[axis])) for axis in stride_axes))
 
@@ -130,21 +140,11 @@ def _constant(name, value):
     if isinstance(value, float):
         return FloatLiteral(value), [value]
     if isinstance(value, tuple):
-        parts = [_constant(name, v) for v in value]
+        parts = [_constant(where, v) for where, v, _ in sequence_items(name, value, None)]
         return types.Tuple([t for t, _ in parts]), [v for _, flat in parts for v in flat]
     if value is None or isinstance(value, (str, enum.Enum, d.DType)):
         return ConstantType(value), [0]
-    if not isinstance(value, type) and any(
-            hasattr(value, attribute)
-            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
-        raise TypeError(f"Constant parameter {name!r} needs a constant value, got an array "
-                        f"({type(value).__name__})")
-    try:
-        return ConstantType(d.to_dtype(value)), [0]
-    except TypeError:
-        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
-                        f"enum member, dtype or a tuple of those, got "
-                        f"{type(value).__name__}") from None
+    return ConstantType(constant_dtype(name, value)), [0]
 
 
 def _scalar(dtype, value):
@@ -175,7 +175,7 @@ def sequence_type(name, value, item_types):
             aligned = all(t.aligned for t in item_types)
             item_types = [t.with_alignment(aligned) for t in item_types]
         if len(set(item_types)) > 1:
-            raise TypeError(f"Argument {name!r}: a list must hold items of one kind (arrays "
+            raise TypeError(f"Argument '{name}': a list must hold items of one kind (arrays "
                             f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
                             f"pass a tuple to mix them")
     return types.BaseTuple.from_types(item_types)

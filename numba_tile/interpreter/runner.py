@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import dtypes as d
 from .. import static_expressions
-from ..annotations import ArrayAnnotation, ConstantAnnotation, scalar_argument, static_axes
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
+                           constant_dtype, scalar_argument, sequence_items, static_axes)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
 from .arrays import Array
@@ -211,7 +212,7 @@ def _is_run_time(value):
 
 
 # -- arguments ------------------------------------------------------------------------------
-def _constant_argument(name, value):
+def _constant_argument(where, value):
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         value = value.item()  # a NumPy number is its value, as a Python number is
     if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
@@ -219,13 +220,8 @@ def _constant_argument(name, value):
     if value is None or isinstance(value, (bool, str, enum.Enum, d.DType)):
         return value
     if isinstance(value, tuple):
-        return tuple(_constant_argument(name, v) for v in value)
-    try:
-        return d.to_dtype(value)
-    except TypeError:
-        raise TypeError(f"Constant parameter {name!r} needs an int, float, bool, None, str, "
-                        f"enum member, dtype or a tuple of those, got "
-                        f"{type(value).__name__}") from None
+        return tuple(_constant_argument(w, v) for w, v, _ in sequence_items(where, value, None))
+    return constant_dtype(where, value)
 
 
 def _scalar_argument(name, value, meta):
@@ -242,12 +238,21 @@ class PreparedArguments:
     def __init__(self, kernel, args):
         self.values = []
         self.write_backs = []
-        for name, value in zip(kernel.parameters, args):
-            self.values.append(self._convert(name, value, kernel.parameter_kinds.get(name)))
+        for position, (name, value) in enumerate(zip(kernel.parameters, args)):
+            self.values.append(self._convert(ArgumentPath(position, name), value,
+                                             kernel.parameter_kinds.get(name)))
 
     def _convert(self, name, value, meta):
         if isinstance(meta, ConstantAnnotation):
             return _constant_argument(name, value)
+        if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
+            items = [self._convert(where, v, item_meta)
+                     for where, v, item_meta in sequence_items(name, value, meta)]
+            if isinstance(value, list) and \
+                    len({(a.dtype, a.ndim) for a in items if isinstance(a, Array)}) > 1:
+                raise TypeError(f"The arrays in list argument '{name}' must share dtype and "
+                                f"rank")
+            return tuple(items)
         if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
             return value
         spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell
@@ -256,26 +261,18 @@ class PreparedArguments:
         scalar = _scalar_argument(name, value, meta)
         if scalar is not None:
             return scalar
-        if isinstance(value, tuple):
-            return tuple(self._convert(name, v, meta) for v in value)
-        if isinstance(value, list):
-            arrays = tuple(self._array(name, v, meta) for v in value)
-            if len({(a.dtype, a.ndim) for a in arrays}) > 1:
-                raise TypeError(f"The arrays in list argument {name!r} must share dtype and "
-                                f"rank")
-            return arrays
         return self._array(name, value, meta)
 
     def _array(self, name, value, meta):
         host = to_host(value)
         if host is None:
-            raise TypeError(f"Argument {name!r} of type {type(value).__name__} is not supported:"
+            raise TypeError(f"Argument '{name}' of type {type(value).__name__} is not supported:"
                             f" pass arrays, bool, int, float, dtypes or tuples of those")
         if host.write_back is not None:
             self.write_backs.append(host.write_back)
         if not isinstance(meta, ArrayAnnotation):
             return Array(host.array, host.dtype, d.int32)
-        static = static_axes(name, meta, host.array.ndim)
+        static = static_axes(str(name), meta, host.array.ndim)
         return Array(host.array, host.dtype, meta.index_dtype, *static)
 
 
