@@ -36,13 +36,19 @@ autodoc_preserve_defaults = True
 
 # The examples (the docstrings' included) launch kernels on the CPU in interpreter mode, so
 # no GPU is needed, with the flags of tests/test_docstrings.py. The environment variable is
-# restored after each document: the builder may run inside a test session.
+# restored after each document: the builder may run inside a test session. Examples that
+# need a GPU are marked ``:skipif: not gpu_available``.
 doctest_global_setup = """
 import os
 _saved_interpret_env = os.environ.get("NUMBA_TILE_INTERPRET")
 os.environ["NUMBA_TILE_INTERPRET"] = "1"
 import numpy as np
 import numba_tile as ct
+try:
+    from numba import cuda as _numba_cuda
+    gpu_available = _numba_cuda.is_available()
+except Exception:  # no usable CUDA driver: the GPU examples are skipped
+    gpu_available = False
 """
 doctest_global_cleanup = """
 if _saved_interpret_env is None:
