@@ -1,0 +1,66 @@
+"""Rules of the scans ``cumsum`` and ``cumprod``: the inclusive running sum or product along
+one axis, forward or reversed.
+
+The result keeps the input's shape and dtype (integers wrap, as the sum of the dtype does);
+a bool tile counts in int32. Float16 and bfloat16 accumulate in float32, each output rounded
+to the dtype once.
+
+>>> import numba_tile as ct
+>>> from numba_tile.rules.scans import scan
+>>> from numba_tile.interpreter.tile import Tile
+>>> import numpy as np
+>>> scan("cumsum", Tile(ct.bool_, np.zeros((2, 4), bool)), -1, False)
+(int32, 1, False)
+"""
+
+from .. import dtypes as d
+from ..enums import RoundingMode
+from ..errors import TileTypeError
+from .core import describe, normalize_axis, require_constant
+
+SCANS = {"cumsum": "add", "cumprod": "mul"}
+
+
+def scan(op, x, axis, reverse):
+    """Rule of ``cumsum``/``cumprod``: ``(result dtype, axis, reverse)``."""
+    if not hasattr(x, "dtype") or not tuple(x.shape):
+        raise TileTypeError(f"{op}() scans a tile of at least one dimension, got {describe(x)}")
+    if not x.dtype.is_bool and not x.dtype.arithmetic:
+        raise TileTypeError(f"Non-arithmetic dtype {x.dtype} is unsupported by {op}()")
+    reverse = require_constant(reverse, "reverse")
+    if not isinstance(reverse, bool):
+        raise TileTypeError(f"reverse of {op}() must be a constant bool, got {reverse!r}")
+    axis = normalize_axis(axis, len(x.shape))
+    return (d.int32 if x.dtype.is_bool else x.dtype), axis, reverse
+
+
+# the rounding modes a scan's additions and multiplications take
+ROUNDINGS = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
+
+
+def scan_options(op, dtype, rounding_mode, flush_to_zero):
+    """A scan's ``rounding_mode`` (one of :data:`ROUNDINGS`, for floats) and
+    ``flush_to_zero`` (for float32), as cuTile takes them.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.scans import scan_options
+    >>> try:
+    ...     scan_options("cumsum", ct.float16, None, True)
+    ... except ct.TileTypeError as error:
+    ...     print(error)
+    Flush to zero can only be used for float32 type
+    """
+    if rounding_mode is not None:
+        if not isinstance(rounding_mode, RoundingMode):
+            raise TileTypeError(f"rounding_mode of {op}() must be a ct.RoundingMode, got "
+                                f"{rounding_mode!r}")
+        if rounding_mode not in ROUNDINGS:
+            raise TileTypeError(f"Rounding mode {rounding_mode.value} is not supported by "
+                                f"{op}()")
+        if not dtype.is_float:
+            raise TileTypeError(f"rounding_mode applies to floating-point scans; {op}() "
+                                f"gives {dtype}")
+    if not isinstance(flush_to_zero, bool):
+        raise TileTypeError(f"flush_to_zero of {op}() must be a constant bool")
+    if flush_to_zero and dtype is not d.float32:
+        raise TileTypeError("Flush to zero can only be used for float32 type")
