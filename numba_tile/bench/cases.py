@@ -19,7 +19,7 @@ outputs are filled with NaN before the checked run, so an element left unwritten
 >>> [case.name for case in cases.all_cases()][:6]
 ['vector_add_f32', 'vector_add_f16', 'softmax_f32', 'softmax_f16', 'layer_norm_f16', 'row_sum_f32']
 >>> [case.name for case in cases.all_cases()][6:9]
-['matmul_f16_4096', 'matmul_f16_8192', 'matmul_bf16_4096']
+['cumsum_f32', 'matmul_f16_4096', 'matmul_f16_8192']
 >>> case = cases.all_cases()[2]
 >>> case.title, case.bytes_moved, case.tolerance
 ('row softmax, 8192 x 4096, float32', 268435456, 1e-05)
@@ -231,6 +231,29 @@ def row_sum_case(dtype, shape):
         target=Target(0.85, "copy"))
 
 
+def cumsum_case(dtype, shape):
+    """The running sum of each row of a ``shape`` matrix.
+
+    >>> from numba_tile.bench.cases import cumsum_case
+    >>> cumsum_case("float32", (8192, 4096)).bytes_moved == 2 * 8192 * 4096 * 4
+    True
+    """
+    def make_inputs(torch, generator):
+        return (_random(torch, shape, dtype, generator),)
+
+    return Case(
+        name=f"cumsum_{_SHORT[dtype]}", title=f"row cumsum, {shape[0]} x {shape[1]}, {dtype}",
+        dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * _ITEMSIZE[dtype],
+        make_inputs=make_inputs, reference=lambda x: x.double().cumsum(dim=1),
+        implementations=(
+            Implementation("numba_tile", _numba_tile(kernels.row_cumsum_launch, _like_first),
+                           ({"rows": 1}, {"rows": 1, "num_warps": 8},
+                            {"rows": 2, "num_warps": 8}, {"rows": 1, "num_warps": 16})),
+            Implementation("torch", _returning(references.torch_cumsum)),
+        ),
+        target=Target(0.8, "copy"))
+
+
 def matmul_case(dtype, n, tf32=False):
     """``a @ b`` of two ``n x n`` matrices of ``dtype`` (``tf32``: float32 operands, products
     in tfloat32 on tensor cores), float32 accumulation, result in ``dtype``.
@@ -339,7 +362,8 @@ def all_cases(quick=False):
     sizes, seq = ((1024,), 1024) if quick else ((4096, 8192), 4096)
     return [vector_add_case("float32", n), vector_add_case("float16", n),
             softmax_case("float32", (rows, 4096)), softmax_case("float16", (rows, 4096)),
-            layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096))] + [
+            layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096)),
+            cumsum_case("float32", (rows, 4096))] + [
         matmul_case(dtype, size, tf32=dtype == "float32")
         for dtype in ("float16", "bfloat16", "float32") for size in sizes] + [
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [

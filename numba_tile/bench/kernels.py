@@ -81,6 +81,15 @@ def row_sum(x, out, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
     ct.store(out, index=(ct.bid(0),), tile=total.astype(out.dtype))
 
 
+@ct.kernel
+def row_cumsum(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
+    """The running sum of each row of ``x`` into ``y``; a block scans ``ROWS`` whole rows
+    (``TILE_N`` is at least the row length; the zeros padding it change no sum)."""
+    rows = ct.load(x, index=(ct.bid(0), 0), shape=(ROWS, TILE_N),
+                   padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.cumsum(rows, axis=1))
+
+
 @ct.function
 def _grouped_tile(num_m, num_n, GROUP):
     """Tile ``(bm, bn)`` of block ``ct.bid(0)`` in a grouped order: ``GROUP`` rows of tiles
@@ -384,6 +393,25 @@ def row_sum_launch(x, out, *, rows=1, tile_n=None, num_warps=None):
     tile_n = _row_tile(x.shape[1]) if tile_n is None else tile_n
     return (_with_warps(row_sum, num_warps), (ct.cdiv(x.shape[0], rows),),
             (x, out, rows, tile_n))
+
+
+def row_cumsum_launch(x, y, *, rows=1, num_warps=None):
+    """``(kernel, grid, args)`` writing the running sum of each row of ``x`` into ``y``,
+    ``rows`` whole rows per block.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.kernels import row_cumsum_launch
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> y = np.full_like(x, np.nan)
+    >>> kernel, grid, args = row_cumsum_launch(x, y)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> y
+    array([[ 0.,  1.,  3.],
+           [ 3.,  7., 12.]], dtype=float32)
+    """
+    return (_with_warps(row_cumsum, num_warps), (ct.cdiv(x.shape[0], rows),),
+            (x, y, rows, _row_tile(x.shape[1])))
 
 
 def _row_tile(n):

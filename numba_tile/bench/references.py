@@ -74,6 +74,17 @@ def torch_row_sum(x):
     return torch.sum(x, dim=1, dtype=torch.float32)
 
 
+def torch_cumsum(x):
+    """The running sum of each row with PyTorch.
+
+    >>> import torch  # doctest: +SKIP
+    >>> torch_cumsum(torch.ones(1, 3))  # doctest: +SKIP
+    tensor([[1., 2., 3.]])
+    """
+    import torch
+    return torch.cumsum(x, dim=1)
+
+
 def torch_embedding(table, indices):
     """Rows ``indices`` of ``table`` with PyTorch (``index_select``).
 
