@@ -93,9 +93,8 @@ def describe_devices(names_by_device):
 
 def launch_device(parameters, kernel_args, stream_handle):
     """The device a launch runs on: the one holding every array among ``kernel_args`` (and
-    in tuples or lists among them), or None where no argument is an array (the current
-    device then). Arrays on several devices, or a stream of another device, are a
-    ``ValueError``."""
+    in tuples or lists among them), or the current device where no argument is an array.
+    Arrays on several devices, or a stream of another device, are a ``ValueError``."""
     queries = _get_queries()
     found = {}
     for name, value in zip(parameters, kernel_args):
@@ -111,8 +110,11 @@ def launch_device(parameters, kernel_args, stream_handle):
         raise ValueError(f"The kernel's arrays are on different GPUs: "
                          f"{describe_devices(found)}; move them to one device")
     device = next(iter(found), None)
+    if device is None:
+        from cuda.core import Device
+        return Device().device_id
     stream_device = queries.stream_device(stream_handle)
-    if device is not None and stream_device is not None and stream_device != device:
+    if stream_device is not None and stream_device != device:
         raise ValueError(f"The stream belongs to GPU {stream_device}, but the kernel's arrays "
                          f"are on GPU {device}; launch on a stream of device {device}")
     return device

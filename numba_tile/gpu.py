@@ -313,32 +313,14 @@ def _current_arch(device=None):
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
     grid = _padded_grids.get(grid) or _padded_grid(grid)
     handle = stream if type(stream) is int else _cached_stream_handle(stream)
-    if several_gpus():
-        return _launch_on_the_arrays_device(handle, grid, kernel, kernel_args)
-    quick = quick_signature(kernel, kernel_args)
-    if quick is not None:
-        loaded = kernel.gpu_cache.get(quick[0])
-        if loaded is not None:
-            try:
-                loaded.launch(handle, grid, quick[1])
-                return
-            except struct.error:  # a shape or stride beyond int32: the full path says so
-                pass
-    loaded, flat = _prepare(kernel, kernel_args)
-    if quick is not None:
-        kernel.gpu_cache[quick[0]] = loaded
-    loaded.launch(handle, grid, flat)
-
-
-def _launch_on_the_arrays_device(handle, grid, kernel, kernel_args):
-    """A launch in a process with several GPUs: on the device of the arrays, with the kernel
-    loaded there (:mod:`numba_tile.devices`)."""
-    device = launch_device(kernel.parameters, kernel_args, handle)
-    if device is not None:
+    device = None
+    if several_gpus():  # on the device of the arrays, with the kernel loaded there
+        device = launch_device(kernel.parameters, kernel_args, handle)
         make_current(device)
     quick = quick_signature(kernel, kernel_args)
     if quick is not None:
-        loaded = kernel.gpu_cache.get((quick[0], device))
+        key = quick[0] if device is None else (quick[0], device)
+        loaded = kernel.gpu_cache.get(key)
         if loaded is not None:
             try:
                 loaded.launch(handle, grid, quick[1])
@@ -347,7 +329,7 @@ def _launch_on_the_arrays_device(handle, grid, kernel, kernel_args):
                 pass
     loaded, flat = _prepare(kernel, kernel_args, device)
     if quick is not None:
-        kernel.gpu_cache[(quick[0], device)] = loaded
+        kernel.gpu_cache[key] = loaded
     loaded.launch(handle, grid, flat)
 
 
