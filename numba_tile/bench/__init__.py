@@ -12,7 +12,10 @@ status 2.
 Modules, one job each: :mod:`~numba_tile.bench.kernels` (the numba_tile kernels),
 :mod:`~numba_tile.bench.references` (PyTorch and Triton), :mod:`~numba_tile.bench.cases`
 (sizes, inputs, references, tolerances, targets), :mod:`~numba_tile.bench.timing`,
-:mod:`~numba_tile.bench.runner` (check, then time) and :mod:`~numba_tile.bench.report`.
+:mod:`~numba_tile.bench.runner` (check, then time), :mod:`~numba_tile.bench.cutile` (cuTile
+running the same kernels, where installed), :mod:`~numba_tile.bench.report` (table and JSON),
+:mod:`~numba_tile.bench.chart` (the PNG charts) and :mod:`~numba_tile.bench.compare` (against
+an earlier run's results).
 
 The cases, and what one selects (no GPU needed for this):
 

@@ -1,4 +1,5 @@
-"""The benchmark's outputs: a text table, a JSON file and, with matplotlib, a PNG chart.
+"""The benchmark's outputs: a text table, a JSON file and, with matplotlib, a PNG chart
+(:mod:`numba_tile.bench.chart`).
 
 All three are made from the dict :func:`numba_tile.bench.runner.run_benchmarks` returns, so
 they can be remade from a saved JSON file:
@@ -8,19 +9,22 @@ they can be remade from a saved JSON file:
 >>> results = report.example_results()
 >>> print(report.format_table(results))
 numba_tile benchmark on Example GPU (2026-01-01 00:00 UTC)
-numba_tile 0.1.0, torch 2.11.0, triton not installed
+numba_tile 0.1.0, torch 2.11.0, triton not installed, cuda.tile not installed
 device-to-device copy: 3000 GB/s (median of 100 runs); L2 flushed (read) before every run;
 GB/s = (bytes read + bytes written) / median time
 <BLANKLINE>
-case            implementation  variant    rel. error   median us     GB/s   % copy   TFLOPS  vs torch
-vector_add_f32  numba_tile      tile=2048     0.0e+00       550.1     2928    97.6%        -      1.02
-                torch           -             0.0e+00       560.0     2876    95.9%        -      1.00
-softmax_f16     numba_tile      rows=1     FAIL: relative error 3.0e-01 > 1e-03
-                torch           -             0.0e+00        53.7     2500    83.3%        -      1.00
+case             implementation  variant      rel. error   median us     GB/s   % copy   TFLOPS  vs torch
+vector_add_f32   numba_tile      tile=2048       0.0e+00       550.1     2928    97.6%        -      1.02
+                 torch           -               0.0e+00       560.0     2876    95.9%        -      1.00
+softmax_f16      numba_tile      rows=1       FAIL: relative error 3.0e-01 > 1e-03
+                 torch           -               0.0e+00        53.7     2500    83.3%        -      1.00
+matmul_f16_4096  numba_tile      tile_m=128      4.0e-04       229.1      439    14.6%    600.0      0.86
+                 torch           -               4.0e-04       196.3      513    17.1%    700.0      1.00
 <BLANKLINE>
 targets (issues 3 and 4) for numba_tile's bandwidth or TFLOPS:
-  vector_add_f32  2928 GB/s, needs 2732 GB/s (95% of torch): met
-  softmax_f16     no figure, needs 2400 GB/s (fixed: triton did not run): NOT met
+  vector_add_f32   2928 GB/s, needs 2732 GB/s (95% of torch): met
+  softmax_f16      no figure, needs 2400 GB/s (fixed: triton did not run): NOT met
+  matmul_f16_4096  600.0 TFLOPS, needs 525.0 TFLOPS (75% of torch): met
   host overhead of a cached 3-array launch: 9.5 us, needs at most 15 us: met (for comparison, torch 4.0 us)
 >>> out = pathlib.Path(tempfile.mkdtemp())
 >>> report.write_json(results, out / "results.json")
@@ -31,6 +35,7 @@ targets (issues 3 and 4) for numba_tile's bandwidth or TFLOPS:
 import json
 import pathlib
 
+from . import chart
 from .runner import summarize_variants
 
 JSON_NAME = "results.json"
@@ -70,7 +75,8 @@ def format_table(results):
               for i, name in enumerate(_TEXT_COLUMNS)]
     lines = [f"numba_tile benchmark on {env['device']} ({env['date']})",
              f"numba_tile {env['numba_tile']}, torch {env['torch']}, "
-             f"triton {env['triton'] or 'not installed'}",
+             f"triton {env['triton'] or 'not installed'}, "
+             f"cuda.tile {env.get('cutile') or 'not installed'}",
              f"device-to-device copy: {copy['gbps']:.0f} GB/s (median of "
              f"{copy['timing']['runs']} runs); L2 flushed (read) before every run;",
              "GB/s = (bytes read + bytes written) / median time",
@@ -124,56 +130,10 @@ def write_json(results, path):
         f.write("\n")
 
 
-def write_chart(results, path):
-    """Draw each bandwidth-bound case's GB/s per implementation as bars, with the copy
-    bandwidth as a line, into the PNG file ``path`` (compute-bound cases are in the table). Returns False (and writes nothing) where matplotlib is not
-    installed.
-
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "chart.png"
-    >>> from numba_tile.bench.report import example_results, write_chart
-    >>> drawn = write_chart(example_results(), path)
-    >>> drawn == path.exists()
-    True
-    """
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        return False
-    cases = [c for c in results["cases"] if not c.get("flops")]
-    names = list(dict.fromkeys(e["name"] for c in cases for e in c["implementations"]))
-    figure = Figure(figsize=(max(7.0, 1.4 * len(cases) + 3.5), 4.5), layout="constrained")
-    axes = figure.subplots()
-    width = 0.8 / max(len(names), 1)
-    for k, name in enumerate(names):
-        offset = (k - (len(names) - 1) / 2) * width
-        entries = [next((e for e in c["implementations"] if e["name"] == name), None)
-                   for c in cases]
-        axes.bar([i + offset for i in range(len(cases))],
-                 [e["gbps"] if e and e["status"] == "ok" else 0.0 for e in entries],
-                 width, label=name)
-        for i, entry in enumerate(entries):
-            if entry and entry["status"] != "ok":
-                axes.text(i + offset, 0, entry["status"], rotation=90, ha="center",
-                          va="bottom", fontsize="small")
-    axes.axhline(results["copy"]["gbps"], color="black", linestyle="--", linewidth=1,
-                 label="device-to-device copy")
-    highest = max([results["copy"]["gbps"]] + [e["gbps"] for c in cases
-                                                for e in c["implementations"]
-                                                if e["status"] == "ok"])
-    axes.set_ylim(0, 1.1 * highest)
-    axes.set_xticks(range(len(cases)), [c["name"] for c in cases], rotation=20)
-    axes.set_ylabel("effective GB/s (read + written)")
-    axes.set_title(f"numba_tile {results['environment']['numba_tile']} on "
-                   f"{results['environment']['device']}")
-    axes.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
-    figure.savefig(path, dpi=120)
-    return True
-
-
-def write_report(results, directory):
-    """Write the JSON file and the PNG chart into ``directory`` (created if needed); return
-    what was done, a line each.
+def write_report(results, directory, *, with_json=True):
+    """Write the JSON file (unless not ``with_json``) and the PNG chart
+    (:func:`numba_tile.bench.chart.write_chart`) into ``directory`` (created if needed);
+    return what was done, a line each.
 
     >>> import tempfile
     >>> from numba_tile.bench.report import example_results, write_report
@@ -185,9 +145,11 @@ def write_report(results, directory):
     """
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    write_json(results, directory / JSON_NAME)
-    done = [f"wrote {directory / JSON_NAME}"]
-    if write_chart(results, directory / PNG_NAME):
+    done = []
+    if with_json:
+        write_json(results, directory / JSON_NAME)
+        done.append(f"wrote {directory / JSON_NAME}")
+    if chart.write_chart(results, directory / PNG_NAME):
         done.append(f"wrote {directory / PNG_NAME}")
     else:
         done.append("skipped the PNG chart: matplotlib is not installed "
@@ -212,16 +174,21 @@ def example_results():
 
     >>> from numba_tile.bench.report import example_results
     >>> [case["name"] for case in example_results()["cases"]]
-    ['vector_add_f32', 'softmax_f16']
+    ['vector_add_f32', 'softmax_f16', 'matmul_f16_4096']
     """
-    def ok(label, gbps, nbytes):
+    def ok(label, gbps, nbytes, error=0.0):
         median = nbytes / gbps / 1e6
-        return {"label": label, "params": {}, "status": "ok", "relative_error": 0.0,
+        return {"label": label, "params": {}, "status": "ok", "relative_error": error,
                 "gbps": gbps, "fraction_of_copy": gbps / 3000.0,
                 "timing": {"median_ms": median, "q1_ms": median, "q3_ms": median,
                            "min_ms": median, "runs": 100}}
 
+    def at_tflops(label, tflops, nbytes, flops):
+        return {**ok(label, nbytes / (flops / tflops / 1e12) / 1e9, nbytes, 4e-4),
+                "tflops": tflops}
+
     add_bytes, softmax_bytes = 1_610_612_736, 134_217_728
+    matmul_bytes, matmul_flops = 3 * 2 * 4096 ** 2, 2 * 4096 ** 3
     numba_tile_add = summarize_variants("numba_tile", [ok("tile=1024", 2900.0, add_bytes),
                                                        ok("tile=2048", 2928.0, add_bytes)])
     numba_tile_softmax = summarize_variants("numba_tile", [
@@ -246,6 +213,17 @@ def example_results():
                                  summarize_variants("torch", [ok("-", 2500.0, softmax_bytes)])],
              "target": {"description": "fixed: triton did not run",
                         "required_gbps": 2400.0, "met": False}},
+            {"name": "matmul_f16_4096", "title": "matmul, 4096 x 4096 x 4096, f16",
+             "dtype": "float16", "bytes_moved": matmul_bytes, "flops": matmul_flops,
+             "tolerance": 1e-3,
+             "implementations": [
+                 summarize_variants("numba_tile", [at_tflops("tile_m=128", 600.0,
+                                                             matmul_bytes, matmul_flops)]),
+                 summarize_variants("torch", [at_tflops("-", 700.0, matmul_bytes,
+                                                        matmul_flops)])],
+             "target": {"description": "75% of torch",
+                        "required_gbps": 0.75 * matmul_bytes / (matmul_flops / 700e12) / 1e9,
+                        "required_tflops": 525.0, "met": True}},
         ],
     }
 

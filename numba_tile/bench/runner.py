@@ -10,7 +10,9 @@ implementation and each of its parameter sets (only the default one without tuni
 3. time it (:func:`numba_tile.bench.timing.time_on_gpu`), then run and check it once more:
    an error that moves between runs is a race, reported as ``FAIL``.
 
-The fastest correct parameter set of each implementation stands for it. The result is a
+Where cuTile (``cuda.tile``) can be imported, each case with a numba_tile kernel also runs that
+kernel under cuTile (:mod:`numba_tile.bench.cutile`). The fastest correct parameter set of
+each implementation stands for it. The result is a
 JSON-ready dict, which :mod:`numba_tile.bench.report` prints and writes. Needs PyTorch and a
 CUDA GPU, except :func:`summarize_variants`:
 
@@ -23,7 +25,7 @@ import datetime
 import platform
 
 import numba_tile as ct
-from . import references, timing
+from . import cutile, references, timing
 
 SEED = 2026
 
@@ -40,6 +42,9 @@ def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 
     import torch
     copy_gbps, copy_timing = timing.copy_bandwidth(copy_bytes, repeats=repeats, warmup=warmup)
     log(f"device-to-device copy of {copy_bytes >> 20} MiB: {copy_gbps:.0f} GB/s")
+    if cutile.installed() is None and not cutile.IMPORT_ERROR.startswith("ModuleNotFound"):
+        log(f"cuTile is installed but cannot be imported ({cutile.IMPORT_ERROR}): its "
+            f"column is left out")
     results = {
         "environment": environment(),
         "settings": {"repeats": repeats, "warmup": warmup, "tuned": tune, "l2_flush": True,
@@ -61,8 +66,8 @@ def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 
 
 def launch_overhead():
     """Host microseconds per launch of a cached kernel with three arrays (``c = a + b`` on
-    1024 float32 elements), for numba_tile, PyTorch (``torch.add(a, b, out=c)``) and Triton
-    where installed: ``{name: microseconds}``.
+    1024 float32 elements), for numba_tile, PyTorch (``torch.add(a, b, out=c)``), and Triton
+    and cuTile where installed: ``{name: microseconds}``.
 
     >>> launch_overhead()["numba_tile"] < 15  # doctest: +SKIP
     True
@@ -80,6 +85,11 @@ def launch_overhead():
     if references.triton is not None:
         overhead["triton"] = timing.host_overhead_us(
             lambda: references.triton_vector_add(a, b, c, block=1024))
+    module = cutile.installed()
+    if module is not None:
+        theirs = cutile.translate_kernel(kernel, module)
+        overhead[cutile.NAME] = timing.host_overhead_us(
+            lambda: module.launch(stream, grid, theirs, args))
     return overhead
 
 
@@ -101,6 +111,7 @@ def environment():
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "triton": references.triton_version(),
+        "cutile": cutile.cutile_version(),
         "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -144,7 +155,7 @@ def _run_case(case, generator, copy_gbps, *, repeats, warmup, tune, log):
     inputs = case.make_inputs(torch, generator)
     reference = case.reference(*inputs)
     entries = []
-    for implementation in case.implementations:
+    for implementation in (*case.implementations, *cutile.references(case)):
         if implementation.name == "triton" and references.triton_version() is None:
             continue
         variants = []
