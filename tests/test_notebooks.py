@@ -21,6 +21,22 @@ KERNEL_NAME = "python3"
 CELL_TIMEOUT_S = 120
 
 
+def _torch_gpu():
+    """True where PyTorch sees a CUDA GPU (the fused-kernel notebook times itself there)."""
+    try:
+        import torch
+    except Exception:  # not installed, or without its CUDA libraries
+        return False
+    return torch.cuda.is_available()
+
+
+# What a notebook must print, by name: the fused-kernel notebook says when it skips the GPU.
+EXPECTED_OUTPUT = {
+    "02_writing_a_fused_kernel.ipynb": lambda: ("GPU: " if _torch_gpu()
+                                                else "skipping the GPU timing and the plot"),
+}
+
+
 @pytest.fixture(scope="module")
 def this_interpreter_kernel(tmp_path_factory):
     """Make the ``python3`` kernelspec start ``sys.executable`` for the tests of this module."""
@@ -49,7 +65,8 @@ def _check_interpreter_cell():
 
 
 def test_notebooks_exist():
-    assert NOTEBOOKS, f"no notebooks found in {NOTEBOOKS_DIR}"
+    names = {path.name for path in NOTEBOOKS}
+    assert {"01_quickstart.ipynb", "02_writing_a_fused_kernel.ipynb"} <= names, names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
@@ -60,3 +77,7 @@ def test_notebook_runs(path, this_interpreter_kernel):
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name=this_interpreter_kernel,
                             resources={"metadata": {"path": str(NOTEBOOKS_DIR)}})
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
+    if path.name in EXPECTED_OUTPUT:
+        printed = "".join(output.get("text", "") for cell in nb.cells if cell.cell_type == "code"
+                          for output in cell.outputs)
+        assert EXPECTED_OUTPUT[path.name]() in printed, printed
