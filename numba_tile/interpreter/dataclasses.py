@@ -32,10 +32,12 @@ array([10, 11], dtype=int32)
 """
 
 import dataclasses
+import enum
 import types
 
 from ..errors import TileTypeError
 from ..rules import dataclasses as rules
+from .literals import loose
 
 # the class a tile class was made from, as an attribute of the tile class
 _ORIGINAL = "__numba_tile_dataclass__"
@@ -64,6 +66,12 @@ class TileDataclass:
     def __getattr__(self, name):
         return getattr(self._tile_class(self.__wrapped__), name)
 
+    def __instancecheck__(self, instance):
+        return isinstance(instance, self.__wrapped__)
+
+    def __subclasscheck__(self, cls):
+        return issubclass(cls, self.__wrapped__)
+
     def __repr__(self):
         return repr(self.__wrapped__)
 
@@ -90,6 +98,12 @@ def _raiser(error, name):
 
 def _not_iterable(self):
     raise TileTypeError(f"'{type(self).__name__}' object is not iterable")
+
+
+def _no_attribute(self, name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise rules.no_attribute(type(self), name)
 
 
 # what a tile class has in place of a dunder its dataclass lacks: cuTile's errors
@@ -155,15 +169,20 @@ class Dataclasses:
         if hasattr(obj, "__dict__"):
             converted.__dict__.update(obj.__dict__)
         for name in rules.field_names(cls):
-            object.__setattr__(converted, name, self._converted(getattr(obj, name)))
+            object.__setattr__(converted, name, self.converted(getattr(obj, name), True))
         return converted
 
-    def _converted(self, value):
+    def converted(self, value, field=False):
+        """``value`` (a ``static_eval`` result, or a ``field`` of an instance made outside
+        tile code) with the instances in it made instances of their tile classes, and in
+        fields numbers made loosely typed constants, as tile code's literals are."""
         if isinstance(value, tuple):
-            return tuple(self._converted(item) for item in value)
+            items = tuple(self.converted(item, field) for item in value)
+            same = all(a is b for a, b in zip(items, value))
+            return value if same else tuple(items)
         if rules.is_dataclass_instance(value):
             return self._instance(rules.check_instance(value))
-        return value
+        return loose(value) if field and not isinstance(value, enum.Enum) else value
 
     def tile_class(self, cls):
         """The tile class of dataclass ``cls`` (see the module's docstring)."""
@@ -177,6 +196,8 @@ class Dataclasses:
             "__dataclass_params__": cls.__dataclass_params__})
         # kept before its functions are re-bound: they may read instances of the class
         self._classes[cls] = tile_class
+        if rules.class_attribute(cls, "__getattr__") is dataclasses.MISSING:
+            tile_class.__getattr__ = _no_attribute
         for name, function in _MISSING_DUNDERS.items():
             if rules.class_attribute(cls, name) is dataclasses.MISSING:
                 setattr(tile_class, name, function)

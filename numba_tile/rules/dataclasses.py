@@ -164,6 +164,16 @@ def member(cls, name, of_instance=True):
     return "constant", getattr(cls, name)
 
 
+class MissingAttributeError(TileTypeError, AttributeError):
+    """An attribute an instance does not have: a ``TileTypeError`` for tile code, an
+    ``AttributeError`` for Python's ``hasattr`` and ``getattr`` with a default."""
+
+
+def no_attribute(cls, name):
+    """The error for reading an attribute an instance of ``cls`` does not have."""
+    return MissingAttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+
 def cannot_call(cls):
     """cuTile's error for calling an instance of a class without ``__call__``."""
     return TileTypeError(f"Cannot call an object of type {cls.__name__}")

@@ -12,11 +12,12 @@ function's inlinable helper (:mod:`.helpers`), with the instance as ``self``:
 * ``Point(...)`` and ``dataclasses.replace(p, ...)`` of a class with ``__post_init__``:
   the instance is made without it, then ``__post_init__`` is called on it.
 
-Numba's inlining then splices the helpers in, and the passes that rewrite helpers' code before
-typing run on it again (closures, device output, constant branches). An inlined function may
-call more of them (a method calling another on ``self``), so this repeats until the typing
-shows no call left to rewrite. Kernels that mention no dataclass (and no ``static_eval``,
-which may give an instance) skip all of it.
+Numba's inlining then splices the helpers in, the passes that rewrite helpers' code before
+typing run on it again (closures and recursive helpers, ``static_iter`` loops, device output,
+constant branches) and its variables are made single-assignment again, as the kernel's are.
+An inlined function may call more of them (a method calling another on ``self``), so this
+repeats until the typing shows no call left to rewrite. Kernels that mention no dataclass
+(and no ``static_eval``, which may give an instance) skip all of it.
 
 >>> import dataclasses
 >>> import numpy as np
@@ -38,7 +39,7 @@ import dataclasses
 from numba.cuda.core import errors, ir, typeinfer
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
-from numba.cuda.core.untyped_passes import InlineInlinables
+from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...rules import dataclasses as rules
 from ...static_expressions import AsGlobal, AsTileCode
@@ -47,10 +48,11 @@ from ..typing.dataclasses import DataclassClassType, DataclassType, MemberType, 
     construct_dataclass, holds_dataclasses, member_receiver, replace_fields
 from ..typing.static_expressions import compiled_static_eval
 from ..typing.static_iteration import UnrollAgain
-from .closures import InlineClosures
 from .constant_branches import PruneConstantBranches
 from .contract import tile_pass
 from .device_output import RewriteDeviceOutput
+from .inlining import InlineCalls
+from .static_iter import UnrollStaticIter
 
 _COMPILE_AGAIN = (AsTileCode, AsGlobal, UnrollAgain)
 # the most rounds of typing and inlining before giving up (functions calling each other
@@ -246,7 +248,11 @@ class InlineDataclassMembers(FunctionPass):
             if not rewrite_member_calls(state.func_ir, _partial_types(state)):
                 return True
             InlineInlinables().run_pass(state)
-            InlineClosures().run_pass(state)
+            InlineCalls().run_pass(state)
+            UnrollStaticIter().run_pass(state)
+            # a variable of the inlined code may take values of several types in turn
+            # (``total = 0``, then ``total = total + t``), as the kernel's own ones do
+            ReconstructSSA().run_pass(state)
             RewriteDeviceOutput().run_pass(state)
             PruneConstantBranches().run_pass(state)
         raise RecursionError("dataclass functions inlined into each other without end")

@@ -109,6 +109,14 @@ def cast_instance(context, builder, fromty, toty, value):
         for index, (a, b) in enumerate(zip(fromty.field_types, toty.field_types))])
 
 
+@registry.lower_cast(MemberType, MemberType)
+def cast_member(context, builder, fromty, toty, value):
+    """A method read from instances whose types were unified: its instance, cast."""
+    if fromty.owner is None or toty.owner is None:
+        return value
+    return context.cast(builder, value, fromty.owner, toty.owner)
+
+
 def _attribute(context, builder, owner, value, attr, cls):
     result = context.typing_context.resolve_getattr(owner, attr)
     if isinstance(result, MemberType):  # a method's run-time value is its instance

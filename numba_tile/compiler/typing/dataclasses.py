@@ -128,6 +128,15 @@ class MemberType(types.Type):
     def key(self):
         return self.owner, self.member, self.function, self.kind
 
+    def unify(self, typingctx, other):
+        """One method read from instances whose types unify (in a loop)."""
+        if not isinstance(other, MemberType) or other.key[1:] != self.key[1:] or \
+                self.owner is None or other.owner is None:
+            return None
+        owner = typingctx.unify_pairs(self.owner, other.owner)
+        return None if owner is None else MemberType(owner, self.member, self.function,
+                                                     self.kind)
+
 
 # -- the calls the member pass writes ------------------------------------------------------
 def construct_dataclass(cls, *args, **kwargs):
@@ -285,6 +294,8 @@ class InstanceAttributes(AttributeTemplate):
         if found is None:
             if attr == rules.CALL:
                 raise rules.cannot_call(instance.cls)
+            if not attr.startswith("__"):
+                raise rules.no_attribute(instance.cls, attr)
             return None
         kind, what = found
         if kind == "field":
