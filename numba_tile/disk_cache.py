@@ -21,7 +21,9 @@ The key (:func:`kernel_key`) hashes
   global its code reads. Helpers of the user's code (plain Python or ``@ct.function``) reached
   that way are hashed the same way, recursively; a user module is hashed by the attributes the
   code reads from it; constants (numbers, strings, tuples, enum members, dtypes, NumPy arrays)
-  by value; functions, classes and modules of installed libraries by their qualified name;
+  by value; a dataclass by its fields and every function of its body and bases (tile code
+  calls its dunders without naming them), an instance of one by its fields' values;
+  functions, classes and modules of installed libraries by their qualified name;
 * the argument types (their text shows the ``Constant`` values), the architecture and the
   kernel's options;
 * the package fingerprint (computed once per process): a hash of every ``.py`` file of
@@ -47,6 +49,7 @@ b'cubin'
 """
 
 import builtins
+import dataclasses
 import dis
 import enum
 import hashlib
@@ -407,6 +410,8 @@ class _Fingerprint:
                     hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest())
         if isinstance(value, (np.generic, np.dtype, DType)):
             return (type(value).__name__, repr(value))
+        if dataclasses.is_dataclass(value):
+            return self._dataclass(value)
         if isinstance(value, type):
             if issubclass(value, enum.Enum):
                 return ("enum class", _qualified(value)) + tuple(
@@ -422,3 +427,28 @@ class _Fingerprint:
         if (type(value).__module__ or "").split(".")[0] == "numba_tile":
             return ("numba_tile object", _qualified(type(value)), repr(value))
         raise _Uncacheable(f"a global of type {type(value).__name__}")
+
+    def _dataclass(self, value):
+        """A dataclass by everything of it tile code may run (its fields, every function
+        its body or its bases define: tile code calls dunders and methods of ``self``
+        without naming them), an instance by its class and its fields' values."""
+        if not isinstance(value, type):
+            return ("dataclass instance", self._dataclass(type(value))) + tuple(
+                self.value(getattr(value, field.name)) for field in dataclasses.fields(value))
+        if id(value) in self._seen:
+            return ("dataclass-ref", _qualified(value))
+        self._seen.add(id(value))
+        members = []
+        for klass in value.__mro__[:-1]:
+            for name, member in sorted(vars(klass).items()):
+                member = getattr(member, "fget", getattr(member, "__func__", member))
+                if isinstance(member, types.FunctionType):
+                    members.append((name, self.function(member)))
+                elif not name.startswith("__"):
+                    members.append((name, self.value(member)))
+        return ("dataclass", _qualified(value), repr(value.__dataclass_params__),
+                tuple((f.name, f.init, getattr(f, "kw_only", False),
+                       ("no default",) if f.default is dataclasses.MISSING
+                       else self.value(f.default),
+                       f.default_factory is not dataclasses.MISSING)
+                      for f in dataclasses.fields(value)), tuple(members))
