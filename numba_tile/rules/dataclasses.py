@@ -100,7 +100,21 @@ def field_names(cls):
 def bind_construction(cls, args, kwargs):
     """The value given for each field of ``cls(*args, **kwargs)``, in field order, with
     ``dataclasses.MISSING`` where the field's default applies; ``TileTypeError`` where the
-    arguments do not bind (after :func:`check_construction`)."""
+    arguments do not bind (after :func:`check_construction`).
+
+    >>> import dataclasses
+    >>> from numba_tile.rules.dataclasses import bind_construction
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Span:
+    ...     start: int
+    ...     length: int = 1
+    >>> bind_construction(Span, (), {"start": 4})
+    (4, <dataclasses._MISSING_TYPE object at ...>)
+    >>> bind_construction(Span, (1, 2, 3), {})
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Span(): too many positional arguments
+    """
     try:
         bound = inspect.signature(cls).bind(*args, **kwargs)
     except TypeError as error:
@@ -114,7 +128,18 @@ def default(cls, index):
 
 
 def check_replacement(cls, names):
-    """Refuse ``dataclasses.replace`` of fields ``cls`` does not have."""
+    """Refuse ``dataclasses.replace`` of fields ``cls`` does not have.
+
+    >>> import dataclasses
+    >>> from numba_tile.rules.dataclasses import check_replacement
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Span:
+    ...     start: int
+    >>> check_replacement(Span, ["stop"])
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Dataclass 'Span' has no such field 'stop'
+    """
     for name in names:
         if name not in field_names(cls):
             raise TileTypeError(f"Dataclass '{cls.__name__}' has no such field '{name}'")

@@ -155,7 +155,18 @@ def member_receiver(member):
 # -- types of values ------------------------------------------------------------------------
 def value_type(context, value):
     """The Numba type of a constant of tile code that holds dataclasses (an instance, a
-    class, a tuple with one), or of a field's or class attribute's constant value."""
+    class, a tuple with one), or of a field's or class attribute's constant value.
+
+    >>> import dataclasses
+    >>> from numba_tile.compiler.contexts import contexts
+    >>> from numba_tile.compiler.typing.dataclasses import value_type
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Span:
+    ...     start: int
+    ...     length: float = 0.5
+    >>> value_type(contexts()[0], Span(3))
+    Span(start=Literal[int](3), length=Literal[float](0.5))
+    """
     if rules.is_dataclass_instance(value):
         rules.check_instance(value)
         cls = type(value)
