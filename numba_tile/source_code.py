@@ -49,7 +49,9 @@ def rewritten_code(fn, transform):
     if code.co_name == "<lambda>":
         return None
     try:
-        lines, first_line = inspect.getsourcelines(fn)
+        # (of the code: a function's own source, not that of what it wraps, as
+        # inspect.getsourcelines(fn) gives for a functools.wraps wrapper)
+        lines, first_line = inspect.getsourcelines(code)
     except (OSError, TypeError):
         return None
     source = "".join(lines)

@@ -138,6 +138,23 @@ class Compilation:
         self.static_namespaces = {}
         self.static_values = {}
         self.static_helpers = None
+        # code object -> the globals it reads, for the functions made inlinable and the
+        # code of every def and lambda inside them (see frontend.closures: a closure
+        # inlined into the kernel reads the globals of the helper that defined it)
+        self.code_globals = {}
+        # id of a helper's dispatcher -> (it, its version with every parameter positional),
+        # the helpers with *args, **kwargs or keyword-only parameters (frontend.variadic)
+        self.positional_helpers = {}
+        # the code of the helpers being inlined (innermost last), those found calling
+        # themselves (maybe through others), and the calls of these allowed to inline in
+        # this round (ids of statements): recursion is inlined a level a round
+        # (frontend.inlining)
+        self.inlining = []
+        self.recursive_helpers = set()
+        self.recursion_allowed = frozenset()
+        # the Tile errors the source rewrites found, each raised where its code is typed
+        # (typing.rewrite_errors)
+        self.rewrite_errors = []
 
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on

@@ -15,6 +15,7 @@ from numba.core.typing import signature
 from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
+from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
 from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
@@ -78,6 +79,8 @@ class TileTypingContext(CUDATypingContext):
         if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
             return ConstantType(getattr(typ.instance_class, attr))
         if isinstance(typ, types.Module):  # module constants (math.pi) are loose constants
+            if not hasattr(typ.pymod, attr):
+                raise missing_attribute_error(typ.pymod.__name__, attr)
             value = getattr(typ.pymod, attr, None)
             if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
                 return literal_type(value)

@@ -21,7 +21,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..static_expressions import AsGlobal, AsTileCode
-from ..errors import SourceLocation, TileCompilerExecutionError, TileError, \
+from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
 from .compilation import Compilation, compiling
@@ -29,6 +29,7 @@ from .hardware import tma
 from .contexts import contexts
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
+from .frontend.numba_patches import python_frontend
 from .frontend.passes import insert as insert_passes
 from .types import ArrayType, run_length_for
 
@@ -185,10 +186,7 @@ def as_tile_error(error):
         reason = f"{reason} {lines[1].lstrip('>').strip()}"
     loc = _numba_location(error) or _statement_location(error.__traceback__)
     if isinstance(error, RecursionError):  # helpers inlined into each other without end
-        return TileRecursionError(
-            "The kernel's helper functions call each other recursively. The compiler inlines "
-            "helpers and cannot tell bounded recursion from runaway recursion yet, so it "
-            "compiles neither; the interpreter runs recursion that ends", loc)
+        return TileRecursionError(RECURSION_MESSAGE, loc)
     if type(error).__name__ in _MISSING_LIBRARY:
         return TileCompilerExecutionError(
             f"The CUDA compiler libraries are not installed ({type(error).__name__}: {reason}). "
@@ -293,7 +291,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
         try:
-            with compiling(compilation), cuda_utils.numba_target_override(), format_specs():
+            with compiling(compilation), cuda_utils.numba_target_override(), \
+                    format_specs(), python_frontend():
                 result = cuda_compiler.compile_extra(
                     typingctx=typing_context, targetctx=target_context,
                     func=kernel_for_compilation(fn),

@@ -10,9 +10,10 @@ so folded constants carry a dtype too. Where the source is not available (a kern
 import ast
 import itertools
 
-from .. import static_expressions
+from .. import keyword_arguments, static_expressions
 from ..promotion import loose_concrete_dtype
 from ..source_code import closure_for, rewritten_code
+from . import with_blocks
 from ..rules import operators
 
 # The special methods whose results stay loosely typed: those of the operators of tile code but
@@ -138,6 +139,8 @@ def _rewrite(fn):
         static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
                             also_local=code.co_freevars)
         _LiteralRewriter(prefix, table).visit(node)
+        keyword_arguments.convert_on_entry(node)
+        with_blocks.check_with_items(node)
         return True
     new_code = rewritten_code(fn, transform)
     return None if new_code is None else (new_code, table)

@@ -7,6 +7,7 @@ of the kernel line that caused it.
 """
 
 import builtins
+import contextlib
 import enum
 import functools
 import itertools
@@ -18,9 +19,12 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from .. import static_expressions
+from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            constant_dtype, scalar_argument, sequence_items, static_axes)
+from ..kernel import tile_function
+from ..rules import context_managers
+from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
 from .arrays import Array
@@ -28,6 +32,7 @@ from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
 from .loops import TileRange
 from .tile import Tile
+from . import with_blocks
 from .tile_math import REPLACEMENTS, tile_math
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -125,6 +130,8 @@ class TileGlobals:
                                                               module_globals)
         new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
                                                                 module_globals)
+        new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
+        new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
         for name, value in module_globals.items():
             if not name.startswith("__"):
                 new[name] = self.tile_value(value)
@@ -138,18 +145,25 @@ class TileGlobals:
             return loose(value)  # a global constant is a loosely typed constant
         if callable(value) and id(value) in REPLACEMENTS:
             return REPLACEMENTS[id(value)]
+        generator = context_managers.generator_function(value)
+        if generator is not None and is_user_code(generator):
+            # a @contextlib.contextmanager helper: its generator runs as tile code too
+            return contextlib.contextmanager(self.rebind(generator))
         if isinstance(value, types.FunctionType) and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
-            return self.rebind(value)
-        if isinstance(value, types.ModuleType) and is_user_code(value):
+            return self.rebind(tile_function(value))
+        if isinstance(value, types.ModuleType):
             return self._module(value)
         return value
 
     def _module(self, module):
+        """A module as tile code sees it (:class:`_TileModule`): a user module's functions
+        re-bound too."""
         if id(module) not in self._modules:
-            proxy = types.ModuleType(module.__name__, module.__doc__)
+            proxy = _TileModule(module)
             self._modules[id(module)] = proxy
-            proxy.__dict__.update(self.globals_for(vars(module)))
+            if is_user_code(module):
+                proxy.__dict__.update(self.globals_for(vars(module)))
         return self._modules[id(module)]
 
     def _closure(self, fn):
@@ -164,8 +178,9 @@ class TileGlobals:
             except ValueError:  # not yet assigned
                 cells.append(cell)
                 continue
-            if isinstance(value, types.FunctionType) and is_user_code(value) and value is not fn:
-                cells.append(types.CellType(self.rebind(value)))
+            if isinstance(value, types.FunctionType) and value is not fn and (
+                    is_user_code(value) or context_managers.generator_function(value)):
+                cells.append(types.CellType(self.tile_value(value)))
             else:
                 cells.append(cell)
         return tuple(cells)
@@ -180,6 +195,9 @@ class TileGlobals:
             self._rebinding.discard(id(fn))
 
     def _rebind(self, fn):
+        error = helper_source_error(fn)
+        if error is not None:  # raised where tile code calls it, as the compiler does
+            return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)
         code, closure = fn.__code__, self._closure(fn)
         typed = literal_typed_code(fn)
@@ -191,6 +209,31 @@ class TileGlobals:
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
         return rebound
+
+
+class _TileModule(types.ModuleType):
+    """A module read by tile code: its attributes, and cuTile's ``TileTypeError`` for one it
+    lacks (``ct.abracadabra``), as the compiler raises."""
+
+    def __init__(self, module):
+        super().__init__(module.__name__, module.__doc__)
+        self.__dict__["_numba_tile_module"] = module
+
+    def __getattr__(self, name):
+        try:
+            value = getattr(self.__dict__["_numba_tile_module"], name)
+        except AttributeError:
+            raise missing_attribute_error(self.__name__, name) from None
+        self.__dict__[name] = value  # found once per launch
+        return value
+
+
+def _raising(fn, error):
+    """A stand-in for helper ``fn`` that raises ``error`` when called."""
+    @functools.wraps(fn)
+    def raising(*args, **kwargs):
+        raise type(error)(error.message, error.loc)
+    return raising
 
 
 def _static_eval_call(module_globals, key, *values):

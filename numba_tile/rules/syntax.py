@@ -4,8 +4,9 @@ plain Python, the compiler fail inside Numba).
 
 Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``import``,
 ``global``/``nonlocal``, ``del``, list/dict/set literals and comprehensions (tile code has
-tuples), item assignment (tiles and tuples are immutable), and ``static_eval`` or
-``static_assert`` other than called directly. The expressions inside them are plain Python,
+tuples), item assignment (tiles and tuples are immutable), ``static_eval`` or
+``static_assert`` other than called directly, and ``return`` inside a ``for`` loop (also in
+the helpers the kernel calls, :func:`helper_source_error`). The expressions inside them are plain Python,
 run at compile time: they may use any of these.
 
 >>> from numba_tile.rules.syntax import check_kernel_source
@@ -64,7 +65,8 @@ def check_kernel_source(fn):
         return SourceLocation(filename, line, node.col_offset + indent, end,
                               function=fn.__name__)
 
-    found = []  # (line, column, error class, message, node): the first in the source wins
+    found = [(TileSyntaxError, _RETURN_IN_FOR, node)  # (error class, message, node)
+             for node in _returns_in_for_loops(function.body)]
     called = set()  # the ``static_eval`` of each static_eval(...) call
     for node, in_kernel_scope in _walk(function.body, generator_scope=True):
         message = _STATEMENTS.get(type(node))
@@ -120,3 +122,95 @@ def _walk(statements, generator_scope):
         children = [node.func] if _is_static_eval_call(node) else \
             list(ast.iter_child_nodes(node))
         pending.extend((child, inner) for child in reversed(children))
+
+
+def _parsed(fn):
+    """``(function node, where)`` of ``fn``'s source, ``where(node)`` the
+    ``SourceLocation`` of a node of it; None where the source cannot be found."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code.co_name == "<lambda>":
+        return None
+    try:  # (of the code: a functools.wraps wrapper's own source, not what it wraps)
+        lines, first_line = inspect.getsourcelines(code)
+        filename = inspect.getsourcefile(code) or code.co_filename
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    function = next((node for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if function is None:
+        return None
+    indent = len(lines[0]) - len(lines[0].lstrip())
+
+    def where(node):
+        line = first_line + node.lineno - 1
+        end = node.end_col_offset + indent if node.end_lineno == node.lineno else None
+        return SourceLocation(filename, line, node.col_offset + indent, end,
+                              function=fn.__name__)
+    return function, where
+
+
+_HELPER_ERRORS = {}  # code -> (error class, message, location) or None: parsed once
+
+
+def helper_source_error(fn):
+    """The Tile error of what helper ``fn`` may not do in tile code (``return`` inside a
+    ``for`` loop, as in a kernel), or None; both executors raise it where tile code calls
+    ``fn``, not where it is only referenced.
+
+    >>> from numba_tile.rules.syntax import helper_source_error
+    >>> def first_positive(xs):
+    ...     for x in xs:
+    ...         if x > 0:
+    ...             return x
+    >>> print(helper_source_error(first_positive))
+    Returning from a for loop is not supported
+    ...
+    """
+    code = fn.__code__
+    if code not in _HELPER_ERRORS:
+        parsed = _parsed(fn)
+        returns = list(_returns_in_for_loops(parsed[0].body)) if parsed is not None else []
+        _HELPER_ERRORS[code] = (TileSyntaxError, _RETURN_IN_FOR, parsed[1](returns[0])) \
+            if returns else None
+    if _HELPER_ERRORS[code] is None:
+        return None
+    error, message, loc = _HELPER_ERRORS[code]
+    return error(message, loc)
+
+
+_RETURN_IN_FOR = "Returning from a for loop is not supported"
+
+
+def _returns_in_for_loops(statements, in_for=False):
+    """The ``return`` statements inside the body of a ``for`` loop of their own function
+    (cuTile compiles ``return`` inside ``while`` loops, not ``for`` loops), in source
+    order."""
+    for node in statements:
+        if isinstance(node, ast.Return) and in_for:
+            yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from _returns_in_for_loops(node.body if isinstance(node.body, list)
+                                             else [], False)
+            continue
+        for field, value in ast.iter_fields(node):
+            inside = in_for or (isinstance(node, (ast.For, ast.AsyncFor)) and field == "body")
+            children = value if isinstance(value, list) else [value]
+            yield from _returns_in_for_loops([c for c in children if isinstance(c, ast.AST)],
+                                             inside)
+
+
+class MissingAttributeError(TileTypeError, AttributeError):
+    """cuTile's ``TileTypeError`` for an attribute a module of tile code lacks; an
+    ``AttributeError`` too, so that ``hasattr`` and ``getattr(m, name, default)`` work."""
+
+
+def missing_attribute_error(module_name, name):
+    """The error of reading an attribute a module of tile code lacks (``ct.abracadabra``),
+    in both executors.
+
+    >>> from numba_tile.rules.syntax import missing_attribute_error
+    >>> print(missing_attribute_error("numba_tile", "abracadabra"))
+    Module 'numba_tile' has no attribute 'abracadabra'
+    """
+    return MissingAttributeError(f"Module '{module_name}' has no attribute '{name}'")

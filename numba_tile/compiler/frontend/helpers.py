@@ -6,13 +6,17 @@ marked ``inline="always"``: Numba's inlining pass then splices the helper's IR i
 kernel, where our typing applies to it. Helpers of helpers are handled the same way.
 """
 
+import itertools
 import types
 
 from ... import static_expressions
 from ...interpreter.runner import is_user_code
+from ...kernel import tile_function
 from ...source_code import closure_for, rewritten_code
 from ..compilation import current
+from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from . import variadic, with_blocks
 
 
 # (code, expressions compiled as code) -> (rewritten code or None, expression keys): the
@@ -27,44 +31,69 @@ class InlineHelpers:
         self._globals = {}
         self._dispatchers = {}
         self._modules = {}
+        # numbers the inlined with blocks: their names (globals shared by the functions of
+        # a module among them) differ in the whole compile
+        self._inlined_blocks = itertools.count()
 
     def function(self, fn):
-        """``fn`` re-bound to rewritten globals and closure, its ``static_eval`` calls
-        rewritten (:mod:`numba_tile.static_expressions`)."""
+        """``fn`` re-bound to rewritten globals and closure, its source rewritten
+        (:meth:`_rewritten_code`)."""
         closure = None
         if fn.__closure__ is not None:
             closure = tuple(self._cell(cell, fn) for cell in fn.__closure__)
-        code = self._static_eval_code(fn)
+        code = self._rewritten_code(fn)
         if code is not None and closure is not None:
             closure = closure_for(code, fn, closure)
         rebound = types.FunctionType(code or fn.__code__, self.globals_for(fn.__globals__),
                                      fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
+        _record_globals(rebound.__code__, rebound.__globals__)
         return rebound
 
-    @staticmethod
-    def _static_eval_code(fn):
-        """``fn``'s code with its ``static_eval`` calls rewritten, or None (it has none); the
-        namespace each expression reads is recorded in the compilation."""
+    def _rewritten_code(self, fn):
+        """``fn``'s code with its ``with`` blocks inlined (:mod:`.with_blocks`), its
+        ``static_eval`` calls and its calls with ``**`` rewritten
+        (:mod:`numba_tile.static_expressions`, :mod:`.variadic`), or None (it has none of
+        them); the namespace each static expression reads is recorded in the compilation,
+        the globals the inlined context managers read are added to ``fn``'s."""
         code = fn.__code__
-        if not static_expressions.mentions_static_construct(code):
+        withs = with_blocks.has_with(code)
+        # (an inlined context manager may bring static expressions and ``**`` calls)
+        static = withs or static_expressions.mentions_static_construct(code)
+        unpacking = withs or variadic.has_keyword_unpacking(code)
+        if not (static or unpacking):
             return None
         compilation = current()
         cache_key = (code, frozenset(compilation.static_as_code),
                      frozenset(compilation.static_globals))
-        if cache_key not in _REWRITTEN:
+        injected = {}
+        # (with blocks are rewritten by what fn's names hold: for this compile only)
+        if withs or cache_key not in _REWRITTEN:
             keys = []
 
             def transform(node):
-                keys.extend(static_expressions.rewrite(
-                    node, code.co_filename, (code, "compile"),
-                    as_code=compilation.static_as_code,
-                    as_global=frozenset(compilation.static_globals)))
-                return bool(keys)
-            _REWRITTEN[cache_key] = rewritten_code(fn, transform), tuple(keys)
-        new_code, keys = _REWRITTEN[cache_key]
+                changed = withs and with_blocks.WithBlocks(
+                    fn, injected, compilation.rewrite_errors,
+                    self._inlined_blocks).rewrite_function(node)
+                if static:
+                    keys.extend(static_expressions.rewrite(
+                        node, code.co_filename, (code, "compile"),
+                        as_code=compilation.static_as_code,
+                        as_global=frozenset(compilation.static_globals)))
+                changed = unpacking and variadic.rewrite_unpacking_calls(node) or changed
+                return bool(keys) or changed
+            rewritten = rewritten_code(fn, transform), tuple(keys)
+            if withs:
+                new_code, keys = rewritten
+            else:
+                _REWRITTEN[cache_key] = rewritten
+        if not withs:
+            new_code, keys = _REWRITTEN[cache_key]
         if new_code is not None:
+            module_globals = self.globals_for(fn.__globals__)
+            module_globals.update((name, self.value(value)) for name, value in injected.items())
             namespace = static_expressions.namespace_of(fn)
+            namespace.update(injected)
             compilation.static_namespaces.update((key, namespace) for key in keys)
         return new_code
 
@@ -83,6 +112,8 @@ class InlineHelpers:
             self._globals[key] = new
             new[static_expressions.CALL_NAME] = compiled_static_eval
             new[static_expressions.ASSERT_NAME] = compiled_static_assert
+            new[variadic.CALL_NAME] = variadic.call_unpacked
+            new[with_blocks.ERROR_NAME] = compiled_rewrite_error
             for static_key, value in current().static_globals.items():
                 new[static_expressions.value_name(static_key)] = self.value(value)
             for name, value in module_globals.items():
@@ -95,7 +126,7 @@ class InlineHelpers:
         is_op = (getattr(value, "__module__", None) or "").startswith("numba_tile.language")
         if isinstance(value, types.FunctionType) and not is_op and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
-            return self._dispatcher(value)
+            return self._dispatcher(tile_function(value))
         if isinstance(value, types.ModuleType) and is_user_code(value):
             if id(value) not in self._modules:
                 proxy = types.ModuleType(value.__name__, value.__doc__)
@@ -111,6 +142,15 @@ class InlineHelpers:
             self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
                 self.function(fn))
         return self._dispatchers[id(fn)] or fn
+
+
+def _record_globals(code, module_globals):
+    """Note the globals of ``code`` and of the functions defined in it, for closures
+    inlined away from their function (:mod:`.closures`)."""
+    current().code_globals[code] = module_globals
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            _record_globals(constant, module_globals)
 
 
 def kernel_for_compilation(fn):

@@ -6,7 +6,8 @@ go in at three places of it (:data:`STEPS`), each :class:`Step` naming numba-cud
 goes before or after:
 
 1. before ``GenericRewrites``: ``print(..., sep=, end=)`` rewritten before Numba rejects it;
-2. before ``LiteralUnroll`` (helpers are inlined by then): ``static_iter`` loops unrolled,
+2. before ``LiteralUnroll`` (helpers are inlined by then): the calls of closures and of
+   recursive helpers inlined (:mod:`.inlining`), ``static_iter`` loops unrolled,
    branches on constants decided (so that loads under ``if`` on a constant are pipelined
    as any other), the loads that feed ``mma`` pipelined, and then the waits for products
    put where their results are read (which leaves the products of pipelined tiles alone);
@@ -21,7 +22,7 @@ it needs ran in this compilation (``TileInternalError`` otherwise).
 
 >>> from numba_tile.compiler.frontend.passes import STEPS, ordered
 >>> [p.__name__ for p in ordered()][:3]
-['RewriteDeviceOutput', 'UnrollStaticIter', 'PruneConstantBranches']
+['RewriteDeviceOutput', 'InlineCalls', 'UnrollStaticIter']
 """
 
 from typing import NamedTuple
@@ -30,6 +31,7 @@ from numba.cuda.core.typed_passes import NopythonTypeInference
 from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
 
 from ...errors import TileInternalError
+from .inlining import InlineCalls
 from .constant_branches import PruneConstantBranches
 from .deferred_products import DeferProductWaits
 from .device_output import RewriteDeviceOutput
@@ -50,8 +52,8 @@ class Step(NamedTuple):
 
 STEPS = (
     Step(GenericRewrites, "before", (RewriteDeviceOutput,)),
-    Step(LiteralUnroll, "before", (UnrollStaticIter, PruneConstantBranches, PipelineMmaLoads,
-                                   DeferProductWaits)),
+    Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
+                                   PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches)),
     Step(NopythonTypeInference, "after", (ComputeIndexTilesInPlace, FindProductsInFlight)),
 )

@@ -29,6 +29,7 @@ from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type
 from ..types import ArrayType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
+from .keywords import KeywordArgumentsType
 from .templates import folded_type, registry
 
 
@@ -157,6 +158,10 @@ def _tile_value(numba_type):
     if isinstance(numba_type, types.BaseTuple):
         values = tuple(_tile_value(t) for t in numba_type)
         return RUN_TIME if any(v is RUN_TIME for v in values) else values
+    if isinstance(numba_type, KeywordArgumentsType):  # a helper's **kwargs: a dict
+        values = [_tile_value(t) for t in numba_type.values]
+        return RUN_TIME if any(v is RUN_TIME for v in values) else \
+            dict(zip(numba_type.names, values))
     return constant_of(numba_type, RUN_TIME)
 
 

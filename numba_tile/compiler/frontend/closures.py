@@ -1,0 +1,270 @@
+"""Closures and lambdas of tile code are inlined where they are called, as cuTile does.
+
+Numba inlines a call of a closure only where the closure is defined in the same function and
+called by the name it was defined under; the rest it turns into separate functions that
+cannot hold tiles. Tile code also passes closures around: out of the helper that made them
+(alone or in a tuple), into helpers as arguments, from either side of a branch. After the
+helpers are inlined (:mod:`.helpers`), every closure and every call of one is in the
+kernel's IR, and :func:`inline_closure_calls` (run by :class:`.inlining.InlineCalls`)
+follows each called variable back to the ``make_function`` that made it:
+
+* through copies, returns of inlined helpers and items of tuples (``make(30)[0]``);
+* where the variable is set on several paths by the same ``def`` (``c = make(30)`` in one
+  branch, ``c = make(40)`` in the other), the values the closure captured and its default
+  arguments are copied, at each definition, into variables shared by all of them: the call
+  then inlines one closure reading those (cuTile's frozen captures, whose types must agree).
+
+Calls are bound to the closure's parameters as Python binds them (keywords, defaults in
+place of the missing trailing arguments, ``*args`` of a known tuple), and a closure may read
+a variable of its function assigned after the closure is defined (``f = lambda t: t + n``
+before ``n = 5``): :data:`PATCHES` adjust Numba's front end for both while a kernel compiles
+(:mod:`.numba_patches`).
+
+>>> import numpy as np, numba_tile as ct
+>>> def make_adder(t):
+...     return lambda y: y + t
+>>> @ct.kernel
+... def add(x):
+...     f = make_adder(30) if ct.bid(0) == 0 else make_adder(40)
+...     ct.scatter(x, ct.bid(0), f(ct.gather(x, ct.bid(0))))
+>>> x = np.ones(2, np.int32)
+>>> ct.launch(0, (2,), add, (x,))
+>>> x
+array([31, 41], dtype=int32)
+"""
+
+import types as pytypes
+
+from numba.cuda.core import errors, inline_closurecall, ir
+from numba.cuda.core.errors import NotDefinedError
+from numba.cuda.core.interpreter import Interpreter
+from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, guard, \
+    get_definition
+from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
+
+from ..compilation import current
+
+# -- finding the closure a variable holds ---------------------------------------------------
+class _Joined:
+    """A variable set to closures of one ``def`` on several paths: ``variable`` and the
+    ``make_function`` each of its assignments (``statements``) gives."""
+
+    def __init__(self, variable, statements, closures):
+        self.variable, self.statements, self.closures = variable, statements, closures
+
+
+def _closure_of(func_ir, var, seen=frozenset()):
+    """The ``make_function`` expression ``var`` holds, a :class:`_Joined`, or None."""
+    if var.name in seen:
+        return None
+    seen = seen | {var.name}
+    definitions = func_ir._definitions.get(var.name, [])
+    if len(definitions) == 1:
+        return _closure_of_node(func_ir, definitions[0], seen)
+    if len(definitions) < 2:
+        return None
+    statements = _assignments_of(func_ir, var)
+    closures = [_closure_of_node(func_ir, s.value, seen) for s in statements]
+    if len(statements) != len(definitions) or not all(
+            isinstance(c, ir.expr_types) and c.code is closures[0].code for c in closures):
+        return None
+    return _Joined(var, statements, closures)
+
+
+def _closure_of_node(func_ir, node, seen):
+    if isinstance(node, ir.var_types):
+        return _closure_of(func_ir, node, seen)
+    if not isinstance(node, ir.expr_types):
+        return None
+    if node.op == "make_function":
+        return node
+    if node.op in ("static_getitem", "getitem"):
+        index = node.index if node.op == "static_getitem" else \
+            getattr(guard(get_definition, func_ir, node.index), "value", None)
+        items = _tuple_items(func_ir, node.value)
+        if isinstance(index, int) and items is not None and -len(items) <= index < len(items):
+            return _closure_of_node(func_ir, items[index], seen)
+    return None
+
+
+def _tuple_items(func_ir, var):
+    """The variables of a tuple built in the IR (``build_tuple``), or None."""
+    found = guard(get_definition, func_ir, var)
+    if isinstance(found, ir.expr_types) and found.op == "build_tuple":
+        return list(found.items)
+    return None
+
+
+def _assignments_of(func_ir, var):
+    return [statement for block in func_ir.blocks.values() for statement in block.body
+            if isinstance(statement, ir.assign_types) and statement.target.name == var.name]
+
+
+# -- several definitions: one closure reading shared copies ---------------------------------
+def _parts(func_ir, closure):
+    """The captured values and the default arguments of a ``make_function``, as lists of
+    variables or constants."""
+    captured = _tuple_items(func_ir, closure.closure) if closure.closure is not None else []
+    defaults = closure.defaults
+    if defaults is None:
+        defaults = []
+    elif isinstance(defaults, ir.var_types):
+        defaults = _tuple_items(func_ir, defaults)
+    else:
+        defaults = list(defaults)
+    return captured, defaults
+
+
+def _join(func_ir, joined, call_block, call_index):
+    """Copy what each definition's closure captured (and its defaults) into variables all
+    definitions share, and define one ``make_function`` reading them before the call:
+    returns it, or None where a closure's parts cannot be found."""
+    parts = [_parts(func_ir, closure) for closure in joined.closures]
+    if any(captured is None or defaults is None for captured, defaults in parts):
+        return None
+    sizes = {(len(captured), len(defaults)) for captured, defaults in parts}
+    if len(sizes) != 1:
+        return None
+    scope, loc = call_block.scope, call_block.body[call_index].loc
+    n_captured, n_defaults = sizes.pop()
+    shared = [scope.redefine(f"{joined.variable.name}.capture", loc=loc)
+              for _ in range(n_captured + n_defaults)]
+    for statement, (captured, defaults) in zip(joined.statements, parts):
+        block = next(b for b in func_ir.blocks.values() if statement in b.body)
+        at = block.body.index(statement) + 1
+        copies = [ir.Assign(value, target, statement.loc)
+                  for value, target in zip(captured + defaults, shared)]
+        block.body[at:at] = copies
+        for copy in copies:
+            func_ir._definitions[copy.target.name].append(copy.value)
+    new = []
+
+    def define(value, name):
+        target = scope.redefine(name, loc=loc)
+        new.append(ir.Assign(value, target, loc))
+        func_ir._definitions[target.name].append(value)
+        return target
+    closure_tuple = define(ir.Expr.build_tuple(shared[:n_captured], loc), "$closure")
+    defaults = define(ir.Expr.build_tuple(shared[n_captured:], loc), "$defaults") \
+        if n_defaults else None
+    first = joined.closures[0]
+    function = ir.Expr.make_function(first.name, first.code, closure_tuple, defaults, loc)
+    define(function, "$function")
+    call_block.body[call_index:call_index] = new
+    call_block.body[call_index + len(new)].value.func = new[-1].target
+    return function
+
+
+# -- the pass -------------------------------------------------------------------------------
+def _globals_of(func_ir, code):
+    """The globals a closure's code reads: those of the function it was defined in (a
+    helper's, which may be another module's than the kernel's)."""
+    found = current().code_globals.get(code)
+    return found if found is not None else func_ir.func_id.func.__globals__
+
+
+def inline_closure_calls(func_ir):
+    """Inline every call of a closure whose ``make_function`` can be found; True if any."""
+    changed = False
+    work_list = list(func_ir.blocks.items())
+    while work_list:
+        _, block = work_list.pop()
+        for i, statement in enumerate(block.body):
+            value = getattr(statement, "value", None)
+            if not (isinstance(statement, ir.assign_types) and isinstance(value, ir.expr_types)
+                    and value.op == "call"):
+                continue
+            closure = _closure_of(func_ir, value.func)
+            if isinstance(closure, _Joined):
+                closure = _join(func_ir, closure, block, i)
+                i = block.body.index(statement) if closure is not None else i
+            if closure is None:
+                continue
+            inline_closurecall.inline_closure_call(
+                func_ir, _globals_of(func_ir, closure.code), block, i, closure,
+                work_list=work_list, callee_validator=inline_closurecall.callee_ir_validator)
+            changed = True
+            break  # the block was split: its rest is on the work list
+    if changed:
+        func_ir._definitions = build_definitions(func_ir.blocks)
+        dead_code_elimination(func_ir)
+        func_ir._definitions = build_definitions(func_ir.blocks)
+    return changed
+
+
+# -- Numba's front end while a kernel compiles ----------------------------------------------
+_ORIGINAL_CALLEE_ARGS = inline_closurecall._get_callee_args
+
+
+def _callee_args(call_expr, callee, loc, func_ir):
+    """The arguments of an inlined call in parameter order. For a closure, bound as Python
+    binds them (Numba drops the keywords and appends every default)."""
+    if isinstance(callee, pytypes.FunctionType) or call_expr.op != "call":
+        return _ORIGINAL_CALLEE_ARGS(call_expr, callee, loc, func_ir)
+    code = callee.code
+    if code.co_flags & (0x04 | 0x08) or code.co_kwonlyargcount:  # *args, **kwargs, kw-only
+        raise errors.UnsupportedError("A closure with *args, **kwargs or keyword-only "
+                                      "parameters is not supported", loc)
+    positional = list(call_expr.args)
+    if call_expr.vararg is not None:
+        items = _tuple_items(func_ir, call_expr.vararg)
+        if items is None:
+            raise errors.UnsupportedError("Calling a closure with *args of a tuple not built "
+                                          "in the kernel is not supported", loc)
+        positional += items
+    names = code.co_varnames[:code.co_argcount]
+    _, defaults = _parts(func_ir, callee) if callee.defaults is not None else (None, [])
+    if defaults is None:
+        raise errors.UnsupportedError("The default arguments of this closure are not known "
+                                      "before typing", loc)
+    if len(positional) > len(names):
+        raise errors.TypingError(f"{code.co_name}() takes {len(names)} positional arguments "
+                                 f"but {len(positional)} were given", loc)
+    bound = dict(zip(names, positional))
+    for name, value in call_expr.kws:
+        if name not in names or name in bound:
+            problem = "an unexpected" if name not in names else "multiple values for"
+            raise errors.TypingError(f"{code.co_name}() got {problem} keyword argument "
+                                     f"{name!r}", loc)
+        bound[name] = value
+    first_default = len(names) - len(defaults)
+    arguments = []
+    for index, name in enumerate(names):
+        if name in bound:
+            arguments.append(bound[name])
+        elif index >= first_default:
+            default = defaults[index - first_default]
+            arguments.append(default if isinstance(default, (ir.var_types, ir.const_types))
+                             else ir.Const(default, loc))
+        else:
+            raise errors.TypingError(f"{code.co_name}() missing required argument {name!r}",
+                                     loc)
+    return arguments
+
+
+def _load_closure(self, inst, res):
+    """``LOAD_CLOSURE`` of a variable the function assigns only later: the variable itself,
+    which the inlined body reads where the closure is called."""
+    name = self.func_id.func.__code__._varname_from_oparg(inst.arg)
+    if name in self.code_cellvars:
+        try:
+            self.get(name)
+        except NotDefinedError:
+            self.store(self.current_scope.get_or_define(name, loc=self.loc), res)
+            return
+    _ORIGINAL_LOAD_CLOSURE(self, inst, res)
+
+
+def _leave_closures(self, state):
+    """Closures stay ``make_function`` expressions, inlined where called
+    (:func:`inline_closure_calls`), rather than becoming separate functions."""
+    return False
+
+
+_ORIGINAL_LOAD_CLOSURE = Interpreter.op_LOAD_CLOSURE
+#: what this module changes in numba-cuda's front end while a kernel compiles (see
+#: :mod:`.numba_patches`): closure calls bound as Python binds them, closures that read
+#: variables assigned after them, closures left to :func:`inline_closure_calls`
+PATCHES = ((inline_closurecall, "_get_callee_args", _callee_args),
+           (Interpreter, "op_LOAD_CLOSURE", _load_closure),
+           (MakeFunctionToJitFunction, "run_pass", _leave_closures))

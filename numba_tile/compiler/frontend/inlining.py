@@ -1,0 +1,161 @@
+"""How the calls of tile code are inlined: helpers by numba-cuda's inlining pass, each call
+first bound as Python binds it (:mod:`.variadic`) and the helper checked
+(:func:`~numba_tile.rules.syntax.helper_source_error`); closures, and recursive helpers, by
+:class:`InlineCalls`.
+
+A helper that calls itself (or a helper that calls it back) is inlined one level at a time:
+numba-cuda's pass leaves such calls alone, and :class:`InlineCalls` then decides the branches
+on constants (the recursion's end: ``if N > 0:`` on a ``Constant`` parameter) and inlines the
+recursive calls left in code still reached, one more level each round, until none is left.
+Recursion that does not end on constants within :data:`MOST_LEVELS` levels is a
+``TileRecursionError``, as in cuTile.
+
+>>> import numpy as np, numba_tile as ct
+>>> def power(t, n):
+...     if n > 0:
+...         return power(t, n - 1) * 2
+...     return t
+>>> @ct.kernel
+... def k(x, N: ct.Constant[int]):
+...     ct.scatter(x, 0, power(ct.gather(x, 0), N))
+>>> x = np.ones(1, np.int32)
+>>> ct.launch(0, (1,), k, (x, 5))
+>>> x
+array([32], dtype=int32)
+"""
+
+from numba.cuda.core.analysis import compute_cfg_from_blocks
+from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
+from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
+from numba.cuda.core.ir_utils import build_definitions
+from numba.cuda.core.postproc import PostProcessor
+from numba.cuda.core.untyped_passes import InlineInlinables
+
+from ...errors import RECURSION_MESSAGE, TileRecursionError
+from ...rules.syntax import helper_source_error
+from ..compilation import current
+from .closures import inline_closure_calls
+from .constant_branches import prune_constant_branches
+from .contract import tile_pass
+from .variadic import bind_call, callee_of
+
+#: the deepest recursion of helpers the compiler inlines (cuTile's limit is of this order)
+MOST_LEVELS = 1000
+
+_ORIGINAL_DO_WORK = InlineInlinables._do_work
+
+
+def _inlinable(callee):
+    options = getattr(callee, "targetoptions", None)
+    return bool(options) and options.get("inline") == "always"
+
+
+def _do_work(self, state, work_list, block, i, expr, inline_worker):
+    """numba-cuda's inlining of one call, after the call is bound (:func:`bind_call`) and
+    the helper it calls checked; a recursive call is left for :class:`InlineCalls`."""
+    bound = None
+    while True:  # (a forwarded call, once expanded, may call a helper to bind)
+        index = bind_call(state.func_ir, block, i)
+        if index is None:
+            break
+        bound = i = index
+        expr = block.body[i].value
+    callee = callee_of(state.func_ir, expr)
+    if not _inlinable(callee):
+        inlined = _ORIGINAL_DO_WORK(self, state, work_list, block, i, expr, inline_worker)
+    else:
+        error = helper_source_error(callee.py_func)
+        if error is not None:
+            raise type(error)(error.message, error.loc)
+        inlined = _inline_helper(self, state, work_list, block, i, expr, inline_worker,
+                                 callee.py_func.__code__)
+    if bound is not None and not inlined:
+        # the call changed but stays: look at the rest of its block again
+        work_list.append((next(label for label, b in state.func_ir.blocks.items()
+                               if b is block), block))
+        return True
+    return inlined
+
+
+def _inline_helper(self, state, work_list, block, i, expr, inline_worker, code):
+    compilation = current()
+    if code in compilation.inlining:  # a helper being inlined calls itself (maybe through
+        compilation.recursive_helpers.add(code)  # others): leave the call for later
+        return False
+    if code in compilation.recursive_helpers and \
+            id(block.body[i]) not in compilation.recursion_allowed:
+        return False
+    compilation.inlining.append(code)
+    try:
+        return _ORIGINAL_DO_WORK(self, state, work_list, block, i, expr, inline_worker)
+    finally:
+        compilation.inlining.pop()
+
+
+def _recursive_calls(func_ir):
+    """The statements calling a recursive helper, left in the IR."""
+    recursive = current().recursive_helpers
+    found = []
+    for block in func_ir.blocks.values():
+        for statement in block.body:
+            value = getattr(statement, "value", None)
+            if getattr(value, "op", None) == "call":
+                callee = callee_of(func_ir, value)
+                if _inlinable(callee) and callee.py_func.__code__ in recursive:
+                    found.append(statement)
+    return found
+
+
+@tile_pass("inline closures and recursive helpers until no call of either is left")
+@register_pass(mutates_CFG=True, analysis_only=False)
+class InlineCalls(FunctionPass):
+    """Inline the calls of closures (:func:`.closures.inline_closure_calls`) and of the
+    helpers they bring, and recursive helpers one level a round after the branches on
+    constants are decided (see the module's docstring)."""
+
+    _name = "numba_tile_inline_calls"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        compilation = current()
+        changed = False
+        for _ in range(MOST_LEVELS):
+            if inline_closure_calls(state.func_ir):
+                changed = True
+                InlineInlinables().run_pass(state)
+                continue
+            if not compilation.recursive_helpers:
+                return changed
+            prune_constant_branches(state.func_ir, state.args)
+            calls = _recursive_calls(state.func_ir)
+            if not calls:
+                PostProcessor(state.func_ir).run()
+                return True
+            _inline_one_level(state, calls)
+            changed = True
+        raise TileRecursionError(RECURSION_MESSAGE, None)
+
+
+def _inline_one_level(state, calls):
+    """Inline the recursive calls ``calls`` (statements), not those they bring."""
+    func_ir, compilation = state.func_ir, current()
+    worker = InlineWorker(state.typingctx, state.targetctx, state.locals, state.pipeline,
+                          state.flags, validator=callee_ir_validator)
+    compilation.recursion_allowed = {id(statement) for statement in calls}
+    try:
+        for statement in calls:
+            block = next(b for b in func_ir.blocks.values() if statement in b.body)
+            _do_work(InlineInlinables(), state, [], block, block.body.index(statement),
+                     statement.value, worker)
+    finally:
+        compilation.recursion_allowed = frozenset()
+    cfg = compute_cfg_from_blocks(func_ir.blocks)
+    for dead in cfg.dead_nodes():
+        del func_ir.blocks[dead]
+    func_ir._definitions = build_definitions(func_ir.blocks)
+
+
+#: what this module changes in numba-cuda while a kernel compiles (:mod:`.numba_patches`)
+PATCHES = ((InlineInlinables, "_do_work", _do_work),)

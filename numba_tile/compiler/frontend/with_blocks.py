@@ -1,0 +1,338 @@
+"""``with`` blocks of compiled tile code: each ``with cm(args) as v:`` on a
+``contextlib.contextmanager`` generator (:mod:`numba_tile.rules.context_managers`) is
+inlined into the function's source before Numba sees it (Numba compiles no ``with``).
+
+The rewrite of ``with cm(a, b) as v: BODY`` is, in the function's own source::
+
+    (p1, p2) = <cm's parameters bound to (a, b), with cm's defaults>
+    <the generator's code before its yield>
+    v = <the yielded value>
+    BODY
+    <the generator's code after its yield>
+
+where the generator's variables are renamed apart from the function's (``p1`` is
+``__numba_tile_cm3_start``...) and the globals it reads that the function does not see alike
+become globals of their own. A ``break``, ``continue`` or ``return`` that leaves ``BODY`` runs
+a copy of the code after the yield first (a ``return``'s value computed before it), so
+nested blocks clean up innermost first, as Python's ``with`` does. A generator's own ``with``
+blocks are inlined into it first, which leaves its ``yield`` at the top of its body.
+
+Nothing of the generator runs while the kernel compiles: the rewrite only moves its code.
+The code of the generator takes the location of the ``with`` in error messages.
+
+>>> import contextlib, numpy as np, numba_tile as ct
+>>> @contextlib.contextmanager
+... def shifted(t, by):
+...     yield t + by
+>>> @ct.kernel
+... def k(x):
+...     with shifted(ct.gather(x, 0), 10) as s:
+...         ct.scatter(x, 0, s)
+>>> x = np.ones(1, np.int32)
+>>> ct.launch(0, (1,), k, (x,))
+>>> x
+array([11], dtype=int32)
+"""
+
+import ast
+import builtins
+import copy
+import dis
+import itertools
+import types
+
+from ...errors import SourceLocation, TileError, TileTypeError
+from ...interpreter.runner import is_user_code
+from ...rules.context_managers import generator_function, generator_source, \
+    not_a_context_manager
+
+PREFIX = "__numba_tile_cm"
+#: the global that raises an error of the rewrite where its code is typed
+#: (:mod:`numba_tile.compiler.typing.rewrite_errors`)
+ERROR_NAME = "__numba_tile_rewrite_error"
+_WITH_OPCODES = {dis.opmap[name] for name in ("BEFORE_WITH", "SETUP_WITH") if name in dis.opmap}
+_MISSING = object()
+
+
+def has_with(code):
+    """True if ``code`` (or a function defined in it) has a ``with`` block."""
+    return any(i.opcode in _WITH_OPCODES for i in dis.get_instructions(code)) or any(
+        isinstance(c, types.CodeType) and has_with(c) for c in code.co_consts)
+
+
+# -- scopes ---------------------------------------------------------------------------------
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _parameters(arguments):
+    return [a.arg for a in arguments.posonlyargs + arguments.args] + \
+        ([arguments.vararg.arg] if arguments.vararg else []) + \
+        [a.arg for a in arguments.kwonlyargs] + \
+        ([arguments.kwarg.arg] if arguments.kwarg else [])
+
+
+def _own_nodes(nodes):
+    """The nodes below ``nodes`` outside functions defined there (their names, defaults and
+    decorators are included: they belong to the enclosing scope)."""
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, _SCOPES):
+            pending.extend(node.args.defaults + [d for d in node.args.kw_defaults if d] +
+                           getattr(node, "decorator_list", []))
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+
+
+def scope_names(function):
+    """The names a function (``ast.FunctionDef`` or ``ast.Lambda``) binds: its parameters
+    and whatever its own code assigns (functions and classes it defines included)."""
+    names = set(_parameters(function.args))
+    body = function.body if isinstance(function.body, list) else [function.body]
+    for node in _own_nodes(body):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+class _Renamer(ast.NodeTransformer):
+    """Rename the variables of ``mapping`` in one scope; inner functions keep their own
+    (parameters and locals of theirs shadow)."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        node.id = self.mapping.get(node.id, node.id)
+        return node
+
+    def _scope(self, node):
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d]:
+            self.visit(default)
+        for decorator in getattr(node, "decorator_list", []):
+            self.visit(decorator)
+        if not isinstance(node, ast.Lambda):
+            node.name = self.mapping.get(node.name, node.name)
+        shadowed = scope_names(node)
+        inner = _Renamer({k: v for k, v in self.mapping.items() if k not in shadowed})
+        if isinstance(node.body, list):
+            node.body = [inner.visit(statement) for statement in node.body]
+        else:
+            node.body = inner.visit(node.body)
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scope
+
+
+def _read_names(statements):
+    """Every name read below ``statements``, inner functions included."""
+    return {node.id for statement in statements for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+def _relocated(nodes, where):
+    """``nodes`` with every position set to that of ``where``."""
+    for node in nodes:
+        for child in ast.walk(node):
+            if "lineno" in child._attributes:
+                ast.copy_location(child, where)
+    return nodes
+
+
+# -- leaving a block ------------------------------------------------------------------------
+def _with_exits(statements, cleanup, result_name, loop_depth=0):
+    """``statements`` where each ``break``/``continue`` leaving them and each ``return``
+    runs ``cleanup()`` (fresh statements) first."""
+    rewritten = []
+    for statement in statements:
+        if isinstance(statement, (ast.Break, ast.Continue)) and loop_depth == 0:
+            rewritten += _relocated(cleanup(), statement) + [statement]
+            continue
+        if isinstance(statement, ast.Return):
+            keep = []
+            if statement.value is not None:
+                keep = [ast.copy_location(ast.Assign(
+                    targets=[ast.Name(id=result_name, ctx=ast.Store())],
+                    value=statement.value), statement)]
+                statement.value = ast.copy_location(ast.Name(id=result_name, ctx=ast.Load()),
+                                                    statement)
+            rewritten += keep + _relocated(cleanup(), statement) + [statement]
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            rewritten.append(statement)
+            continue
+        inner = loop_depth + isinstance(statement, (ast.For, ast.AsyncFor, ast.While))
+        for field in ("body", "orelse"):
+            block = getattr(statement, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                # a loop's else runs after the loop: its break leaves the outer loop
+                depth = inner if field == "body" else loop_depth
+                setattr(statement, field, _with_exits(block, cleanup, result_name, depth))
+        rewritten.append(statement)
+    return rewritten
+
+
+# -- the rewrite ----------------------------------------------------------------------------
+class WithBlocks:
+    """The ``with`` blocks of one function's source inlined: ``fn`` is the function (its
+    globals and closure resolve the context managers), ``injected`` receives the new
+    globals (name -> value) the rewritten source reads, ``errors`` (a list) the Tile errors
+    of blocks that break the rules, each replaced by ``<ERROR_NAME>(its index)``."""
+
+    def __init__(self, fn, injected, errors, counter=None, outer_names=frozenset()):
+        self.fn, self.injected, self.errors = fn, injected, errors
+        self.counter = counter if counter is not None else itertools.count()
+        self.outer_names = outer_names
+        self.changed = False
+
+    # resolving the context manager of a ``with``
+    def _lookup(self, name):
+        code = self.fn.__code__
+        if name in code.co_freevars and self.fn.__closure__:
+            try:
+                return self.fn.__closure__[code.co_freevars.index(name)].cell_contents
+            except ValueError:
+                return _MISSING
+        if name in self.fn.__globals__:
+            return self.fn.__globals__[name]
+        return getattr(builtins, name, _MISSING)
+
+    def _resolve(self, expr, local_names):
+        """The value a ``Name`` or attribute chain of non-local names has, or _MISSING."""
+        if isinstance(expr, ast.Name):
+            return _MISSING if expr.id in local_names else self._lookup(expr.id)
+        if isinstance(expr, ast.Attribute):
+            base = self._resolve(expr.value, local_names)
+            return _MISSING if base is _MISSING else getattr(base, expr.attr, _MISSING)
+        return _MISSING
+
+    # the rewrite of statements
+    def rewrite_function(self, function):
+        """Inline the ``with`` blocks of ``function`` (an ``ast.FunctionDef``) in place;
+        True if there was one to inline."""
+        names = scope_names(function) | self.outer_names
+        function.body = self._statements(function.body, names)
+        return self.changed
+
+    def _statements(self, statements, local_names):
+        rewritten = []
+        for statement in statements:
+            if isinstance(statement, ast.With):
+                try:
+                    expanded = self._with(statement, local_names)
+                except TileError as error:  # raised if the code is compiled
+                    self.errors.append(error)
+                    self.changed = True
+                    expanded = _relocated([ast.Expr(value=ast.Call(
+                        func=ast.Name(id=ERROR_NAME, ctx=ast.Load()),
+                        args=[ast.Constant(len(self.errors) - 1)], keywords=[]))], statement)
+                if expanded is not None:
+                    rewritten += expanded
+                    continue
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = WithBlocks(self.fn, self.injected, self.errors, self.counter,
+                                   local_names | scope_names(statement))
+                statement.body = inner._statements(statement.body, inner.outer_names)
+                self.changed |= inner.changed
+                rewritten.append(statement)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(statement, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                    setattr(statement, field, self._statements(block, local_names))
+            rewritten.append(statement)
+        return rewritten
+
+    def _with(self, statement, local_names):
+        """The statements that replace a ``with``, or None where its context manager is not
+        known before typing (left to Numba, which does not compile it)."""
+        item, rest = statement.items[0], statement.items[1:]
+        call = item.context_expr
+        if not isinstance(call, ast.Call):
+            return None
+        value = self._resolve(call.func, local_names)
+        if value is _MISSING:
+            return None
+        generator = generator_function(value)
+        if generator is None or not is_user_code(generator):
+            raise not_a_context_manager(f"{ast.unparse(call.func)}()", SourceLocation(
+                self.fn.__code__.co_filename, call.lineno, call.col_offset,
+                call.end_col_offset if call.end_lineno == call.lineno else None,
+                function=self.fn.__name__))
+        body = statement.body
+        if rest:  # with a() as x, b() as y: is a block in a block
+            body = [ast.copy_location(ast.With(items=rest, body=body), statement)]
+        body = self._statements(body, local_names)
+        self.changed = True
+        return self._inline(generator, call, item.optional_vars, body, local_names)
+
+    def _inline(self, generator, call, target, body, local_names):
+        source = generator_source(generator)
+        if source is None:
+            raise TileTypeError(f"The source of context manager {generator.__name__} is not "
+                                f"available: it cannot be compiled")
+        function = source.function
+        own_names = scope_names(function)
+        # its own with blocks first: then its yield is a statement of its body
+        inner = WithBlocks(generator, self.injected, self.errors, self.counter)
+        function.body = inner._statements(function.body, own_names)
+        tag = f"{PREFIX}{next(self.counter)}"
+        mapping = {name: f"{tag}_{name}" for name in own_names}
+        for name in _read_names(function.body) - own_names:
+            value = inner._lookup(name)
+            if name.startswith(PREFIX) or value is _MISSING:
+                continue
+            if name in local_names or self._lookup(name) is not value:
+                mapping[name] = f"{tag}_global_{name}"
+                self.injected[mapping[name]] = value
+        renamer = _Renamer(mapping)
+        statements = [renamer.visit(s) for s in function.body]
+        at = statements.index(source.yield_statement)
+        before, after = statements[:at], statements[at + 1:]
+        yielded = source.yield_statement.value.value
+        parameters = [mapping[name] for name in _parameters(function.args)]
+        self.injected[f"{tag}_arguments"] = _argument_binder(generator, function)
+        bind = ast.Call(func=ast.Name(id=f"{tag}_arguments", ctx=ast.Load()),
+                        args=call.args, keywords=call.keywords)
+        entry = [ast.Assign(targets=[ast.Tuple(
+            elts=[ast.Name(id=p, ctx=ast.Store()) for p in parameters], ctx=ast.Store())],
+            value=bind) if parameters else ast.Expr(value=bind)]
+        if target is not None:
+            entry_value = yielded if yielded is not None else ast.Constant(None)
+            yield_part = [ast.Assign(targets=[target], value=entry_value)]
+        else:
+            yield_part = [ast.Expr(value=yielded)] if yielded is not None else []
+        _relocated(before + after + yield_part + entry, call)
+
+        def cleanup():
+            return copy.deepcopy(after)
+        body = _with_exits(body, cleanup, f"{tag}_result")
+        return entry + before + yield_part + body + copy.deepcopy(after)
+
+
+def _argument_binder(generator, function):
+    """A function with the generator's parameters and defaults returning a tuple of them:
+    a call of it binds a ``with``'s arguments as calling the generator would."""
+    arguments = copy.deepcopy(function.args)
+    arguments.defaults = []
+    arguments.kw_defaults = [None] * len(arguments.kwonlyargs)
+    for argument in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + \
+            [a for a in (arguments.vararg, arguments.kwarg) if a is not None]:
+        argument.annotation = None
+    names = _parameters(function.args)
+    binder = ast.FunctionDef(
+        name=generator.__name__, args=arguments, decorator_list=[], returns=None,
+        body=[ast.Return(value=ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load())
+                                               for n in names], ctx=ast.Load()))])
+    if "type_params" in ast.FunctionDef._fields:  # Python 3.12+
+        binder.type_params = []
+    module = ast.fix_missing_locations(ast.Module(body=[binder], type_ignores=[]))
+    # (a file name of its own: its source is none of the user's)
+    code = compile(module, f"<arguments of {generator.__name__}>", "exec").co_consts[0]
+    bound = types.FunctionType(code, generator.__globals__, generator.__name__,
+                               generator.__defaults__)
+    bound.__kwdefaults__ = generator.__kwdefaults__
+    return bound

@@ -1,0 +1,60 @@
+"""``with`` blocks of interpreted tile code enter only generator-based context managers of
+the user's code that keep cuTile's rules (:mod:`numba_tile.rules.context_managers`), as the
+compiler, which inlines them, requires.
+
+The interpreter's source rewrite (:mod:`.literals`) makes each ``with E as v:`` enter
+``__numba_tile_with(E)``: :func:`checked_context_manager`, which returns ``E`` or raises the
+Tile error. Python then runs the block as usual: the generator's code before its ``yield``
+on entry, the code after it on leaving by any way.
+
+>>> import contextlib, numpy as np, numba_tile as ct
+>>> @contextlib.contextmanager
+... def twice(x):
+...     yield
+...     yield
+>>> @ct.kernel
+... def k(x):
+...     with twice(x):
+...         pass
+>>> ct.launch(0, (1,), k, (np.zeros(1, np.int32),))
+Traceback (most recent call last):
+...
+numba_tile.errors.TileTypeError: A generator-based context manager must have one `yield` ...
+...
+"""
+
+import ast
+import contextlib
+
+from ..rules.context_managers import context_manager_error, not_a_context_manager
+
+#: the global a ``with`` of interpreted tile code enters through
+CHECK_NAME = "__numba_tile_with"
+
+
+def check_with_items(function_node):
+    """Make each ``with E as v`` of a function's syntax tree (nested functions too) enter
+    ``__numba_tile_with(E)``; True if there was one."""
+    changed = False
+    for node in ast.walk(function_node):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                item.context_expr = ast.copy_location(ast.Call(
+                    func=ast.Name(id=CHECK_NAME, ctx=ast.Load()), args=[item.context_expr],
+                    keywords=[]), item.context_expr)
+            changed = True
+    return changed
+
+
+def checked_context_manager(value):
+    """What a ``with`` of interpreted tile code enters: ``value`` itself where it is a
+    generator-based context manager of the user's code keeping the rules, else the Tile
+    error."""
+    from .runner import is_user_code
+    generator = value.func if isinstance(value, contextlib._GeneratorContextManager) else None
+    if generator is None or not is_user_code(generator):
+        raise not_a_context_manager(type(value).__name__)
+    error = context_manager_error(generator)
+    if error is not None:
+        raise error
+    return value

@@ -1,0 +1,157 @@
+"""Calls of helpers: ``*args``, ``**kwargs`` and keyword-only parameters, calls that forward
+with ``f(*args, **kwargs)`` (decorators), the keyword dictionary's reads, recursion that ends
+on constants, ``@ct.function`` helpers on the host, and what a helper may not do
+(``return`` inside a ``for`` loop), alike in both executors."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+
+
+def _leaf(x, foo, bar=7):
+    return x * 100 + foo * 10 + bar
+
+
+def _forward(f, *args, **kwargs):
+    return f(*args, **kwargs)
+
+
+def _options(**kwargs):
+    ct.static_assert(kwargs == {"scale": 3, "shift": 1})
+    ct.static_assert("scale" in kwargs and "other" not in kwargs)
+    ct.static_assert(kwargs.get("other") is None)
+    return kwargs["scale"], kwargs.get("shift", 0), kwargs.get("other", 5)
+
+
+def _keyword_only(t, *, by, plus=0):
+    return t * by + plus
+
+
+@ct.kernel
+def variadic(x):
+    ct.static_assert(_forward(_leaf, 3, foo=4, bar=5) == 345)
+    ct.static_assert(_forward(_leaf, 3, 4) == 347)
+    scale, shift, other = _options(scale=3, shift=1)
+    t = ct.gather(x, 0)
+    ct.scatter(x, 0, _forward(_keyword_only, t, by=scale, plus=shift + other))
+
+
+def test_args_and_kwargs_bind_and_forward(run_kernel):
+    x = np.full(1, 2, np.int32)
+    run_kernel(variadic, (1,), (x,))
+    np.testing.assert_array_equal(x, [12])
+
+
+def _traced(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@_traced
+def _times(t, factor=10):
+    return t * factor
+
+
+@ct.kernel
+def decorated(x):
+    t = ct.gather(x, 0)
+    ct.scatter(x, 0, _times(t) + _times(t, factor=2))
+
+
+def test_a_decorator_forwarding_everything(run_kernel):
+    x = np.full(1, 5, np.int32)
+    run_kernel(decorated, (1,), (x,))
+    np.testing.assert_array_equal(x, [60])
+
+
+def _missing_key(**kwargs):
+    return kwargs["qux"]
+
+
+@ct.kernel
+def reads_a_missing_key(x):
+    ct.scatter(x, 0, _missing_key(foo=1))
+
+
+def test_a_missing_key_is_a_type_error(run_kernel):
+    with pytest.raises(ct.TileTypeError, match="Key 'qux' not found in dictionary"):
+        run_kernel(reads_a_missing_key, (1,), (np.zeros(1, np.int32),))
+
+
+def _first_above(t, limit):
+    for i in range(4):
+        if i > limit:
+            return i
+    return t
+
+
+def _unused_helper_that_returns_in_a_for_loop(n):
+    for i in range(n):
+        return i
+
+
+@ct.kernel
+def returns_inside_a_for_loop(x):
+    ct.scatter(x, 0, _first_above(ct.gather(x, 0), 1))
+
+
+@ct.kernel
+def calls_a_good_helper(x):
+    # a helper of this module that breaks the rule is an error only where it is called
+    ct.scatter(x, 0, _times(ct.gather(x, 0)))
+
+
+def test_return_inside_a_for_loop_is_a_syntax_error(run_kernel):
+    with pytest.raises(ct.TileSyntaxError, match="Returning from a for loop is not supported"):
+        run_kernel(returns_inside_a_for_loop, (1,), (np.zeros(1, np.int32),))
+    x = np.ones(1, np.int32)
+    run_kernel(calls_a_good_helper, (1,), (x,))
+    np.testing.assert_array_equal(x, [10])
+
+
+@ct.function
+def _device_only(t):
+    return t + 1
+
+
+@ct.function(host=True)
+def _also_on_the_host(t):
+    return t + 2
+
+
+@ct.kernel
+def calls_functions(x):
+    ct.scatter(x, 0, _device_only(_also_on_the_host(ct.gather(x, 0))))
+
+
+def test_a_device_function_is_not_callable_from_the_host(run_kernel):
+    with pytest.raises(RuntimeError, match="Device functions can only be called from device"):
+        _device_only(1)
+    assert _also_on_the_host(1) == 3
+    x = np.ones(1, np.int32)
+    run_kernel(calls_functions, (1,), (x,))
+    np.testing.assert_array_equal(x, [4])
+
+
+def _countdown(t, n):
+    if n > 0:
+        t = _countdown(t, n - 1) * 2 + _countdown(t, n - 2 if n > 1 else 0)
+    return t
+
+
+@ct.kernel
+def recursion(x, N: ct.Constant[int]):
+    ct.scatter(x, 0, _countdown(ct.gather(x, 0), N))
+
+
+def test_recursion_that_ends_on_constants(run_kernel):
+    def countdown(t, n):
+        return countdown(t, n - 1) * 2 + countdown(t, n - 2 if n > 1 else 0) if n > 0 else t
+    x = np.ones(1, np.int32)
+    run_kernel(recursion, (1,), (x, 4))
+    np.testing.assert_array_equal(x, [countdown(1, 4)])
