@@ -6,8 +6,8 @@ Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``impor
 ``global``/``nonlocal``, ``del``, list/dict/set literals and comprehensions (tile code has
 tuples), item assignment (tiles and tuples are immutable), ``static_eval`` or
 ``static_assert`` other than called directly, and ``return`` inside a ``for`` loop (also in
-the helpers the kernel calls, :func:`helper_source_error`). The expressions inside them are plain Python,
-run at compile time: they may use any of these.
+the helpers the kernel calls, :func:`helper_source_error`). The expressions inside them are
+plain Python, run at compile time: they may use any of these.
 
 >>> from numba_tile.rules.syntax import check_kernel_source
 >>> def kernel(x):
