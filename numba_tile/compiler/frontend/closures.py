@@ -44,6 +44,7 @@ from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
 
 from ..compilation import current
 
+
 # -- finding the closure a variable holds ---------------------------------------------------
 class _Joined:
     """A variable set to closures of one ``def`` on several paths: ``variable`` and the

@@ -8,8 +8,10 @@ Numba's bytecode reader has no ``**`` in calls, and its inlining of helpers bind
   to ``__numba_tile_call_unpacked(f, (positional, *args), kwargs, ..., key=value)``
   (:func:`rewrite_unpacking_calls`);
 * while helpers are inlined, each call is bound as Python binds it before it is inlined
-  (:func:`bind_call`, called by :mod:`.inlining`): a call of ``__numba_tile_call_unpacked`` whose tuple and keyword
-  records are built in the kernel becomes the plain call ``f(positional..., key=value...)``;
+  (:func:`bind_call`, called by :mod:`.inlining`): a call of ``__numba_tile_call_unpacked``
+  whose tuple and keyword records are built in the kernel becomes the plain call
+  ``f(positional..., key=value...)``; a call of a function taken out of a tuple built in the
+  kernel, a call of the variable that holds it;
   a call of a helper with ``*args``, ``**kwargs`` or keyword-only parameters becomes a call of
   the same code with all its parameters positional (:func:`positional_version`), passed the
   tuple of the extra positional arguments and the record of the extra keyword ones
@@ -264,10 +266,29 @@ def positional_version(dispatcher):
     return made[id(dispatcher)][1]
 
 
+def _call_the_item(func_ir, call):
+    """A call of a function taken out of a tuple built in the IR (``(f, g)[0](x)``) made a
+    call of the variable the tuple holds it in (so that a helper there is inlined); True if
+    the call changed."""
+    found = guard(get_definition, func_ir, call.func)
+    if not (isinstance(found, ir.expr_types) and found.op == "static_getitem" and
+            isinstance(found.index, int)):
+        return False
+    items = _tuple_items(func_ir, found.value)
+    if items is None or not -len(items) <= found.index < len(items) or \
+            not isinstance(items[found.index], ir.var_types):
+        return False
+    call.func = items[found.index]
+    return True
+
+
 def bind_call(func_ir, block, index):
     """Bind the call at ``block.body[index]`` as Python would (see the module's docstring):
     its index afterwards, or None where it needs nothing (or cannot be bound yet)."""
-    callee = callee_of(func_ir, block.body[index].value)
+    call = block.body[index].value
+    if _call_the_item(func_ir, call):
+        return index
+    callee = callee_of(func_ir, call)
     if callee is call_unpacked:
         return _expand_unpacking(func_ir, block, index)
     options = getattr(callee, "targetoptions", None)
