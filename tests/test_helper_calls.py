@@ -155,3 +155,19 @@ def test_recursion_that_ends_on_constants(run_kernel):
     x = np.ones(1, np.int32)
     run_kernel(recursion, (1,), (x, 4))
     np.testing.assert_array_equal(x, [countdown(1, 4)])
+
+
+def _inc(t):
+    return t + 1
+
+
+@ct.kernel
+def functions_in_a_tuple(x):
+    fns = (_inc, _times, lambda t: t - 3)
+    ct.scatter(x, 0, fns[2](fns[1](fns[0](ct.gather(x, 0)))))
+
+
+def test_functions_called_out_of_a_tuple(run_kernel):
+    x = np.full(1, 2, np.int32)
+    run_kernel(functions_in_a_tuple, (1,), (x,))
+    np.testing.assert_array_equal(x, [27])

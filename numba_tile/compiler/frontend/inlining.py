@@ -27,7 +27,7 @@ array([32], dtype=int32)
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
-from numba.cuda.core.ir_utils import build_definitions
+from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination
 from numba.cuda.core.postproc import PostProcessor
 from numba.cuda.core.untyped_passes import InlineInlinables
 
@@ -119,22 +119,27 @@ class InlineCalls(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
+        self._inline(state)
+        # what the calls left behind (a tuple the functions called were taken from) would
+        # be typed otherwise
+        dead_code_elimination(state.func_ir)
+        return True
+
+    @staticmethod
+    def _inline(state):
         compilation = current()
-        changed = False
         for _ in range(MOST_LEVELS):
             if inline_closure_calls(state.func_ir):
-                changed = True
                 InlineInlinables().run_pass(state)
                 continue
             if not compilation.recursive_helpers:
-                return changed
+                return
             prune_constant_branches(state.func_ir, state.args)
             calls = _recursive_calls(state.func_ir)
             if not calls:
                 PostProcessor(state.func_ir).run()
-                return True
+                return
             _inline_one_level(state, calls)
-            changed = True
         raise TileRecursionError(RECURSION_MESSAGE, None)
 
 
