@@ -20,6 +20,13 @@ In both, tile operations with an effect (loads, stores, atomics, printing, an ar
 ``static_eval``, a ``static_eval`` cannot nest, and an exception the expression raises
 becomes a ``TileStaticEvalError``.
 
+``static_assert(COND, MSG)`` and the iterable of ``for ... in static_iter(ITERABLE)`` are
+static expressions too, where no tile operation may run. A ``static_iter`` iterable's items
+are taken out of it at once (:func:`iteration_items`: at most :data:`MAX_ITERATIONS`, each a
+value tile code can hold); the interpreter then runs the loop's body once per item, and the
+compiler unrolls it (:mod:`numba_tile.compiler.frontend.static_iter`). Tuple comprehensions
+over ``static_iter`` are rewritten into such loops first (:mod:`numba_tile.comprehensions`).
+
 >>> import numba_tile as ct
 >>> @ct.kernel
 ... def show(x):
@@ -31,15 +38,26 @@ becomes a ``TileStaticEvalError``.
 """
 
 import ast
+import enum
 import itertools
 import types
 
 import numpy as np
 
-from .errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, TileTypeError
+from . import comprehensions
+from . import dtypes as d
+from .errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, \
+    TileTypeError
+from .rules.syntax import static_iter_problems
 
 CALL_NAME = "__numba_tile_static_eval"
 ASSERT_NAME = "__numba_tile_static_assert"
+ITER_NAME = "__numba_tile_static_iter"
+CONDITION_NAME = comprehensions.CONDITION_NAME
+# a construct the rewrite rejects: made an expression that raises its error when it runs
+SYNTAX_ERROR_NAME = comprehensions.SYNTAX_ERROR_NAME
+#: The most items a ``static_iter`` iterable may give (cuTile's limit).
+MAX_ITERATIONS = 1000
 
 # tile operations (by name) that read or write memory, print or check: not callable inside
 EFFECTS = frozenset({
@@ -110,10 +128,10 @@ def value_name(key):
     return f"__numba_tile_static_value_{key}"
 
 
-def evaluate(key, values, namespace, static_context):
+def evaluate(key, values, namespace, static_context, finish=None):
     """The value of expression ``key`` for the values of its local variables, with global
     and closure names from ``namespace``; run inside ``static_context`` (which makes tile
-    operations refuse or defer)."""
+    operations refuse or defer). ``finish(value)``, run there too, gives the result."""
     found = _EXPRESSIONS[key]
     if found.problem is not None:
         raise found.problem[0](found.problem[1])
@@ -127,7 +145,7 @@ def evaluate(key, values, namespace, static_context):
             if found.construct == "static_assert":  # the message as run-time values show
                 condition, message = result
                 return condition, None if message is None else str(message)
-            return result
+            return result if finish is None else finish(result)
         except (TileStaticEvalError, TileSyntaxError, AsTileCode, AsGlobal):
             raise
         except Exception as error:
@@ -152,18 +170,87 @@ def check_assertion(condition, message, is_run_time):
         raise TileStaticAssertionError("Static assertion failed" + (f": {text}" if text else ""))
 
 
-# -- the source rewrite -------------------------------------------------------------------------
-def _construct(node):
-    """``"static_eval"`` or ``"static_assert"`` for a call of one, else None."""
-    if not isinstance(node, ast.Call):
+def iteration_items(iterable, is_run_time, is_tile_value):
+    """The items of a ``static_iter`` iterable, as a tuple: ``TileTypeError`` if it cannot
+    be iterated, ``TileStaticEvalError`` past :data:`MAX_ITERATIONS` items (an endless
+    iterator stops there) or for an item tile code cannot hold. ``is_run_time(value)``
+    says whether a value is known only when the kernel runs (not iterable at compile
+    time), ``is_tile_value(value)`` whether it is a value of tile code (a tile, an
+    array...): valid items, as constants and tuples of valid items are.
+
+    >>> from numba_tile.static_expressions import iteration_items
+    >>> iteration_items(enumerate("ab"), lambda v: False, lambda v: False)
+    ((0, 'a'), (1, 'b'))
+    >>> iteration_items(([1, 2],), lambda v: False, lambda v: False)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileStaticEvalError: Invalid item #0 of static_iter() iterable: ...
+    """
+    if is_run_time(iterable):  # (its value is not known when the kernel compiles)
+        raise TileTypeError(f"Invalid static_iter() iterable: '{_type_name(iterable)}' "
+                            f"object is not iterable")
+    try:
+        iterator = iter(iterable)
+    except TypeError:
+        raise TileTypeError(f"Invalid static_iter() iterable: '{_type_name(iterable)}' "
+                            f"object is not iterable") from None
+    items = []
+    for item in iterator:
+        if len(items) == MAX_ITERATIONS:
+            raise TileStaticEvalError(f"Maximum number of iterations ({MAX_ITERATIONS}) has "
+                                      f"been reached while unpacking the static_iter() "
+                                      f"iterable")
+        invalid = _invalid_part(item, is_tile_value)
+        if invalid is not None:
+            raise TileStaticEvalError(f"Invalid item #{len(items)} of static_iter() iterable: "
+                                      f"Cannot create constant from value of type "
+                                      f"{_type_name(invalid)}.")
+        items.append(item)
+    return tuple(items)
+
+
+def _type_name(value):
+    """The Python type's name of a value (a loosely typed constant is an int or a float, a
+    compiler's run-time value names the interpreter's type)."""
+    named = getattr(value, "__tile_type_name__", None)
+    if named is not None:
+        return named
+    for python_type in (bool, int, float):
+        if isinstance(value, python_type):
+            return python_type.__name__
+    return type(value).__name__
+
+
+def _invalid_part(value, is_tile_value):
+    """The part of a ``static_iter`` item tile code cannot hold, or None."""
+    if isinstance(value, tuple):
+        return next((p for p in (_invalid_part(v, is_tile_value) for v in value)
+                     if p is not None), None)
+    if value is None or isinstance(value, (bool, int, float, str, d.DType, enum.Enum)) or \
+            is_tile_value(value) or d.dtype_spelling(value) is not None:
         return None
-    name = node.func.id if isinstance(node.func, ast.Name) else \
-        node.func.attr if isinstance(node.func, ast.Attribute) else None
-    return name if name in ("static_eval", "static_assert") else None
+    if callable(value) and not isinstance(value, np.generic):
+        return None  # a function: tile code calls it
+    return value
+
+
+def check_condition(value, is_run_time):
+    """What a tuple comprehension's ``if`` gives: the constant condition as a bool;
+    ``TileTypeError`` where it is known only at run time (cuTile's rule: the tuple's length
+    is known when the kernel compiles)."""
+    if is_run_time(value):
+        raise TileTypeError("Tuple comprehension if-conditions must be statically known")
+    if getattr(value, "is_constant", False) and value.ndim == 0:
+        value = value.constant_value()  # a typed constant
+    return bool(value)
+
+
+# -- the source rewrite -------------------------------------------------------------------------
+_construct = comprehensions.static_construct
 
 
 def _is_static_eval(node):
-    return _construct(node) is not None
+    return _construct(node) in ("static_eval", "static_assert")
 
 
 def _bound_names(node):
@@ -200,9 +287,24 @@ class _Rewriter(ast.NodeTransformer):
         self.index = itertools.count()
         self.keys = []
 
+    def visit_For(self, node):
+        if _construct(node.iter) != "static_iter":
+            return self.generic_visit(node)
+        node.iter = self._static_call(node.iter)
+        node.target = self.visit(node.target)
+        node.body = [self.visit(statement) for statement in node.body]
+        node.orelse = [self.visit(statement) for statement in node.orelse]
+        return node
+
     def visit_Call(self, node):
+        if isinstance(node.func, ast.Name) and node.func.id == SYNTAX_ERROR_NAME:
+            return self._static_call(node)  # (a problem found by the rewrite)
         if not _is_static_eval(node):
             return self.generic_visit(node)
+        return self._static_call(node)
+
+    def _static_call(self, node):
+        """The call of a static construct rewritten (see the module's docstring)."""
         index = next(self.index)
         key = _KEYS.get((self.code_key, index))
         if key is None:
@@ -214,7 +316,8 @@ class _Rewriter(ast.NodeTransformer):
             return self.generic_visit(node.args[0])
         if key in self.as_global:
             return ast.copy_location(ast.Name(id=value_name(key), ctx=ast.Load()), node)
-        name = ASSERT_NAME if found.construct == "static_assert" else CALL_NAME
+        name = {"static_assert": ASSERT_NAME, "static_iter": ITER_NAME}.get(found.construct,
+                                                                            CALL_NAME)
         call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()),
                         args=[ast.Constant(key)] + [ast.Name(id=n, ctx=ast.Load())
                                                     for n in found.names], keywords=[])
@@ -222,10 +325,12 @@ class _Rewriter(ast.NodeTransformer):
 
     def _expression(self, node):
         text = ast.unparse(node)
-        construct = _construct(node)
+        construct = _construct(node) or "static_eval"
 
         def problem(error, message):
             return StaticExpression(None, (), (), text, (error, message), construct)
+        if isinstance(node.func, ast.Name) and node.func.id == SYNTAX_ERROR_NAME:
+            return problem(TileSyntaxError, node.args[0].value)
         if construct == "static_assert":
             if not 1 <= len(node.args) <= 2 or node.keywords:
                 return problem(TileSyntaxError, "static_assert(cond, msg=None, /) expects one "
@@ -236,7 +341,8 @@ class _Rewriter(ast.NodeTransformer):
             ast.copy_location(expr, parts[0])
         else:
             if len(node.args) != 1 or node.keywords:
-                return problem(TileSyntaxError, "static_eval() expects a single expression")
+                what = "iterable" if construct == "static_iter" else "expression"
+                return problem(TileSyntaxError, f"{construct}() expects a single {what}")
             expr = node.args[0]
         for child in ast.walk(expr):
             if isinstance(child, ast.NamedExpr):
@@ -266,10 +372,24 @@ class _Rewriter(ast.NodeTransformer):
                                 construct=construct)
 
 
+class _Replacer(ast.NodeTransformer):
+    """Replaces the nodes ``culprits`` names (by id) by calls raising their message."""
+
+    def __init__(self, culprits):
+        self.culprits = culprits
+
+    def visit(self, node):
+        message = self.culprits.get(id(node))
+        if message is not None:
+            return comprehensions.raising_call(message, node)
+        return super().visit(node)
+
+
 def mentions_static_construct(code):
-    """True if a function's code (or a function defined in it) names ``static_eval`` or
-    ``static_assert``: a quick test before its source is parsed."""
-    return "static_eval" in code.co_names or "static_assert" in code.co_names or any(
+    """True if a function's code (or a function defined in it) names ``static_eval``,
+    ``static_assert`` or ``static_iter``: a quick test before its source is parsed."""
+    return any(name in code.co_names for name in ("static_eval", "static_assert",
+                                                  "static_iter")) or any(
         isinstance(c, types.CodeType) and mentions_static_construct(c)
         for c in code.co_consts)
 
@@ -280,7 +400,14 @@ def rewrite(function_node, filename, code_key, as_code=frozenset(), also_local=(
     expressions (empty if it has none).
     ``as_code``: keys of expressions to leave as ordinary code; ``also_local``: names passed
     as values though not local (the free variables, for the interpreter); ``as_global``:
-    keys of expressions replaced by the global of their value (:class:`AsGlobal`)."""
+    keys of expressions replaced by the global of their value (:class:`AsGlobal`).
+    Tuple comprehensions are rewritten first (:mod:`numba_tile.comprehensions`); a misuse
+    of ``static_iter`` becomes a call raising the ``TileSyntaxError`` that the kernel's
+    syntax checks give (where the function runs: a module's functions are all rewritten)."""
+    comprehensions.rewrite(function_node)
+    culprits = {id(p[3]): p[1] for p in static_iter_problems(function_node.body)}
+    if culprits:
+        _Replacer(culprits).visit(function_node)
     rewriter = _Rewriter(function_node, filename, code_key, as_code, also_local, as_global)
     function_node.body = [rewriter.visit(statement) for statement in function_node.body]
     return rewriter.keys

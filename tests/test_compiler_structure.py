@@ -129,8 +129,8 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "UnrollStaticIter",
                      "PruneConstantBranches", "PipelineMmaLoads", "DeferProductWaits",
                      "LiteralUnroll", "RewriteDeviceOutput", "PruneConstantBranches",
-                     "NopythonTypeInference", "ComputeIndexTilesInPlace",
-                     "FindProductsInFlight"]
+                     "NopythonTypeInference", "CheckStaticIterItems",
+                     "ComputeIndexTilesInPlace", "FindProductsInFlight"]
 
 
 def test_a_pass_declared_before_what_it_needs_is_refused(monkeypatch):

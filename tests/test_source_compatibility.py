@@ -7,7 +7,6 @@ Every kernel runs in each mode of ``run_kernel`` and is checked against NumPy in
 
 import contextlib
 import math
-import re
 from typing import Annotated
 
 import numpy as np
@@ -359,13 +358,6 @@ def kwargs_forwarding_helper(x, out):
 
 
 @ct.kernel
-def tuple_of_a_generator(x, out):
-    t = ct.load(x, (0,), (8,))
-    parts = tuple(t * i for i in range(3))
-    ct.store(out, (0,), parts[0] + parts[1] + parts[2])
-
-
-@ct.kernel
 def with_a_context_manager(x, out):
     t = ct.load(x, (0,), (8,))
     with _nothing():
@@ -385,21 +377,6 @@ def test_variadic_helpers_and_with_blocks(run_kernel, kernel, expected):
     out = np.full(8, np.nan, np.float32)
     run_kernel(kernel, (1,), (x, out))
     np.testing.assert_array_equal(out, expected(x))
-
-
-@pytest.mark.parametrize("kernel,construct,expected", [
-    (tuple_of_a_generator, "generator expressions", lambda x: 3 * x),
-], ids=["generator"])
-def test_python_the_compiler_lacks_is_named_and_interpreted(kernel, construct, expected):
-    """The interpreter runs these; the compiler says which construct it lacks yet
-    (TileUnsupportedFeatureError), never an internal error from Numba's front end."""
-    x = np.arange(8, dtype=np.float32)
-    out = np.full(8, np.nan, np.float32)
-    with ct.interpret():
-        ct.launch(0, (1,), kernel, (x, out))
-    np.testing.assert_array_equal(out, expected(x))
-    with pytest.raises(ct.TileUnsupportedFeatureError, match=re.escape(construct)):
-        ct.compile(kernel, (x, out), arch="sm_90")
 
 
 # -- ArrayAnnotation(static_shape_dims=..., static_stride_dims=...) ----------------------------

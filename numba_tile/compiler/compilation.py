@@ -138,6 +138,8 @@ class Compilation:
         self.static_namespaces = {}
         self.static_values = {}
         self.static_helpers = None
+        # the items of each static_iter loop, kept across the compiles of one kernel
+        self.static_iter = StaticIterState()
         # code object -> the globals it reads, for the functions made inlinable and the
         # code of every def and lambda inside them (see frontend.closures: a closure
         # inlined into the kernel reads the globals of the helper that defined it)
@@ -166,6 +168,28 @@ class Compilation:
     def __repr__(self):
         return (f"<Compilation for sm_{self.target[0]}{self.target[1]}, {self.num_warps} "
                 f"warps>")
+
+
+class StaticIterState:
+    """What the unrolling of ``static_iter`` loops knows (see
+    :mod:`~numba_tile.compiler.frontend.static_iter`), kept across the compiles of one
+    kernel: the number of each loop instance by how it was reached (``descriptor``) and the
+    expression key of each (``keys``), the plans of the items each was unrolled with and
+    whether typing found them (``plans``: instance -> ``(plans, by_typing)``), the plans typing
+    found per value types (``typed``)."""
+
+    def __init__(self):
+        self.instances = {}
+        self.keys = []
+        self.plans = {}
+        self.typed = {}
+
+    def instance(self, descriptor, key):
+        """The number of the loop instance ``descriptor`` (new ones numbered in turn)."""
+        if descriptor not in self.instances:
+            self.instances[descriptor] = len(self.keys)
+            self.keys.append(key)
+        return self.instances[descriptor]
 
 
 _ACTIVE = contextvars.ContextVar("numba_tile_compilation", default=None)

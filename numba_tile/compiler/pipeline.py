@@ -8,6 +8,7 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 import ast
 import collections
 import inspect
+import itertools
 import os
 import re
 import traceback
@@ -24,7 +25,7 @@ from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
-from .compilation import Compilation, compiling
+from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
 from .contexts import contexts
 from .frontend.device_output import format_specs
@@ -32,6 +33,7 @@ from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
 from .frontend.passes import insert as insert_passes
 from .types import ArrayType, run_length_for
+from .typing.static_iteration import UnrollAgain
 
 
 class CompiledKernel:
@@ -271,6 +273,10 @@ def _ptx(library, cc):
     return nvvm.compile_ir(library.llvm_strs, **options).decode().strip("\x00").strip()
 
 
+# the most compiles of one kernel that find the items of its static_iter loops in turn
+_MOST_UNROLLING_ATTEMPTS = 200
+
+
 def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
@@ -283,13 +289,17 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
     as_code, static_globals, static_values = set(), {}, {}
-    while True:  # once more for each static_eval compiled as code or as a global function
+    static_iter = StaticIterState()
+    # once more for each static_eval compiled as code or as a global function, and for the
+    # static_iter loops whose items the typing found
+    for attempt in itertools.count():
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, ArrayType)]))
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
+        compilation.static_iter = static_iter
         try:
             with compiling(compilation), cuda_utils.numba_target_override(), \
                     format_specs(), python_frontend():
@@ -304,6 +314,10 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
             as_code.add(again.key)
         except AsGlobal as again:
             static_globals[again.key] = again.value
+        except UnrollAgain:
+            if attempt == _MOST_UNROLLING_ATTEMPTS:
+                raise TileInternalError("The items of the kernel's static_iter loops keep "
+                                        "changing from one compile to the next") from None
         except TileError as err:
             if err.loc is None:
                 err.loc = _statement_location(err.__traceback__)

@@ -14,7 +14,7 @@ are imported first, in this order, and nothing they import registers a template.
 
 from .typing import memory, elementwise, reductions, shapes, compile_time, factories, \
     attributes, matrix, device_output, text, pipelines, loops, \
-    gather, atomics, scans, static_expressions, keywords, \
+    gather, atomics, scans, static_expressions, static_iteration, keywords, \
     rewrite_errors  # noqa: F401 (typing families, in order)
 from .typing.templates import registry as typing_registry
 from .lowering import constants, device_output as lowering_device_output, elementwise as \

@@ -51,13 +51,39 @@ def in_static_evaluation():
     return getattr(_state, "static_eval", None) is not None
 
 
+def static_construct():
+    """``"static_eval"``, ``"static_assert"`` or ``"static_iter"`` while the expression of
+    one runs, else None."""
+    static = getattr(_state, "static_eval", None)
+    return None if static is None else static[0]
+
+
+def inside(construct):
+    """How error messages name where a static expression runs."""
+    return "static_iter() iterable" if construct == "static_iter" else f"{construct}()"
+
+
 def check_effect(name, always=False):
     """Refuse an operation with an effect (``name``) inside ``static_eval``; with
-    ``always``, refuse any tile operation inside ``static_assert``."""
-    static = getattr(_state, "static_eval", None)
-    if static is not None and (not always or static[0] == "static_assert"):
+    ``always``, refuse any tile operation inside ``static_assert`` and a ``static_iter``
+    iterable (where no operation of tile code runs)."""
+    construct = static_construct()
+    if construct is not None and (not always or construct in ("static_assert", "static_iter")):
         from ..errors import TileStaticEvalError
-        raise TileStaticEvalError(f"{name}() cannot be called inside {static[0]}()")
+        raise TileStaticEvalError(f"{name}() cannot be called inside {inside(construct)}")
+
+
+def check_run_time(name, conversion=None):
+    """Inside a ``static_iter`` iterable, a run-time value has no value to compute with: an
+    operation on one (``name``) or its ``conversion`` to a Python number raises
+    ``TileStaticEvalError``, as cuTile's symbolic values do."""
+    if static_construct() != "static_iter":
+        return
+    from ..errors import TileStaticEvalError
+    if conversion is not None:
+        raise TileStaticEvalError(f"Symbolic tile has no concrete value and thus cannot be "
+                                  f"converted to {conversion}")
+    raise TileStaticEvalError(f"{name}() cannot be called inside {inside('static_iter')}")
 
 
 def tile_op(fn):

@@ -132,6 +132,9 @@ class TileGlobals:
                                                                 module_globals)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
+        new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
+                                                              module_globals)
+        new[static_expressions.CONDITION_NAME] = _static_condition
         for name, value in module_globals.items():
             if not name.startswith("__"):
                 new[name] = self.tile_value(value)
@@ -250,8 +253,40 @@ def _static_assert_call(module_globals, key, *values):
     static_expressions.check_assertion(condition, message, _is_run_time)
 
 
+def _static_iter_call(module_globals, key, *values):
+    """``ct.static_iter(ITERABLE)`` of a ``for`` in interpreted code: the items, numbers as
+    loosely typed constants (what the compiler makes of them)."""
+    items = static_expressions.evaluate(
+        key, values, module_globals, context.static_evaluation,
+        finish=lambda iterable: static_expressions.iteration_items(
+            iterable, _known_at_run_time, _is_tile_value))
+    return tuple(_loose_numbers(item) for item in items)
+
+
+def _static_condition(value):
+    """The ``if`` of a tuple comprehension: a compile-time constant's truth."""
+    return static_expressions.check_condition(value, _known_at_run_time)
+
+
+def _loose_numbers(value):
+    if isinstance(value, tuple):
+        return tuple(_loose_numbers(v) for v in value)
+    return loose(value) if isinstance(value, (int, float)) else value
+
+
+def _is_tile_value(value):
+    """A value of interpreted tile code: a tile, an array, a view..."""
+    return type(value).__module__.startswith("numba_tile.interpreter")
+
+
 def _is_run_time(value):
     return isinstance(value, Tile) and not value.is_constant
+
+
+def _known_at_run_time(value):
+    """A run-time tile or scalar, or an array, view...: no compile-time value."""
+    return _is_run_time(value) or _is_tile_value(value) and not isinstance(
+        value, (Tile, int, float))
 
 
 # -- arguments ------------------------------------------------------------------------------

@@ -135,6 +135,7 @@ class Tile:
 
     def __bool__(self):
         self._require_scalar("a condition")
+        self._require_value("a boolean")
         return bool(self._values[()])
 
     def __index__(self):
@@ -142,15 +143,30 @@ class Tile:
         if not (self.dtype.is_integral or self.dtype.is_bool):
             raise TileTypeError(f"Cannot use a {self.describe()} as an index; it is not an "
                                 f"integer")
+        self._require_value("an integer")
         return int(self._values[()])
 
     def __int__(self):
         self._require_scalar("an int")
+        self._require_value("an integer")
         return int(self._values[()])
 
     def __float__(self):
         self._require_scalar("a float")
+        self._require_value("a float")
         return float(self._values[()])
+
+    def _op(self, fn):
+        """The op of a method (without its tile-code check: a tile proves we are in tile
+        code); inside a ``static_iter`` iterable, a run-time tile has no value to use."""
+        if not self.is_constant:
+            context.check_run_time(fn.__name__)
+        return _raw(fn)
+
+    def _require_value(self, conversion):
+        """A run-time value has no value inside a ``static_iter`` iterable (as compiled)."""
+        if not self.is_constant:
+            context.check_run_time(None, conversion)
 
     def __len__(self):
         if self.ndim == 0:
@@ -175,7 +191,7 @@ class Tile:
         6 (4, 1, 1)
         """
         from ..language.shapes import reshape
-        return _raw(reshape)(self, ())
+        return self._op(reshape)(self, ())
 
     def reshape(self, shape):
         """Row-major reshape (see :func:`numba_tile.reshape`).
@@ -189,7 +205,7 @@ class Tile:
         [0, 1, 2, 3]
         """
         from ..language.shapes import reshape
-        return _raw(reshape)(self, shape)
+        return self._op(reshape)(self, shape)
 
     def permute(self, axes):
         """Permute the axes (see :func:`numba_tile.permute`).
@@ -203,7 +219,7 @@ class Tile:
         [[0, 2], [1, 3]]
         """
         from ..language.shapes import permute
-        return _raw(permute)(self, axes)
+        return self._op(permute)(self, axes)
 
     def transpose(self, axis0=None, axis1=None):
         """Swap two axes (see :func:`numba_tile.transpose`).
@@ -217,7 +233,7 @@ class Tile:
         [[0, 2], [1, 3]]
         """
         from ..language.shapes import transpose
-        return _raw(transpose)(self, axis0, axis1)
+        return self._op(transpose)(self, axis0, axis1)
 
     def astype(self, dtype, *, rounding_mode=None):
         """Convert to another dtype (see :func:`numba_tile.astype`).
@@ -231,7 +247,7 @@ class Tile:
         [[0.0, 0.5], [1.0, 1.5]]
         """
         from ..language.elementwise import astype
-        return _raw(astype)(self, dtype, rounding_mode=rounding_mode)
+        return self._op(astype)(self, dtype, rounding_mode=rounding_mode)
 
     def extract(self, index, shape):
         """A sub-tile (see :func:`numba_tile.extract`).
@@ -245,7 +261,7 @@ class Tile:
         [[2, 3]]
         """
         from ..language.shapes import extract
-        return _raw(extract)(self, index, shape)
+        return self._op(extract)(self, index, shape)
 
     def insert(self, index, value):
         """A copy with a sub-tile replaced (see :func:`numba_tile.insert`).
@@ -259,11 +275,11 @@ class Tile:
         [[0, 9], [2, 9]]
         """
         from ..language.shapes import insert
-        return _raw(insert)(self, index, value)
+        return self._op(insert)(self, index, value)
 
     def __getitem__(self, key):
         from ..language.shapes import index_tile
-        return _raw(index_tile)(self, key)
+        return self._op(index_tile)(self, key)
 
 
 def _raw(fn):
@@ -274,6 +290,8 @@ def _raw(fn):
 def _binary(op, reflected=False):
     def method(self, other):
         from ..language import elementwise
+        if not (self.is_constant and getattr(other, "is_constant", True)):
+            context.check_run_time(op)
         fn = _raw(getattr(elementwise, op))
         return fn(other, self) if reflected else fn(self, other)
     method.__name__ = op
@@ -283,6 +301,8 @@ def _binary(op, reflected=False):
 def _unary(op):
     def method(self):
         from ..language import elementwise
+        if not self.is_constant:
+            context.check_run_time(op)
         return _raw(getattr(elementwise, op))(self)
     method.__name__ = op
     return method
@@ -300,22 +320,22 @@ def _pos(self):
 
 def _divmod(self, other):
     from ..language.elementwise import floordiv, mod
-    return _raw(floordiv)(self, other), _raw(mod)(self, other)
+    return self._op(floordiv)(self, other), self._op(mod)(self, other)
 
 
 def _rdivmod(self, other):
     from ..language.elementwise import floordiv, mod
-    return _raw(floordiv)(other, self), _raw(mod)(other, self)
+    return self._op(floordiv)(other, self), self._op(mod)(other, self)
 
 
 def _matmul(self, other):
     from ..language.matrix import matmul
-    return _raw(matmul)(self, other)
+    return self._op(matmul)(self, other)
 
 
 def _rmatmul(self, other):
     from ..language.matrix import matmul
-    return _raw(matmul)(other, self)
+    return self._op(matmul)(other, self)
 
 
 Tile.__pos__ = _pos

@@ -3,11 +3,13 @@ compiles, so that both executors reject it alike (the interpreter would otherwis
 plain Python, the compiler fail inside Numba).
 
 Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``import``,
-``global``/``nonlocal``, ``del``, list/dict/set literals and comprehensions (tile code has
-tuples), item assignment (tiles and tuples are immutable), ``static_eval`` or
-``static_assert`` other than called directly, and ``return`` inside a ``for`` loop (also in
-the helpers the kernel calls, :func:`helper_source_error`). The expressions inside them are
-plain Python, run at compile time: they may use any of these.
+``global``/``nonlocal``, ``del``, ``:=``, list/dict/set literals and comprehensions (tile code
+has tuples), generator expressions other than tuple comprehensions over ``ct.static_iter``,
+item assignment (tiles and tuples are immutable), ``static_eval`` or ``static_assert`` other
+than called directly, ``static_iter`` other than as the iterable of a ``for`` (whose body may
+not ``break`` or ``continue``), and ``return`` inside a ``for`` loop (also in the helpers the
+kernel calls, :func:`helper_source_error`). The expressions inside them are plain Python, run
+at compile time: they may use any of these.
 
 >>> from numba_tile.rules.syntax import check_kernel_source
 >>> def kernel(x):
@@ -23,6 +25,7 @@ import ast
 import inspect
 import textwrap
 
+from ..comprehensions import binding_problem, is_tuple_comprehension, static_construct
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
 
 _STATEMENTS = {
@@ -38,6 +41,11 @@ _STATEMENTS = {
     ast.DictComp: "dict comprehensions are not supported in tile code",
     ast.Set: "set literals are not supported in tile code",
     ast.SetComp: "set comprehensions are not supported in tile code",
+    ast.NamedExpr: "Unsupported syntax: assignment expressions (:=) are not supported in "
+                   "tile code",
+    ast.GeneratorExp: "generator expressions are not supported in tile code; a tuple "
+                      "comprehension iterates with ct.static_iter: "
+                      "tuple(... for x in ct.static_iter(...))",
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
@@ -65,14 +73,23 @@ def check_kernel_source(fn):
         return SourceLocation(filename, line, node.col_offset + indent, end,
                               function=fn.__name__)
 
-    found = [(TileSyntaxError, _RETURN_IN_FOR, node)  # (error class, message, node)
-             for node in _returns_in_for_loops(function.body)]
+    # (error class, message, node)
+    found = [problem[:3] for problem in static_iter_problems(function.body)]
+    found += [(TileSyntaxError, _RETURN_IN_FOR, node)
+              for node in _returns_in_for_loops(function.body)]
     called = set()  # the ``static_eval`` of each static_eval(...) call
+    comprehensions = set()  # the generator expressions of tuple comprehensions
     for node, in_kernel_scope in _walk(function.body, generator_scope=True):
         message = _STATEMENTS.get(type(node))
         if message is not None and not (isinstance(node, ast.List) and
-                                        isinstance(node.ctx, ast.Store)):
+                                        isinstance(node.ctx, ast.Store)) and \
+                id(node) not in comprehensions:
             found.append((TileSyntaxError, message, node))
+        if is_tuple_comprehension(node):
+            comprehensions.add(id(node.args[0]))
+            unbound = binding_problem(node)
+            if unbound is not None:
+                found.append((TileSyntaxError, f"Undefined variable {unbound.id}", unbound))
         if in_kernel_scope and isinstance(node, (ast.Yield, ast.YieldFrom)):
             found.append((TileSyntaxError, "A kernel cannot be a generator (yield)", node))
         if isinstance(node, ast.Await):
@@ -90,6 +107,78 @@ def check_kernel_source(fn):
     if found:
         error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
         raise error(message, where(node))
+
+
+def static_iter_problems(statements):
+    """``(error class, message, node, culprit)`` for each misuse of ``static_iter`` in
+    ``statements``: used other than as the iterable of a ``for`` (or of a tuple
+    comprehension), not called by name, or a ``for`` over it whose body breaks or continues
+    (its copies are unrolled: there is no loop to leave). ``node`` is where the
+    error is, ``culprit`` the expression to evaluate as the error (the ``for``'s iterable
+    for what its body does). The rewrite of each function's source
+    (:mod:`numba_tile.static_expressions`) puts the errors of helpers there.
+
+    >>> import ast
+    >>> from numba_tile.rules.syntax import static_iter_problems
+    >>> tree = ast.parse("for i in ct.static_iter(range(3)):\\n    break")
+    >>> [problem[1] for problem in static_iter_problems(tree.body)]
+    ['Break in a for loop with static_iter() is not supported']
+    """
+    problems, allowed, called = [], set(), set()
+    nodes = list(_static_iter_walk(statements))
+    for node in nodes:
+        if isinstance(node, ast.For) and static_construct(node.iter) == "static_iter":
+            allowed.add(id(node.iter))
+            problems.extend(p + (node.iter,) for p in _loop_exits(node.body, inner_loop=False))
+        elif isinstance(node, (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)):
+            allowed.update(id(g.iter) for g in node.generators)
+    for node in nodes:
+        if static_construct(node) == "static_iter":
+            called.add(id(node.func))
+            if id(node) not in allowed:
+                problems.append((TileSyntaxError, "static_iter() is only allowed as iterable "
+                                                  "in a `for` loop", node, node))
+        elif _names(node) == "static_iter" and id(node) not in called:
+            problems.append((TileSyntaxError, "static_iter() must be used directly by name",
+                             node, node))
+    return problems
+
+
+def _static_iter_walk(statements):
+    """Every node below ``statements``, a node before its children; the arguments of the
+    static constructs (plain Python) are not walked."""
+    pending = list(reversed(statements))
+    while pending:
+        node = pending.pop()
+        yield node
+        children = [node.func] if static_construct(node) else list(ast.iter_child_nodes(node))
+        pending.extend(reversed(children))
+
+
+def _loop_exits(statements, inner_loop):
+    """The ``break`` and ``continue`` statements that would leave a ``static_iter`` loop's
+    body (a loop inside it keeps its own; ``return`` inside any ``for`` loop is an error of
+    its own, :func:`_returns_in_for_loops`)."""
+    for statement in statements:
+        if isinstance(statement, (ast.Break, ast.Continue)) and not inner_loop:
+            what = "Break" if isinstance(statement, ast.Break) else "Continue"
+            yield (TileSyntaxError, f"{what} in a for loop with static_iter() is not "
+                                    f"supported", statement)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        loop = isinstance(statement, (ast.For, ast.While, ast.AsyncFor))
+        for field in ("body", "orelse", "finalbody"):
+            yield from _loop_exits(getattr(statement, field, []), inner_loop or loop and
+                                   field == "body")
+        for handler in getattr(statement, "handlers", []):
+            yield from _loop_exits(handler.body, inner_loop)
+        for case in getattr(statement, "cases", []):
+            yield from _loop_exits(case.body, inner_loop)
+
+
+def _names(node):
+    return node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else None
 
 
 _ITEM_ASSIGNMENT = ("Item assignment is not supported in tile code: tiles and tuples are "
@@ -111,15 +200,15 @@ def _walk(statements, generator_scope):
     """Every node below ``statements`` with whether it belongs to the kernel's own body
     (nested functions may be generators: ``contextlib.contextmanager`` helpers). The
     expression of a ``static_eval`` is plain Python, evaluated at compile time: not walked.
-    The same holds for ``static_assert``'s condition and message. A node comes before its
-    children."""
+    The same holds for ``static_assert``'s condition and message and ``static_iter``'s
+    iterable. A node comes before its children."""
     pending = [(node, generator_scope) for node in reversed(statements)]
     while pending:
         node, scope = pending.pop()
         yield node, scope
         inner = scope and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                 ast.Lambda))
-        children = [node.func] if _is_static_eval_call(node) else \
+        children = [node.func] if static_construct(node) else \
             list(ast.iter_child_nodes(node))
         pending.extend((child, inner) for child in reversed(children))
 

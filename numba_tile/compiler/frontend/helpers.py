@@ -16,6 +16,7 @@ from ...source_code import closure_for, rewritten_code
 from ..compilation import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from ..typing.static_iteration import compiled_static_condition, compiled_static_iter
 from . import variadic, with_blocks
 
 
@@ -112,6 +113,8 @@ class InlineHelpers:
             self._globals[key] = new
             new[static_expressions.CALL_NAME] = compiled_static_eval
             new[static_expressions.ASSERT_NAME] = compiled_static_assert
+            new[static_expressions.ITER_NAME] = compiled_static_iter
+            new[static_expressions.CONDITION_NAME] = compiled_static_condition
             new[variadic.CALL_NAME] = variadic.call_unpacked
             new[with_blocks.ERROR_NAME] = compiled_rewrite_error
             for static_key, value in current().static_globals.items():

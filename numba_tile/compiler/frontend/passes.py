@@ -12,9 +12,10 @@ goes before or after:
    as any other), the loads that feed ``mma`` pipelined, and then the waits for products
    put where their results are read (which leaves the products of pipelined tiles alone);
 3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
-   constant branches decided again before it; after it, index tiles asked for the layout of
-   their reader (typing again), then the products that run on into the next iteration found
-   from the final types.
+   constant branches decided again before it; after it, the items of the ``static_iter``
+   loops that typing found checked (the kernel is compiled again where they are new), index
+   tiles asked for the layout of their reader (typing again), then the products that run on
+   into the next iteration found from the final types.
 
 Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
 when the pipeline is built (:func:`ordered`), and each pass checks, when it runs, that what
@@ -39,7 +40,7 @@ from .contract import TYPED
 from .index_layouts import ComputeIndexTilesInPlace
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
-from .static_iter import UnrollStaticIter
+from .static_iter import CheckStaticIterItems, UnrollStaticIter
 
 class Step(NamedTuple):
     """Our ``passes``, in order, ``where`` (``"before"`` or ``"after"``) numba-cuda's pass
@@ -55,7 +56,8 @@ STEPS = (
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
                                    PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches)),
-    Step(NopythonTypeInference, "after", (ComputeIndexTilesInPlace, FindProductsInFlight)),
+    Step(NopythonTypeInference, "after", (CheckStaticIterItems, ComputeIndexTilesInPlace,
+                                          FindProductsInFlight)),
 )
 
 

@@ -1,26 +1,38 @@
-"""``for v in ct.static_iter(iterable)``: loops unrolled before typing.
+"""``for v in ct.static_iter(ITERABLE)``: loops unrolled before typing.
 
-The loop body is copied once per value of the iterable. In each copy ``v`` is a compile-time
-constant (for a ``range`` whose bounds are constants or ``Constant`` parameters) or the tuple's
-entry (a ``static_getitem``, so that each copy is typed with that entry's own type: a tuple of
-tiles of several dtypes, of dtypes, of functions...). Loops are unrolled outermost and earliest
-first, so a tuple built by one unrolled loop (``parts = parts + (t * k,)``) has a length that
-the next one can read off its assignments.
+The source rewrite (:mod:`numba_tile.static_expressions`) makes each loop's iterable a call
+``compiled_static_iter(key, v1, ..., vn)`` of its static expression and the local variables
+it reads. This pass gives every such call an instance number
+(:class:`~numba_tile.compiler.compilation.StaticIterState`: a loop nested in an unrolled one
+is a new instance in each copy), evaluates the iterable and copies the loop's body once per
+item, the loop variable assigned the item in each copy (:mod:`.static_iteration`'s plans: a
+constant, an entry of a value passed...). Loops are unrolled outermost and earliest first,
+so a tuple built by one unrolled loop (``parts += (t * k,)``) is known to the next one, and
+the branches the copies decide (``if k == 1:``, a comprehension's ``if``) are removed at once.
+
+Where the iterable needs the types of its values (``range(t.shape[0])``), the kernel is cut
+after the loop's call and typed that far: the typing evaluates the iterable, and the pipeline
+compiles the kernel again with its items known
+(:class:`~numba_tile.compiler.typing.static_iteration.UnrollAgain`).
 """
 
 import copy
-import operator
+import itertools
 
 from numba.cuda.core import ir
-from numba.cuda.core.analysis import compute_cfg_from_blocks
+from numba.cuda.core.analysis import compute_cfg_from_blocks, compute_use_defs
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
-from numba.cuda.core.errors import ConstantInferenceError
 from numba.cuda.core.ir_utils import build_definitions, replace_var_names
+from numba.cuda.core.untyped_passes import InlineInlinables
 
-from ...errors import TileTypeError, TileUnsupportedFeatureError
+from ...errors import TileError, TileSyntaxError, TileUnsupportedFeatureError
 from ...language import debugging
+from ..compilation import current
+from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_iter, \
+    compiled_static_iter_instance, iteration_plans
+from .contract import TYPED, tile_pass
 from .device_output import callee, source_location
-from .contract import tile_pass
+from .static_values import ValuesBeforeTyping
 
 
 @tile_pass("unroll static_iter loops")
@@ -34,15 +46,84 @@ class UnrollStaticIter(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        func_ir = state.func_ir
+        compilation = current()
+        run = compilation.passes_run.count(type(self).__name__)
         changed = False
-        while True:
-            found = _first_static_iter_loop(func_ir)
-            if found is None:
-                return changed
-            _Unroller(func_ir, state.args, *found).unroll()
-            func_ir._definitions = build_definitions(func_ir.blocks)
-            changed = True
+        for round_ in itertools.count():
+            unrolled = _unroll_loops(state, compilation, (run, round_))
+            if unrolled is None:  # cut after a loop whose items typing finds
+                return True
+            changed |= unrolled
+            # an item may be a helper (``for f in ct.static_iter((helper, ...))``): called
+            # in the copies, it is inlined as any other helper, and may hold static_iter loops
+            if not unrolled or not InlineInlinables().run_pass(state):
+                break
+        if changed:
+            _merge_blocks(state.func_ir)
+        return changed
+
+
+def _unroll_loops(state, compilation, run):
+    """Unroll the kernel's ``static_iter`` loops in turn; whether any was, or None where the
+    kernel was cut after one whose items need typing."""
+    static, func_ir = compilation.static_iter, state.func_ir
+    func_ir._definitions = build_definitions(func_ir.blocks)
+    changed = _number_calls(func_ir, static, run)
+    while True:
+        found = _first_static_iter_loop(func_ir)
+        if found is None:
+            return changed
+        changed = True
+        unroller = _Unroller(func_ir, *found)
+        known = static.plans.get(unroller.instance)
+        if known is None:
+            values = ValuesBeforeTyping(func_ir, state.args, state.typingctx)
+            key = static.keys[unroller.instance]
+            try:
+                known = iteration_plans(key, values.passed(unroller.call.args[1:],
+                                                           *unroller.site),
+                                        compilation.static_namespaces[key],
+                                        values.functions), False
+            except NeedsTyping:
+                unroller.stop_after_call()
+                return None
+            except TileError as error:
+                if error.loc is None:  # (the loop's line)
+                    error.loc = source_location(unroller.call.loc)
+                raise
+        unroller.unroll(*known)
+        _prune_decided_branches(func_ir, state.args, state.typingctx)
+
+
+@tile_pass("check the items of static_iter loops that typing found", needs=(TYPED,))
+@register_pass(mutates_CFG=False, analysis_only=True)
+class CheckStaticIterItems(FunctionPass):
+    """After typing: each ``static_iter`` loop left for typing gets its items for the
+    kernel's final types; where they are new (the kernel was cut after the loop) or differ
+    from those it was unrolled with, the pipeline compiles the kernel again with them."""
+
+    _name = "numba_tile_check_static_iter_items"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        static = current().static_iter
+        again = False
+        for block in state.func_ir.blocks.values():
+            for call in block.find_exprs("call"):
+                function = state.typemap.get(call.func.name)
+                if getattr(function, "typing_key", None) is not compiled_static_iter_instance:
+                    continue
+                arguments = state.calltypes[call].args
+                instance = arguments[0].literal_value
+                plans = static.typed[instance, tuple(arguments[1:])]
+                if static.plans.get(instance) != (plans, True):
+                    static.plans[instance] = (plans, True)
+                    again = True
+        if again:
+            raise UnrollAgain()
+        return False
 
 
 def _definition(func_ir, var):
@@ -50,6 +131,46 @@ def _definition(func_ir, var):
         return func_ir.get_definition(var)
     except KeyError:
         return None
+
+
+def _number_calls(func_ir, static, run):
+    """Make each ``compiled_static_iter`` call of the IR a call of an instance (see
+    :class:`~numba_tile.compiler.compilation.StaticIterState`); a ``ct.static_iter`` the
+    source rewrite did not reach is an error."""
+    changed, seen = False, {}
+    for label in sorted(func_ir.blocks):
+        block = func_ir.blocks[label]
+        for statement in list(block.body):
+            if not (isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr)
+                    and statement.value.op == "call"):
+                continue
+            call = statement.value
+            function = callee(func_ir, call)
+            if function is debugging.static_iter:
+                raise TileUnsupportedFeatureError(
+                    "ct.static_iter() needs the Python source of the function that uses it",
+                    loc=source_location(call.loc))
+            if function is not compiled_static_iter:
+                continue
+            key = _definition(func_ir, call.args[0]).value
+            occurrence = seen[key] = seen.get(key, -1) + 1
+            instance = static.instance(("top", run, key, occurrence), key)
+            at = block.body.index(statement)
+            block.body[at:at] = _instance_call(block.scope, call, instance, call.loc)
+            changed = True
+    if changed:
+        func_ir._definitions = build_definitions(func_ir.blocks)
+    return changed
+
+
+def _instance_call(scope, call, instance, loc):
+    """The statements that make ``call`` a call of loop instance ``instance``."""
+    function = scope.redefine("$static_iter_function", loc)
+    number = scope.redefine("$static_iter_instance", loc)
+    call.func, call.args = function, [number] + list(call.args[1:])
+    return [ir.Assign(ir.Global("compiled_static_iter_instance", compiled_static_iter_instance,
+                                loc), function, loc),
+            ir.Assign(ir.Const(instance, loc), number, loc)]
 
 
 def _first_static_iter_loop(func_ir):
@@ -66,183 +187,293 @@ def _first_static_iter_loop(func_ir):
             continue
         call = _definition(func_ir, getiter.value)
         if isinstance(call, ir.Expr) and call.op == "call" and \
-                callee(func_ir, call) is debugging.static_iter:
-            return loop, iternexts[0], getiter, call
+                callee(func_ir, call) is compiled_static_iter_instance:
+            return loop, iternexts[0], getiter, call, cfg
     return None
 
 
 class _Unroller:
-    """Replaces one loop by copies of its body, one per value."""
+    """Replaces one loop by copies of its body, one per item."""
 
-    def __init__(self, func_ir, arg_types, loop, iternext, getiter, call):
-        self.func_ir, self.arg_types = func_ir, arg_types
+    def __init__(self, func_ir, loop, iternext, getiter, call, cfg):
+        self.func_ir, self.blocks, self.cfg = func_ir, func_ir.blocks, cfg
         self.loop, self.iternext, self.getiter, self.call = loop, iternext, getiter, call
-        self.blocks = func_ir.blocks
-        self.cfg = compute_cfg_from_blocks(func_ir.blocks)
+        self.instance = _definition(func_ir, call.args[0]).value
+        self.site = next((label, index) for label, block in self.blocks.items()
+                         for index, statement in enumerate(block.body)
+                         if isinstance(statement, ir.Assign) and statement.value is call)
 
-    def unroll(self):
-        loop, blocks, loc = self.loop, self.blocks, self.call.loc
-        if len(self.call.args) != 1 or self.call.kws or self.call.vararg:
-            raise TileTypeError("ct.static_iter() takes one iterable", loc=source_location(loc))
-        count, value_of = self._iteration_values(self.call.args[0])
+    def stop_after_call(self):
+        """Cut the kernel after the loop's call: typing then evaluates the iterable."""
+        label, index = self.site
+        block, loc = self.blocks[label], self.call.loc
+        none = block.scope.redefine("$static_iter_none", loc)
+        result = block.scope.redefine("$static_iter_return", loc)
+        block.body = block.body[:index + 1] + [
+            ir.Assign(ir.Const(None, loc), none, loc),
+            ir.Assign(ir.Expr.cast(none, loc), result, loc), ir.Return(result, loc)]
+        _remove_dead_blocks(self.func_ir)
+
+    def unroll(self, plans, by_typing):
+        """Copy the body once per item (``plans``); the call stays where typing found the
+        items, to be checked against the kernel's final types."""
+        loop, blocks = self.loop, self.blocks
         header = blocks[loop.header]
         branch = header.terminator
         if not isinstance(branch, ir.Branch) or branch.truebr not in loop.body:
             raise TileUnsupportedFeatureError(
-                "The compiler cannot unroll this ct.static_iter loop", loc=source_location(loc))
+                "The compiler cannot unroll this ct.static_iter loop",
+                loc=source_location(self.call.loc))
         exit_label, entry_label = branch.falsebr, branch.truebr
         body = sorted(loop.body - {loop.header})
+        self._check_exits(body, exit_label)
+        arguments = self._snapshot_arguments(plans)
         roles = _header_roles(header, self.iternext)
+        local = self._iteration_variables()
         next_label = max(blocks) + 1
         starts = []
-        for _ in range(count):
+        for _ in plans:
             starts.append({old: next_label + i for i, old in enumerate([loop.header] + body)})
             next_label += len(body) + 1
-        for index, labels in enumerate(starts):
-            after = starts[index + 1][loop.header] if index + 1 < count else exit_label
-            # this iteration's header: the loop variable gets its value, then the body
+        for index, (plan, labels) in enumerate(zip(plans, starts)):
+            after = starts[index + 1][loop.header] if index + 1 < len(plans) else exit_label
+            # this iteration's header: the loop variable gets its item, then the body
             start = ir.Block(header.scope, header.loc)
             for statement in header.body[:-1]:
                 role = roles.get(statement.target.name) if isinstance(
                     statement, ir.Assign) else None
                 if role == "first":
-                    start.append(ir.Assign(value_of(index), statement.target, statement.loc))
+                    item = _build(plan, start, arguments, statement.loc)
+                    start.append(ir.Assign(item, statement.target, statement.loc))
                 elif role is None:
-                    start.append(copy.deepcopy(statement))
+                    start.append(_copy(statement, [header.scope]))
             start.append(ir.Jump(labels[entry_label], branch.loc))
             blocks[labels[loop.header]] = start
             targets = {loop.header: after, **{b: labels[b] for b in body}}
             for old in body:
-                block = copy.deepcopy(blocks[old])
+                block = _copy(blocks[old], [blocks[old].scope])
                 _retarget(block.terminator, targets)
                 blocks[labels[old]] = block
-            # each copy's temporaries get names of their own (so that nested static_iter
-            # loops in the copies keep one definition of their iterators); the user's
-            # variables keep theirs, as they may live on after the loop
             copied = {labels[b]: blocks[labels[b]] for b in [loop.header] + body}
-            temporaries = {s.target.name for b in copied.values() for s in b.body
-                           if isinstance(s, ir.Assign) and s.target.name.startswith("$")}
-            replace_var_names(copied, {n: f"{n}.u{labels[loop.header]}" for n in temporaries})
+            self._renumber_nested(copied.values(), index)
+            _forward_unpacking([copied[labels[b]] for b in [loop.header] + body])
+            # each copy's own variables get names of their own (so that nested static_iter
+            # loops in the copies keep one definition of their iterators)
+            renamed = {n: f"{n}.u{labels[loop.header]}" for n in local}
+            for name in renamed.values():  # known to the scope, as SSA needs
+                if name not in header.scope.localvars:
+                    header.scope.define(name, header.loc)
+            replace_var_names(copied, renamed)
         first = starts[0][loop.header] if starts else exit_label
         for label in loop.entries:
             _retarget(blocks[label].terminator, {loop.header: first})
         for label in [loop.header] + body:
             del blocks[label]
-        # the static_iter call, the iterator and its copies are unused now
+        # the iterator and its copies are unused now; so is the call, unless typing found
+        # the items (it then checks them again)
         gone = {self.iternext.value.name} | {
             s.target.name for b in blocks.values() for s in b.body
-            if isinstance(s, ir.Assign) and (s.value is self.getiter or s.value is self.call)}
+            if isinstance(s, ir.Assign) and (s.value is self.getiter or (
+                s.value is self.call and not by_typing))}
         for block in blocks.values():
             block.body = [s for s in block.body if not (
                 isinstance(s, ir.Assign) and (s.target.name in gone or isinstance(
                     s.value, ir.Var) and s.value.name in gone)
                 or isinstance(s, ir.Del) and s.value in gone)]
+        self.func_ir._definitions = build_definitions(blocks)
 
-    def _iteration_values(self, iterable):
-        """``(count, value_of)``: the number of iterations, and the IR value of the loop
-        variable in iteration ``i``."""
-        loc = self.call.loc
-        label, index = self._use_site()
-        values = self._constant_range(iterable, label, index)
-        if values is not None:
-            return len(values), lambda i: ir.Const(values[i], loc)
-        length = self._length_at(iterable.name, label, index, set())
-        if length is None:
-            raise TileUnsupportedFeatureError(
-                "ct.static_iter() needs a range with compile-time bounds or a tuple whose "
-                "length is known before typing (a tuple argument or display, or a sum of "
-                "those)", loc=source_location(loc))
-        return length, lambda i: ir.Expr.static_getitem(iterable, i, None, loc)
+    def _iteration_variables(self):
+        """The variables each iteration has to itself: assigned in the loop, but neither
+        read by the next iteration nor read or assigned outside the loop."""
+        loop, blocks = self.loop, self.blocks
+        inside = {label: blocks[label] for label in loop.body}
+        uses, defs = compute_use_defs(inside)
+        outside = {v.name for label, block in blocks.items() if label not in loop.body
+                   for statement in block.body for v in statement.list_vars()}
+        live = {label: set(uses[label]) for label in inside}
+        changed = True
+        while changed:  # live at the entry of each block, along the loop's own edges
+            changed = False
+            for label in inside:
+                after = set().union(*(live[s] for s, _ in self.cfg.successors(label)
+                                      if s in inside))
+                new = live[label] | (after - defs[label])
+                if new != live[label]:
+                    live[label], changed = new, True
+        assigned = set().union(*defs.values())
+        return assigned - live[loop.header] - outside
 
-    def _constant_range(self, var, label, index):
-        """The values of ``range(...)`` with compile-time bounds, or None if ``var`` is not
-        a range."""
-        definition = self._reaching(var.name, label, index, set())
-        if definition is None:
-            return None
-        value, where = definition
-        if not (isinstance(value, ir.Expr) and value.op == "call" and
-                callee(self.func_ir, value) is range and not value.kws):
-            return None
-        bounds = [self._compile_time_int(a, *where) for a in value.args]
-        if any(b is None for b in bounds):
-            raise TileTypeError("ct.static_iter(range(...)) needs compile-time bounds",
-                                loc=source_location(value.loc))
-        return tuple(range(*bounds))
+    def _check_exits(self, body, exit_label):
+        """The body leaves only through its end (the source checks reject the rest)."""
+        for label in body:
+            for successor, _ in self.cfg.successors(label):
+                if successor not in self.loop.body:
+                    raise TileSyntaxError("Break in a for loop with static_iter() is not "
+                                          "supported" if successor == exit_label else
+                                          "Returning from a for loop is not supported",
+                                          source_location(self.call.loc))
 
-    def _compile_time_int(self, var, label, index):
-        definition = self._reaching(var.name, label, index, set())
-        value = None
-        if definition is not None:
-            value, _ = definition
-            if isinstance(value, ir.Arg):
-                value = getattr(self.arg_types[value.index], "literal_value", None) \
-                    if self.arg_types is not None else None
-            elif isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
-                value = value.value
-            else:
-                try:
-                    value = self.func_ir.infer_constant(var)
-                except ConstantInferenceError:
-                    value = None
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    def _snapshot_arguments(self, plans):
+        """Copies of the values passed to the iterable that the items read (``path``
+        plans), made where it is evaluated (the body may assign the variables)."""
+        read = set()
+        pending = list(plans)
+        while pending:
+            plan = pending.pop()
+            if plan[0] == "path":
+                read.add(plan[1])
+            elif plan[0] == "tuple":
+                pending.extend(plan[1])
+        label, index = self.site
+        block, loc = self.blocks[label], self.call.loc
+        copies = {j: ir.Assign(argument, block.scope.redefine("$static_iter_value", loc), loc)
+                  for j, argument in enumerate(self.call.args[1:]) if j in read}
+        block.body[index:index] = copies.values()
+        self.site = (label, index + len(copies))
+        return {j: copy.target for j, copy in copies.items()}
 
-    def _reaching(self, name, label, index, visited):
-        """``(value, (label, index))``: what variable ``name`` holds before statement
-        ``index`` of block ``label``, following copies back along straight-line code (a
-        variable of the user's is assigned once per unrolled copy); None if unknown."""
+    def _renumber_nested(self, blocks, iteration):
+        """The loops inside this copy of the body are instances of their own."""
+        static = current().static_iter
+        for block in blocks:
+            functions = {s.target.name: s.value.value for s in block.body
+                         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Global)}
+            constants = {s.target.name: s for s in block.body
+                         if isinstance(s, ir.Assign) and isinstance(s.value, ir.Const)}
+            for statement in block.body:
+                value = getattr(statement, "value", None)
+                if isinstance(value, ir.Expr) and value.op == "call" and \
+                        functions.get(value.func.name) is compiled_static_iter_instance:
+                    number = constants[value.args[0].name]
+                    old = number.value.value
+                    number.value = ir.Const(static.instance(
+                        ("copy", old, self.instance, iteration), static.keys[old]),
+                        number.loc)
+
+
+def _copy(node, scopes):
+    """A deep copy of a block or statement sharing the scopes of its variables (a copied
+    scope would name new variables as the original does)."""
+    memo = {id(scope): scope for scope in scopes}
+    for var in node.list_vars() if isinstance(node, ir.Stmt) else [
+            v for statement in node.body for v in statement.list_vars()]:
+        memo[id(var.scope)] = var.scope
+    return copy.deepcopy(node, memo)
+
+
+def _build(plan, block, arguments, loc):
+    """A variable holding the value ``plan`` describes (statements added to ``block``)."""
+    scope = block.scope
+
+    def assign(value):
+        target = scope.redefine("$static_iter_item", loc)
+        block.append(ir.Assign(value, target, loc))
+        return target
+    kind = plan[0]
+    if kind == "const":
+        return assign(ir.Const(plan[1], loc))
+    if kind == "global":
+        return assign(ir.Global(getattr(plan[1], "__name__", "static_iter_item"), plan[1],
+                                loc))
+    if kind == "typed":  # ct.int16(3)
+        dtype, value = plan[1], plan[2]
+        return assign(ir.Expr.call(assign(ir.Global(str(dtype), dtype, loc)),
+                                   [assign(ir.Const(value, loc))], (), loc))
+    if kind == "var":
+        return ir.Var(scope, plan[1], loc)
+    if kind == "path":
+        value = arguments[plan[1]]
+        for step, detail in plan[2]:
+            value = assign(ir.Expr.static_getitem(value, detail, None, loc) if step == "item"
+                           else ir.Expr.getattr(value, detail, loc))
+        return value
+    return assign(ir.Expr.build_tuple([_build(p, block, arguments, loc) for p in plan[1]],
+                                      loc))
+
+
+def _forward_unpacking(blocks):
+    """In one copy of a loop (its blocks in order), the parts of an item unpacked by the
+    loop's target (``for k, f in ...``) are read from the variables the item was built of,
+    so that the item's tuple goes unused: a closure in it is then called directly."""
+    parts = {}  # variable -> the variables of the tuple it holds
+    for block in blocks:
+        for statement in block.body:
+            if not isinstance(statement, ir.Assign):
+                continue
+            value, target = statement.value, statement.target.name
+            found = None
+            if isinstance(value, ir.Var):
+                found = parts.get(value.name)
+            elif isinstance(value, ir.Expr) and value.op == "build_tuple":
+                found = list(value.items)
+            elif isinstance(value, ir.Expr) and value.op == "exhaust_iter":
+                items = parts.get(value.value.name)
+                found = items if items is not None and len(items) == value.count else None
+            elif isinstance(value, ir.Expr) and value.op == "static_getitem" and \
+                    isinstance(value.index, int) and value.value.name in parts:
+                items = parts[value.value.name]
+                if -len(items) <= value.index < len(items):
+                    statement.value = items[value.index]
+                    found = parts.get(statement.value.name)
+            parts.pop(target, None)
+            if found is not None:
+                parts[target] = found
+
+
+def _prune_decided_branches(func_ir, arg_types, typing_context):
+    """Branches whose condition is now a constant become jumps (an ``if`` on the loop
+    variable in the copies), so that what the taken side builds is known to later loops."""
+    values = ValuesBeforeTyping(func_ir, arg_types, typing_context)
+    changed = False
+    for label, block in func_ir.blocks.items():
+        branch = block.terminator
+        if isinstance(branch, ir.Branch):
+            truth = values.truth(branch.cond.name, label, len(block.body) - 1)
+            if truth is not None:
+                block.body[-1] = ir.Jump(branch.truebr if truth else branch.falsebr,
+                                         branch.loc)
+                changed = True
+    if changed:
+        _remove_dead_blocks(func_ir)
+    func_ir._definitions = build_definitions(func_ir.blocks)
+
+
+# the most statements a block made of unrolled copies gets: Numba's analyses take time that
+# grows with the square of the number of blocks (liveness) or of a block's statements (SSA,
+# lowering), so the copies are merged into blocks of about this size
+_MERGED_BLOCK_SIZE = 60
+
+
+def _merge_blocks(func_ir):
+    """Merge each block into its one successor where that has no other predecessor, as long
+    as the result stays within :data:`_MERGED_BLOCK_SIZE` statements."""
+    blocks = func_ir.blocks
+    cfg = compute_cfg_from_blocks(blocks)
+    merged = set()
+    for label in sorted(blocks):
+        if label in merged:
+            continue
+        block, current = blocks[label], label
         while True:
-            if (label, index) in visited:
-                return None
-            visited.add((label, index))
-            body = self.blocks[label].body
-            for i in range(index - 1, -1, -1):
-                statement = body[i]
-                if isinstance(statement, ir.Assign) and statement.target.name == name:
-                    if isinstance(statement.value, ir.Var):
-                        return self._reaching(statement.value.name, label, i, visited)
-                    return statement.value, (label, i)
-            predecessors = [p for p, _ in self.cfg.predecessors(label)]
-            if len(predecessors) != 1:
-                return None
-            label = predecessors[0]
-            index = len(self.blocks[label].body)
+            successors = [s for s, _ in cfg.successors(current)]
+            if not isinstance(block.terminator, ir.Jump) or len(successors) != 1 or \
+                    successors[0] in merged or successors[0] == label:
+                break
+            following = successors[0]
+            if [p for p, _ in cfg.predecessors(following)] != [current] or \
+                    len(block.body) + len(blocks[following].body) > _MERGED_BLOCK_SIZE:
+                break
+            block.body = block.body[:-1] + blocks[following].body
+            del blocks[following]
+            merged.add(following)
+            current = following
+    func_ir._definitions = build_definitions(blocks)
 
-    def _use_site(self):
-        for label, block in self.blocks.items():
-            for index, statement in enumerate(block.body):
-                if isinstance(statement, ir.Assign) and statement.value is self.call:
-                    return label, index
-        raise AssertionError("the static_iter call is not in the kernel")
 
-    def _length_at(self, name, label, index, visited):
-        """The length of the tuple variable ``name`` holds before statement ``index`` of
-        block ``label``."""
-        definition = self._reaching(name, label, index, visited)
-        if definition is None:
-            return None
-        value, (label, index) = definition
-        return self._value_length(value, label, index, visited)
-
-    def _value_length(self, value, label, index, visited):
-        if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
-            return len(value.value) if isinstance(value.value, tuple) else None
-        if isinstance(value, ir.Arg):
-            arg_type = self.arg_types[value.index] if self.arg_types is not None else None
-            return len(arg_type) if hasattr(arg_type, "__len__") else None
-        if not isinstance(value, ir.Expr):
-            return None
-        if value.op == "build_tuple":
-            return len(value.items)
-        if (value.op == "binop" and value.fn is operator.add) or (
-                value.op == "inplace_binop" and value.fn is operator.iadd):  # ``parts += (t,)``
-            parts = [self._length_at(v.name, label, index, set())
-                     for v in (value.lhs, value.rhs)]
-            return None if None in parts else sum(parts)
-        if value.op == "call" and callee(self.func_ir, value) is tuple and \
-                len(value.args) == 1:
-            return self._length_at(value.args[0].name, label, index, set())
-        return None
+def _remove_dead_blocks(func_ir):
+    for label in compute_cfg_from_blocks(func_ir.blocks).dead_nodes():
+        del func_ir.blocks[label]
+    func_ir._definitions = build_definitions(func_ir.blocks)
 
 
 def _header_roles(header, iternext):

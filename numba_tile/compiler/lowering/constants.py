@@ -8,6 +8,7 @@ from numba.core import cgutils, types
 from ..compilation import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from ..typing.static_iteration import compiled_static_condition, compiled_static_iter_instance
 from ..types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, TileType, \
     TypedConstant, dtype_of_scalar
 from . import arithmetic
@@ -82,8 +83,14 @@ def lower_static_eval(context, builder, sig, args):
 
 
 @lower(compiled_static_assert, types.VarArg(types.Any))
+@lower(compiled_static_iter_instance, types.VarArg(types.Any))
 def lower_static_assert(context, builder, sig, args):
     return context.get_dummy_value()  # checked while typing
+
+
+@lower(compiled_static_condition, types.Any)
+def lower_static_condition(context, builder, sig, args):
+    return context.get_constant(types.boolean, sig.return_type.literal_value)
 
 
 _CONSTANT_KINDS = (types.IntegerLiteral, types.BooleanLiteral, FloatLiteral, ConstantType,

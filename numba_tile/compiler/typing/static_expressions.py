@@ -19,11 +19,12 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
-from ...errors import TileStaticEvalError
+from ...errors import TileStaticEvalError, TileTypeError
 from ...interpreter import context as interpreter_context
 from ...interpreter.arrays import symbolic_shape
 from ...interpreter.literals import loose
 from ...interpreter.tile import Tile
+from ...rules.operators import OPERATORS
 from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
@@ -50,8 +51,10 @@ class _Method:
         self.key, self.name = key, name
 
     def __call__(self, *args, **kwargs):
-        if self.name in EFFECTS:
-            raise TileStaticEvalError(f"{self.name}() cannot be called inside static_eval()")
+        construct = interpreter_context.static_construct()
+        if self.name in EFFECTS or construct == "static_iter":
+            raise TileStaticEvalError(f"{self.name}() cannot be called inside "
+                                      f"{interpreter_context.inside(construct)}")
         raise AsTileCode(self.key)
 
 
@@ -62,11 +65,16 @@ _ARRAY_METHODS = ("slice", "tiled_view", "get_raw_memory")
 class RunTimeValue:
     """A value of the kernel known only when it runs, as ``static_eval`` sees it while the
     kernel compiles: its type's facts (a tile's ``shape``, ``dtype``, ``ndim``), methods
-    that cannot run yet, and nothing else (anything else compiles the expression as code)."""
+    that cannot run yet, and nothing else (anything else compiles the expression as code).
+    Inside a ``static_iter`` iterable, where nothing is compiled as code, anything else is
+    cuTile's ``TileStaticEvalError`` (as the interpreter's run-time tiles give), and
+    ``path`` says where the value comes from: ``(index of the value passed, steps)``
+    (see :mod:`.static_iteration`)."""
 
-    def __init__(self, key, index, numba_type, typing_context=None):
+    def __init__(self, key, index, numba_type, typing_context=None, path=None):
         self._key, self._index, self._type = key, index, numba_type
         self._context = typing_context
+        self._path = path
 
     def _tile_facts(self):
         t = self._type
@@ -93,19 +101,36 @@ class RunTimeValue:
         found = self._context.resolve_getattr(self._type, name) \
             if self._context is not None and self._type is not None else None
         if found is None:
-            raise AsTileCode(self._key)
-        return _derived(self._key, found, self._context)
+            self._needs_value(operation=name)
+        return _derived(self._key, found, self._context, self._step(("attr", name)))
 
     def __getitem__(self, index):
         if isinstance(self._type, types.BaseTuple) and isinstance(index, int) and \
                 -len(self._type) <= index < len(self._type):
-            return _derived(self._key, self._type[index], self._context)
-        raise AsTileCode(self._key)
+            return _derived(self._key, self._type[index], self._context,
+                            self._step(("item", index % len(self._type))))
+        self._needs_value()
 
     def __len__(self):
         if isinstance(self._type, types.BaseTuple):
             return len(self._type)
-        raise AsTileCode(self._key)
+        self._needs_value(operation="len")
+
+    def __iter__(self):
+        if interpreter_context.static_construct() == "static_iter" and \
+                self._tile_facts() is not None:
+            raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
+        self._needs_value(operation="iter")
+
+    @property
+    def __tile_type_name__(self):
+        """The interpreter's type of the value (for error messages)."""
+        if isinstance(self._type, ArrayType):
+            return "Array"
+        return "Tile" if self._tile_facts() is not None else str(self._type)
+
+    def _step(self, step):
+        return None if self._path is None else (self._path[0], self._path[1] + (step,))
 
     def __format__(self, spec):
         return repr(self)
@@ -119,29 +144,45 @@ class RunTimeValue:
             return f"<tile[{facts[1]}, {tuple(facts[0])}]>"
         if isinstance(self._type, ArrayType):
             return f"<array[{self._type.dtype}, {symbolic_shape(self._type.ndim)}]>"
+        self._needs_value(operation="repr")
+
+    def _needs_value(self, *args, operation="getitem", conversion=None, **kwargs):
+        interpreter_context.check_run_time(operation, conversion)
         raise AsTileCode(self._key)
 
-    def _needs_value(self, *args, **kwargs):
-        raise AsTileCode(self._key)
+
+def _needing_value(operation=None, conversion=None):
+    def method(self, *args, **kwargs):
+        return self._needs_value(operation=operation, conversion=conversion)
+    return method
 
 
-for _dunder in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "lshift",
-                "rshift", "and", "or", "xor"):
-    setattr(RunTimeValue, f"__{_dunder}__", RunTimeValue._needs_value)
-    setattr(RunTimeValue, f"__r{_dunder}__", RunTimeValue._needs_value)
-for _dunder in ("lt", "le", "gt", "ge", "eq", "ne", "neg", "pos", "invert", "abs", "bool",
-                "int", "float", "index", "iter", "call", "contains", "round"):
-    setattr(RunTimeValue, f"__{_dunder}__", RunTimeValue._needs_value)
+for _op in OPERATORS:  # named as the interpreter's tiles name them in errors
+    setattr(RunTimeValue, _op.dunder, _needing_value(_op.name))
+    if _op.reflected_dunder:
+        setattr(RunTimeValue, _op.reflected_dunder, _needing_value(_op.name))
+for _dunder, _conversion in (("bool", "a boolean"), ("int", "an integer"),
+                             ("index", "an integer"), ("float", "a float")):
+    setattr(RunTimeValue, f"__{_dunder}__", _needing_value(conversion=_conversion))
+for _dunder in ("call", "contains", "round", "matmul", "rmatmul", "pos"):
+    setattr(RunTimeValue, f"__{_dunder}__", _needing_value(_dunder.lstrip("r") if
+                                                           _dunder == "rmatmul" else _dunder))
 RunTimeValue.__hash__ = object.__hash__
 
 
-def _derived(key, numba_type, typing_context):
+def _derived(key, numba_type, typing_context, path=None):
     """A value computed from a run-time value (an attribute, an entry): its constant, or a
-    run-time value that cannot be the expression's result (it is no variable)."""
-    found = _python_value(numba_type)
-    if found is None:
-        return RunTimeValue(key, None, numba_type, typing_context)
-    return found[0] if isinstance(found, tuple) else found
+    run-time value that cannot be the expression's result (it is no variable). Inside a
+    ``static_iter`` iterable, a tuple is a tuple of such values."""
+    found = python_value(numba_type)
+    if found is not None:
+        return found[0] if isinstance(found, tuple) else found
+    if isinstance(numba_type, types.BaseTuple) and \
+            interpreter_context.static_construct() == "static_iter":
+        return tuple(_derived(key, t, typing_context,
+                              None if path is None else (path[0], path[1] + (("item", i),)))
+                     for i, t in enumerate(numba_type))
+    return RunTimeValue(key, None, numba_type, typing_context, path)
 
 
 def _tile_value(numba_type):
@@ -165,7 +206,7 @@ def _tile_value(numba_type):
     return constant_of(numba_type, RUN_TIME)
 
 
-def _python_value(numba_type):
+def python_value(numba_type):
     """The Python value a static expression sees for a compile-time value, or None."""
     if isinstance(numba_type, types.Dispatcher):
         return numba_type.dispatcher.py_func
@@ -251,7 +292,7 @@ registry.register_global(compiled_static_eval)(StaticEvalTemplate)
 def _values_of(key, value_types, typing_context):
     values = []
     for index, numba_type in enumerate(value_types):
-        found = _python_value(numba_type)
+        found = python_value(numba_type)
         values.append(RunTimeValue(key, index, numba_type, typing_context) if found is None else
                       found[0] if isinstance(found, tuple) else found)
     return values
