@@ -8,6 +8,7 @@ compute what Python's own ``with`` computes."""
 
 import ast
 import contextlib
+import dataclasses
 import inspect
 import textwrap
 
@@ -148,6 +149,30 @@ def test_the_compiler_rewrite_computes_what_python_does(kernel, args):
         ct.launch(0, (1,), _rewritten(kernel), got)
     for e, g in zip(expected, got):
         np.testing.assert_array_equal(g, e)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Log:
+    x: ct.Array
+
+    @contextlib.contextmanager
+    def entered(self, start, end):
+        _append(self.x, start)
+        yield start + 1
+        _append(self.x, end)
+
+
+@ct.kernel
+def method_of_an_instance(x):
+    log = _Log(x)
+    with log.entered(1, 2) as v:
+        _append(x, v)
+
+
+def test_a_context_manager_method_of_an_instance(run_kernel):
+    x = np.zeros(5, np.int32)
+    run_kernel(method_of_an_instance, (1,), (x,))
+    np.testing.assert_array_equal(x, [3, 1, 2, 2, 0])
 
 
 @contextlib.contextmanager

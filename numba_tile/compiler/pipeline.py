@@ -225,10 +225,14 @@ _MISSING_LIBRARY = {"DynamicLibNotFoundError", "NvvmSupportError"}
 # numba-cuda module an error comes from, or the error's type, and what to tell the user
 _FRONTEND_GAPS = (
     ("yield in a closure", None, "generator expressions, as in tuple(f(x) for x in xs)"),
-    ("UnsupportedBytecodeError", None, "this Python construct (forwarding **kwargs in a call, "
-                                       "and others Numba's bytecode reader lacks)"),
-    (None, "inline_closurecall.py", "*args in a helper function's parameters or calls"),
-    (None, "transforms.py", "a with block (context managers)"),
+    ("with (context manager)", None, "a with block whose context manager is not known "
+                                     "before typing (one held in a local variable, say)"),
+    ("UnsupportedBytecodeError", None, "this Python construct (one Numba's bytecode reader "
+                                       "lacks)"),
+    (None, "inline_closurecall.py", "*args of a tuple whose length is not known before "
+                                    "typing, in a call of a helper or closure"),
+    (None, "transforms.py", "a with block whose context manager is not known before typing "
+                            "(one held in a local variable, say)"),
     # (on a machine without a GPU, where Numba asks the driver about first-class functions)
     ("CudaSupportError", None, "a construct that needs the CUDA driver while compiling, "
                                "such as calling a function held in a tuple"),

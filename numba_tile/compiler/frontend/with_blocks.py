@@ -38,6 +38,7 @@ import ast
 import builtins
 import copy
 import dis
+import inspect
 import itertools
 import types
 
@@ -187,6 +188,7 @@ class WithBlocks:
         self.counter = counter if counter is not None else itertools.count()
         self.outer_names = outer_names
         self.changed = False
+        self.scope = None  # the function whose statements are rewritten (see _method)
 
     # resolving the context manager of a ``with``
     def _lookup(self, name):
@@ -209,11 +211,39 @@ class WithBlocks:
             return _MISSING if base is _MISSING else getattr(base, expr.attr, _MISSING)
         return _MISSING
 
+    def _method(self, expr, local_names):
+        """``(function, receiver)`` for ``obj.method`` where ``obj`` is a local variable
+        assigned once, an instance made by calling a class the function's names resolve
+        (``obj = Config(x)``): the class's function and ``obj`` (None for a static
+        method); None for anything else."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)) or \
+                expr.value.id not in local_names or self.scope is None:
+            return None
+        name = expr.value.id
+        stores = [node for node in _own_nodes(self.scope.body)
+                  if isinstance(node, ast.Name) and node.id == name and
+                  not isinstance(node.ctx, ast.Load)]
+        made = [node for node in _own_nodes(self.scope.body) if isinstance(node, ast.Assign)
+                and len(node.targets) == 1 and node.targets[0] in stores and
+                isinstance(node.value, ast.Call)]
+        if len(stores) != 1 or len(made) != 1:
+            return None
+        cls = self._resolve(made[0].value.func, local_names)
+        if not isinstance(cls, type):
+            return None
+        member = inspect.getattr_static(cls, expr.attr, None)
+        if isinstance(member, staticmethod):
+            return member.__func__, None
+        if isinstance(member, types.FunctionType):
+            return member, ast.Name(id=name, ctx=ast.Load())
+        return None
+
     # the rewrite of statements
     def rewrite_function(self, function):
         """Inline the ``with`` blocks of ``function`` (an ``ast.FunctionDef``) in place;
         True if there was one to inline."""
         names = scope_names(function) | self.outer_names
+        self.scope = function
         function.body = self._statements(function.body, names)
         return self.changed
 
@@ -235,6 +265,7 @@ class WithBlocks:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inner = WithBlocks(self.fn, self.injected, self.errors, self.counter,
                                    local_names | scope_names(statement))
+                inner.scope = statement
                 statement.body = inner._statements(statement.body, inner.outer_names)
                 self.changed |= inner.changed
                 rewritten.append(statement)
@@ -253,9 +284,15 @@ class WithBlocks:
         call = item.context_expr
         if not isinstance(call, ast.Call):
             return None
-        value = self._resolve(call.func, local_names)
+        value, receiver = self._resolve(call.func, local_names), None
         if value is _MISSING:
-            return None
+            method = self._method(call.func, local_names)
+            if method is None:
+                return None
+            value, receiver = method
+            if receiver is not None:  # obj.cm(a): the generator's self is obj
+                call = ast.copy_location(ast.Call(func=call.func, args=[receiver] + call.args,
+                                                  keywords=call.keywords), call)
         generator = generator_function(value)
         if generator is None or not is_user_code(generator):
             raise not_a_context_manager(f"{ast.unparse(call.func)}()", SourceLocation(
@@ -278,6 +315,7 @@ class WithBlocks:
         own_names = scope_names(function)
         # its own with blocks first: then its yield is a statement of its body
         inner = WithBlocks(generator, self.injected, self.errors, self.counter)
+        inner.scope = function
         function.body = inner._statements(function.body, own_names)
         tag = f"{PREFIX}{next(self.counter)}"
         mapping = {name: f"{tag}_{name}" for name in own_names}
