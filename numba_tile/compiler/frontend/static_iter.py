@@ -32,6 +32,7 @@ from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_
     compiled_static_iter_instance, iteration_plans
 from .contract import TYPED, tile_pass
 from .device_output import callee, source_location
+from .inlining import InlineCalls
 from .static_values import ValuesBeforeTyping
 
 
@@ -54,10 +55,12 @@ class UnrollStaticIter(FunctionPass):
             if unrolled is None:  # cut after a loop whose items typing finds
                 return True
             changed |= unrolled
-            # an item may be a helper (``for f in ct.static_iter((helper, ...))``): called
-            # in the copies, it is inlined as any other helper, and may hold static_iter loops
-            if not unrolled or not InlineInlinables().run_pass(state):
+            if not unrolled:
                 break
+            # an item may be a helper or a closure (``for f in ct.static_iter(fns)``): called
+            # in the copies, it is inlined as any other call, and may hold static_iter loops
+            InlineInlinables().run_pass(state)
+            InlineCalls().run_pass(state)
         if changed:
             _merge_blocks(state.func_ir)
         return changed
