@@ -340,6 +340,13 @@ def run_time_arithmetic(x):
 
 
 @ct.kernel
+def factory_tile_arithmetic(x):
+    t = ct.arange(4, dtype=ct.int32)  # (a constant in the interpreter, not for the compiler)
+    for u in ct.static_iter((t * 2,)):
+        ct.store(x, (0,), u)
+
+
+@ct.kernel
 def run_time_condition(x, flag: bool):
     tiles = tuple(ct.load(x, (i,), (4,)) for i in ct.static_iter(range(2)))
     kept = tuple(t for t in ct.static_iter(tiles) if flag)
@@ -386,6 +393,8 @@ def generator_of_a_range(x):
      "Symbolic tile has no concrete value and thus cannot be converted to an integer"),
     (run_time_arithmetic, (), ct.TileStaticEvalError,
      r"add\(\) cannot be called inside static_iter\(\) iterable"),
+    (factory_tile_arithmetic, (), ct.TileStaticEvalError,
+     r"mul\(\) cannot be called inside static_iter\(\) iterable"),
     (run_time_condition, (True,), ct.TileTypeError,
      "Tuple comprehension if-conditions must be statically known"),
     (read_before_bound, (), ct.TileSyntaxError, "Undefined variable n"),

@@ -284,9 +284,10 @@ def _is_run_time(value):
 
 
 def _known_at_run_time(value):
-    """A run-time tile or scalar, or an array, view...: no compile-time value."""
-    return _is_run_time(value) or _is_tile_value(value) and not isinstance(
-        value, (Tile, int, float))
+    """A tile (but a constant scalar), an array, a view...: no compile-time value."""
+    if isinstance(value, Tile):
+        return not value.is_compile_time
+    return _is_tile_value(value) and not isinstance(value, (int, float))
 
 
 # -- arguments ------------------------------------------------------------------------------

@@ -159,14 +159,25 @@ class Tile:
     def _op(self, fn):
         """The op of a method (without its tile-code check: a tile proves we are in tile
         code); inside a ``static_iter`` iterable, a run-time tile has no value to use."""
-        if not self.is_constant:
+        if not self.is_compile_time:
             context.check_run_time(fn.__name__)
         return _raw(fn)
 
     def _require_value(self, conversion):
         """A run-time value has no value inside a ``static_iter`` iterable (as compiled)."""
-        if not self.is_constant:
+        if not self.is_compile_time:
             context.check_run_time(None, conversion)
+
+    @property
+    def is_compile_time(self):
+        """True for a value the compiler knows too: a constant scalar (it holds no constant
+        tiles of more elements, such as ``ct.arange(4, dtype=ct.int32)`` is here).
+
+        >>> import numba_tile as ct
+        >>> ct.int16(3).is_compile_time
+        True
+        """
+        return self.is_constant and self.ndim == 0
 
     def __len__(self):
         if self.ndim == 0:
@@ -290,7 +301,8 @@ def _raw(fn):
 def _binary(op, reflected=False):
     def method(self, other):
         from ..language import elementwise
-        if not (self.is_constant and getattr(other, "is_constant", True)):
+        if not (self.is_compile_time and (not isinstance(other, Tile) or
+                                          other.is_compile_time)):
             context.check_run_time(op)
         fn = _raw(getattr(elementwise, op))
         return fn(other, self) if reflected else fn(self, other)
@@ -301,7 +313,7 @@ def _binary(op, reflected=False):
 def _unary(op):
     def method(self):
         from ..language import elementwise
-        if not self.is_constant:
+        if not self.is_compile_time:
             context.check_run_time(op)
         return _raw(getattr(elementwise, op))(self)
     method.__name__ = op

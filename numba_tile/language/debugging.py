@@ -147,16 +147,28 @@ def static_eval(expr, /):
 
 @tile_op
 def static_iter(iterable):
-    """Iterate at compile time (the compiler unrolls the loop) over a constant iterable.
+    """Iterate at compile time: ``for v in ct.static_iter(ITERABLE):`` runs its body once per
+    item, the compiler unrolling the loop. ``ITERABLE`` is a static expression, as
+    ``static_eval``'s (any Python, run when the kernel compiles, where run-time values show
+    their type but no tile operation runs); it may give at most 1000 items, each a constant,
+    a function or a value of the kernel. The body may not ``break``, ``continue`` or
+    ``return``, and ``static_iter`` is only the iterable of a ``for`` or of a tuple
+    comprehension (``tuple(t * k for k in ct.static_iter(range(3)))``).
 
     >>> import numba_tile as ct
     >>> @ct.kernel
     ... def show():
+    ...     t = ct.arange(2, dtype=ct.int32)
+    ...     parts = (t, t * 3)  # (tile operations run outside the iterable)
     ...     for dt in ct.static_iter((ct.int8, ct.float16)):
     ...         print(ct.zeros((2,), dt))
+    ...     for k, part in ct.static_iter(enumerate(parts)):
+    ...         print(k, part)
     >>> ct.launch(0, (1,), show, ())
     [0, 0]
     [0.0, 0.0]
+    0 [0, 1]
+    1 [0, 3]
     """
     if isinstance(iterable, range):
         return iterable
