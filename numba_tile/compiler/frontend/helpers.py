@@ -30,6 +30,7 @@ class InlineHelpers:
 
     def __init__(self):
         self._globals = {}
+        self._converted = {}  # id of a module's globals -> the names converted so far
         self._dispatchers = {}
         self._modules = {}
         # numbers the inlined with blocks: their names (globals shared by the functions of
@@ -45,7 +46,9 @@ class InlineHelpers:
         code = self._rewritten_code(fn)
         if code is not None and closure is not None:
             closure = closure_for(code, fn, closure)
-        rebound = types.FunctionType(code or fn.__code__, self.globals_for(fn.__globals__),
+        final = code or fn.__code__
+        rebound = types.FunctionType(final, self.globals_for(fn.__globals__,
+                                                             _global_names(final)),
                                      fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         _record_globals(rebound.__code__, rebound.__globals__)
@@ -91,7 +94,7 @@ class InlineHelpers:
         if not withs:
             new_code, keys = _REWRITTEN[cache_key]
         if new_code is not None:
-            module_globals = self.globals_for(fn.__globals__)
+            module_globals = self.globals_for(fn.__globals__, ())
             module_globals.update((name, self.value(value)) for name, value in injected.items())
             namespace = static_expressions.namespace_of(fn)
             namespace.update(injected)
@@ -106,11 +109,18 @@ class InlineHelpers:
         replaced = self.value(value) if value is not owner else value
         return cell if replaced is value else types.CellType(replaced)
 
-    def globals_for(self, module_globals):
+    def globals_for(self, module_globals, names=None):
+        """The globals tile code of a module sees: ``module_globals`` with the functions of
+        user code among ``names`` (default: all) made inlinable helpers. Only the names a
+        compiled function reads are converted, so that host code beside a kernel (a test
+        with ``with pytest.raises``, a launcher) is never rewritten as tile code."""
         key = id(module_globals)
+        if key in self._globals:
+            self._convert(module_globals, names)
         if key not in self._globals:
             new = dict(module_globals)
             self._globals[key] = new
+            self._converted[key] = set()
             new[static_expressions.CALL_NAME] = compiled_static_eval
             new[static_expressions.ASSERT_NAME] = compiled_static_assert
             new[static_expressions.ITER_NAME] = compiled_static_iter
@@ -119,10 +129,17 @@ class InlineHelpers:
             new[with_blocks.ERROR_NAME] = compiled_rewrite_error
             for static_key, value in current().static_globals.items():
                 new[static_expressions.value_name(static_key)] = self.value(value)
-            for name, value in module_globals.items():
-                if not name.startswith("__"):
-                    new[name] = self.value(value)
+            self._convert(module_globals, names)
         return self._globals[key]
+
+    def _convert(self, module_globals, names):
+        key = id(module_globals)
+        new, done = self._globals[key], self._converted[key]
+        for name in module_globals if names is None else names:
+            if name in done or name.startswith("__") or name not in module_globals:
+                continue
+            done.add(name)
+            new[name] = self.value(module_globals[name])
 
     def value(self, value):
         """What a global or closure value of tile code becomes for the compiler."""
@@ -145,6 +162,15 @@ class InlineHelpers:
             self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
                 self.function(fn))
         return self._dispatchers[id(fn)] or fn
+
+
+def _global_names(code):
+    """The global names ``code`` and the functions defined in it read."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _global_names(constant)
+    return names
 
 
 def _record_globals(code, module_globals):
