@@ -24,7 +24,8 @@ from numba.core import types
 from . import dtypes as d
 from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                           constant_dtype, scalar_argument, sequence_items, static_axes)
-from .compiler.types import ArrayType, ConstantType, FloatLiteral, is_aligned, scalar_type
+from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, is_aligned, \
+    scalar_type
 from .interpreter.host_arrays import to_host
 
 _INT32 = 2**31
@@ -161,14 +162,15 @@ def _scalar(dtype, value):
 def sequence_type(name, value, item_types):
     """The Numba type of a tuple or list argument from its items' types. A tuple may mix
     kinds (``(array, 3)``); a list holds items of one kind (arrays of one dtype and rank,
-    indexed at run time), so its arrays are compiled for the alignment all of them have.
+    indexed at run time: a :class:`~numba_tile.compiler.types.ListType`), so its arrays are
+    compiled for the alignment all of them have.
 
     >>> import numba_tile as ct
     >>> from numba_tile.compiler.types import ArrayType
     >>> from numba_tile.arguments import sequence_type
     >>> sequence_type("xs", [0, 0], [ArrayType(ct.float32, 1, aligned=True),
     ...                              ArrayType(ct.float32, 1)])
-    UniTuple(TileArray(float32, 1, int32), 2)
+    List(TileArray(float32, 1, int32), 2)
     """
     if isinstance(value, list) and item_types:
         if all(isinstance(t, ArrayType) for t in item_types):
@@ -178,6 +180,7 @@ def sequence_type(name, value, item_types):
             raise TypeError(f"Argument '{name}': a list must hold items of one kind (arrays "
                             f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
                             f"pass a tuple to mix them")
+        return ListType(item_types[0], len(item_types))
     return types.BaseTuple.from_types(item_types)
 
 

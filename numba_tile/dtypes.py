@@ -133,15 +133,17 @@ class DType:
         return self.category == BOOLEAN
 
     def __call__(self, value):
-        """Make a strictly typed constant scalar of this dtype.
+        """Make a strictly typed constant scalar of this dtype (an integer keeps the low bits
+        the dtype holds, as cuTile truncates).
 
         >>> import numba_tile as ct
         >>> c = ct.int16(5) + 2
-        >>> c.dtype, c.item()
-        (int16, 7)
+        >>> c.dtype, c.item(), ct.uint8(-1).item()
+        (int16, 7, 255)
         """
         from .interpreter.tile import make_constant
-        return make_constant(value, self)
+        from .promotion import truncated
+        return make_constant(truncated(value, self), self)
 
 
 def _ml_dtype(name):

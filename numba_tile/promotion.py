@@ -111,7 +111,24 @@ def loose_concrete_dtype(value):
     for candidate in (d.int32, d.int64, d.uint64):
         if integer_range(candidate)[0] <= value <= integer_range(candidate)[1]:
             return candidate
-    raise TileValueError(f"Integer constant {value} is out of range of every integer dtype")
+    raise TileValueError(f"Integer constant {value} is out of range of any supported integer "
+                         f"type (int32, int64 or uint64)")
+
+
+def truncated(value, dtype):
+    """An integer constant as ``dtype``'s constructor takes it: the low bits ``dtype`` holds,
+    as cuTile truncates (``ct.uint32(-3)`` is ``0xfffffffd``); anything else unchanged.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.promotion import truncated
+    >>> truncated(-3, ct.uint32), truncated(300, ct.int8), truncated(300.0, ct.int8)
+    (4294967293, 44, 300.0)
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not dtype.is_integral:
+        return value
+    bits = 8 * dtype.itemsize
+    value = int(value) & ((1 << bits) - 1)
+    return value - (1 << bits) if dtype.is_signed and value >> (bits - 1) else value
 
 
 def integer_range(dtype):
@@ -164,6 +181,10 @@ def check_constant_converts(value, dtype):
             check_constant_fits(int(value), dtype)
     else:
         check_constant_fits(value, dtype)
+    if dtype is d.float8_e8m0fnu and not isinstance(value, bool) and value < 0:
+        # (a format of exponents only: no sign bit)
+        raise TileValueError(f"Negative values cannot be represented in an unsigned float "
+                             f"format ({value!r} to {dtype})")
 
 
 def check_constant_fits(value, dtype):

@@ -542,8 +542,8 @@ def ensure_constant_shape(x):
                                          (ensure_constant_block_id, tuple),
                                          (ensure_constant_shape, lambda: (np.zeros(4),))],
                          ids=["int-arg", "float-arg", "bid", "array-shape"])
-def test_ensure_constant_runtime_is_type_error(run_kernel, kernel, args):
-    with pytest.raises(ct.TileTypeError):
+def test_ensure_constant_runtime_is_a_static_assertion_error(run_kernel, kernel, args):
+    with pytest.raises(ct.TileStaticAssertionError, match="is not a compile-time constant"):
         run_kernel(kernel, (1,), args())
 
 

@@ -69,11 +69,26 @@ def test_constructors_make_strictly_typed_constants(dtype, value, expected):
     assert c.item().constant_value() == expected
 
 
-@pytest.mark.parametrize("dtype,value", [(ct.int8, 128), (ct.uint8, -1), (ct.int16, -40000),
-                                         (ct.float16, 70000.0)])
+@pytest.mark.parametrize("dtype,value", [(ct.float16, 70000.0), (ct.int8, 300.0)])
 def test_constructor_range_check(dtype, value):
     with pytest.raises(ct.TileValueError, match=f"out of range of {dtype.name}"):
         dtype(value)
+
+
+@pytest.mark.parametrize("dtype,value,expected", [
+    (ct.int8, 128, -128), (ct.uint8, -1, 255), (ct.int16, -40000, 25536),
+    (ct.uint32, -3, 0xfffffffd), (ct.uint32, 0x1abcdef23, 0xabcdef23),
+    (ct.int32, -3_000_000_000, 1294967296), (ct.int64, 2**64 + 5, 5)])
+def test_an_integer_constructor_keeps_the_low_bits(dtype, value, expected):
+    """As cuTile truncates: ``ct.uint32(-3)`` is ``0xfffffffd``."""
+    assert dtype(value).constant_value() == expected
+
+
+def test_an_unsigned_float_format_takes_no_negative_constant():
+    assert ct.float8_e8m0fnu(0.2).constant_value() == 0.25
+    with pytest.raises(ct.TileValueError, match="Negative values cannot be represented in an "
+                                                "unsigned float format"):
+        ct.float8_e8m0fnu(-0.2)
 
 
 def test_constant_arithmetic_stays_strict():

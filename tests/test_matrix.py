@@ -686,12 +686,12 @@ def reassigned_index_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
 @ct.kernel
 def looked_up_index_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
                            TK: ct.Constant[int]):
-    """The tile index is looked up in a tuple by the loop variable."""
+    """The tile index is looked up by the loop variable (in a chain of conditions: a tuple
+    takes no run-time index, as in cuTile)."""
     bm, bn = ct.bid(0), ct.bid(1)
     acc = ct.full((TM, TN), 0, ct.float32)
-    order = (2, 0, 3, 1)
     for k in range(4):
-        j = order[k]
+        j = 2 if k == 0 else (0 if k == 1 else (3 if k == 2 else 1))
         acc = ct.mma(ct.load(A, (bm, j), (TM, TK)), ct.load(B, (j, bn), (TK, TN)), acc)
     ct.store(C, (bm, bn), acc)
 

@@ -34,8 +34,8 @@ def check_integer_constant(value):
     numba_tile.errors.TileValueError: Integer constant 18446744073709551616 is out of range ...
     """
     if not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
-        raise TileValueError(f"Integer constant {value} is out of range of every integer "
-                             f"dtype (tile code integers fit in int64 or uint64)")
+        raise TileValueError(f"Integer constant {value} is out of range of any supported "
+                             f"integer type (tile code integers fit in int64 or uint64)")
 
 
 def literal_type(value):

@@ -7,6 +7,8 @@ kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's 
 import enum
 import functools
 
+import numpy as np
+
 from numba.cuda.target import CUDATargetContext, CUDATypingContext
 
 from numba.core import types
@@ -21,7 +23,9 @@ from .abstract import constant_of
 from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
+from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
+from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
 from ..interpreter.arrays import Array
 from ..interpreter.tile import Tile
 from ..errors import TileTypeError
@@ -54,6 +58,9 @@ class TileTypingContext(CUDATypingContext):
             return ConstantType(val)
         if isinstance(val, int):  # one Numba has no type for: say why
             check_integer_constant(val)
+        if isinstance(val, np.generic) and dtype_spelling(val.dtype) is not None:
+            # a NumPy scalar (np.int16(4)) is a constant of its dtype, as in the interpreter
+            return TypedConstant(dtype_spelling(val.dtype), val.item())
         spelled = dtype_spelling(val)  # np.float32, torch.float16: the dtype they spell
         if spelled is not None:
             return ConstantType(spelled)
@@ -76,7 +83,12 @@ class TileTypingContext(CUDATypingContext):
         return super().unify_pairs(first, second)
 
     def resolve_getattr(self, typ, attr):
-        if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS):
+        if isinstance(typ, types.EnumClass) and (
+                issubclass(typ.instance_class, _TILE_ENUMS) or
+                not issubclass(typ.instance_class, int) and
+                attr in typ.instance_class.__members__):
+            # a member is a compile-time constant, as a global member is (IntEnum members
+            # stay Numba's, ints at run time)
             return ConstantType(getattr(typ.instance_class, attr))
         if isinstance(typ, types.Module):  # module constants (math.pi) are loose constants
             if not hasattr(typ.pymod, attr):
@@ -108,6 +120,8 @@ class TileTypingContext(CUDATypingContext):
             raise _not_compiled("print() of a tile")
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
             return type_dtype_call(func.value, args, kws)
+        if isinstance(func, types.EnumClass):  # Color(0): the member, a constant
+            return type_enum_call(func.instance_class, args, kws)
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded
@@ -144,6 +158,8 @@ def fold_constants(func, args, kws):
     key = getattr(func, "typing_key", func)
     if kws or key not in FOLDABLE or not args or any(isinstance(a, TypedConstant) for a in args):
         return None  # typed constants fold by the op's rule, which keeps their dtype
+    if any(isinstance(a, types.BaseTuple) for a in args) and key in TUPLE_COMPARISONS:
+        return None  # the rules of tuples decide (typing/tuples.py): (1, 2) < (3, 4) is an error
     values = [constant_of(a, _NOT) for a in args]
     if any(v is _NOT for v in values):
         return None

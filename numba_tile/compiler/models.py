@@ -5,10 +5,11 @@ from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
-from .types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, SliceType, \
+from .types import ArrayType, ConstantType, FloatLiteral, ListType, RawMemoryType, SliceType, \
     TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
+register_model(ListType)(models.UniTupleModel)  # a list argument is laid out as its tuple
 
 
 @register_model(SliceType)

@@ -23,8 +23,9 @@ from numba.cuda.cudadrv import nvvm
 
 from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
-    TileInternalError, TileRecursionError, TileUnsupportedFeatureError
+    TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
 from ..rules.operators import OPERATOR_NODES
+from ..rules.tuples import unpack_error
 from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
 from .contexts import contexts
@@ -167,6 +168,30 @@ def _name_the_function(loc, kernel_fn):
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# Numba's words for a variable whose type differs by path, and for a tuple unpacked into
+# another number of targets: cuTile's TileTypeError and TileValueError
+_UNIFY = re.compile(r"Cannot unify (.+?) and (.+) for '([^']+)'")
+_UNPACK = re.compile(r"wrong tuple length for .*expected (\d+), got (\d+)")
+_ENUM_CONSTANT = re.compile(r"TileConstant\(<(\w+\.\w+): .*>\)")
+
+
+def _typing_error(reason, loc):
+    """The Tile error of a Numba typing failure that is an error of the kernel (not a gap of
+    the compiler), or None."""
+    unpack = _UNPACK.search(reason)
+    if unpack is not None:
+        error = unpack_error(int(unpack[1]), int(unpack[2]))
+        if error is not None:
+            error.loc = loc
+            return error
+    unify = _UNIFY.search(reason)
+    if unify is not None:
+        first, second = (_ENUM_CONSTANT.sub(r"<enum constant \1>", t) for t in unify.groups()[:2])
+        name = unify[3].split(".")[0]
+        variable = f"`{name}`" if name.isidentifier() else "a value"
+        return TileTypeError(f"Type of {variable} depends on path taken: {first} (on one path) "
+                             f"vs. {second} (on another)", loc)
+    return None
 
 
 def as_tile_error(error):
@@ -202,6 +227,9 @@ def as_tile_error(error):
             f"({type(error).__name__}: {reason}): it may point at another or a partial CUDA "
             f"toolkit. Unset CUDA_HOME to use the libraries of numba-tile's cu12/cu13 extra, "
             f"or point it at a complete toolkit")
+    typing_error = _typing_error(reason, loc) if isinstance(error, NumbaError) else None
+    if typing_error is not None:
+        return typing_error
     gap = _frontend_gap(error)
     if gap is not None:
         return TileUnsupportedFeatureError(

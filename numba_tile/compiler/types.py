@@ -143,6 +143,25 @@ class ArrayType(types.Type):
         return f"{self.ndim}-d {self.dtype} array"
 
 
+class ListType(types.UniTuple):
+    """A list argument of a kernel (items of one type, arrays as cuTile has them): a tuple
+    that may also be indexed at run time (``arrays[i]`` in a ``range`` loop), which a tuple
+    may not (:mod:`numba_tile.rules.tuples`).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.compiler.types import ArrayType, ListType
+    >>> ListType(ArrayType(ct.float32, 1), 3)
+    List(TileArray(float32, 1, int32), 3)
+    """
+
+    def __init__(self, dtype, count):
+        super().__init__(dtype, count)
+        self.name = f"List({dtype}, {count})"
+
+    def __repr__(self):
+        return self.name
+
+
 def run_length_for(dtypes):
     """The default run length of a kernel whose arrays have ``dtypes``: a 16-byte vector of the
     narrowest of them, between 4 and 8 elements. The compiler sets it for each kernel before

@@ -13,7 +13,7 @@ import itertools
 from .. import keyword_arguments, static_expressions
 from ..promotion import loose_concrete_dtype
 from ..source_code import closure_for, rewritten_code
-from . import with_blocks
+from . import tuples, with_blocks
 from ..rules import operators
 
 # The special methods whose results stay loosely typed: those of the operators of tile code but
@@ -131,6 +131,7 @@ def literal_typed_code(fn):
 
 
 def _rewrite(fn):
+    from . import loop_carried  # (which makes tiles: tile.py imports this module)
     code = fn.__code__
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"
@@ -141,6 +142,8 @@ def _rewrite(fn):
         _LiteralRewriter(prefix, table).visit(node)
         keyword_arguments.convert_on_entry(node)
         with_blocks.check_with_items(node)
+        tuples.rewrite(node)
+        loop_carried.rewrite(node)
         return True
     new_code = rewritten_code(fn, transform)
     return None if new_code is None else (new_code, table)

@@ -31,8 +31,9 @@ from .arrays import Array
 from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
 from .loops import TileRange
-from .tile import Tile
-from . import with_blocks
+from .enum_classes import tile_enum_class
+from .tile import Tile, to_tile
+from . import loop_carried, tuples, with_blocks
 from .tile_math import REPLACEMENTS, tile_math
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -130,6 +131,8 @@ class TileGlobals:
                                                               module_globals)
         new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
                                                                 module_globals)
+        new.update(tuples.GLOBALS)
+        new.update(loop_carried.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
         new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
@@ -144,6 +147,9 @@ class TileGlobals:
         """What a global of user code is in tile code."""
         if value is math:
             return tile_math
+        constant = _captured_constant(value)
+        if constant is not None:
+            return constant
         if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
             return loose(value)  # a global constant is a loosely typed constant
         if callable(value) and id(value) in REPLACEMENTS:
@@ -185,7 +191,8 @@ class TileGlobals:
                     is_user_code(value) or context_managers.generator_function(value)):
                 cells.append(types.CellType(self.tile_value(value)))
             else:
-                cells.append(cell)
+                replaced = _captured_constant(value)
+                cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
     def rebind(self, fn):
@@ -229,6 +236,15 @@ class _TileModule(types.ModuleType):
             raise missing_attribute_error(self.__name__, name) from None
         self.__dict__[name] = value  # found once per launch
         return value
+
+
+def _captured_constant(value):
+    """What an enum class or a NumPy scalar that tile code reads (a global, a captured
+    variable) is there, else None: an enum class that makes members of constants only
+    (:mod:`.enum_classes`); a constant of the scalar's dtype (``np.int16(4)``), as compiled."""
+    if isinstance(value, np.generic) and d.dtype_spelling(value.dtype) is not None:
+        return to_tile(value)
+    return tile_enum_class(value)
 
 
 def _raising(fn, error):
@@ -331,7 +347,7 @@ class PreparedArguments:
                     len({(a.dtype, a.ndim) for a in items if isinstance(a, Array)}) > 1:
                 raise TypeError(f"The arrays in list argument '{name}' must share dtype and "
                                 f"rank")
-            return tuple(items)
+            return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
         if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
             return value
         spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell

@@ -179,7 +179,8 @@ def static_iter(iterable):
 
 @tile_op
 def ensure_constant(value, /):
-    """Return ``value`` if it is a compile-time constant, else raise ``TileTypeError``.
+    """Return ``value`` if it is a compile-time constant, else raise
+    ``TileStaticAssertionError`` (as cuTile does).
 
     >>> import numba_tile as ct
     >>> @ct.kernel
@@ -188,9 +189,15 @@ def ensure_constant(value, /):
     >>> ct.launch(0, (1,), show, (4,))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: ensure_constant() needs a compile-time constant, got run-time int32 scalar
+    numba_tile.errors.TileStaticAssertionError: ensure_constant(): a run-time int32 scalar is ...
     ...
     """
     if constant_value(value, _NOT_CONSTANT) is _NOT_CONSTANT:
-        raise TileTypeError(f"ensure_constant() needs a compile-time constant, got {describe(value)}")
+        raise not_constant_error(value)
     return value
+
+
+def not_constant_error(value):
+    """The error of ``ensure_constant(value)`` for a ``value`` known only at run time."""
+    return TileStaticAssertionError(f"ensure_constant(): a {describe(value)} is not a "
+                                    f"compile-time constant")

@@ -5,11 +5,11 @@ plain Python, the compiler fail inside Numba).
 Rejected, with the kernel line: ``try``, ``yield`` (a generator kernel), ``import``,
 ``global``/``nonlocal``, ``del``, ``:=``, list/dict/set literals and comprehensions (tile code
 has tuples), generator expressions other than tuple comprehensions over ``ct.static_iter``,
-item assignment (tiles and tuples are immutable), ``static_eval`` or ``static_assert`` other
-than called directly, ``static_iter`` other than as the iterable of a ``for`` (whose body may
-not ``break`` or ``continue``), and ``return`` inside a ``for`` loop (also in the helpers the
-kernel calls, :func:`helper_source_error`). The expressions inside them are plain Python, run
-at compile time: they may use any of these.
+``static_eval`` or ``static_assert`` other than called directly, ``static_iter`` other than as
+the iterable of a ``for`` (whose body may not ``break`` or ``continue``), and ``return``
+inside a ``for`` loop (also in the helpers the kernel calls, :func:`helper_source_error`).
+The expressions inside them are plain Python, run at compile time: they may use any of
+these. (Item assignment depends on the type assigned to: see :mod:`numba_tile.rules.tuples`.)
 
 >>> from numba_tile.rules.syntax import check_kernel_source
 >>> def kernel(x):
@@ -52,9 +52,8 @@ if hasattr(ast, "TryStar"):
 
 
 def check_kernel_source(fn):
-    """Raise ``TileSyntaxError`` (``TileTypeError`` for item assignment) at the first
-    construct of ``fn``'s source that tile code does not take; nothing where the source
-    cannot be found."""
+    """Raise ``TileSyntaxError`` at the first construct of ``fn``'s source that tile code
+    does not take; nothing where the source cannot be found."""
     try:
         lines, first_line = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -94,10 +93,6 @@ def check_kernel_source(fn):
             found.append((TileSyntaxError, "A kernel cannot be a generator (yield)", node))
         if isinstance(node, ast.Await):
             found.append((TileSyntaxError, "await is not supported in tile code", node))
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        found.extend((TileTypeError, _ITEM_ASSIGNMENT, target) for target in targets
-                     if isinstance(target, ast.Subscript))
         construct = _names_static_construct(node)
         if construct and id(node) not in called:
             found.append((TileSyntaxError, f"{construct}() must be used directly: "
@@ -179,10 +174,6 @@ def _loop_exits(statements, inner_loop):
 def _names(node):
     return node.id if isinstance(node, ast.Name) else \
         node.attr if isinstance(node, ast.Attribute) else None
-
-
-_ITEM_ASSIGNMENT = ("Item assignment is not supported in tile code: tiles and tuples are "
-                    "immutable (make a new one, or use ct.where or ct.insert)")
 
 
 def _names_static_construct(node):

@@ -119,27 +119,31 @@ class InlineCalls(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        self._inline(state)
-        # what the calls left behind (a tuple the functions called were taken from) would
-        # be typed otherwise
-        dead_code_elimination(state.func_ir)
+        if self._inline(state):
+            # what the calls left behind (a tuple the functions called were taken from) would
+            # be typed otherwise; only then: the kernel's own dead expressions (``t[1.0]``)
+            # are typed, and their errors raised, as the interpreter runs them
+            dead_code_elimination(state.func_ir)
         return True
 
     @staticmethod
     def _inline(state):
-        compilation = current()
+        """Inline what there is to; True if something was."""
+        compilation, inlined = current(), False
         for _ in range(MOST_LEVELS):
             if inline_closure_calls(state.func_ir):
                 InlineInlinables().run_pass(state)
+                inlined = True
                 continue
             if not compilation.recursive_helpers:
-                return
+                return inlined
             prune_constant_branches(state.func_ir, state.args)
             calls = _recursive_calls(state.func_ir)
             if not calls:
                 PostProcessor(state.func_ir).run()
-                return
+                return inlined
             _inline_one_level(state, calls)
+            inlined = True
         raise TileRecursionError(RECURSION_MESSAGE, None)
 
 

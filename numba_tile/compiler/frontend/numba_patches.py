@@ -20,9 +20,10 @@ import contextlib
 
 from numba.cuda.core.compiler_lock import global_compiler_lock
 
+from ..typing import settled_errors
 from . import closures, inlining
 
-_PATCHES = closures.PATCHES + inlining.PATCHES
+_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES
 
 
 @contextlib.contextmanager

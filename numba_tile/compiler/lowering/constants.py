@@ -5,6 +5,8 @@ import operator
 
 from numba.core import cgutils, types
 
+from ...rules import enums as enum_rules
+from ..abstract import operand
 from ..compilation import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
@@ -179,3 +181,12 @@ def constant_attribute(context, builder, typ, value, attr):
 def lower_tuple_extension(context, builder, sig, args):
     """``parts += (t,)`` on tuples: a new tuple, as ``parts + (t,)``."""
     return context.get_function(operator.add, sig)(builder, args)
+
+
+@lower(types.EnumClass, types.Any)
+def lower_enum_call(context, builder, sig, args):
+    """``Color(0)``: the member, a constant (an ``IntEnum`` member is its value)."""
+    if isinstance(sig.return_type, types.EnumMember):  # which member: its argument says
+        member = enum_rules.member(sig.return_type.instance_class, operand(sig.args[0]))
+        return context.get_constant(sig.return_type.dtype, member.value)
+    return context.get_dummy_value()

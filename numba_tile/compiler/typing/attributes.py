@@ -61,6 +61,8 @@ class ConstantAttributes(AttributeTemplate):
             return types.BooleanLiteral(value)
         if isinstance(value, int):
             return types.IntegerLiteral(value)
+        if isinstance(value, float):  # Weight.HEAVY.value
+            return FloatLiteral(value)
         if isinstance(value, (str, d.DType)) or value is None:
             return ConstantType(value)
         return None

@@ -1,16 +1,19 @@
 """Typing of what tile code computes while compiling: ``static_assert``, ``ensure_constant``,
-``static_eval``, comparisons of constants (dtypes, ``Constant[str]`` parameters), and tuples
-whose entries stay constants (concatenation, ``tuple()``, constant indexing, ``reversed``)."""
+``static_eval``, comparisons of constants (dtypes, ``Constant[str]`` parameters, enum members,
+which are not ordered), enum members made from their values (``Color(0)``), and tuples whose
+entries stay constants (concatenation, ``tuple()``, constant indexing, ``reversed``)."""
 
 import operator
 
 from numba.core import types
 from numba.core.typing import signature
+from numba.core.typing.typeof import typeof
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
-from ..abstract import RuntimeScalar, constant_of
+from ...rules import enums as enum_rules
+from ..abstract import RuntimeScalar, constant_of, operand
 from ..types import ConstantType
 from .templates import compile_time_value, constant_value, register_template, registry
 
@@ -27,20 +30,30 @@ def infer_static_assert(values):
     return types.none
 
 
+def _is_constant(value):
+    return isinstance(value, (types.Literal, ConstantType, types.Omitted)) or (
+        isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal) for v in value))
+
+
 def infer_ensure_constant(values):
     value = values["value"]
-    if not isinstance(value, (types.Literal, ConstantType, types.Omitted)) and not (
-            isinstance(value, types.BaseTuple) and all(isinstance(v, types.Literal)
-                                                       for v in value)):
-        raise TileTypeError(f"ensure_constant() needs a compile-time constant, got a run-time "
+    if not _is_constant(value):
+        raise debugging.not_constant_error(operand(value))
+    return value
+
+
+def infer_static_eval(values):
+    """``static_eval`` of a kernel without source (there is no expression to run)."""
+    value = values["expr"]
+    if not _is_constant(value):
+        raise TileTypeError(f"static_eval() needs a compile-time constant, got a run-time "
                             f"{value}")
     return value
 
 
 register_template(debugging.static_assert, infer_static_assert)
 register_template(debugging.ensure_constant, infer_ensure_constant)
-register_template(debugging.static_eval, lambda values: infer_ensure_constant(
-    {"value": values["expr"]}))
+register_template(debugging.static_eval, infer_static_eval)
 
 
 class ConstantComparison(AbstractTemplate):
@@ -66,6 +79,36 @@ class ConstantInequality(ConstantComparison):
 
 
 registry.register_global(operator.ne)(ConstantInequality)
+
+
+def _enum_ordering_template(key, symbol):
+    class EnumOrdering(AbstractTemplate):
+        """``Color.RED < Color.GREEN``: the rule's error (members of an ``IntEnum`` are
+        ints, folded as constants)."""
+
+        def generic(self, args, kws):
+            if len(args) == 2 and any(isinstance(a, ConstantType) for a in args):
+                enum_rules.check_comparison(symbol, *[constant_of(a, None) for a in args])
+            return None
+
+    EnumOrdering.key = key
+    registry.register_global(key)(EnumOrdering)
+
+
+for _key, _symbol in ((operator.lt, "<"), (operator.le, "<="), (operator.gt, ">"),
+                      (operator.ge, ">=")):
+    _enum_ordering_template(_key, _symbol)
+
+
+def type_enum_call(enum_class, args, kws):
+    """The signature of ``Color(0)`` in tile code: the member of a constant value, itself a
+    constant (an ``IntEnum`` member is Numba's, an int at run time); the rule's errors for
+    other values."""
+    if kws or len(args) != 1:
+        raise TileTypeError(f"{enum_class.__name__}() takes exactly one argument")
+    member = enum_rules.member(enum_class, operand(args[0]))
+    result = typeof(member) if isinstance(member, int) else ConstantType(member)
+    return signature(result, *args)
 
 
 class TupleConcatenation(AbstractTemplate):

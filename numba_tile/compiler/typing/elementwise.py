@@ -16,6 +16,7 @@ from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from ...rules.core import as_operand, dtype_argument
+from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
@@ -290,7 +291,7 @@ def type_dtype_call(dtype, args, kws):
     (value,) = args
     constant = constant_of(value, _NOT_A_CONSTANT)
     if constant is not _NOT_A_CONSTANT:
-        return signature(folded_type(make_constant(constant, dtype)), *args)
+        return signature(folded_type(make_constant(truncated(constant, dtype), dtype)), *args)
     if not (isinstance(value, TileType) or is_scalar(value)):
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")
     return signature(infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)
