@@ -163,9 +163,10 @@ class Dataclasses:
     def _instance(self, obj):
         """``obj`` as an instance of its tile class, its fields converted too."""
         cls = type(obj)
-        if _ORIGINAL in vars(cls):
+        tile_class = self.tile_class(cls)
+        if tile_class is cls:
             return obj
-        converted = object.__new__(self.tile_class(cls))
+        converted = object.__new__(tile_class)
         if hasattr(obj, "__dict__"):
             converted.__dict__.update(obj.__dict__)
         for name in rules.field_names(cls):
@@ -189,11 +190,15 @@ class Dataclasses:
         cls = original_class(cls)
         if cls in self._classes:
             return self._classes[cls]
-        tile_class = type(cls)(cls.__name__, (cls,), {
-            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
-            "__doc__": cls.__doc__, _ORIGINAL: cls,
-            "__dataclass_fields__": cls.__dataclass_fields__,
-            "__dataclass_params__": cls.__dataclass_params__})
+        try:
+            tile_class = type(cls)(cls.__name__, (cls,), {
+                "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__, _ORIGINAL: cls,
+                "__dataclass_fields__": cls.__dataclass_fields__,
+                "__dataclass_params__": cls.__dataclass_params__})
+        except Exception:  # noqa: BLE001 - a class that refuses subclasses runs as it is
+            self._classes[cls] = cls
+            return cls
         # kept before its functions are re-bound: they may read instances of the class
         self._classes[cls] = tile_class
         if rules.class_attribute(cls, "__getattr__") is dataclasses.MISSING:
