@@ -46,6 +46,7 @@ import numpy as np
 
 from . import comprehensions
 from . import dtypes as d
+from .rules import dataclasses as dataclass_rules
 from .errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, \
     TileTypeError
 from .rules.syntax import static_iter_problems
@@ -142,6 +143,8 @@ def evaluate(key, values, namespace, static_context, finish=None):
     with static_context(found.construct):
         try:
             result = function(*values)
+            if found.construct == "static_eval":  # a dataclass instance must be frozen
+                dataclass_rules.check_values(result)
             if found.construct == "static_assert":  # the message as run-time values show
                 condition, message = result
                 return condition, None if message is None else str(message)

@@ -129,7 +129,7 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "UnrollStaticIter",
                      "PruneConstantBranches", "PipelineMmaLoads", "DeferProductWaits",
                      "LiteralUnroll", "RewriteDeviceOutput", "PruneConstantBranches",
-                     "NopythonTypeInference", "CheckStaticIterItems",
+                     "InlineDataclassMembers", "NopythonTypeInference", "CheckStaticIterItems",
                      "ComputeIndexTilesInPlace", "FindProductsInFlight"]
 
 

@@ -23,6 +23,7 @@ from .abstract import constant_of
 from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
+from .typing.dataclasses import holds_dataclasses, value_type as dataclass_value_type
 from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
 from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
@@ -54,6 +55,8 @@ class TileTypingContext(CUDATypingContext):
         super()._insert_global(gv, gty)
 
     def resolve_value_type(self, val):
+        if holds_dataclasses(val):  # a frozen dataclass, an instance, a tuple holding one
+            return dataclass_value_type(self, val)
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
         if isinstance(val, int):  # one Numba has no type for: say why

@@ -15,12 +15,13 @@ are imported first, in this order, and nothing they import registers a template.
 from .typing import memory, elementwise, reductions, shapes, compile_time, factories, \
     attributes, matrix, device_output, text, pipelines, loops, \
     gather, atomics, scans, static_expressions, static_iteration, \
-    keywords, rewrite_errors, tuples  # noqa: F401 (typing families, in order)
+    keywords, dataclasses, rewrite_errors, tuples  # noqa: F401 (typing families, in order)
 from .typing.templates import registry as typing_registry
 from .lowering import constants, device_output as lowering_device_output, elementwise as \
     lowering_elementwise, factories as lowering_factories, matrix as lowering_matrix, \
     memory as lowering_memory, pipelines as lowering_pipelines, reductions as \
     lowering_reductions, shapes as lowering_shapes, text as lowering_text, \
     gather as lowering_gather, atomics as lowering_atomics, scans as lowering_scans, \
-    keywords as lowering_keywords, tuples as lowering_tuples  # noqa: F401
+    keywords as lowering_keywords, dataclasses as lowering_dataclasses, \
+    tuples as lowering_tuples  # noqa: F401
 from .lowering.registry import registry as lowering_registry

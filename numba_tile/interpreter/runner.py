@@ -27,11 +27,12 @@ from ..rules import context_managers
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
 from . import context
+from . import dataclasses as tile_dataclasses
 from .arrays import Array
+from .enum_classes import tile_enum_class
 from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
 from .loops import TileRange
-from .enum_classes import tile_enum_class
 from .tile import Tile, to_tile
 from . import loop_carried, tuples, with_blocks
 from .tile_math import REPLACEMENTS, tile_math
@@ -116,6 +117,7 @@ class TileGlobals:
         self._by_module = {}
         self._modules = {}
         self._rebinding = set()  # guards against cycles of closures
+        self._dataclasses = tile_dataclasses.Dataclasses(self.tile_value)
 
     def globals_for(self, module_globals):
         key = id(module_globals)
@@ -127,8 +129,8 @@ class TileGlobals:
         # what static_eval/static_assert calls of this module's code become: their
         # expressions are plain Python, run with the module's own globals
         # (numba_tile.static_expressions)
-        new[static_expressions.CALL_NAME] = functools.partial(_static_eval_call,
-                                                              module_globals)
+        new[static_expressions.CALL_NAME] = functools.partial(
+            _static_eval_call, module_globals, self._dataclasses.converted)
         new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
                                                                 module_globals)
         new.update(tuples.GLOBALS)
@@ -147,6 +149,9 @@ class TileGlobals:
         """What a global of user code is in tile code."""
         if value is math:
             return tile_math
+        dataclass_value = self._dataclasses.value(value)
+        if dataclass_value is not None:  # a dataclass, an instance, dataclasses.replace
+            return dataclass_value
         constant = _captured_constant(value)
         if constant is not None:
             return constant
@@ -191,7 +196,9 @@ class TileGlobals:
                     is_user_code(value) or context_managers.generator_function(value)):
                 cells.append(types.CellType(self.tile_value(value)))
             else:
-                replaced = _captured_constant(value)
+                replaced = self._dataclasses.value(value)
+                if replaced is None:
+                    replaced = _captured_constant(value)
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
@@ -255,11 +262,12 @@ def _raising(fn, error):
     return raising
 
 
-def _static_eval_call(module_globals, key, *values):
+def _static_eval_call(module_globals, finish, key, *values):
     """``ct.static_eval(EXPR)`` in interpreted code: EXPR with the block's values, where a
-    tile operation with an effect cannot be called."""
+    tile operation with an effect cannot be called; ``finish`` makes the dataclass
+    instances of its value those of tile code."""
     return static_expressions.evaluate(key, values, module_globals,
-                                       context.static_evaluation)
+                                       context.static_evaluation, finish=finish)
 
 
 def _static_assert_call(module_globals, key, *values):

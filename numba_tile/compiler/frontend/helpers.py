@@ -155,6 +155,11 @@ class InlineHelpers:
             return self._modules[id(value)]
         return value
 
+    def inlinable(self, fn):
+        """``fn`` as a helper inlined where it is called, whatever its module (a function
+        of a dataclass, :mod:`.dataclass_members`)."""
+        return self._dispatcher(fn)
+
     def _dispatcher(self, fn):
         if id(fn) not in self._dispatchers:
             from numba import cuda

@@ -12,10 +12,11 @@ goes before or after:
    as any other), the loads that feed ``mma`` pipelined, and then the waits for products
    put where their results are read (which leaves the products of pipelined tiles alone);
 3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
-   constant branches decided again before it; after it, the items of the ``static_iter``
-   loops that typing found checked (the kernel is compiled again where they are new), index
-   tiles asked for the layout of their reader (typing again), then the products that run on
-   into the next iteration found from the final types.
+   constant branches decided again before it, then the functions of dataclasses inlined
+   where the kernel typed as far as it can shows their calls; after it, the items of the
+   ``static_iter`` loops that typing found checked (the kernel compiled again where they are
+   new), index tiles asked for the layout of their reader (typing again), then the products
+   that run on into the next iteration found from the final types.
 
 Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
 when the pipeline is built (:func:`ordered`), and each pass checks, when it runs, that what
@@ -34,6 +35,7 @@ from numba.cuda.core.untyped_passes import GenericRewrites, LiteralUnroll
 from ...errors import TileInternalError
 from .inlining import InlineCalls
 from .constant_branches import PruneConstantBranches
+from .dataclass_members import InlineDataclassMembers
 from .deferred_products import DeferProductWaits
 from .device_output import RewriteDeviceOutput
 from .contract import TYPED
@@ -55,7 +57,8 @@ STEPS = (
     Step(GenericRewrites, "before", (RewriteDeviceOutput,)),
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
                                    PipelineMmaLoads, DeferProductWaits)),
-    Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches)),
+    Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
+                                           InlineDataclassMembers)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, ComputeIndexTilesInPlace,
                                           FindProductsInFlight)),
 )

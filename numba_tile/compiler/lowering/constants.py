@@ -13,7 +13,8 @@ from ..typing.static_expressions import compiled_static_assert, compiled_static_
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter_instance
 from ..types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, TileType, \
     TypedConstant, dtype_of_scalar
-from . import arithmetic
+from ..typing.dataclasses import DataclassType
+from . import arithmetic, dataclasses as lowering_dataclasses
 from .registry import lower, registry
 
 
@@ -72,6 +73,8 @@ def folded_constant(context, builder, sig, args):
     if isinstance(result, types.BaseTuple):
         return context.make_tuple(builder, result, [
             context.get_constant(t.literal_type, t.literal_value) for t in result])
+    if isinstance(result, DataclassType):  # a static_eval's instance of constants
+        return lowering_dataclasses.constant_instance(context, builder, result)
     return context.get_dummy_value()
 
 

@@ -30,6 +30,8 @@ from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type
 from ..types import ArrayType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
+from ...rules.dataclasses import field_names, is_dataclass_instance
+from .dataclasses import DataclassType, constant_instance, value_type as dataclass_value_type
 from .keywords import KeywordArgumentsType
 from .templates import folded_type, registry
 
@@ -199,6 +201,8 @@ def _tile_value(numba_type):
     if isinstance(numba_type, types.BaseTuple):
         values = tuple(_tile_value(t) for t in numba_type)
         return RUN_TIME if any(v is RUN_TIME for v in values) else values
+    if isinstance(numba_type, DataclassType):  # an instance whose fields are constants
+        return constant_instance(numba_type, _tile_value, RUN_TIME)
     if isinstance(numba_type, KeywordArgumentsType):  # a helper's **kwargs: a dict
         values = [_tile_value(t) for t in numba_type.values]
         return RUN_TIME if any(v is RUN_TIME for v in values) else \
@@ -223,6 +227,15 @@ def _plain(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
     return int(value) if isinstance(value, int) else float(value)
+
+
+def _holds_run_time_values(value):
+    if isinstance(value, tuple):
+        return any(_holds_run_time_values(v) for v in value)
+    if is_dataclass_instance(value):
+        return any(_holds_run_time_values(getattr(value, name))
+                   for name in field_names(type(value)))
+    return isinstance(value, (RunTimeValue, _Method))
 
 
 def _is_constant(value):
@@ -271,6 +284,10 @@ class StaticEvalTemplate(_StaticTemplate):
             return result._type, result._index
         if isinstance(result, Tile) and result.is_constant and result.ndim == 0:
             return folded_type(result), None
+        if is_dataclass_instance(result):  # its type, where its fields are constants
+            if _holds_run_time_values(result):
+                raise AsTileCode(key)
+            return dataclass_value_type(self.context, result), None
         if isinstance(result, (_Method, RunTimeValue)) or (
                 isinstance(result, tuple) and not _is_constant(result)):
             raise AsTileCode(key)
