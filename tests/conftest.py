@@ -172,7 +172,10 @@ def _host_view(value):
 
 def _device_argument(value, write_backs):
     if isinstance(value, (tuple, list)):
-        return type(value)(_device_argument(v, write_backs) for v in value)
+        items = [_device_argument(v, write_backs) for v in value]
+        if hasattr(type(value), "_fields"):  # a namedtuple takes its items one by one
+            return type(value)(*items)
+        return type(value)(items)
     host = _host_view(value)
     if host is None:
         return value

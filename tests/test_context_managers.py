@@ -206,6 +206,12 @@ def _helper_entering(x):
         pass
 
 
+@contextlib.contextmanager
+def _yield_in_a_foreign_block(x):
+    with ct.interpret():  # the yield sits in a block that tile code refuses
+        yield
+
+
 @ct.kernel
 def enters(x, which: ct.Constant[int]):
     if which == 0:
@@ -223,8 +229,11 @@ def enters(x, which: ct.Constant[int]):
     elif which == 4:
         with ct.interpret():  # not a generator of the user's code
             pass
-    else:
+    elif which == 5:
         _helper_entering(x)
+    else:
+        with _yield_in_a_foreign_block(x):
+            pass
 
 
 @pytest.mark.parametrize("which,error,match", [
@@ -233,7 +242,8 @@ def enters(x, which: ct.Constant[int]):
     (2, ct.TileTypeError, "outside of loops and conditional"),
     (3, ct.TileSyntaxError, "Returning from a generator-based context manager"),
     (4, ct.TileTypeError, "needs a generator-based context manager"),
-    (5, ct.TileTypeError, "must have one `yield` statement")])
+    (5, ct.TileTypeError, "must have one `yield` statement"),
+    (6, ct.TileTypeError, "needs a generator-based context manager")])
 def test_the_generator_rules(run_kernel, which, error, match):
     with pytest.raises(error, match=match):
         run_kernel(enters, (1,), (np.zeros(1, np.int32), which))

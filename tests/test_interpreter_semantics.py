@@ -27,6 +27,24 @@ def test_helpers_from_another_module_follow_tile_semantics(capsys):
         "[0.0, 0.0, 0.0, 1.0] [0.0, 0.0, 0.0, 1.0] int32", "[6.0, 6.0] int32"]
 
 
+def test_installed_libraries_are_no_user_code_wherever_they_lie(monkeypatch):
+    """NumPy installed outside the interpreter's own directories (``pip install --target``,
+    a ``PYTHONPATH`` of packages) is a library all the same: its functions and modules keep
+    Python semantics and are never rewritten as tile code; the user's modules are."""
+    from numba_tile.interpreter import runner
+    package_only = tuple(d for d in runner._LIBRARY_DIRS if "numba_tile" in d)
+    monkeypatch.setattr(runner, "_LIBRARY_DIRS", package_only)
+    runner._installed_elsewhere.cache_clear()
+    try:
+        assert not runner.is_user_code(np)
+        assert not runner.is_user_code(np.linalg)
+        assert not runner.is_user_code(np.linalg.norm)
+        assert runner.is_user_code(kernel_helpers)
+        assert runner.is_user_code(kernel_helpers.relu)
+    finally:
+        runner._installed_elsewhere.cache_clear()
+
+
 @pytest.mark.parametrize("value", [np.int64(4), np.int32(4), np.uint8(4)])
 def test_numpy_integers_for_constant_parameters(value, capsys):
     @ct.kernel

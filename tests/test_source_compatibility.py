@@ -327,7 +327,7 @@ def test_static_iter_over_a_tuple_built_with_iadd(run_kernel, rng):
     assert relative_error(out, 3.0 * x.astype(np.float64)) < 1e-6
 
 
-# -- Python the compiler does not take yet: a clear gap, not an internal error ------------------
+# -- *args, **kwargs forwarding and with on a contextmanager helper (once compiler gaps) -------
 def _sum_of(*tiles):
     return tiles[0] + tiles[1]
 

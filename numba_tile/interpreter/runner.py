@@ -10,9 +10,11 @@ import builtins
 import contextlib
 import enum
 import functools
+import importlib.metadata
 import itertools
 import math
 import os
+import sys
 import sysconfig
 import types
 
@@ -105,7 +107,33 @@ def is_user_code(obj):
         filename = getattr(obj, "__file__", None)
     if not filename or filename.startswith("<frozen"):
         return False
-    return not os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+    if os.path.abspath(filename).startswith(_LIBRARY_DIRS):
+        return False
+    module = obj.__module__ if isinstance(obj, types.FunctionType) else obj.__name__
+    return not _installed_elsewhere((module or "").partition(".")[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_elsewhere(top_level):
+    """True where module ``top_level`` is an installed distribution's outside the
+    interpreter's own directories (``pip install --target``, a ``PYTHONPATH`` of installed
+    packages): NumPy found there is a library all the same. An editable install's modules
+    stay the user's (its distribution's files lie elsewhere)."""
+    module = sys.modules.get(top_level)
+    filename = getattr(module, "__file__", None)
+    if not filename:
+        return False
+    root = os.path.dirname(os.path.abspath(filename))
+    if os.path.basename(filename).startswith("__init__."):
+        root = os.path.dirname(root)
+    for name in importlib.metadata.packages_distributions().get(top_level, ()):
+        try:
+            located = importlib.metadata.distribution(name).locate_file("")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        if os.path.abspath(str(located)) == root:
+            return True
+    return False
 
 
 class TileGlobals:

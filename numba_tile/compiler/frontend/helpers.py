@@ -149,11 +149,26 @@ class InlineHelpers:
             return self._dispatcher(tile_function(value))
         if isinstance(value, types.ModuleType) and is_user_code(value):
             if id(value) not in self._modules:
-                proxy = types.ModuleType(value.__name__, value.__doc__)
-                self._modules[id(value)] = proxy
-                proxy.__dict__.update(self.globals_for(vars(value)))
+                self._modules[id(value)] = self._module_proxy(value)
             return self._modules[id(value)]
         return value
+
+    def _module_proxy(self, module):
+        """A stand-in for a user module that tile code reads: an attribute is converted
+        when tile code first reads it (a module ``__getattr__``), so that the module's host
+        code (launchers, tests) is never rewritten as tile code."""
+        proxy = types.ModuleType(module.__name__, module.__doc__)
+        proxy.__dict__.update((name, value) for name, value in vars(module).items()
+                              if name.startswith("__") and name != "__getattr__")
+
+        def converted_attribute(name):
+            if name.startswith("__"):
+                raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+            value = self.value(getattr(module, name))
+            setattr(proxy, name, value)
+            return value
+        proxy.__getattr__ = converted_attribute
+        return proxy
 
     def inlinable(self, fn):
         """``fn`` as a helper inlined where it is called, whatever its module (a function

@@ -316,7 +316,12 @@ class WithBlocks:
         # its own with blocks first: then its yield is a statement of its body
         inner = WithBlocks(generator, self.injected, self.errors, self.counter)
         inner.scope = function
+        known_errors = len(self.errors)
         function.body = inner._statements(function.body, own_names)
+        if not _contains(function.body, source.yield_statement):
+            # a with block of its own whose context manager tile code refuses held the
+            # yield: that error is what compiling this block raises
+            raise self.errors[known_errors]
         tag = f"{PREFIX}{next(self.counter)}"
         mapping = {name: f"{tag}_{name}" for name in own_names}
         for name in _read_names(function.body) - own_names:
@@ -374,3 +379,9 @@ def _argument_binder(generator, function):
                                generator.__defaults__)
     bound.__kwdefaults__ = generator.__kwdefaults__
     return bound
+
+
+def _contains(statements, target):
+    """True where statement ``target`` is among ``statements`` or nested in them."""
+    return any(node is target for statement in statements for node in ast.walk(statement))
+

@@ -25,6 +25,15 @@ COMPARISONS = {operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.
                operator.gt: ">", operator.ge: ">="}
 
 
+class _TupleTemplate(AbstractTemplate):
+    """What the templates of tuples share: tried before Numba's own (and before numba-cuda's
+    overloads, which need a GPU), with literal arguments first."""
+
+    tile_first = True
+    prefer_literal = True
+    metadata = {"target": "cuda"}
+
+
 def type_at(numba_type, path):
     """The type of the element of nested tuple type ``numba_type`` at ``path``."""
     for index in path:
@@ -32,13 +41,10 @@ def type_at(numba_type, path):
     return numba_type
 
 
-class TupleLength(AbstractTemplate):
+class TupleLength(_TupleTemplate):
     """``len(t)`` of a tuple is a constant: its length is part of its type."""
 
     key = len
-    tile_first = True
-    prefer_literal = True
-    metadata = {"target": "cuda"}  # before numba-cuda's overloads, which need a GPU
 
     def generic(self, args, kws):
         if kws or len(args) != 1 or not isinstance(args[0], types.BaseTuple):
@@ -52,15 +58,12 @@ class TupleLength(AbstractTemplate):
 registry.register_global(len)(TupleLength)
 
 
-class TupleIndex(AbstractTemplate):
+class TupleIndex(_TupleTemplate):
     """``t[i]`` of a tuple where ``i`` is not a constant integer (those are
     ``compile_time.TupleConstantIndex``'s) nor a constant slice: the rule's error. A list
     argument's run-time index is left to Numba's indexing of homogeneous tuples."""
 
     key = operator.getitem
-    tile_first = True
-    prefer_literal = True
-    metadata = {"target": "cuda"}  # before numba-cuda's overloads, which need a GPU
 
     def generic(self, args, kws):
         if kws or len(args) != 2 or not isinstance(args[0], types.BaseTuple):
@@ -87,10 +90,7 @@ def equality_types(context, key, left, right, equalities):
 
 
 def _comparison_template(key, symbol):
-    class Template(AbstractTemplate):
-        tile_first = True
-        prefer_literal = True
-        metadata = {"target": "cuda"}
+    class Template(_TupleTemplate):
 
         def generic(self, args, kws):
             if kws or len(args) != 2 or not any(isinstance(a, types.BaseTuple) for a in args):
@@ -113,14 +113,11 @@ for _key, _symbol in COMPARISONS.items():
     _comparison_template(_key, _symbol)
 
 
-class TupleContains(AbstractTemplate):
+class TupleContains(_TupleTemplate):
     """``x in t`` of a tuple: a constant where an item equals ``x`` as a constant (before any
     run-time one) or none can; else the run-time ``or`` of the other items' equalities."""
 
     key = operator.contains
-    tile_first = True
-    prefer_literal = True
-    metadata = {"target": "cuda"}  # before numba-cuda's overloads, which need a GPU
 
     def generic(self, args, kws):
         if kws or len(args) != 2 or not isinstance(args[0], types.BaseTuple):
@@ -140,12 +137,10 @@ class TupleContains(AbstractTemplate):
 registry.register_global(operator.contains)(TupleContains)
 
 
-class ImmutableSetItem(AbstractTemplate):
+class ImmutableSetItem(_TupleTemplate):
     """``t[i] = v`` of a tuple, a tile or an array: the rule's error."""
 
     key = operator.setitem
-    tile_first = True
-    metadata = {"target": "cuda"}
 
     def generic(self, args, kws):
         if kws or len(args) != 3:
