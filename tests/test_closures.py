@@ -1,11 +1,28 @@
 """Closures and lambdas of tile code, as cuTile runs them: calls bound as Python binds them
 (keywords, defaults), variables read when the closure is called (even those assigned after
 it is defined), closures passed out of helpers (alone, in a tuple, from either side of a
-branch: their captured values frozen) and into helpers."""
+branch: their captured values frozen) and into helpers.
+
+A closure reads its variables as Python's cells hold them when it is called. Compile mode
+does not run kernels, so the compiler's reading is also checked in the PTX: the kernels
+below compute from distinctive constants, which the PTX holds folded (the value a closure
+reads, not the one it would have read at its definition)."""
+
+import re
 
 import numpy as np
+import pytest
 
 import numba_tile as ct
+
+#: the distinctive constants of the PTX checks: never a line number or a register
+BASE = 7_000_000
+
+
+def _constants(kernel, args):
+    """The constants from BASE to BASE + 99 in the kernel's PTX (compiled on the CPU)."""
+    ptx = ct.compile(kernel, args, arch="sm_90").ptx
+    return {int(v) for v in re.findall(r"\b\d+\b", ptx) if BASE <= int(v) < BASE + 100}
 
 
 @ct.kernel
@@ -93,3 +110,61 @@ def test_a_lambda_passed_to_a_helper(run_kernel):
     x = np.ones(1, np.int32)
     run_kernel(closure_into_helper, (1,), (x,))
     np.testing.assert_array_equal(x, [13])
+
+
+# -- variables read when the closure is called, as Python's cells ------------------------------
+def _incremented_after(v):
+    f = lambda: v  # noqa: E731
+    v = v + 1  # before the closure is called: it reads v + 1
+    return f
+
+
+@ct.kernel
+def reassigned_in_a_helper(y):
+    g = _incremented_after(BASE + 5)
+    ct.scatter(y, 0, g())
+
+
+@ct.kernel
+def reassigned_in_the_kernel(y):
+    n = BASE + 1
+
+    def make():
+        return lambda: n  # the kernel's n, one cell with it
+    g = make()
+    n = BASE + 2
+    ct.scatter(y, 0, g())
+    if ct.bid(0) == 0:  # the same def on both sides
+        h = make()
+    else:
+        h = make()
+    n = BASE + 3
+    ct.scatter(y, 1, h())
+
+
+@ct.kernel
+def lambdas_made_in_a_loop(y):
+    fs = ()
+    for i in ct.static_iter(range(3)):
+        fs += (lambda: i + BASE,)  # one i for all of them, 2 after the loop
+    for k, f in ct.static_iter(enumerate(fs)):
+        ct.scatter(y, k, f())
+
+
+CELLS = [
+    (reassigned_in_a_helper, [BASE + 6, 0, 0]),
+    (reassigned_in_the_kernel, [BASE + 2, BASE + 3, 0]),
+    (lambdas_made_in_a_loop, [BASE + 2] * 3),
+]
+
+
+@pytest.mark.parametrize("kernel,expected", CELLS, ids=[k.__name__ for k, _ in CELLS])
+def test_a_closure_reads_its_variables_when_called(run_kernel, kernel, expected):
+    y = np.zeros(3, np.int32)
+    run_kernel(kernel, (1,), (y,))
+    np.testing.assert_array_equal(y, expected)
+
+
+@pytest.mark.parametrize("kernel,expected", CELLS, ids=[k.__name__ for k, _ in CELLS])
+def test_the_compiled_closure_reads_them_when_called(kernel, expected):
+    assert _constants(kernel, (np.zeros(3, np.int32),)) == set(expected) - {0}

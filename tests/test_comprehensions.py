@@ -9,6 +9,8 @@ operation or a run-time value's elements in the iterable, a comprehension's ``if
 not a constant, a loop variable read before its ``for``.
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -155,6 +157,31 @@ def test_lambdas_kept_in_a_comprehension(run_kernel):
     y = np.zeros(3, np.int32)
     run_kernel(stored_lambdas, (1,), (y,))
     np.testing.assert_array_equal(y, [2, 2, 2])
+
+
+BASE = 7_000_000  # distinctive constants: never a line number or a register in the PTX
+
+
+@ct.kernel
+def lambdas_of_nested_comprehensions(y):
+    outer = tuple(tuple(lambda: j + BASE for j in ct.static_iter(range(1, 4)))
+                  for _ in ct.static_iter(range(1)))
+    fns = outer[0] + tuple(lambda: k + BASE + 10 for k in ct.static_iter(range(3)))
+    for i, f in ct.static_iter(enumerate(fns)):
+        ct.scatter(y, i, f())
+
+
+def test_lambdas_share_their_comprehension_variable(run_kernel):
+    y = np.zeros(6, np.int32)
+    run_kernel(lambdas_of_nested_comprehensions, (1,), (y,))
+    np.testing.assert_array_equal(y, [BASE + 3] * 3 + [BASE + 12] * 3)
+
+
+def test_compiled_lambdas_share_their_comprehension_variable():
+    # compile mode runs nothing: the PTX holds the values the lambdas read, folded
+    ptx = ct.compile(lambdas_of_nested_comprehensions, (np.zeros(6, np.int32),)).ptx
+    assert {int(v) for v in re.findall(r"\b\d+\b", ptx) if BASE <= int(v) < BASE + 100} \
+        == {BASE + 3, BASE + 12}
 
 
 # -- static_iter ----------------------------------------------------------------------------------

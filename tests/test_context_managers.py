@@ -10,6 +10,7 @@ import ast
 import contextlib
 import dataclasses
 import inspect
+import re
 import textwrap
 
 import numpy as np
@@ -113,6 +114,38 @@ def test_blocks_run_the_generator_around_the_body(run_kernel):
     np.testing.assert_array_equal(x, [17, 1, 3, 4, 5, 9, 6, 7, 8, 2, 100, 300, 400, 200,
                                       101, 301, 401, 201, 0, 0, 0, 0, 0, 0])
     np.testing.assert_array_equal(y, [4, 20, 10, 30, 11, 0, 0, 0])
+
+
+BASE = 7_000_000  # distinctive constants: never a line number or a register in the PTX
+
+
+def _closure_of_a_helper(x, early):
+    with _closure(x, BASE + 10, BASE + 20, BASE + 30) as record:
+        record()
+        if early:
+            return record
+    return record
+
+
+@ct.kernel
+def closure_out_of_a_helper(x, early: ct.Constant[bool]):
+    record = _closure_of_a_helper(x, early)
+    record()  # after the generator's a += 1
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_a_closure_yielded_reads_its_variables_when_called(run_kernel, early):
+    x = np.zeros(6, np.int32)
+    run_kernel(closure_out_of_a_helper, (1,), (x, early))
+    np.testing.assert_array_equal(x, [4, BASE + 20, BASE + 10, BASE + 30, BASE + 11, 0])
+
+
+@pytest.mark.parametrize("early", [False, True])
+def test_the_compiled_closure_reads_them_when_called(early):
+    # compile mode runs nothing: the PTX holds the values the closure reads, folded
+    ptx = ct.compile(closure_out_of_a_helper, (np.zeros(6, np.int32), early)).ptx
+    assert {int(v) for v in re.findall(r"\b\d+\b", ptx) if BASE <= int(v) < BASE + 100} \
+        == {BASE + 10, BASE + 11, BASE + 20, BASE + 30}
 
 
 def test_return_runs_the_cleanups_innermost_first(run_kernel):

@@ -12,7 +12,15 @@ follows each called variable back to the ``make_function`` that made it:
 * where the variable is set on several paths by the same ``def`` (``c = make(30)`` in one
   branch, ``c = make(40)`` in the other), the values the closure captured and its default
   arguments are copied, at each definition, into variables shared by all of them: the call
-  then inlines one closure reading those (cuTile's frozen captures, whose types must agree).
+  then inlines one closure reading those (cuTile's frozen captures, whose types must agree;
+  a variable all the definitions capture is read as it is).
+
+A closure reads its captured variables as Python's cells do: their values when it is called.
+Numba's IR names a captured variable the same at every assignment (Numba does not rename
+cells) and the inlined body reads it by that name where the call was; so that a closure
+called after the function that made it has reassigned the variable (or after that function
+returned it) sees the last value, Numba's dead code elimination keeps every assignment of a
+captured variable while a closure capturing it is in the IR (:func:`_remove_dead`).
 
 Calls are bound to the closure's parameters as Python binds them (keywords, defaults in
 place of the missing trailing arguments, ``*args`` of a known tuple), and a closure may read
@@ -35,7 +43,7 @@ array([31, 41], dtype=int32)
 
 import types as pytypes
 
-from numba.cuda.core import errors, inline_closurecall, ir
+from numba.cuda.core import errors, inline_closurecall, ir, ir_utils
 from numba.cuda.core.errors import NotDefinedError
 from numba.cuda.core.interpreter import Interpreter
 from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, guard, \
@@ -128,13 +136,18 @@ def _join(func_ir, joined, call_block, call_index):
         return None
     scope, loc = call_block.scope, call_block.body[call_index].loc
     n_captured, n_defaults = sizes.pop()
-    shared = [scope.redefine(f"{joined.variable.name}.capture", loc=loc)
-              for _ in range(n_captured + n_defaults)]
+    slots = list(zip(*(captured + defaults for captured, defaults in parts)))
+    # a variable that every definition captures is read as it is at the call (the one cell
+    # they share, as in Python); the others are copied where each definition is made
+    shared = [slot[0] if index < n_captured and _same_variable(slot) else
+              scope.redefine(f"{joined.variable.name}.capture", loc=loc)
+              for index, slot in enumerate(slots)]
     for statement, (captured, defaults) in zip(joined.statements, parts):
         block = next(b for b in func_ir.blocks.values() if statement in b.body)
         at = block.body.index(statement) + 1
         copies = [ir.Assign(value, target, statement.loc)
-                  for value, target in zip(captured + defaults, shared)]
+                  for value, target in zip(captured + defaults, shared)
+                  if not (isinstance(value, ir.var_types) and value.name == target.name)]
         block.body[at:at] = copies
         for copy in copies:
             func_ir._definitions[copy.target.name].append(copy.value)
@@ -154,6 +167,10 @@ def _join(func_ir, joined, call_block, call_index):
     call_block.body[call_index:call_index] = new
     call_block.body[call_index + len(new)].value.func = new[-1].target
     return function
+
+
+def _same_variable(values):
+    return all(isinstance(v, ir.var_types) and v.name == values[0].name for v in values)
 
 
 # -- the pass -------------------------------------------------------------------------------
@@ -243,6 +260,91 @@ def _callee_args(call_expr, callee, loc, func_ir):
     return arguments
 
 
+class _CellRead(ir.Stmt):
+    """A read of a captured variable, put after each of its assignments for the time of a
+    dead code elimination (:func:`_remove_dead`)."""
+
+    def __init__(self, var, loc):
+        self.var, self.loc = var, loc
+
+    def __str__(self):
+        return f"cell read {self.var}"
+
+
+def captured_variables(blocks):
+    """The names of the variables that the closures (``make_function``) of ``blocks``
+    capture: the cells Python would give them, which Numba's IR reads by name."""
+    tuples = {}
+    for block in blocks.values():
+        for statement in block.body:
+            if isinstance(statement, ir.assign_types) and isinstance(
+                    statement.value, ir.expr_types) and statement.value.op == "build_tuple":
+                tuples.setdefault(statement.target.name, []).append(statement.value)
+    names = set()
+    for block in blocks.values():
+        for make in block.find_exprs("make_function"):
+            if isinstance(make.closure, ir.var_types):
+                for found in tuples.get(make.closure.name, ()):
+                    names.update(item.name for item in found.items
+                                 if isinstance(item, ir.var_types))
+    return names
+
+
+def _remove_dead(blocks, *args, **kwargs):
+    """Numba's dead code elimination, with every assignment of a variable a closure captures
+    kept while the closure is in the IR: a call of it may read the variable anywhere later
+    (where it is inlined, maybe after the function that made it has been inlined into
+    another). Once the closures are inlined, their ``make_function`` goes, and so does the
+    protection."""
+    captured = captured_variables(blocks)
+    if not captured:
+        return _ORIGINAL_REMOVE_DEAD(blocks, *args, **kwargs)
+    for block in blocks.values():
+        body = []
+        for statement in block.body:
+            body.append(statement)
+            if isinstance(statement, ir.assign_types) and statement.target.name in captured:
+                body.append(_CellRead(statement.target, statement.loc))
+        block.body = body
+    try:
+        return _ORIGINAL_REMOVE_DEAD(blocks, *args, **kwargs)
+    finally:
+        for block in blocks.values():
+            block.body = [s for s in block.body if not isinstance(s, _CellRead)]
+
+
+def _replace_freevars(blocks, args):
+    """Numba's replacement of an inlined closure's free variables by the variables it
+    captured, where a free variable that the closure's own closures capture in turn (``def
+    mk(): return lambda: n`` reading the kernel's ``n``) is captured as that variable, the
+    one cell, rather than as its copy made where the outer closure was called."""
+    cells = {}
+    for block in blocks.values():
+        for statement in block.find_insts(ir.assign_types):
+            if isinstance(statement.value, ir.freevar_types) and isinstance(
+                    args[statement.value.index], ir.var_types):
+                cells.setdefault(statement.target.name, []).append(args[statement.value.index])
+    _ORIGINAL_REPLACE_FREEVARS(blocks, args)
+    cells = {name: found[0] for name, found in cells.items() if len(found) == 1 and
+             len(_assignments_in(blocks, name)) == 1}
+    if not cells:
+        return
+    closure_tuples = {make.closure.name for block in blocks.values()
+                      for make in block.find_exprs("make_function")
+                      if isinstance(make.closure, ir.var_types)}
+    for block in blocks.values():
+        for statement in block.find_insts(ir.assign_types):
+            if statement.target.name in closure_tuples and isinstance(
+                    statement.value, ir.expr_types) and statement.value.op == "build_tuple":
+                statement.value.items = [cells.get(item.name, item) for item in
+                                         statement.value.items]
+
+
+def _assignments_in(blocks, name):
+    return [statement for block in blocks.values() for statement in block.body
+            if isinstance(statement, ir.assign_types) and statement.target.name == name]
+
+
 def _load_closure(self, inst, res):
     """``LOAD_CLOSURE`` of a variable the function assigns only later: the variable itself,
     which the inlined body reads where the closure is called."""
@@ -263,9 +365,13 @@ def _leave_closures(self, state):
 
 
 _ORIGINAL_LOAD_CLOSURE = Interpreter.op_LOAD_CLOSURE
+_ORIGINAL_REMOVE_DEAD = ir_utils.remove_dead
+_ORIGINAL_REPLACE_FREEVARS = inline_closurecall._replace_freevars
 #: what this module changes in numba-cuda's front end while a kernel compiles (see
 #: :mod:`.numba_patches`): closure calls bound as Python binds them, closures that read
 #: variables assigned after them, closures left to :func:`inline_closure_calls`
 PATCHES = ((inline_closurecall, "_get_callee_args", _callee_args),
            (Interpreter, "op_LOAD_CLOSURE", _load_closure),
-           (MakeFunctionToJitFunction, "run_pass", _leave_closures))
+           (MakeFunctionToJitFunction, "run_pass", _leave_closures),
+           (ir_utils, "remove_dead", _remove_dead),
+           (inline_closurecall, "_replace_freevars", _replace_freevars))

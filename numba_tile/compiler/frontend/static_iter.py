@@ -30,6 +30,7 @@ from ...language import debugging
 from ..compilation import current
 from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_iter, \
     compiled_static_iter_instance, iteration_plans
+from .closures import captured_variables
 from .contract import TYPED, tile_pass
 from .device_output import callee, source_location
 from .inlining import InlineCalls
@@ -52,15 +53,16 @@ class UnrollStaticIter(FunctionPass):
         changed = False
         for round_ in itertools.count():
             unrolled = _unroll_loops(state, compilation, (run, round_))
-            if unrolled is None:  # cut after a loop whose items typing finds
-                return True
-            changed |= unrolled
-            if not unrolled:
+            if not unrolled and unrolled is not None:
                 break
             # an item may be a helper or a closure (``for f in ct.static_iter(fns)``): called
             # in the copies, it is inlined as any other call, and may hold static_iter loops
+            # (also where the kernel was cut after a later loop, whose items typing finds)
             InlineInlinables().run_pass(state)
             InlineCalls().run_pass(state)
+            if unrolled is None:
+                return True
+            changed = True
         if changed:
             _merge_blocks(state.func_ir)
         return changed
@@ -287,7 +289,8 @@ class _Unroller:
 
     def _iteration_variables(self):
         """The variables each iteration has to itself: assigned in the loop, but neither
-        read by the next iteration nor read or assigned outside the loop."""
+        read by the next iteration nor read or assigned outside the loop, nor captured by a
+        closure (a cell, which the closures of all iterations share, as in Python)."""
         loop, blocks = self.loop, self.blocks
         inside = {label: blocks[label] for label in loop.body}
         uses, defs = compute_use_defs(inside)
@@ -304,7 +307,7 @@ class _Unroller:
                 if new != live[label]:
                     live[label], changed = new, True
         assigned = set().union(*defs.values())
-        return assigned - live[loop.header] - outside
+        return assigned - live[loop.header] - outside - captured_variables(blocks)
 
     def _check_exits(self, body, exit_label):
         """The body leaves only through its end (the source checks reject the rest)."""
