@@ -15,12 +15,15 @@ follows each called variable back to the ``make_function`` that made it:
   then inlines one closure reading those (cuTile's frozen captures, whose types must agree;
   a variable all the definitions capture is read as it is).
 
-A closure reads its captured variables as Python's cells do: their values when it is called.
-Numba's IR names a captured variable the same at every assignment (Numba does not rename
-cells) and the inlined body reads it by that name where the call was; so that a closure
-called after the function that made it has reassigned the variable (or after that function
-returned it) sees the last value, Numba's dead code elimination keeps every assignment of a
-captured variable while a closure capturing it is in the IR (:func:`_remove_dead`).
+A closure reads its captured variables as Python's cells do: their values when it is called
+(a closure that leaves its function sees what the function left in them: cuTile's frozen
+captures). Numba's IR names a captured variable the same at every assignment (it does not
+rename cells) and the inlined body reads it by that name where the call is. That holds
+because Numba's dead code elimination keeps every assignment of a captured variable while a
+closure capturing it is in the IR (:func:`_remove_dead`: a call not yet inlined may read it),
+a closure made in an inlined closure captures the outer closure's variable itself rather than
+a copy taken where the outer one was called (:func:`_replace_freevars`), and the copies of an
+unrolled ``static_iter`` loop share a variable that closures capture (:mod:`.static_iter`).
 
 Calls are bound to the closure's parameters as Python binds them (keywords, defaults in
 place of the missing trailing arguments, ``*args`` of a known tuple), and a closure may read
@@ -273,7 +276,16 @@ class _CellRead(ir.Stmt):
 
 def captured_variables(blocks):
     """The names of the variables that the closures (``make_function``) of ``blocks``
-    capture: the cells Python would give them, which Numba's IR reads by name."""
+    capture: the cells Python would give them, which Numba's IR reads by name.
+
+    >>> from numba.cuda.compiler import run_frontend
+    >>> from numba_tile.compiler.frontend.closures import captured_variables
+    >>> def make(t):
+    ...     n = t + 1
+    ...     return lambda: n + t
+    >>> sorted(captured_variables(run_frontend(make).blocks))
+    ['n', 't']
+    """
     tuples = {}
     for block in blocks.values():
         for statement in block.body:
@@ -369,7 +381,8 @@ _ORIGINAL_REMOVE_DEAD = ir_utils.remove_dead
 _ORIGINAL_REPLACE_FREEVARS = inline_closurecall._replace_freevars
 #: what this module changes in numba-cuda's front end while a kernel compiles (see
 #: :mod:`.numba_patches`): closure calls bound as Python binds them, closures that read
-#: variables assigned after them, closures left to :func:`inline_closure_calls`
+#: variables assigned after them, closures left to :func:`inline_closure_calls`, captured
+#: variables read as cells (kept by dead code elimination, captured again as themselves)
 PATCHES = ((inline_closurecall, "_get_callee_args", _callee_args),
            (Interpreter, "op_LOAD_CLOSURE", _load_closure),
            (MakeFunctionToJitFunction, "run_pass", _leave_closures),
