@@ -127,10 +127,11 @@ def test_the_frontend_passes_go_where_they_are_declared():
     names = [p.__name__ for p, _ in inserted]
     assert names == ["RewriteDeviceOutput", "GenericRewrites", "InlineCalls",
                      "UnrollStaticIter",
-                     "PruneConstantBranches", "PipelineMmaLoads", "DeferProductWaits",
-                     "LiteralUnroll", "RewriteDeviceOutput", "PruneConstantBranches",
-                     "InlineDataclassMembers", "NopythonTypeInference", "CheckStaticIterItems",
-                     "ComputeIndexTilesInPlace", "FindProductsInFlight"]
+                     "PruneConstantBranches", "JoinHelperReturns", "PipelineMmaLoads",
+                     "DeferProductWaits", "LiteralUnroll", "RewriteDeviceOutput",
+                     "PruneConstantBranches", "InlineDataclassMembers", "NopythonTypeInference",
+                     "CheckStaticIterItems", "CheckDefinedVariables", "ComputeIndexTilesInPlace",
+                     "FindProductsInFlight"]
 
 
 def test_a_pass_declared_before_what_it_needs_is_refused(monkeypatch):

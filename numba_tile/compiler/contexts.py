@@ -17,6 +17,7 @@ from numba.core.typing import signature
 from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
+from ..rules import calls
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
@@ -26,6 +27,7 @@ from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstan
 from .typing.dataclasses import holds_dataclasses, value_type as dataclass_value_type
 from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
+from .typing.joins import MISMATCH, joined_type
 from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
 from ..interpreter.arrays import Array
 from ..interpreter.tile import Tile
@@ -76,13 +78,20 @@ class TileTypingContext(CUDATypingContext):
         except Exception:
             if _is_tile_op(val):
                 raise _not_compiled(f"ct.{val.__name__}") from None
+            if calls.is_plain_class(val) or calls.refused_builtin(val):
+                # a constant: its attributes can be read, a call is cuTile's error
+                return ConstantType(val)
             raise
 
     def unify_pairs(self, first, second):
-        # A variable that holds integer constants and int32 values (``j = 0`` and then
-        # ``j += 1`` in a loop) is an int32 scalar, as in cuTile (Numba makes it an int64)
-        if _joins_as_int32(first, second):
-            return types.int32
+        # A variable that two paths give different types: cuTile's rules where a loose
+        # constant or a 0-d tile meets a scalar (``j = 0``, then ``j += 1`` in a loop, is an
+        # int32 counter; ``1.0 if c else 3.0`` a float32), Numba's otherwise
+        joined = joined_type(first, second)
+        if joined is MISMATCH:
+            return None  # Numba reports the variable: "Type of `v` depends on path taken"
+        if joined is not None:
+            return joined
         return super().unify_pairs(first, second)
 
     def resolve_getattr(self, typ, attr):
@@ -123,6 +132,8 @@ class TileTypingContext(CUDATypingContext):
             raise _not_compiled("print() of a tile")
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
             return type_dtype_call(func.value, args, kws)
+        if isinstance(func, ConstantType):  # Foo(), eval(...): cuTile's error
+            calls.check_call(func.value)
         if isinstance(func, types.EnumClass):  # Color(0): the member, a constant
             return type_enum_call(func.instance_class, args, kws)
         folded = fold_constants(func, args, kws)
@@ -137,13 +148,6 @@ class TileTypingContext(CUDATypingContext):
 
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
-
-
-def _joins_as_int32(first, second):
-    """Two different types, each an int32 or an integer constant that int32 holds."""
-    return first != second and all(
-        t == types.int32 or isinstance(t, types.IntegerLiteral) and
-        -2 ** 31 <= t.literal_value < 2 ** 31 for t in (first, second))
 
 
 _NOT = object()

@@ -29,6 +29,7 @@ from ..rules.tuples import unpack_error
 from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
 from .contexts import contexts
+from .frontend.defined_variables import undefined_variable
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
@@ -172,6 +173,10 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # another number of targets: cuTile's TileTypeError and TileValueError
 _UNIFY = re.compile(r"Cannot unify (.+?) and (.+) for '([^']+)'")
 _UNPACK = re.compile(r"wrong tuple length for .*expected (\d+), got (\d+)")
+_UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
+_DEFINED_AT = re.compile(r"defined at (.+) \((\d+)\)")
+# Numba's temporary for the result of a call: where an inlined helper's returns meet
+_CALL_RESULT = re.compile(r"\$\d+call\w*")
 _ENUM_CONSTANT = re.compile(r"TileConstant\(<(\w+\.\w+): .*>\)")
 
 
@@ -188,7 +193,12 @@ def _typing_error(reason, loc):
     if unify is not None:
         first, second = (_ENUM_CONSTANT.sub(r"<enum constant \1>", t) for t in unify.groups()[:2])
         name = unify[3].split(".")[0]
-        variable = f"`{name}`" if name.isidentifier() else "a value"
+        variable = f"`{name}`" if name.isidentifier() else \
+            "return value" if _CALL_RESULT.fullmatch(name) else "a value"
+        if loc is None:  # where the variable is first defined, as Numba says
+            defined = _DEFINED_AT.search(reason)
+            if defined is not None:
+                loc = SourceLocation(defined[1], int(defined[2]))
         return TileTypeError(f"Type of {variable} depends on path taken: {first} (on one path) "
                              f"vs. {second} (on another)", loc)
     return None
@@ -227,6 +237,11 @@ def as_tile_error(error):
             f"({type(error).__name__}: {reason}): it may point at another or a partial CUDA "
             f"toolkit. Unset CUDA_HOME to use the libraries of numba-tile's cu12/cu13 extra, "
             f"or point it at a complete toolkit")
+    # a read of a variable before any assignment, or of a name that is nothing
+    undefined = getattr(error, "name", None) if type(error).__name__ == "NotDefinedError" \
+        else _UNDEFINED_NAME.search(reason) and _UNDEFINED_NAME.search(reason)[1]
+    if undefined and isinstance(error, NumbaError) and loc is not None:
+        return undefined_variable(undefined, loc.filename, loc.line)
     typing_error = _typing_error(reason, loc) if isinstance(error, NumbaError) else None
     if typing_error is not None:
         return typing_error

@@ -23,5 +23,5 @@ from .lowering import constants, device_output as lowering_device_output, elemen
     lowering_reductions, shapes as lowering_shapes, text as lowering_text, \
     gather as lowering_gather, atomics as lowering_atomics, scans as lowering_scans, \
     keywords as lowering_keywords, dataclasses as lowering_dataclasses, \
-    tuples as lowering_tuples  # noqa: F401
+    tuples as lowering_tuples, joins as lowering_joins  # noqa: F401
 from .lowering.registry import registry as lowering_registry

@@ -77,8 +77,19 @@ class TypedConstant(types.Literal, types.Dummy):
     def __init__(self, dtype, value):
         self.dtype = dtype
         self._literal_init(value)
-        self._literal_type_cache = scalar_type(dtype)
         types.Dummy.__init__(self, name=f"Constant[{dtype}]({value!r})")
+
+    @property
+    def literal_type(self):
+        """The run-time type of the constant: a scalar of its dtype, or a 0-d tile for the
+        dtypes without scalar arithmetic (tfloat32, float8). Asked only when the value is
+        needed at run time, so that constants of a dtype the compiler cannot hold still
+        fold (``ct.float64(ct.float8_e8m0fnu(0.2))`` is the float64 constant 0.25)."""
+        if self.dtype in _SCALARS:
+            return _SCALARS[self.dtype]
+        if self.dtype in _STORAGE_ONLY:
+            return TileType(self.dtype, (), current().num_warps)
+        raise TileUnsupportedFeatureError(f"The compiler does not support {self.dtype} yet")
 
     @property
     def key(self):
@@ -107,6 +118,15 @@ class ArrayType(types.Type):
         suffix += "".join(f", shape[{axis}]={n}" for axis, n in self.static_shape)
         suffix += "".join(f", strides[{axis}]={n}" for axis, n in self.static_strides)
         super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype}{suffix})")
+
+    def unify(self, typingctx, other):
+        """A variable that holds arrays of one dtype, rank and static shape and strides on
+        two paths (``a = x if c else y``): alignment is a fact of lowering, not of the array's
+        type, so the variable is an array aligned where both are."""
+        if isinstance(other, ArrayType) and self.with_alignment(False) == \
+                other.with_alignment(False):
+            return self.with_alignment(self.aligned and other.aligned)
+        return None
 
     def with_alignment(self, aligned):
         """The same array type, specialized (or not) as :func:`is_aligned` describes."""

@@ -131,7 +131,8 @@ def literal_typed_code(fn):
 
 
 def _rewrite(fn):
-    from . import loop_carried  # (which makes tiles: tile.py imports this module)
+    from . import branch_joins, loop_carried  # (which make tiles: tile.py imports this
+    # module)
     code = fn.__code__
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"
@@ -139,6 +140,7 @@ def _rewrite(fn):
     def transform(node):
         static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
                             also_local=code.co_freevars)
+        branch_joins.rewrite(node)  # (it reads the numbers returned: before they are names)
         _LiteralRewriter(prefix, table).visit(node)
         keyword_arguments.convert_on_entry(node)
         with_blocks.check_with_items(node)

@@ -3,13 +3,16 @@ do: a variable holding a loosely typed constant before a ``for`` or ``while`` lo
 assigns it is a run-time scalar of the constant's own dtype (int32, int64 or uint64 by value,
 float32, bool) on entry to the loop, at the start of each iteration and after the loop. The
 compiler gets this from joining the variable's types at the loop's head (``j = 0; j += 1``
-is an int32 counter); cuTile does the same.
+is an int32 counter); cuTile does the same. A value of another type at the start of an
+iteration or after the loop (``a = 1``, then ``a *= 2.0`` in the loop) is cuTile's
+``TileTypeError`` "Type of `a` depends on path taken", as in compiled code.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`. For a variable
 ``j`` assigned in a loop's body the loop is preceded by ``__numba_tile_carried_j =
 __numba_tile_bound("j", locals())`` (whether ``j`` is bound before the loop) and each of the
-three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)``. Loops over
-``ct.static_iter`` are unrolled by the compiler, so their variables carry nothing.
+three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` (the last two
+with the value on entry, to check the type against). Loops over ``ct.static_iter`` are
+unrolled by the compiler, so their variables carry nothing.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -32,6 +35,7 @@ import enum
 import numpy as np
 
 from .. import dtypes as d
+from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
 from ..static_expressions import ITER_NAME
 from .tile import Tile
@@ -40,17 +44,40 @@ CARRIED_NAME = "__numba_tile_carried"
 BOUND_NAME = "__numba_tile_bound"
 LOCALS_NAME = "__numba_tile_locals"
 _FLAG = "__numba_tile_carried_"
+MISMATCH_PREFIX = "__numba_tile_mismatch_"
+_ENTRY = "__numba_tile_entry_"
 
 
-def carried(value):
+def carried(value, name=None, entry=None):
     """``value`` as a loop carries it: a loosely typed number becomes a run-time scalar of
-    its own dtype (``TileValueError`` for an integer no dtype holds); others are unchanged."""
+    its own dtype (``TileValueError`` for an integer no dtype holds); others are unchanged.
+    With ``entry`` (what variable ``name`` held on entry to the loop), a value of another
+    type (dtype, shape) is cuTile's ``TileTypeError``: the loop's paths give the variable
+    two types."""
     if isinstance(value, bool):
-        return Tile(d.bool_, np.array(value), constant=False)
-    if isinstance(value, (int, float)) and not isinstance(value, (enum.Enum, np.generic)):
+        value = Tile(d.bool_, np.array(value), constant=False)
+    elif isinstance(value, (int, float)) and not isinstance(value, (enum.Enum, np.generic)):
         dtype = loose_concrete_dtype(value)  # (a loosely typed constant is an int or float)
-        return Tile(dtype, np.array(value).astype(dtype.storage), constant=False)
+        value = Tile(dtype, np.array(value).astype(dtype.storage), constant=False)
+    if name is not None and _type_key(value) != _type_key(entry):
+        raise TileTypeError(f"Type of `{name}` depends on path taken: {_describe(entry)} (on "
+                            f"one path) vs. {_describe(value)} (on another)")
     return value
+
+
+def _type_key(value):
+    from .arrays import Array
+    if isinstance(value, Tile):
+        return "tile", value.dtype, value.shape
+    if isinstance(value, Array):
+        return "array", value.dtype, value.ndim
+    return "other", type(value)
+
+
+def _describe(value):
+    if isinstance(value, Tile):
+        return str(value.dtype) if value.shape == () else f"Tile[{value.dtype},{value.shape}]"
+    return type(value).__name__
 
 
 def bound(name, variables):
@@ -89,12 +116,30 @@ def _name(identifier, ctx=ast.Load):
     return ast.Name(id=identifier, ctx=ctx())
 
 
-def _materialize(names):
-    """``if flag_j: j = carried(j)`` for each name."""
-    return [ast.If(test=_name(_FLAG + n), body=[ast.Assign(
-        targets=[_name(n, ast.Store)],
-        value=ast.Call(func=_name(CARRIED_NAME), args=[_name(n)], keywords=[]))], orelse=[])
-        for n in names]
+def _materialize(names, entry=False):
+    """``if flag_j: j = carried(j)`` for each name; on ``entry`` to the loop, the value is
+    kept (``entry_j = j``), and the others check theirs against it
+    (``j = carried(j, "j", entry_j)``)."""
+    statements = []
+    for n in names:
+        arguments = [_name(n)] if entry else [_name(n), ast.Constant(n), _name(_ENTRY + n)]
+        body = [ast.Assign(targets=[_name(n, ast.Store)], value=ast.Call(
+            func=_name(CARRIED_NAME), args=arguments, keywords=[]))]
+        if entry:
+            body.append(ast.Assign(targets=[_name(_ENTRY + n, ast.Store)], value=_name(n)))
+        statements.append(ast.If(test=_name(_FLAG + n), body=body, orelse=[]))
+    return statements
+
+
+def undefine(name, mismatch=None):
+    """Statements that make variable ``name`` undefined (``del``) where the paths that meet
+    do not all set it, or set it to values of two types (``mismatch``: cuTile's message):
+    reading it then raises the ``NameError`` that the runner turns into cuTile's error,
+    ``TileSyntaxError`` "Undefined variable", or the ``TileTypeError`` of the mismatch
+    (found in ``MISMATCH_PREFIX + name``, a variable of the same function)."""
+    return [ast.Assign(targets=[_name(MISMATCH_PREFIX + name, ast.Store)],
+                       value=ast.Constant(mismatch)),
+            ast.Delete(targets=[_name(name, ast.Del)])]
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -110,7 +155,7 @@ class _Rewriter(ast.NodeTransformer):
                 func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[]))
             for n in names]
         node.body = _materialize(names) + node.body
-        statements = flags + _materialize(names) + [node] + _materialize(names)
+        statements = flags + _materialize(names, entry=True) + [node] + _materialize(names)
         for statement in statements:
             ast.copy_location(statement, node)
         return statements

@@ -14,6 +14,7 @@ import importlib.metadata
 import itertools
 import math
 import os
+import re
 import sys
 import sysconfig
 import types
@@ -25,18 +26,20 @@ from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            constant_dtype, scalar_argument, sequence_items, static_axes)
 from ..kernel import tile_function
-from ..rules import context_managers
+from ..rules import calls, context_managers
 from ..rules.syntax import helper_source_error, missing_attribute_error
-from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError
+from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
+    TileSyntaxError, TileTypeError
 from . import context
 from . import dataclasses as tile_dataclasses
 from .arrays import Array
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
+from .loop_carried import MISMATCH_PREFIX
 from .loops import TileRange
 from .tile import Tile, to_tile
-from . import loop_carried, tuples, with_blocks
+from . import branch_joins, loop_carried, tuples, with_blocks
 from .tile_math import REPLACEMENTS, tile_math
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,10 +86,41 @@ def _tile_divmod(x, y):
     return tuple(loose(v) for v in builtins.divmod(x, y))
 
 
+def _refused(name):
+    """A stand-in for the builtin ``name``, which tile code cannot call: cuTile's error when
+    called."""
+    def refused(*args, **kwargs):
+        raise calls.builtin_error(name)
+    refused.__name__ = name
+    return refused
+
+
+class _RefusedClass:
+    """A class of the user's in tile code: its constant attributes can be read
+    (``Config.BLOCK``), ``isinstance`` works, creating an instance is cuTile's error."""
+
+    def __init__(self, cls):
+        self.__dict__["_numba_tile_class"] = cls
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_numba_tile_class"], name)
+
+    def __call__(self, *args, **kwargs):
+        raise calls.call_error(self.__dict__["_numba_tile_class"])
+
+    def __instancecheck__(self, instance):
+        return isinstance(instance, self.__dict__["_numba_tile_class"])
+
+    def __subclasscheck__(self, subclass):
+        return issubclass(subclass, self.__dict__["_numba_tile_class"])
+
+
 TILE_BUILTINS = dict(vars(builtins))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
+TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS
+                     if hasattr(builtins, name))
 
 
 def _library_directories():
@@ -163,6 +197,7 @@ class TileGlobals:
                                                                 module_globals)
         new.update(tuples.GLOBALS)
         new.update(loop_carried.GLOBALS)
+        new.update(branch_joins.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
         new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
@@ -183,6 +218,8 @@ class TileGlobals:
         constant = _captured_constant(value)
         if constant is not None:
             return constant
+        if calls.is_plain_class(value):
+            return _RefusedClass(value)
         if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
             return loose(value)  # a global constant is a loosely typed constant
         if callable(value) and id(value) in REPLACEMENTS:
@@ -227,6 +264,8 @@ class TileGlobals:
                 replaced = self._dataclasses.value(value)
                 if replaced is None:
                     replaced = _captured_constant(value)
+                if replaced is None and calls.is_plain_class(value):
+                    replaced = _RefusedClass(value)
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
@@ -431,6 +470,38 @@ def _location_from_traceback(tb):
     return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name)
 
 
+_UNDEFINED = re.compile(r"(?:local|free) variable '(\w+)'|name '(\w+)' is not defined")
+
+
+def _undefined_variable(error):
+    """cuTile's ``TileSyntaxError`` for a read of a variable of tile code that holds no
+    value (set on another path only, or nowhere), or None where the ``NameError`` is not
+    one of tile code."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    found = _UNDEFINED.search(str(error))
+    if found is None or os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+        return None
+    name = found[1] or found[2]
+    loc = _location_from_traceback(error.__traceback__)
+    if loc is not None and loc.source_line:
+        word = re.search(rf"\b{re.escape(name)}\b", loc.source_line)
+        if word is not None:
+            loc.col, loc.end_col = word.start(), word.end()
+    # the paths that met set it to constants of two types (branch_joins): that message, from
+    # the function that reads it (or the one around a lambda that does)
+    frame = tb.tb_frame
+    while frame is not None and MISMATCH_PREFIX + name not in frame.f_locals:
+        frame = frame.f_back if frame.f_back is not None and not os.path.abspath(
+            frame.f_back.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep) else None
+    mismatch = None if frame is None else frame.f_locals[MISMATCH_PREFIX + name]
+    if mismatch is not None:
+        return TileTypeError(mismatch, loc)
+    return TileSyntaxError(f"Undefined variable {name}", loc)
+
+
 def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
     kernel.check_source()  # what the compiler rejects before it runs, rejected here too
@@ -451,6 +522,11 @@ def run(kernel, grid, args):
     except RecursionError as err:  # helpers calling each other without end
         raise TileRecursionError(RECURSION_MESSAGE,
                                  _location_from_traceback(err.__traceback__)) from None
+    except NameError as err:
+        undefined = _undefined_variable(err)
+        if undefined is None:
+            raise
+        raise undefined from None
     finally:
         for write_back in prepared.write_backs:
             write_back()

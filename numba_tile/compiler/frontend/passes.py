@@ -9,13 +9,16 @@ goes before or after:
 2. before ``LiteralUnroll`` (helpers are inlined by then): the calls of closures and of
    recursive helpers inlined (:mod:`.inlining`), ``static_iter`` loops unrolled,
    branches on constants decided (so that loads under ``if`` on a constant are pipelined
-   as any other), the loads that feed ``mma`` pipelined, and then the waits for products
-   put where their results are read (which leaves the products of pipelined tiles alone);
+   as any other), the returns of helpers joined where their result is unread
+   (:mod:`.helper_returns`), the loads that feed ``mma`` pipelined, and then the waits for
+   products put where their results are read (which leaves the products of pipelined tiles
+   alone);
 3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
    constant branches decided again before it, then the functions of dataclasses inlined
    where the kernel typed as far as it can shows their calls; after it, the items of the
    ``static_iter`` loops that typing found checked (the kernel compiled again where they are
-   new), index tiles asked for the layout of their reader (typing again), then the products
+   new), every variable read checked to be set on every path (:mod:`.defined_variables`),
+   index tiles asked for the layout of their reader (typing again), then the products
    that run on into the next iteration found from the final types.
 
 Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
@@ -37,7 +40,9 @@ from .inlining import InlineCalls
 from .constant_branches import PruneConstantBranches
 from .dataclass_members import InlineDataclassMembers
 from .deferred_products import DeferProductWaits
+from .defined_variables import CheckDefinedVariables
 from .device_output import RewriteDeviceOutput
+from .helper_returns import JoinHelperReturns
 from .contract import TYPED
 from .index_layouts import ComputeIndexTilesInPlace
 from .pipelining import PipelineMmaLoads
@@ -56,11 +61,11 @@ class Step(NamedTuple):
 STEPS = (
     Step(GenericRewrites, "before", (RewriteDeviceOutput,)),
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
-                                   PipelineMmaLoads, DeferProductWaits)),
+                                   JoinHelperReturns, PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers)),
-    Step(NopythonTypeInference, "after", (CheckStaticIterItems, ComputeIndexTilesInPlace,
-                                          FindProductsInFlight)),
+    Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,
+                                          ComputeIndexTilesInPlace, FindProductsInFlight)),
 )
 
 

@@ -13,6 +13,7 @@ import sys
 
 from llvmlite import ir
 from numba.core import lowering as core_lowering
+from numba.cuda import nvvmutils
 from numba.cuda import lowering as cuda_lowering
 
 from .tiles import I32, I64, thread_ids
@@ -47,12 +48,24 @@ def assert_fail(context, builder, message, filename, line):
     builder.call(function, [strings[0], strings[1], I32(line), strings[2], I64(1)])
 
 
-def check_uniform(context, builder, holds, message, where=None):
+def check_uniform(context, builder, holds, message, where=None, printed=False):
     """Stop the kernel with ``message`` unless ``holds``, a condition with the same value in
     every thread of the block: the block's first thread reports it (once a block), with
-    ``where`` (``(filename, line)``, by default the statement being lowered)."""
+    ``where`` (``(filename, line)``, by default the statement being lowered). With
+    ``printed`` it also prints the message, a line of the process's standard output (where
+    ``ct.assert_`` reports it; the driver's report of the assertion goes to standard
+    error)."""
     filename, line = where or statement_location()
     with builder.if_then(builder.not_(holds), likely=False):
         lane, warp = thread_ids(builder)
         with builder.if_then(builder.icmp_unsigned("==", builder.or_(lane, warp), I32(0))):
+            if printed:
+                print_line(context, builder, message)
             assert_fail(context, builder, message, filename, line)
+
+
+def print_line(context, builder, text):
+    """``printf`` of ``text`` and a newline from the calling thread."""
+    vprintf = nvvmutils.declare_vprint(builder.module)
+    fmt = context.insert_string_const_addrspace(builder, text.replace("%", "%%") + "\n")
+    builder.call(vprintf, [fmt, ir.Constant(ir.IntType(8).as_pointer(), None)])

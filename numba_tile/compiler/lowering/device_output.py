@@ -12,8 +12,9 @@ point nor an exponent (``1.0``); C's ``%g`` prints ``1``, so each float element 
 ``%s`` that is ``".0"`` exactly when ``%g`` would print an integer (:func:`_point_suffix`).
 
 ``ct.assert_`` checks every element in every thread, combines the result over the block with
-a barrier, and fails with CUDA's ``__assertfail`` (the kernel stops; the driver prints the
-message with the kernel's file and line, and the launch's stream reports
+a barrier, prints the message (a line of standard output, as cuTile's assertion does) and
+fails with CUDA's ``__assertfail`` (the kernel stops; the driver prints the message with the
+kernel's file and line on standard error, and the launch's stream reports
 ``CUDA_ERROR_ASSERT``).
 """
 
@@ -353,7 +354,8 @@ def lower_device_assert(context, builder, sig, args):
     message = constant_of(message_type, None) if not isinstance(
         message_type, types.NoneType) else None
     filename, _, line = constant_of(where_type).rpartition(":")
-    check_uniform(context, builder, holds, message or "ct.assert_ failed", (filename, int(line)))
+    check_uniform(context, builder, holds, message or "ct.assert_ failed", (filename, int(line)),
+                  printed=True)
     return context.get_dummy_value()
 
 

@@ -1,0 +1,240 @@
+"""Where the two sides of an ``if`` on a run-time condition meet, interpreted tile code types
+its variables as compiled code does (:mod:`numba_tile.compiler.typing.joins`): a loosely
+typed constant assigned on a side is a run-time scalar of its own dtype (int32, int64 or
+uint64 by value, float32, bool_) after the ``if``, as is the value of a conditional
+expression (``v = 1.0 if c else 3.0`` is a float32 scalar, so ``t16 + v`` is float32). An
+``if`` on a compile-time constant is decided before the kernel runs in cuTile: nothing meets
+there, and constants stay constants.
+
+A variable meets itself where both sides that go on after the ``if`` give it a value, or
+where it had one before the ``if``. Where the paths that meet do not all set it, it is
+undefined after the ``if``; where they set it to constants of two dtypes (``a = 1`` and
+``a = 2.0``), its type depends on the path: reading it then is cuTile's error,
+``TileSyntaxError`` "Undefined variable a" or ``TileTypeError`` "Type of `a` depends on path
+taken", as in compiled code (:mod:`numba_tile.compiler.frontend.defined_variables`,
+:func:`.loop_carried.undefine`). A helper whose returns on the two sides of a run-time ``if``
+are constants of different dtypes (``return 3`` on one, ``return 5.0`` on the other, or
+after the ``if``) raises "Type of return value depends on path taken" whichever side runs,
+as the compiler does.
+
+The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before numbers
+become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
+``if`` on it, followed by ``if __numba_tile_joins(__numba_tile_branch_N): j =
+__numba_tile_carried(j)`` for each variable ``j`` that meets there; ``A if C else B`` becomes
+``__numba_tile_choose(C, lambda: A, lambda: B)``.
+
+>>> import numpy as np, numba_tile as ct
+>>> @ct.kernel
+... def k(x):
+...     v = 1.0 if ct.bid(0) == 0 else 3.0
+...     ct.store(x, (0,), ct.full((1,), 0, ct.float16) + v)  # float16 + float32
+>>> ct.launch(0, (1,), k, (np.zeros(1, np.float16),))
+Traceback (most recent call last):
+...
+numba_tile.errors.TileTypeError: store() tile: cannot implicitly cast float32 to the array's ...
+...
+"""
+
+import ast
+import itertools
+
+from ..errors import TileTypeError
+from ..promotion import loose_concrete_dtype
+from .loop_carried import BOUND_NAME, CARRIED_NAME, LOCALS_NAME, carried, undefine
+from .tile import Tile
+
+JOINS_NAME = "__numba_tile_joins"
+CHOOSE_NAME = "__numba_tile_choose"
+ERROR_NAME = "__numba_tile_type_error"
+_BRANCH = "__numba_tile_branch_"
+_BEFORE = "__numba_tile_before_"
+_EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
+           ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def joins(condition):
+    """True where the sides of an ``if`` on ``condition`` meet at run time: a tile that is
+    not a compile-time constant (a loosely typed or Python value is decided)."""
+    return isinstance(condition, Tile) and not condition.is_compile_time
+
+
+def choose(condition, if_true, if_false):
+    """The value of ``if_true() if condition else if_false()``, taken where the sides meet
+    (:func:`joins`)."""
+    value = if_true() if condition else if_false()
+    return carried(value) if joins(condition) else value
+
+
+GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError}
+
+
+def _assigned(statements):
+    """The names the statements assign, nested blocks included (not those of nested
+    scopes)."""
+    names = []
+
+    def visit(node):
+        if isinstance(node, _SCOPES):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and \
+                node.id not in names and not node.id.startswith("__numba_tile"):
+            names.append(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+    for statement in statements:
+        visit(statement)
+    return names
+
+
+def _goes_on(statements):
+    """True where running the statements can reach the statement after them (their last
+    one does not leave with return, raise, break or continue)."""
+    return not statements or not isinstance(statements[-1], _EXITS)
+
+
+def _constant_dtype(node):
+    """The dtype a returned expression has where it is a number or bool literal (its own,
+    as a loosely typed constant takes where paths meet), else None."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if not isinstance(node, ast.Constant) or not isinstance(node.value, (bool, int, float)):
+        return None
+    value = node.value if isinstance(node.value, bool) else sign * node.value
+    try:
+        return loose_concrete_dtype(value)
+    except Exception:  # an integer no dtype holds: its own error, where it is used
+        return None
+
+
+def _returned(statements, after):
+    """The dtype a side returns (its last statement, or where it goes on, the first
+    ``return`` of the statements ``after`` the ``if``) where that is a constant's, else
+    None."""
+    if statements and isinstance(statements[-1], ast.Return):
+        final = statements[-1]
+    elif _goes_on(statements):
+        final = next((s for s in after if isinstance(s, ast.Return)), None)
+        if final is None or any(isinstance(s, _EXITS + (ast.If, ast.For, ast.While))
+                                for s in after[:after.index(final)]):
+            return None
+    else:
+        return None
+    return None if final.value is None else _constant_dtype(final.value)
+
+
+def _name(identifier, ctx=ast.Load):
+    return ast.Name(id=identifier, ctx=ctx())
+
+
+def _call(function, *args):
+    return ast.Call(func=_name(function), args=list(args), keywords=[])
+
+
+def _bound(name):
+    return _call(BOUND_NAME, ast.Constant(name), _call(LOCALS_NAME))
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self):
+        self.counter = itertools.count()
+        self.made = set()  # the ifs this rewrite made (left as they are)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        no_arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                                     defaults=[])
+        return ast.copy_location(_call(CHOOSE_NAME, node.test,
+                                       ast.Lambda(args=no_arguments, body=node.body),
+                                       ast.Lambda(args=no_arguments, body=node.orelse)), node)
+
+    def generic_visit(self, node):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, field, self._statements(value))
+        return super().generic_visit(node)
+
+    def _statements(self, statements):
+        result = []
+        for index, statement in enumerate(statements):
+            if isinstance(statement, ast.If) and id(statement) not in self.made:
+                result.extend(self._if(statement, statements[index + 1:]))
+            else:
+                result.append(statement)
+        return result
+
+    def _if(self, node, after):
+        branch = f"{_BRANCH}{next(self.counter)}"
+        test = ast.Assign(targets=[_name(branch, ast.Store)], value=node.test)
+        node.test = _name(branch)
+        statements = [test]
+        body_on, else_on = _goes_on(node.body), _goes_on(node.orelse)
+        body_names = _assigned(node.body) if body_on else []
+        else_names = _assigned(node.orelse) if else_on else []
+        both = [n for n in body_names if n in else_names]
+        one = [n for n in body_names + else_names if n not in both]
+        # a variable set on one side only meets the value it had before, if any
+        for name in one:
+            statements.append(ast.Assign(targets=[_name(_BEFORE + name, ast.Store)],
+                                         value=_bound(name)))
+        mismatch = self._return_mismatch(node, after)
+        if mismatch is not None:
+            statements.append(ast.If(test=_call(JOINS_NAME, _name(branch)), body=[ast.Raise(
+                exc=_call(ERROR_NAME, ast.Constant(mismatch)), cause=None)], orelse=[]))
+        statements.append(node)
+        joined = []
+        for name in both + one:
+            # (a side may leave it unbound: set in a nested branch only)
+            take = [ast.Assign(targets=[_name(name, ast.Store)],
+                               value=_call(CARRIED_NAME, _name(name)))]
+            if name in one:  # set on one side only, and not before: undefined after
+                take = [ast.If(test=_name(_BEFORE + name), body=take,
+                               orelse=undefine(name))]
+            else:
+                dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
+                if None not in dtypes and dtypes[0] is not dtypes[1]:
+                    # constants of two dtypes: reading the variable after is the error
+                    take = undefine(name, _mismatch(f"`{name}`", *dtypes))
+            joined.append(ast.If(test=_bound(name), body=take, orelse=[]))
+        if joined:
+            statements.append(ast.If(test=_call(JOINS_NAME, _name(branch)), body=joined,
+                                     orelse=[]))
+        for statement in statements:
+            ast.copy_location(statement, node)
+            if statement is not node:  # (the test's assignment holds no statement)
+                self.made.update(id(made) for made in ast.walk(statement)
+                                 if isinstance(made, ast.If))
+        return statements
+
+    @staticmethod
+    def _return_mismatch(node, after):
+        """cuTile's message where the two sides return constants of different dtypes."""
+        first, second = _returned(node.body, after), _returned(node.orelse, after)
+        if first is None or second is None or first is second:
+            return None
+        return _mismatch("return value", first, second)
+
+
+def _mismatch(what, first, second):
+    return f"Type of {what} depends on path taken: {first} (on one path) vs. {second} " \
+           f"(on another)"
+
+
+def _assigned_dtype(statements, name):
+    """The dtype of the constant the last statement of a side that sets ``name`` gives it
+    (``name = 2.0``), else None."""
+    last = next((s for s in reversed(statements) if name in _assigned([s])), None)
+    if isinstance(last, ast.Assign) and len(last.targets) == 1 and \
+            isinstance(last.targets[0], ast.Name):
+        return _constant_dtype(last.value)
+    return None
+
+
+def rewrite(function_node):
+    """Rewrite the ``if`` statements and conditional expressions of a function's syntax tree
+    (see the module's docstring). Returns True."""
+    _Rewriter().visit(function_node)
+    ast.fix_missing_locations(function_node)
+    return True

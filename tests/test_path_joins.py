@@ -1,0 +1,312 @@
+"""Where paths meet (the two sides of an ``if``, a loop's entry and its back edge, the returns of
+a helper), variables take cuTile's types in every mode: a loosely typed constant takes its own
+dtype (float32 for a float), a scalar meets a 0-d tile, arrays meet whatever their strides;
+constants of two dtypes are a ``TileTypeError`` where the variable is read (at once for a
+helper's returns), and a variable some path does not set is a ``TileSyntaxError`` where it is
+read (``numba_tile.compiler.typing.joins``, ``numba_tile.interpreter.branch_joins``,
+``numba_tile.compiler.frontend.defined_variables``)."""
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+
+
+# -- loose constants where paths meet ------------------------------------------------------------
+@ct.kernel
+def loose_floats_meet(x, out):
+    b = ct.bid(0)
+    v = 1.0 if b == 0 else 3.0
+    if b == 0:
+        w = 2.0
+    else:
+        w = 4.0
+    s = 0.0
+    for i in range(b + 2):
+        s = s + 1.5
+    half = ct.load(x, (0,), (4,))  # float16
+    r = half + v + w + s  # float16 with a loose constant would stay float16
+    ct.static_assert(r.dtype == ct.float32, "a loose float that paths join is float32")
+    ct.static_assert(v.dtype == ct.float32 and w.dtype == ct.float32 and s.dtype == ct.float32)
+    ct.store(out, (0,), r)
+
+
+def test_loose_float_constants_meet_as_float32(run_kernel):
+    x = np.arange(4, dtype=np.float16)
+    out = np.zeros(4, np.float32)
+    run_kernel(loose_floats_meet, (1,), (x, out))
+    np.testing.assert_array_equal(out, np.arange(4) + 1.0 + 2.0 + 3.0)
+
+
+@ct.kernel
+def loose_ints_meet(x):
+    v = 1 if ct.bid(0) == 0 else 3
+    r = ct.int8(2) + v  # int8 with a loose constant, int32 with an int32 scalar
+    ct.static_assert(r.dtype == ct.int32)
+    ct.scatter(x, 0, r)
+
+
+def test_loose_int_constants_meet_as_int32(run_kernel):
+    x = np.zeros(1, np.int32)
+    run_kernel(loose_ints_meet, (1,), (x,))
+    assert x[0] == 3
+
+
+@ct.kernel
+def constant_branch_keeps_constants(x, N: ct.Constant[int]):
+    v = 2.0
+    if N > 0:
+        v = 3.0
+    r = ct.load(x, (0,), (4,)) + v  # a constant still: float16
+    ct.static_assert(r.dtype == ct.float16)
+    ct.store(x, (0,), r)
+
+
+def test_a_branch_on_a_constant_joins_nothing(run_kernel):
+    x = np.ones(4, np.float16)
+    run_kernel(constant_branch_keeps_constants, (1,), (x, 1))
+    np.testing.assert_array_equal(x, np.full(4, 4.0))
+
+
+@ct.kernel
+def if_else_mismatch(x):
+    if ct.bid(0) == 0:
+        a = 1
+    else:
+        a = 2.0
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def loop_mismatch(x):
+    a = 1
+    for _ in range(ct.bid(0) + 3):
+        a *= 2.0
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def float16_and_loose_mismatch(x):
+    v = 1.0 if ct.bid(0) == 0 else ct.float16(3.0)
+    ct.store(x, (0,), ct.full((1,), v, ct.float32))
+
+
+@pytest.mark.parametrize("kernel", [if_else_mismatch, loop_mismatch])
+def test_constants_of_two_dtypes_are_an_error_where_read(run_kernel, kernel):
+    with pytest.raises(ct.TileTypeError, match="Type of `a` depends on path taken"):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32),))
+
+
+def test_a_loose_float_and_a_float16_do_not_meet():
+    # (the interpreter sees one path: only the compiler knows the other side's type)
+    with pytest.raises(ct.TileTypeError, match="depends on path taken"):
+        ct.compile(float16_and_loose_mismatch, (np.zeros(1, np.float32),), arch="sm_90")
+
+
+@ct.kernel
+def unused_mismatch(x):
+    if ct.bid(0) == 0:
+        a = 1  # noqa: F841
+    else:
+        a = 2.0  # noqa: F841
+    ct.scatter(x, 0, 5.0)
+
+
+def test_an_unread_mismatch_is_no_error(run_kernel):
+    x = np.zeros(1, np.float32)
+    run_kernel(unused_mismatch, (1,), (x,))
+    assert x[0] == 5.0
+
+
+# -- helpers' returns -------------------------------------------------------------------------
+def int_or_float():
+    if ct.bid(0) == 0:
+        return 3
+    else:
+        return 5.0
+
+
+def early_int_or_float():
+    if ct.bid(0) == 0:
+        return 3
+    return 5.0
+
+
+def float_either_way():
+    if ct.bid(0) == 0:
+        return 3.0
+    return 5.0
+
+
+@ct.kernel
+def result_unused(x):
+    int_or_float()
+
+
+@ct.kernel
+def early_result_unused(x):
+    early_int_or_float()
+
+
+@ct.kernel
+def result_used(x):
+    ct.scatter(x, 0, early_int_or_float())
+
+
+@ct.kernel
+def floats_returned(x):
+    v = float_either_way()
+    ct.static_assert(v.dtype == ct.float32)
+    ct.scatter(x, 0, v)
+
+
+@pytest.mark.parametrize("kernel", [result_unused, early_result_unused, result_used])
+def test_returns_of_two_dtypes_are_an_error(run_kernel, kernel):
+    with pytest.raises(ct.TileTypeError, match="Type of return value depends on path taken"):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32),))
+
+
+def test_returns_of_one_dtype_meet(run_kernel):
+    x = np.zeros(1, np.float32)
+    run_kernel(floats_returned, (1,), (x,))
+    assert x[0] == 3.0
+
+
+# -- scalars and 0-d tiles, arrays -------------------------------------------------------------
+@ct.kernel
+def scalar_meets_tile(x, out):
+    t = ct.load(x, (0,), (4,))
+    v = ct.float32(2.0)
+    if ct.bid(0) == 0:
+        v = ct.sum(t)
+    s = 0.0
+    for i in range(2):
+        s = s + ct.max(t)
+    ct.scatter(out, 0, v)
+    ct.scatter(out, 1, s)
+
+
+def test_a_scalar_meets_a_0d_tile(run_kernel):
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(2, np.float32)
+    run_kernel(scalar_meets_tile, (1,), (x, out))
+    np.testing.assert_array_equal(out, [6.0, 6.0])
+
+
+@ct.kernel
+def arrays_meet(x, y, out):
+    if ct.bid(0) == 0:
+        a = x
+    else:
+        a = y
+    ct.store(out, (0, 0), ct.load(a, (0, 0), shape=(4, 4)))
+
+
+def test_arrays_of_other_strides_meet(run_kernel, rng):
+    x = rng.random((4, 4), dtype=np.float32)
+    y = rng.random((4, 4), dtype=np.float32).T  # column-major: not aligned as x is
+    out = np.zeros((4, 4), np.float32)
+    run_kernel(arrays_meet, (1,), (x, y, out))
+    np.testing.assert_array_equal(out, x)
+
+
+# -- constants of dtypes without scalars ----------------------------------------------------------
+@ct.kernel
+def narrow_float_constants(x):
+    ct.scatter(x, 0, ct.float16(0.2))
+    ct.scatter(x, 1, ct.float64(ct.float8_e8m0fnu(0.2)))
+    ct.scatter(x, 2, ct.float64(ct.float8_e4m3fn(0.2)))
+    v = ct.float8_e4m3fn(0.2)
+    for i in range(ct.bid(0) + 2):
+        v = ct.float8_e4m3fn(0.3)
+    ct.scatter(x, 3, ct.float64(v))
+
+
+def test_narrow_float_constants_round_and_convert(run_kernel):
+    x = np.zeros(4, np.float64)
+    run_kernel(narrow_float_constants, (1,), (x,))
+    np.testing.assert_array_equal(x, [float(np.float16(0.2)), 0.25, 0.203125, 0.3125])
+
+
+# -- undefined variables -------------------------------------------------------------------------
+@ct.kernel
+def set_in_one_branch(x):
+    t = ct.load(x, (0,), (4,))
+    if ct.bid(0) == 0:
+        acc = t + 1
+    else:
+        acc = acc + t  # noqa: F821
+    ct.store(x, (0,), acc)
+
+
+@ct.kernel
+def set_before_read_in_loop(x):
+    for i in range(2):
+        acc = acc + ct.load(x, (0,), (4,))  # noqa: F821
+        acc = ct.load(x, (0,), (4,))
+    ct.store(x, (0,), acc)
+
+
+@ct.kernel
+def read_after_if(x):
+    if ct.bid(0) == 0:
+        t = ct.load(x, (0,), (4,))
+    ct.store(x, (0,), t)
+
+
+@ct.kernel
+def read_after_loop(x):
+    for i in range(2):
+        t = ct.load(x, (0,), (4,))
+    ct.store(x, (0,), t)
+
+
+@ct.kernel
+def loop_index_after_loop(x):
+    for i in range(2):
+        pass
+    ct.scatter(x, 0, i)
+
+
+@ct.kernel
+def never_set(x):
+    ct.store(x, (0,), nowhere)  # noqa: F821
+
+
+@pytest.mark.parametrize("kernel,name", [
+    (set_in_one_branch, "acc"), (set_before_read_in_loop, "acc"), (read_after_if, "t"),
+    (never_set, "nowhere")], ids=lambda v: getattr(v, "__name__", v))
+def test_a_variable_some_path_does_not_set_is_undefined(run_kernel, kernel, name):
+    with pytest.raises(ct.TileSyntaxError, match=f"Undefined variable {name}"):
+        run_kernel(kernel, (2,), (np.zeros(4, np.float32),))
+
+
+@pytest.mark.parametrize("kernel", [read_after_loop, loop_index_after_loop],
+                         ids=lambda v: v.__name__)
+def test_what_a_loop_that_ran_sets_is_read_after_it(run_kernel, kernel):
+    x = np.ones(4, np.float32)
+    run_kernel(kernel, (1,), (x,))
+    assert x[0] == 1
+
+
+@ct.kernel
+def set_where_needed(x, HAS_BIAS: ct.Constant[bool]):
+    t = ct.load(x, (0,), (4,))
+    if HAS_BIAS:
+        bias = ct.full((4,), 1.0, ct.float32)
+    if HAS_BIAS:
+        t = t + bias
+    j = 0
+    while True:
+        last = t * 2
+        j += 1
+        if j > 1:
+            break
+    ct.store(x, (0,), last)
+
+
+@pytest.mark.parametrize("has_bias", [False, True])
+def test_variables_set_on_every_path_that_runs_are_defined(run_kernel, has_bias):
+    x = np.ones(4, np.float32)
+    run_kernel(set_where_needed, (1,), (x, has_bias))
+    np.testing.assert_array_equal(x, np.full(4, 4.0 if has_bias else 2.0))
