@@ -100,6 +100,8 @@ class KernelRunner:
         report = child.stdout + child.stderr
         assert child.returncode != 0, report
         assert f"Assertion `{message}` failed" in report, report
+        if error is AssertionError:  # ct.assert_ prints its message, a line of stdout
+            assert any(message in line for line in child.stdout.splitlines()), report
         assert "CUDA_ERROR_ASSERT" in report, report
 
     @staticmethod

@@ -578,3 +578,12 @@ def assert_scalar(n):
 def test_assert_scalar(run_kernel):
     run_kernel(assert_scalar, (1,), (9,))
     run_kernel.expect_assertion_failure(assert_scalar, (1,), (10,), "ct.assert_ failed")
+
+
+def test_a_failed_assert_prints_its_message_as_a_line():
+    # as cuTile's does, on standard output (the driver's report goes to standard error); on
+    # the GPU, expect_assertion_failure checks the line
+    compiled = ct.compile(assert_positive, (np.ones(8, np.float32), np.zeros(8, np.float32)),
+                          arch="sm_90")
+    line = ", ".join(str(b) for b in b"all elements must be positive\n")
+    assert "vprintf" in compiled.ptx and line in compiled.ptx
