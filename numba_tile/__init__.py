@@ -45,6 +45,7 @@ from .language.gather import Slice, gather, load_advanced_indexing, scatter, \
 from .language.matrix import matmul, mma
 from .language.memory import assume_divisible_by, bid, cdiv, load, num_blocks, num_tiles, \
     store
+from .language.combiners import reduce, scan
 from .language.scans import cumprod, cumsum
 from .language.reductions import argmax, argmin, max, min, prod, sum
 from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert,

@@ -154,6 +154,8 @@ class Compilation:
         self.inlining = []
         self.recursive_helpers = set()
         self.recursion_allowed = frozenset()
+        # the untyped IR of each helper inlined, made once (frontend.inlining)
+        self.helper_irs = {}
         # the Tile errors the source rewrites found, each raised where its code is typed
         # (typing.rewrite_errors)
         self.rewrite_errors = []

@@ -143,11 +143,14 @@ class InlineHelpers:
 
     def value(self, value):
         """What a global or closure value of tile code becomes for the compiler."""
-        is_op = (getattr(value, "__module__", None) or "").startswith("numba_tile.language")
+        is_op = (getattr(value, "__module__", None) or "").startswith(
+            "numba_tile.language") and not hasattr(value, "__numba_tile_function__")
         if isinstance(value, types.FunctionType) and not is_op and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self._dispatcher(tile_function(value))
-        if isinstance(value, types.ModuleType) and is_user_code(value):
+        if isinstance(value, types.ModuleType) and (is_user_code(value) or
+                                                    value.__name__ == "numba_tile"):
+            # (numba_tile's own functions written as tile code, ct.scan, are helpers too)
             if id(value) not in self._modules:
                 self._modules[id(value)] = self._module_proxy(value)
             return self._modules[id(value)]
@@ -181,6 +184,14 @@ class InlineHelpers:
             self._dispatchers[id(fn)] = None  # a recursive helper refers to itself as is
             self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
                 self.function(fn))
+            # a static expression's value that is this function, put in the globals of its
+            # own module while it was being made (static_eval(helper) in that module)
+            static_names = {static_expressions.value_name(key)
+                            for key in current().static_globals}
+            for module_globals in self._globals.values():
+                for name in static_names & module_globals.keys():
+                    if module_globals[name] is fn:
+                        module_globals[name] = self._dispatchers[id(fn)]
         return self._dispatchers[id(fn)] or fn
 
 

@@ -24,6 +24,8 @@ Recursion that does not end on constants within :data:`MOST_LEVELS` levels is a
 array([32], dtype=int32)
 """
 
+import types
+
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
@@ -31,6 +33,7 @@ from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination
 from numba.cuda.core.postproc import PostProcessor
 from numba.cuda.core.untyped_passes import InlineInlinables
 
+from ... import static_expressions
 from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ...rules.syntax import helper_source_error
 from ..compilation import current
@@ -167,4 +170,25 @@ def _inline_one_level(state, calls):
 
 
 #: what this module changes in numba-cuda while a kernel compiles (:mod:`.numba_patches`)
-PATCHES = ((InlineInlinables, "_do_work", _do_work),)
+_ORIGINAL_UNTYPED_PASSES = InlineWorker.run_untyped_passes
+
+
+def _run_untyped_passes(self, func, enable_ssa=False):
+    """numba-cuda's front end of a helper, run once per helper and compile: every copy of
+    it inlined is a copy of that IR (``inline_ir`` copies what it inlines). A helper with a
+    ``static_iter`` loop is made anew each time: each copy's loop is its own instance."""
+    key = (func, enable_ssa)
+    cache = current().helper_irs
+    if key not in cache or _has_static_iter(func.__code__):
+        cache[key] = _ORIGINAL_UNTYPED_PASSES(self, func, enable_ssa)
+    self.flags.enable_ssa = enable_ssa  # (as numba-cuda's leaves it)
+    return cache[key]
+
+
+def _has_static_iter(code):
+    return static_expressions.ITER_NAME in code.co_names or any(
+        isinstance(c, types.CodeType) and _has_static_iter(c) for c in code.co_consts)
+
+
+PATCHES = ((InlineInlinables, "_do_work", _do_work),
+           (InlineWorker, "run_untyped_passes", _run_untyped_passes))

@@ -23,7 +23,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks, compute_use_defs
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_var_names
-from numba.cuda.core.untyped_passes import InlineInlinables
+from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...errors import TileError, TileSyntaxError, TileUnsupportedFeatureError
 from ...language import debugging
@@ -50,21 +50,25 @@ class UnrollStaticIter(FunctionPass):
     def run_pass(self, state):
         compilation = current()
         run = compilation.passes_run.count(type(self).__name__)
-        changed = False
+        changed = cut = False
         for round_ in itertools.count():
             unrolled = _unroll_loops(state, compilation, (run, round_))
-            if not unrolled and unrolled is not None:
+            if unrolled is None:  # cut after a loop whose items typing finds
+                changed = cut = True
+            elif not unrolled:
                 break
+            changed = True
             # an item may be a helper or a closure (``for f in ct.static_iter(fns)``): called
             # in the copies, it is inlined as any other call, and may hold static_iter loops
-            # (also where the kernel was cut after a later loop, whose items typing finds)
+            # (before a cut too: the next round unrolls them or cuts the kernel after them)
             InlineInlinables().run_pass(state)
             InlineCalls().run_pass(state)
-            if unrolled is None:
-                return True
-            changed = True
-        if changed:
+        if changed and not cut:
             _merge_blocks(state.func_ir)
+        if changed:
+            # a variable the copies assign may take values of several types in turn (a
+            # tuple of tiles halved by each copy), where this pass runs after Numba's SSA
+            ReconstructSSA().run_pass(state)
         return changed
 
 
@@ -378,8 +382,9 @@ def _build(plan, block, arguments, loc):
     kind = plan[0]
     if kind == "const":
         return assign(ir.Const(plan[1], loc))
-    if kind == "global":
-        return assign(ir.Global(getattr(plan[1], "__name__", "static_iter_item"), plan[1],
+    if kind in ("global", "function"):
+        value = current().static_helpers.value(plan[1]) if kind == "function" else plan[1]
+        return assign(ir.Global(getattr(plan[1], "__name__", "static_iter_item"), value,
                                 loc))
     if kind == "typed":  # ct.int16(3)
         dtype, value = plan[1], plan[2]

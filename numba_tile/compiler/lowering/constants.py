@@ -63,7 +63,12 @@ for _compare in (operator.eq, operator.ne):  # a Constant[str] with a literal: M
 
 def folded_constant(context, builder, sig, args):
     """An operation the typing folded: its result is a constant of the literal type."""
-    result = sig.return_type
+    return _constant_of_type(context, builder, sig.return_type)
+
+
+def _constant_of_type(context, builder, result):
+    """The value of a constant's type (a literal, a typed constant, a tuple of them, nested
+    as deep as it goes, a dataclass instance of constants)."""
     if isinstance(result, TypedConstant):
         return arithmetic.constant(result.dtype, result.literal_value)
     if isinstance(result, types.Literal):
@@ -72,7 +77,7 @@ def folded_constant(context, builder, sig, args):
         return context.get_constant(result.literal_type, result.literal_value)
     if isinstance(result, types.BaseTuple):
         return context.make_tuple(builder, result, [
-            context.get_constant(t.literal_type, t.literal_value) for t in result])
+            _constant_of_type(context, builder, t) for t in result])
     if isinstance(result, DataclassType):  # a static_eval's instance of constants
         return lowering_dataclasses.constant_instance(context, builder, result)
     return context.get_dummy_value()

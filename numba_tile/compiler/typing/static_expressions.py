@@ -113,6 +113,25 @@ class RunTimeValue:
                             self._step(("item", index % len(self._type))))
         self._needs_value()
 
+    def __static_function__(self):
+        """``(code, names it reads)`` of a function value (a closure made in the kernel, a
+        helper), or None: what a static expression may read of a function's source."""
+        if isinstance(self._type, types.MakeFunctionLiteral):
+            code = self._type.literal_value.code
+            return code, dict(current().code_globals.get(code, {}))
+        if isinstance(self._type, types.Dispatcher):
+            function = self._type.dispatcher.py_func
+            return function.__code__, dict(function.__globals__)
+        return None
+
+    def __static_items__(self):
+        """The items of a run-time tuple, each a run-time value; None for anything else (a
+        static expression's way to take a tuple of tiles apart: ``isinstance`` sees no
+        tuple here)."""
+        if not isinstance(self._type, types.BaseTuple):
+            return None
+        return tuple(self[i] for i in range(len(self._type)))
+
     def __len__(self):
         if isinstance(self._type, types.BaseTuple):
             return len(self._type)
@@ -309,7 +328,9 @@ registry.register_global(compiled_static_eval)(StaticEvalTemplate)
 def _values_of(key, value_types, typing_context):
     values = []
     for index, numba_type in enumerate(value_types):
-        found = python_value(numba_type)
+        # a closure made in the kernel: a run-time value that knows its function's code
+        found = None if isinstance(numba_type, types.MakeFunctionLiteral) else \
+            python_value(numba_type)
         values.append(RunTimeValue(key, index, numba_type, typing_context) if found is None else
                       found[0] if isinstance(found, tuple) else found)
     return values

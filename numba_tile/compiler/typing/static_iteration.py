@@ -18,6 +18,8 @@ An item is described by a *plan*, from which the unrolling builds the loop varia
 
 * ``("const", value)`` a number, bool, string or None;
 * ``("global", value)`` a dtype, enum member, function or other object tile code reads;
+* ``("function", function)`` a Python function, made a helper of the compile that unrolls
+  the loop (plans outlive a compile; helpers belong to one);
 * ``("typed", dtype, value)`` a typed constant (``ct.int16(3)``);
 * ``("path", j, steps)`` a run-time value reached from the ``j``-th value passed, through
   ``("item", i)`` and ``("attr", name)`` steps;
@@ -160,9 +162,8 @@ def plan_of(item, functions):
         return "global", spelled
     if isinstance(item, pytypes.FunctionType) and id(item) in functions:
         return "global", functions[id(item)]
-    if isinstance(item, pytypes.FunctionType):
-        helpers = current().static_helpers
-        return "global", helpers.value(item) if helpers is not None else item
+    if isinstance(item, pytypes.FunctionType):  # converted where the loop is unrolled
+        return "function", item
     return "global", item
 
 

@@ -1,0 +1,169 @@
+"""``scan`` and ``reduce`` with a user's combining function, written as tile code: both
+executors run these same functions (the compiler inlines them into the kernel as it
+inlines a user's helpers), so they compute alike, combining in the same order. The steps of
+the combining trees and the checks are the rules' (:mod:`numba_tile.rules.combiners`),
+asked at compile time with ``static_eval``.
+"""
+
+import functools
+
+from ..errors import TileTypeError
+from ..kernel import function
+from ..rules import combiners as combiner_rules
+from .debugging import static_eval, static_iter
+from .shapes import broadcast_to, cat, extract, reshape
+
+# A closure cannot be called with *args of a tuple that an unrolled loop builds, and a
+# loop-carried tuple is best taken apart by constant indices: the work of one step on N
+# tiles is generated once per N (up to _MOST_TILES), as tile code without loops.
+_MOST_TILES = 16
+
+
+@function(host=True)
+def _checked(op, inputs, results):
+    """``results`` (of ``func``) checked to be as many tiles as ``inputs``, of their
+    dtypes. (The check's value, 0, picks the results: what the caller does with them is
+    typed after the check, whose error is then the one raised.)"""
+    return (results,)[static_eval(combiner_rules.check_results(op, inputs, results))]
+
+
+def _generated(name, count, lines):
+    """A tile-code function ``name_count(tiles, step, func, option)`` made of ``lines``: a
+    line starting with ``each:`` is repeated for each tile, ``#`` standing for its number;
+    ``{all:EXPR}`` joins ``EXPR`` over the tiles with commas (``h0, h1``), which unpacks
+    ``func``'s tuple for several tiles and takes its tile for one."""
+    body = []
+    for line in lines:
+        if line.startswith("each:"):
+            body += ["    " + line[5:].replace("#", str(i)) for i in range(count)]
+            continue
+        while "{all:" in line:
+            start = line.index("{all:")
+            end = line.index("}", start)
+            joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
+            line = line[:start] + joined + line[end + 1:]
+        body.append("    " + line)
+    namespace = {"broadcast_to": broadcast_to, "cat": cat, "extract": extract,
+                 "reshape": reshape, "checked": _checked}
+    exec(f"def {name}_{count}(tiles, step, func, option):\n" + "\n".join(body) + "\n",
+         namespace)  # noqa: S102
+    return function(namespace[f"{name}_{count}"], host=True)
+
+
+def _scan_step(count):
+    """One doubling of the scanned blocks of ``count`` tiles (``option``: reverse)."""
+    return _generated("scan_step", count, [
+        "split, half, low, high, total_at, total_shape, pair_axis = step",
+        "shape = tiles[0].shape",
+        "each:p# = reshape(tiles[#], split)",
+        "each:l# = extract(p#, low, half)",
+        "each:h# = extract(p#, high, half)",
+        "if option:  # the low half's elements follow the high half's total",
+        "    {all:l#} = func({all:broadcast_to(extract(h#, total_at, total_shape), half)}, "
+        "{all:l#})",
+        "    {all:l#}, = checked('scan', tiles, ({all:l#},))",
+        "else:",
+        "    {all:h#} = func({all:broadcast_to(extract(l#, total_at, total_shape), half)}, "
+        "{all:h#})",
+        "    {all:h#}, = checked('scan', tiles, ({all:h#},))",
+        "return ({all:reshape(cat((l#, h#), pair_axis), shape)},)",
+    ])
+
+
+def _reduce_step(count):
+    """One halving of the reduced axis of ``count`` tiles (``option`` unused)."""
+    return _generated("reduce_step", count, [
+        "split, half, even, odd, merged = step",
+        "each:p# = reshape(tiles[#], split)",
+        "{all:t#} = func({all:reshape(extract(p#, even, half), merged)}, "
+        "{all:reshape(extract(p#, odd, half), merged)})",
+        "{all:t#}, = checked('reduce', tiles, ({all:t#},))",
+        "return ({all:t#},)",
+    ])
+
+
+_SCAN_STEPS = (None,) + tuple(_scan_step(n) for n in range(1, _MOST_TILES + 1))
+_REDUCE_STEPS = (None,) + tuple(_reduce_step(n) for n in range(1, _MOST_TILES + 1))
+
+
+@functools.lru_cache(maxsize=None)
+def _program(op, count, steps):
+    """The tile code of a whole ``op`` on ``count`` tiles (0: a single tile) in ``steps``
+    steps, without loops: ``run(x, shape, steps, func, option)``, ``option`` being
+    ``reverse`` for a scan and the result's shape for a reduction. Chosen at compile time
+    as the one item of a ``static_iter`` loop (a static_eval's value may not differ from one
+    inlined copy of a helper to the next); one per (op, count, steps)."""
+    if count > _MOST_TILES:
+        raise TileTypeError(f"{op}() combines at most {_MOST_TILES} tiles, got {count}")
+    tiles = max(count, 1)
+    if count == 0:
+        lines = ["tiles = (broadcast_to(x, shape),)"]
+    else:
+        lines = ["tiles = (" + "".join(f"broadcast_to(x[{i}], shape), "
+                                       for i in range(count)) + ")"]
+    lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
+    if op == "reduce":
+        lines.append("tiles = (" + "".join(f"reshape(tiles[{i}], option), "
+                                           for i in range(tiles)) + ")")
+    lines.append("return tiles[0]" if count == 0 else "return tiles")
+    namespace = {"broadcast_to": broadcast_to, "reshape": reshape,
+                 "step": (_SCAN_STEPS if op == "scan" else _REDUCE_STEPS)[tiles]}
+    name = f"{op}_{count}_{steps}"
+    exec(f"def {name}(x, shape, steps, func, option):\n" +  # noqa: S102
+         "".join(f"    {line}\n" for line in lines), namespace)
+    return function(namespace[name], host=True)
+
+
+@function(host=True)  # (the interpreter calls it as it is, from ct.scan)
+def scan(x, /, axis, func, identity, *, reverse=False):
+    """The inclusive scan of ``x`` along ``axis`` by ``func`` (``func(a, b)`` of two 0-d
+    tiles, or of two groups of N for a tuple of N tiles whose shapes broadcast to one),
+    from the end with ``reverse``; ``identity`` is ``func``'s identity (a constant scalar,
+    or a tuple of N). ``func`` may not branch, loop, touch memory or nest a scan.
+
+    >>> import operator
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.arange(8, dtype=ct.int32) + 1
+    ...     print(ct.scan(t, 0, operator.mul, 1))
+    ...     print(ct.scan(t % 5, 0, lambda a, b: ct.maximum(a, b), 0, reverse=True))
+    >>> ct.launch(0, (1,), show, ())
+    [1, 2, 6, 24, 120, 720, 5040, 40320]
+    [4, 4, 4, 4, 3, 3, 3, 3]
+    """
+    count, axis, shape = static_eval(combiner_rules.operands("scan", x, axis, identity))
+    static_eval(combiner_rules.check_combiner("scan", func))
+    steps = static_eval(tuple(map(tuple, combiner_rules.scan_steps(shape, axis, reverse))))
+    for run in static_iter((_program("scan", count, len(steps)),)):
+        result = run(x, shape, steps, func, reverse)
+    return result
+
+
+@function(host=True)
+def reduce(x, /, axis, func, identity, *, keepdims=False):
+    """The reduction of ``x`` along ``axis`` by ``func`` (``func(a, b)`` of two 0-d tiles,
+    or of two groups of N for a tuple of N tiles whose shapes broadcast to one), combining
+    neighbouring elements first; ``identity`` is ``func``'s identity (a constant scalar, or
+    a tuple of N). ``func`` may not branch, loop, touch memory or nest a reduction.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(8, dtype=ct.int32), (2, 4))
+    ...     print(ct.reduce(t, 1, lambda a, b: a + b, 0))
+    ...     low, at = ct.reduce((t, ct.arange(4, dtype=ct.int32)), 1,
+    ...                         lambda v, i, w, j: (ct.minimum(v, w), ct.where(w < v, j, i)),
+    ...                         (0, 0), keepdims=True)
+    ...     print(low, at)
+    >>> ct.launch(0, (1,), show, ())
+    [6, 22]
+    [[0], [4]] [[0], [0]]
+    """
+    count, axis, shape = static_eval(combiner_rules.operands("reduce", x, axis, identity))
+    static_eval(combiner_rules.check_combiner("reduce", func))
+    steps = static_eval(tuple(map(tuple, combiner_rules.reduce_steps(shape, axis))))
+    result_shape = static_eval(combiner_rules.reduced_shape(shape, axis, keepdims))
+    for run in static_iter((_program("reduce", count, len(steps)),)):
+        result = run(x, shape, steps, func, result_shape)
+    return result

@@ -1,0 +1,298 @@
+"""Rules of ``ct.scan`` and ``ct.reduce`` with a user's combining function.
+
+``x`` is a tile or a tuple of tiles whose shapes broadcast to one; ``func`` combines two
+values (two 0-d tiles, or two groups of N for a tuple of N tiles) and returns the combined
+value (a tile, or a tuple of N); ``identity`` is a constant scalar (a tuple of N of them)
+that ``func`` leaves unchanged. Both executors run the same tile code
+(:mod:`numba_tile.language.combiners`), which asks these rules, at compile time, for the
+steps of the combining tree:
+
+* a scan doubles the blocks of scanned elements one step at a time (:func:`scan_steps`): each
+  pair of neighbouring blocks, ``low`` then ``high``, becomes one block where ``high``'s
+  elements are combined with ``low``'s total (its last element): ``func(total, element)``.
+  ``log2(n)`` steps scan ``n`` elements; a reverse scan combines ``low``'s elements with
+  ``high``'s total (its first element) instead.
+* a reduction halves the axis one step at a time (:func:`reduce_steps`), combining
+  neighbouring elements: ``func(even, odd)``.
+
+``func`` is applied to whole tiles of such elements at once, so its body must be what cuTile
+takes: no branching, no loop, no operation with a memory effect, no nested scan or
+reduction (:func:`combiner_problems` finds them in its source, for both executors).
+
+>>> from numba_tile.rules.combiners import scan_steps
+>>> [step.split for step in scan_steps((2, 8), 1, False)]
+[(2, 4, 2, 1), (2, 2, 2, 2), (2, 1, 2, 4)]
+"""
+
+import ast
+import builtins
+import collections
+import linecache
+
+from ..errors import SourceLocation, TileSyntaxError, TileTypeError
+from ..static_expressions import EFFECTS
+from .core import broadcast_shapes, constant_value, describe, _NOT_CONSTANT
+
+#: what a nested call may not be inside a combining function's body
+NESTED = frozenset({"scan", "reduce", "cumsum", "cumprod", "sum", "prod", "max", "min",
+                    "argmax", "argmin"})
+
+ScanStep = collections.namedtuple(
+    "ScanStep", "split half low high total_at total_shape pair_axis")
+ReduceStep = collections.namedtuple("ReduceStep", "split half even odd merged")
+
+
+def tuple_items(value):
+    """The items of a tuple as a static expression sees it (a Python tuple in the
+    interpreter, a run-time tuple while compiling), or None for anything else."""
+    if isinstance(value, tuple):
+        return value
+    items = getattr(value, "__static_items__", None)
+    return items() if items is not None else None
+
+
+def operands(op, x, axis, identity):
+    """``(count, axis, shape)`` of a ``scan``/``reduce`` call: the number of tiles of tuple
+    ``x`` (0 for a single tile), the axis made non-negative, and the shape the tiles
+    broadcast to."""
+    items = tuple_items(x)
+    tiles = (x,) if items is None else items
+    if not tiles or not all(tuple_items(t) is None and hasattr(t, "dtype") and
+                            hasattr(t, "shape") for t in tiles):
+        raise TileTypeError(f"{op}() combines a tile or a tuple of tiles, got "
+                            f"{'a tuple' if items is not None else describe(x)}")
+    shape = ()
+    for tile in tiles:
+        shape = broadcast_shapes(shape, tuple(tile.shape))
+    if not shape:
+        raise TileTypeError(f"{op}() needs a tile of at least one dimension")
+    value = constant_value(axis)
+    if isinstance(value, bool) or not isinstance(value, int):
+        kind = "None" if value is None else type(value).__name__ if value is not \
+            _NOT_CONSTANT else "a run-time value"
+        raise TileTypeError(f"Expected an integer constant, but given value has type {kind}")
+    if not -len(shape) <= value < len(shape):
+        raise TileTypeError(f"axis {value} of {op}() is out of range for rank {len(shape)}")
+    _check_identity(op, identity, len(tiles), items is None)
+    return (0 if items is None else len(items)), value % len(shape), shape
+
+
+def _check_identity(op, identity, count, single):
+    items = (identity,) if single else identity
+    if not isinstance(items, tuple) or len(items) != count:
+        raise TileTypeError(f"identity of {op}() must be {'a constant scalar' if single else f'a tuple of {count} constant scalars'}, "
+                            f"got {describe(identity)}")
+    for item in items:
+        value = constant_value(item)
+        if value is _NOT_CONSTANT or not isinstance(value, (bool, int, float)):
+            raise TileTypeError(f"identity of {op}() must be constant scalars, got "
+                                f"{describe(item)}")
+
+
+def scan_steps(shape, axis, reverse):
+    """The :class:`ScanStep` of each doubling of the scanned blocks along ``axis``: the
+    shape that splits the axis into ``(blocks, 2, width)`` (``split``), the shape of each
+    half (``half``) and its index in tile units (``low``/``high``), where a half's total is
+    (``total_at``, of shape ``total_shape``), and the pair axis the halves join along."""
+    before, after = tuple(shape[:axis]), tuple(shape[axis + 1:])
+    zeros_before, zeros_after = (0,) * len(before), (0,) * len(after)
+    steps, width = [], 1
+    while width < shape[axis]:
+        blocks = shape[axis] // (2 * width)
+        steps.append(ScanStep(
+            split=before + (blocks, 2, width) + after,
+            half=before + (blocks, 1, width) + after,
+            low=zeros_before + (0, 0, 0) + zeros_after,
+            high=zeros_before + (0, 1, 0) + zeros_after,
+            total_at=zeros_before + (0, 0, 0 if reverse else width - 1) + zeros_after,
+            total_shape=before + (blocks, 1, 1) + after,
+            pair_axis=len(before) + 1))
+        width *= 2
+    return tuple(steps)
+
+
+def reduce_steps(shape, axis):
+    """The :class:`ReduceStep` of each halving of ``axis``: neighbouring elements (``even``
+    and ``odd`` halves of the split ``(n/2, 2)``) combine into the shape ``merged``."""
+    before, after = tuple(shape[:axis]), tuple(shape[axis + 1:])
+    zeros_before, zeros_after = (0,) * len(before), (0,) * len(after)
+    steps, length = [], shape[axis]
+    while length > 1:
+        length //= 2
+        steps.append(ReduceStep(
+            split=before + (length, 2) + after,
+            half=before + (length, 1) + after,
+            even=zeros_before + (0, 0) + zeros_after,
+            odd=zeros_before + (0, 1) + zeros_after,
+            merged=before + (length,) + after))
+    return tuple(steps)
+
+
+def reduced_shape(shape, axis, keepdims):
+    """The shape of a reduction's result."""
+    kept = (1,) if keepdims else ()
+    return tuple(shape[:axis]) + kept + tuple(shape[axis + 1:])
+
+
+def check_results(op, inputs, results):
+    """``func``'s results (always a tuple: the tile code wraps a single one) must be as
+    many tiles as the inputs, of the inputs' dtypes; 0."""
+    inputs, found = tuple_items(inputs), tuple_items(results)
+    if found is None or len(found) != len(inputs):
+        got = "something else" if found is None else f"{len(found)} value(s)"
+        raise TileTypeError(f"func of {op}() must return {len(inputs)} tile(s) (a tuple for a "
+                            f"tuple of tiles), got {got}")
+    for tile, result in zip(inputs, found):
+        if tuple_items(result) is not None or getattr(result, "dtype", None) != tile.dtype:
+            got = "a tuple" if tuple_items(result) is not None else \
+                f"{getattr(result, 'dtype', 'no tile')}"
+            raise TileTypeError(f"func of {op}() must return values of the input's dtype "
+                                f"{tile.dtype}, got {got}")
+    return 0
+
+
+# -- what the body of a combining function may not do --------------------------------------
+def check_combiner(op, func):
+    """Raise cuTile's ``TileSyntaxError`` for what the combining function ``func`` (or a
+    helper it calls) does that a scan or reduction body may not: branch, loop, touch memory
+    or print, nest a scan or reduction. True where it does none of these (or its source is
+    not Python: ``operator.add``). Both executors ask it at compile time: the interpreter
+    with the function, the compiler with a run-time value that knows its function."""
+    found = _function_of(func)
+    if found is None:
+        return True
+    code, namespace = found
+    node = _source_node(code)
+    if node is None:
+        return True
+    problem = _body_problem(op, node, _where(code), _resolver(namespace), {code})
+    if problem is not None:
+        raise problem
+    return True
+
+
+def _function_of(value):
+    """``(code, names it reads)`` of a Python function value, or None."""
+    from ..kernel import tile_function
+    value = tile_function(value)
+    code = getattr(value, "__code__", None)
+    if code is not None and hasattr(value, "__globals__"):
+        names = dict(value.__globals__)
+        for name, cell in zip(code.co_freevars, value.__closure__ or ()):
+            try:
+                names[name] = cell.cell_contents
+            except ValueError:  # not assigned yet
+                pass
+        return code, names
+    static_function = getattr(type(value), "__static_function__", None)
+    return static_function(value) if static_function is not None else None
+
+
+_MODULES = {}  # filename -> parsed module (or None), once per process
+
+
+def _source_node(code):
+    """The ``ast.Lambda`` or ``ast.FunctionDef`` of a function's code, found in the parsed
+    source of its file, or None."""
+    filename = code.co_filename
+    if filename not in _MODULES:
+        lines = linecache.getlines(filename)
+        try:
+            _MODULES[filename] = ast.parse("".join(lines)) if lines else None
+        except SyntaxError:
+            _MODULES[filename] = None
+    tree = _MODULES[filename]
+    if tree is None:
+        return None
+    parameters = list(code.co_varnames[:code.co_argcount])
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Lambda, ast.FunctionDef)) and \
+                [a.arg for a in node.args.args] == parameters and \
+                (node.lineno == code.co_firstlineno or
+                 isinstance(node, ast.FunctionDef) and node.name == code.co_name and
+                 node.decorator_list and node.decorator_list[0].lineno ==
+                 code.co_firstlineno):
+            return node
+    return None
+
+
+def _where(code):
+    def where(node):
+        end = node.end_col_offset if node.end_lineno == node.lineno else None
+        return SourceLocation(code.co_filename, node.lineno, node.col_offset, end,
+                              function=code.co_name)
+    return where
+
+
+def _resolver(namespace):
+    """``resolve(node)``: the value a name or a chain of attributes of one names, else
+    None."""
+    def resolve(node):
+        if isinstance(node, ast.Name):
+            if node.id in namespace:
+                return namespace[node.id]
+            return getattr(builtins, node.id, None)
+        if isinstance(node, ast.Attribute):
+            owner = resolve(node.value)
+            return getattr(owner, node.attr, None) if owner is not None else None
+        return None
+    return resolve
+
+
+def _body_problem(op, function_node, where, resolve, seen):
+    """The first construct of a combining function's body that cuTile refuses, as a Tile
+    error, or None; the helpers it calls are checked too (each once: ``seen``)."""
+    kind = "scan" if op == "scan" else "reduction"
+    body = [function_node.body] if isinstance(function_node, ast.Lambda) else \
+        function_node.body
+    for node in _body_nodes(body):
+        if isinstance(node, (ast.If, ast.IfExp)):
+            return TileSyntaxError(f"Branching inside {kind} body is not supported",
+                                   where(node))
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+            return TileSyntaxError(f"Loops inside {kind} body are not supported", where(node))
+        if not isinstance(node, ast.Call):
+            continue
+        value = resolve(node.func)
+        name = getattr(value, "__name__", None)
+        module = getattr(value, "__module__", None) or ""
+        effect = TileSyntaxError(f"Operations with memory effects are not supported inside "
+                                 f"{kind} body", where(node))
+        if module.startswith("numba_tile") and name in NESTED:
+            return TileSyntaxError("Nested scan/reduction is not supported", where(node))
+        if module.startswith("numba_tile") and name in EFFECTS or value is print:
+            return effect
+        if value is None and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("load", "store"):  # a method of an array or a view
+            return effect
+        problem = _helper_problem(op, value, seen)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _helper_problem(op, value, seen):
+    """The problem of a user helper the body calls (checked as a body too), or None."""
+    from ..interpreter.runner import is_user_code
+    value = getattr(value, "py_func", value)  # a helper the compiler made a dispatcher
+    found = _function_of(value) if callable(value) and (
+        is_user_code(getattr(value, "__func__", value)) or
+        hasattr(value, "__numba_tile_function__")) else None
+    if found is None or found[0] in seen:
+        return None
+    seen.add(found[0])
+    node = _source_node(found[0])
+    if node is None:
+        return None
+    return _body_problem(op, node, _where(found[0]), _resolver(found[1]), seen)
+
+
+def _body_nodes(statements):
+    """The nodes of a body, outside the functions and lambdas defined in it."""
+    pending = list(reversed(statements))
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        pending.extend(reversed(list(ast.iter_child_nodes(node))))
