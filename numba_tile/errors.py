@@ -1,15 +1,18 @@
 """The ``TileError`` hierarchy: compile-time errors that point at the kernel's source line.
 
 Every error carries ``.message`` and ``.loc`` (a :class:`SourceLocation` or None); its printed
-form names the file and line and shows the source line with a caret under the expression::
+form names the file and line and shows the source line, as indented in its file, with carets
+under the expression; where the line is in a helper, the calls that led there come first, the
+kernel's outermost (as cuTile prints them)::
 
     >>> from numba_tile.errors import TileTypeError, SourceLocation
     >>> err = TileTypeError("bad operand", SourceLocation("k.py", 3, 4, 9, "    c = a + b"))
     >>> print(err)
     bad operand
       File "k.py", line 3, col 5:
-        c = a + b
-        ^^^^^
+            c = a + b
+            ^^^^^
+    <BLANKLINE>
 """
 
 import linecache
@@ -23,9 +26,10 @@ class SourceLocation:
     3
     """
 
-    __slots__ = ("filename", "line", "col", "end_col", "source_line", "function")
+    __slots__ = ("filename", "line", "col", "end_col", "source_line", "function", "callers")
 
-    def __init__(self, filename, line, col=None, end_col=None, source_line=None, function=None):
+    def __init__(self, filename, line, col=None, end_col=None, source_line=None, function=None,
+                 callers=()):
         self.filename = filename
         self.line = line
         self.col = col
@@ -34,12 +38,19 @@ class SourceLocation:
             source_line = linecache.getline(filename, line).rstrip("\n") or None
         self.source_line = source_line
         self.function = function
+        # the calls that led to this line, each a SourceLocation, the kernel's first
+        self.callers = tuple(callers)
 
     def __repr__(self):
         return f"SourceLocation({self.filename!r}, {self.line}, {self.col})"
 
     def format(self):
-        """The location as text: ``File "...", line N, col C, in fn:`` plus line and caret."""
+        """The location as text, a frame for each caller and then its own: ``File "...",
+        line N, col C, in fn:``, the line and carets under the expression; each line of
+        text ends with a newline."""
+        return "".join(frame._frame() for frame in (*self.callers, self))
+
+    def _frame(self):
         where = f'  File "{self.filename}", line {self.line}'
         if self.col is not None:
             where += f", col {self.col + 1}"
@@ -47,14 +58,14 @@ class SourceLocation:
             where += f", in {self.function}"
         lines = [where + ":"]
         if self.source_line is not None:
-            text = self.source_line
+            text = self.source_line.rstrip()
             indent = len(text) - len(text.lstrip())
-            lines.append("    " + text.strip())
+            lines.append("    " + text)
             if self.col is not None and self.col >= indent:
                 end = self.end_col if self.end_col and self.end_col > self.col else self.col + 1
                 end = min(end, len(text))
-                lines.append("    " + " " * (self.col - indent) + "^" * max(1, end - self.col))
-        return "\n".join(lines)
+                lines.append("    " + " " * self.col + "^" * max(1, end - self.col))
+        return "".join(line + "\n" for line in lines)
 
 
 class TileError(Exception):

@@ -25,7 +25,7 @@ def test_printed_form_has_file_line_and_caret():
     loc = SourceLocation("kern.py", 12, 12, 17, "        c = a + b", function="k")
     text = str(ct.TileTypeError("bad", loc))
     assert text.splitlines() == ['bad', '  File "kern.py", line 12, col 13, in k:',
-                                 '    c = a + b', '        ^^^^^']
+                                 '            c = a + b', '                ^^^^^']
 
 
 def _line_of(fn, marker):
@@ -130,3 +130,35 @@ def test_literals_are_scalars_with_a_dtype(capsys):
 
     _launch(literals)
     assert capsys.readouterr().out == "int32 () int64 float32 int32 int32\n"
+
+
+def _deepest(x):
+    ct.no_such_op(x)  # marker: deepest
+
+
+def _middle(x):
+    _deepest(x)  # marker: middle
+
+
+@ct.kernel
+def calls_through_helpers(x):
+    _middle(x)  # marker: kernel
+
+
+def test_an_error_in_a_helper_names_the_calls_that_led_there(run_kernel):
+    # as cuTile prints it: a frame a call, the kernel's first, each line as indented in its
+    # file, the call (or the attribute read) underlined
+    with pytest.raises(ct.TileTypeError) as info:
+        run_kernel(calls_through_helpers, (1,), (np.ones(4, np.float32),))
+    loc = info.value.loc
+    assert [c.function for c in loc.callers] == ["calls_through_helpers", "_middle"]
+    assert [c.line for c in loc.callers] == [_line_of(calls_through_helpers.fn, "marker: kernel"),
+                                             _line_of(_middle, "marker: middle")]
+    assert (loc.function, loc.line) == ("_deepest", _line_of(_deepest, "marker: deepest"))
+    lines = str(info.value).splitlines()
+    assert lines[0] == "Module 'numba_tile' has no attribute 'no_such_op'"
+    assert lines[2:4] == ["        _middle(x)  # marker: kernel", "        ^^^^^^^^^^"]
+    assert lines[5:7] == ["        _deepest(x)  # marker: middle", "        ^^^^^^^^^^^"]
+    assert lines[8:10] == ["        ct.no_such_op(x)  # marker: deepest",
+                           "        ^^^^^^^^^^^^^"]
+    assert str(info.value).endswith("^\n")

@@ -29,6 +29,7 @@ from ..rules.tuples import unpack_error
 from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
 from .contexts import contexts
+from .frontend import call_sites
 from .frontend.defined_variables import undefined_variable
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
@@ -173,6 +174,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # another number of targets: cuTile's TileTypeError and TileValueError
 _UNIFY = re.compile(r"Cannot unify (.+?) and (.+) for '([^']+)'")
 _UNPACK = re.compile(r"wrong tuple length for .*expected (\d+), got (\d+)")
+_MISSING_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
 _UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 _DEFINED_AT = re.compile(r"defined at (.+) \((\d+)\)")
 # Numba's temporary for the result of a call: where an inlined helper's returns meet
@@ -307,7 +309,7 @@ def _numba_location(error):
     """Where in the kernel Numba's error happened, from its ``loc``."""
     loc = getattr(error, "loc", None)
     if type(loc).__name__ == "Loc" and getattr(loc, "line", None):
-        return SourceLocation(loc.filename, loc.line)
+        return _located(loc)
     return None
 
 
@@ -349,7 +351,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
         compilation.static_iter = static_iter
         try:
             with compiling(compilation), cuda_utils.numba_target_override(), \
-                    format_specs(), python_frontend():
+                    format_specs(), python_frontend(), call_sites.marking_call_sites():
                 result = cuda_compiler.compile_extra(
                     typingctx=typing_context, targetctx=target_context,
                     func=kernel_for_compilation(fn),
@@ -367,7 +369,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
                                         "changing from one compile to the next") from None
         except TileError as err:
             if err.loc is None:
-                err.loc = _statement_location(err.__traceback__)
+                missing = _MISSING_ATTRIBUTE.search(err.message)
+                err.loc = _statement_location(err.__traceback__, missing and missing[1])
             raise
     if result.signature.return_type not in (types.none, types.void):
         raise TileUnsupportedFeatureError("A tile kernel must not return a value")
@@ -381,12 +384,13 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     return library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps)
 
 
-def _statement_location(tb):
+def _statement_location(tb, attribute=None):
     """The kernel statement Numba was typing or lowering when an op rule raised: the
-    innermost frame of Numba's machinery that holds an ``ir.Loc``. Numba gives no column, so
-    the expression is found in the statement's syntax tree from the function being typed
-    (``operator.add`` is a ``+``, ``ct.exp`` a call of ``exp``); failing that, the whole
-    statement is underlined."""
+    innermost frame of Numba's machinery that holds an ``ir.Loc``, with the calls that led
+    there where it is in an inlined helper (:mod:`.frontend.call_sites`). Numba gives no
+    column, so the expression is found in the statement's syntax tree from the function
+    being typed (``operator.add`` is a ``+``, ``ct.exp`` a call of ``exp``) or the
+    ``attribute`` read; failing that, the whole statement is underlined."""
     found, function = None, None
     while tb is not None:
         frame_locals = tb.tb_frame.f_locals
@@ -402,16 +406,38 @@ def _statement_location(tb):
         tb = tb.tb_next
     if found is None:
         return None
-    location = SourceLocation(found.filename, found.line)
+    location = _located(found)
     text = location.source_line
     if found.col:
         location.col = found.col - 1
     elif text:
-        span = _expression_span(text, function)
+        span = _attribute_span(text, attribute) if attribute else None
+        if span is None:
+            span = _expression_span(text, function)
         if span is None:  # underline the whole statement
             span = (len(text) - len(text.lstrip()), len(text.rstrip()))
         location.col, location.end_col = span
     return location
+
+
+def _located(loc):
+    """The SourceLocation of Numba's ``loc``: its function, and the calls that led there."""
+    function = call_sites.function_at(loc.filename, loc.line)
+    return SourceLocation(loc.filename, loc.line, function=function,
+                          callers=call_sites.callers(loc, function))
+
+
+def _attribute_span(text, attribute):
+    """``(start, end)`` columns of the read of ``attribute`` on a source line, or None."""
+    indent = len(text) - len(text.lstrip())
+    try:
+        tree = ast.parse(text.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == attribute:
+            return node.col_offset + indent, node.end_col_offset + indent
+    return None
 
 
 def _attribute(value, name):

@@ -21,18 +21,20 @@ The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before
 become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
 ``if`` on it, followed by ``if __numba_tile_joins(__numba_tile_branch_N): j =
 __numba_tile_carried(j)`` for each variable ``j`` that meets there; ``A if C else B`` becomes
-``__numba_tile_choose(C, lambda: A, lambda: B)``.
+``__numba_tile_choose(__numba_tile_branch_N := C, A if __numba_tile_branch_N else B)`` (but
+inside comprehensions, where ``:=`` may not bind).
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
 ... def k(x):
 ...     v = 1.0 if ct.bid(0) == 0 else 3.0
-...     ct.store(x, (0,), ct.full((1,), 0, ct.float16) + v)  # float16 + float32
->>> ct.launch(0, (1,), k, (np.zeros(1, np.float16),))
-Traceback (most recent call last):
-...
-numba_tile.errors.TileTypeError: store() tile: cannot implicitly cast float32 to the array's ...
-...
+...     r = ct.full((1,), 0, ct.float16) + v  # float16 and a float32 scalar: float32
+...     ct.static_assert(r.dtype == ct.float32)
+...     ct.store(x, (0,), r)
+>>> x = np.zeros(1, np.float32)
+>>> ct.launch(0, (1,), k, (x,))
+>>> x
+array([1.], dtype=float32)
 """
 
 import ast
@@ -59,10 +61,9 @@ def joins(condition):
     return isinstance(condition, Tile) and not condition.is_compile_time
 
 
-def choose(condition, if_true, if_false):
-    """The value of ``if_true() if condition else if_false()``, taken where the sides meet
-    (:func:`joins`)."""
-    value = if_true() if condition else if_false()
+def choose(condition, value):
+    """``value``, that of a conditional expression on ``condition``, as it is where the sides
+    meet (:func:`joins`)."""
     return carried(value) if joins(condition) else value
 
 
@@ -141,14 +142,25 @@ class _Rewriter(ast.NodeTransformer):
     def __init__(self):
         self.counter = itertools.count()
         self.made = set()  # the ifs this rewrite made (left as they are)
+        self.in_comprehension = False
 
     def visit_IfExp(self, node):
         self.generic_visit(node)
-        no_arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
-                                     defaults=[])
-        return ast.copy_location(_call(CHOOSE_NAME, node.test,
-                                       ast.Lambda(args=no_arguments, body=node.body),
-                                       ast.Lambda(args=no_arguments, body=node.orelse)), node)
+        if self.in_comprehension:  # (where := may not bind; no join is made there)
+            return node
+        branch = f"{_BRANCH}{next(self.counter)}"
+        test = ast.NamedExpr(target=_name(branch, ast.Store), value=node.test)
+        node.test = _name(branch)
+        return ast.copy_location(_call(CHOOSE_NAME, test, node), node)
+
+    def _comprehension(self, node):
+        outer, self.in_comprehension = self.in_comprehension, True
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.in_comprehension = outer
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comprehension
 
     def generic_visit(self, node):
         for field, value in ast.iter_fields(node):

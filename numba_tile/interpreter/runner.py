@@ -448,26 +448,35 @@ class PreparedArguments:
 
 # -- running --------------------------------------------------------------------------------
 def _location_from_traceback(tb):
-    """The innermost frame of user code (outside this package) in a traceback."""
-    found = None
+    """The innermost frame of user code (outside this package) in a traceback, with the
+    frames of the user's code that called it (the kernel, its helpers) as its callers."""
+    frames = []
     while tb is not None:
-        code = tb.tb_frame.f_code
-        if not os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep):
-            found = tb
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
+                _PACKAGE_DIR + os.sep):
+            frames.append(tb)
         tb = tb.tb_next
-    if found is None:
+    if not frames:
         return None
-    code = found.tb_frame.f_code
-    line, col, end_col = found.tb_lineno, None, None
+    callers = [_frame_location(t) for t in frames[:-1]
+               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(_LIBRARY_DIRS)]
+    return _frame_location(frames[-1], callers)
+
+
+def _frame_location(tb, callers=()):
+    """The expression a traceback's frame was running."""
+    code = tb.tb_frame.f_code
+    line, col, end_col = tb.tb_lineno, None, None
     try:
-        positions = list(code.co_positions())[found.tb_lasti // 2]
+        positions = list(code.co_positions())[tb.tb_lasti // 2]
         if positions[0] is not None:
             line, col = positions[0], positions[2]
             # an expression over several lines: underline the rest of its first line
             end_col = positions[3] if positions[0] == positions[1] else 10**6
     except (AttributeError, IndexError):
         pass
-    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name)
+    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name,
+                          callers=callers)
 
 
 _UNDEFINED = re.compile(r"(?:local|free) variable '(\w+)'|name '(\w+)' is not defined")
