@@ -152,8 +152,8 @@ def test_an_error_in_a_helper_names_the_calls_that_led_there(run_kernel):
         run_kernel(calls_through_helpers, (1,), (np.ones(4, np.float32),))
     loc = info.value.loc
     assert [c.function for c in loc.callers] == ["calls_through_helpers", "_middle"]
-    assert [c.line for c in loc.callers] == [_line_of(calls_through_helpers.fn, "marker: kernel"),
-                                             _line_of(_middle, "marker: middle")]
+    assert [c.line for c in loc.callers] == [
+        _line_of(calls_through_helpers.fn, "marker: kernel"), _line_of(_middle, "marker: middle")]
     assert (loc.function, loc.line) == ("_deepest", _line_of(_deepest, "marker: deepest"))
     lines = str(info.value).splitlines()
     assert lines[0] == "Module 'numba_tile' has no attribute 'no_such_op'"
