@@ -21,6 +21,7 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
+from ..promotion import loose_concrete_dtype
 from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
@@ -179,6 +180,9 @@ _UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 _DEFINED_AT = re.compile(r"defined at (.+) \((\d+)\)")
 # Numba's temporary for the result of a call: where an inlined helper's returns meet
 _CALL_RESULT = re.compile(r"\$\d+call\w*")
+_LITERAL = re.compile(r"Literal\[(\w+)\]\((.*)\)")
+_TYPED_CONSTANT = re.compile(r"Constant\[(\w+)\]\((.*)\)")
+_TILE = re.compile(r"Tile\((\w+), (\([^)]*\)), .*\)")
 _ENUM_CONSTANT = re.compile(r"TileConstant\(<(\w+\.\w+): .*>\)")
 
 
@@ -193,7 +197,7 @@ def _typing_error(reason, loc):
             return error
     unify = _UNIFY.search(reason)
     if unify is not None:
-        first, second = (_ENUM_CONSTANT.sub(r"<enum constant \1>", t) for t in unify.groups()[:2])
+        first, second = (_tile_type_text(t) for t in unify.groups()[:2])
         name = unify[3].split(".")[0]
         variable = f"`{name}`" if name.isidentifier() else \
             "return value" if _CALL_RESULT.fullmatch(name) else "a value"
@@ -204,6 +208,28 @@ def _typing_error(reason, loc):
         return TileTypeError(f"Type of {variable} depends on path taken: {first} (on one path) "
                              f"vs. {second} (on another)", loc)
     return None
+
+
+def _tile_type_text(text):
+    """A Numba type's name, as a type of tile code reads: a loose constant's own dtype, a
+    scalar's, a tile's ``Tile[float32,(16,)]``, an enum member's constant."""
+    text = _ENUM_CONSTANT.sub(r"<enum constant \1>", text)
+    literal = _LITERAL.fullmatch(text)
+    if literal is not None:
+        kind, value = literal.groups()
+        if kind == "int":
+            try:
+                return str(loose_concrete_dtype(int(value)))
+            except TileError:
+                return text
+        return {"float": "float32", "bool": "bool"}.get(kind, text)
+    constant = _TYPED_CONSTANT.fullmatch(text)
+    if constant is not None:
+        return constant[1]
+    tile = _TILE.fullmatch(text)
+    if tile is not None:
+        return tile[1] if tile[2] == "()" else f"Tile[{tile[1]},{tile[2].replace(' ', '')}]"
+    return text
 
 
 def as_tile_error(error):
