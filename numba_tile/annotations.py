@@ -74,6 +74,30 @@ def static_axes(name, annotation, ndim):
     return tuple(found)
 
 
+def check_static_items(name, items):
+    """ValueError where the arrays of list argument ``name`` differ in a shape or stride
+    that their ArrayAnnotation makes static: one compile serves every item, so they must
+    share those values. ``items`` holds ``(static shape, static strides)`` of each array,
+    each a tuple of ``(axis, value)`` pairs.
+
+    >>> from numba_tile.annotations import check_static_items
+    >>> check_static_items("xs", [(((0, 16),), ()), (((0, 16),), ())])
+    >>> check_static_items("xs", [(((0, 16),), ()), (((0, 32),), ())])
+    Traceback (most recent call last):
+    ...
+    ValueError: Arrays of list argument 'xs' vary in static shape at axis 0 (16 and 32); ...
+    """
+    for position, what in enumerate(("shape", "stride")):
+        first = dict(items[0][position])
+        for item in items[1:]:
+            for axis, value in item[position]:
+                if first.get(axis, value) != value:
+                    raise ValueError(
+                        f"Arrays of list argument '{name}' vary in static {what} at axis "
+                        f"{axis} ({first[axis]} and {value}); the ArrayAnnotation of its "
+                        f"items makes it a constant, which every item must share")
+
+
 class ScalarAnnotation:
     """Metadata of a scalar parameter: the dtype an ``int``/``float`` argument becomes.
 

@@ -23,7 +23,8 @@ from numba.core import types
 
 from . import dtypes as d
 from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                          constant_dtype, scalar_argument, sequence_items, static_axes)
+                          check_static_items, constant_dtype, scalar_argument, sequence_items,
+                          static_axes)
 from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, is_aligned, \
     scalar_type
 from .interpreter.host_arrays import to_host
@@ -176,6 +177,9 @@ def sequence_type(name, value, item_types):
         if all(isinstance(t, ArrayType) for t in item_types):
             aligned = all(t.aligned for t in item_types)
             item_types = [t.with_alignment(aligned) for t in item_types]
+            if len({(t.dtype, t.ndim, t.index_dtype) for t in item_types}) == 1:
+                check_static_items(name, [(t.static_shape, t.static_strides)
+                                          for t in item_types])
         if len(set(item_types)) > 1:
             raise TypeError(f"Argument '{name}': a list must hold items of one kind (arrays "
                             f"of one dtype and rank), got {', '.join(map(str, item_types))}; "

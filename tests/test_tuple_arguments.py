@@ -1,8 +1,10 @@
 """Tuple kernel arguments annotated item by item (``tuple[ct.Constant[int], int]``,
 ``tuple[ct.ScalarInt64, ...]``, nested): each item takes its own annotation, a constant item
 is embedded (one compile per value), and what does not fit the annotation is refused at the
-launch with cuTile's messages, in every mode."""
+launch with cuTile's messages, in every mode. The arrays of a list argument share the shapes
+and strides their ``ArrayAnnotation`` makes static (a ``ValueError`` otherwise)."""
 
+import re
 from collections import namedtuple
 from typing import Annotated
 
@@ -135,3 +137,84 @@ def test_a_list_annotation_applies_to_the_list_items(run_kernel):
     out = np.zeros(4, np.float32)
     run_kernel(listed, (1,), (xs, out))
     np.testing.assert_array_equal(out, np.full(4, 3))
+
+
+@ct.kernel
+def bare_tuple_item(out, addends: tuple[tuple, ct.Constant[int]]):
+    ct.scatter(out, (0,), addends[0][0] + addends[1])
+
+
+@ct.kernel
+def open_length_item(out, addends: tuple[tuple[int, ...], ct.Constant[int]]):
+    ct.scatter(out, (0,), addends[0][0] + addends[1])
+
+
+@ct.kernel
+def structured_items(out, addends: tuple[tuple[int, ct.Constant[int]], ...]):
+    ct.static_assert(addends[0][1] + addends[1][1] == 6)
+    ct.scatter(out, (0,), addends[0][0] + addends[1][0])
+
+
+@pytest.mark.parametrize("kernel,values,result", [
+    (bare_tuple_item, [((1, 2), 3), ((5, 6), 3), ((5, 6), 7)], [4, 8, 12]),
+    (open_length_item, [((1, 2), 3), ((5, 6), 3), ((5, 6), 7)], [4, 8, 12]),
+    (structured_items, [((1, 2), (3, 4)), ((5, 2), (6, 4)), ((5, 1), (6, 5))], [4, 11, 11]),
+], ids=["bare-tuple", "open-length-item", "structured-items"])
+def test_only_the_constant_items_make_a_new_signature(run_kernel, kernel, values, result):
+    out = np.zeros(1, np.int32)
+    types = [classify_arguments(kernel, (out, v), on_device=False)[0] for v in values]
+    assert types[0] == types[1] != types[2]
+    for value, expected in zip(values, result):
+        run_kernel(kernel, (1,), (out, value))
+        assert out[0] == expected
+
+
+static_shapes = Annotated[list, ct.ListAnnotation(element=ct.ArrayAnnotation(
+    static_shape_dims=(0, 1)))]
+static_strides = Annotated[list, ct.ListAnnotation(element=ct.ArrayAnnotation(
+    static_stride_dims=(0,)))]
+
+
+@ct.kernel
+def summed_static_shapes(arrays: static_shapes, out):
+    ct.static_assert(arrays[0].shape[0] >= 16)
+    res = ct.zeros((16, 16), dtype=out.dtype)
+    for i in range(len(arrays)):
+        res += ct.load(arrays[i], (0, 0), (16, 16))
+    ct.store(out, (0, 0), res)
+
+
+@ct.kernel
+def summed_static_strides(arrays: static_strides, out):
+    ct.static_assert(arrays[0].strides[0] == 10)
+    res = ct.zeros((4, 8), dtype=out.dtype)
+    for i in range(len(arrays)):
+        res += ct.load(arrays[i], (0, 0), (4, 8))
+    ct.store(out, (0, 0), res)
+
+
+def _padded(pitch, fill):
+    return np.full((4, pitch), fill, np.int32)[:, :8]
+
+
+def test_list_items_share_their_static_shapes_and_strides(run_kernel):
+    arrays = [np.full((32, 16), v, np.int32) for v in (1, 2, 3)]
+    out = np.zeros((16, 16), np.int32)
+    run_kernel(summed_static_shapes, (1,), (arrays, out))
+    np.testing.assert_array_equal(out, np.full((16, 16), 6))
+    arrays = [_padded(10, v) for v in (1, 2, 3)]
+    out = np.zeros((4, 8), np.int32)
+    run_kernel(summed_static_strides, (1,), (arrays, out))
+    np.testing.assert_array_equal(out, np.full((4, 8), 6))
+
+
+@pytest.mark.parametrize("kernel,arrays,out,message", [
+    (summed_static_shapes, [np.zeros((16, 16), np.int32), np.zeros((32, 16), np.int32)],
+     np.zeros((16, 16), np.int32), "vary in static shape at axis 0 (16 and 32)"),
+    (summed_static_strides, [_padded(10, 1), _padded(12, 2)], np.zeros((4, 8), np.int32),
+     "vary in static stride at axis 0 (10 and 12)"),
+], ids=["shape", "stride"])
+def test_list_items_that_differ_in_a_static_value_are_refused(run_kernel, kernel, arrays, out,
+                                                              message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_kernel(kernel, (1,), (arrays, out))

@@ -51,6 +51,38 @@ def test_a_list_argument_takes_a_run_time_index(run_kernel):
 
 
 @ct.kernel
+def listed_by_tiles(arrays, out):
+    first = ct.full((), 0, dtype=ct.int16)  # 0-d tiles of any integer dtype index a list
+    total = ct.load(arrays[first], (0,), (4,)) + ct.load(arrays[first + 2], (0,), (4,))
+    ct.store(out, (0,), total + ct.load(arrays[ct.bid(0) + first + 1], (0,), (4,)))
+
+
+def test_a_list_argument_takes_a_0d_tile_index(run_kernel):
+    out = np.zeros(4, np.float32)
+    arrays = [np.full(4, 10.0 ** i, np.float32) for i in range(3)]
+    run_kernel(listed_by_tiles, (1,), (arrays, out))
+    np.testing.assert_array_equal(out, np.full(4, 111))
+
+
+@ct.kernel
+def list_index_float(arrays, out):
+    ct.store(out, (0,), ct.load(arrays[ct.bid(0) + 0.5], (0,), (4,)))
+
+
+@ct.kernel
+def list_index_1d_tile(arrays, out):
+    ct.store(out, (0,), ct.load(arrays[ct.ones((1,), dtype=ct.int32)], (0,), (4,)))
+
+
+@pytest.mark.parametrize("kernel", [list_index_float, list_index_1d_tile],
+                         ids=lambda k: k.__name__)
+def test_a_list_index_is_an_integer_scalar(run_kernel, kernel):
+    arrays = [np.ones(4, np.float32), np.ones(4, np.float32)]
+    with pytest.raises(ct.TileTypeError, match="Tuple indices must be integers or slices, not"):
+        run_kernel(kernel, (1,), (arrays, np.zeros(4, np.float32)))
+
+
+@ct.kernel
 def bad_index_float(x):
     t = (1, 2, 3)
     ct.scatter(x, 0, t[1.0])
@@ -145,6 +177,30 @@ def test_what_tuples_do_not_take_is_a_type_error(run_kernel, kernel, message):
         run_kernel(kernel, (1,), (np.zeros(1, np.int32),))
 
 
+def _store_items(x, first, *items):
+    for i, v in ct.static_iter(enumerate((first,) + items)):
+        ct.scatter(x, i, v)
+
+
+@ct.kernel
+def several_unpacked(x):
+    a = (10, 20)
+    _store_items(x, 123, *a, 456, *(30,), *a)
+
+
+def test_several_tuples_unpack_into_a_helper(run_kernel):
+    x = np.zeros(7, np.int32)
+    run_kernel(several_unpacked, (1,), (x,))
+    np.testing.assert_array_equal(x, [123, 10, 20, 456, 30, 10, 20])
+
+
+@ct.kernel
+def tile_unpacked_among_others(x):
+    _store_items(x, 1, *(2, 3), *ct.ones((4,), dtype=ct.int32))
+
+
 def test_only_a_tuple_unpacks(run_kernel):
-    with pytest.raises(ct.TileTypeError, match=r"Expected a tuple after \*"):
-        run_kernel(tile_unpacked, (1,), (np.zeros(1, np.int32),))
+    for kernel in (tile_unpacked, tile_unpacked_among_others):
+        with pytest.raises(ct.TileTypeError, match=r"Expected a tuple after \*, got a int32 "
+                                                   r"tile of shape \(4,\)"):
+            run_kernel(kernel, (1,), (np.zeros(1, np.int32),))

@@ -24,9 +24,11 @@ import numpy as np
 from .. import dtypes as d
 from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           constant_dtype, scalar_argument, sequence_items, static_axes)
+                           check_static_items, constant_dtype, scalar_argument, sequence_items,
+                           static_axes)
 from ..kernel import tile_function
 from ..rules import calls, context_managers
+from ..rules.global_values import first_invalid_read
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
@@ -289,6 +291,10 @@ class TileGlobals:
             code, literals = typed
             tile_globals.update(literals)
             closure = closure_for(code, fn, closure)
+        # (of the code that runs: static expressions read their globals as Python does)
+        error = first_invalid_read(fn, code)
+        if error is not None:
+            return _raising(fn, error)
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
@@ -402,6 +408,15 @@ def _scalar_argument(name, value, meta):
     return Tile(dtype, np.array(value).astype(dtype.storage))
 
 
+def _static_values(array):
+    """``(static shape, static strides)`` of an array argument: ``(axis, value)`` pairs of
+    the axes its ArrayAnnotation makes static (strides in elements)."""
+    data = array.data
+    return (tuple((axis, data.shape[axis]) for axis in array.static_shape_axes),
+            tuple((axis, data.strides[axis] // data.itemsize)
+                  for axis in array.static_stride_axes))
+
+
 class PreparedArguments:
     """Kernel arguments as tile values, plus the copies to write back after the launch."""
 
@@ -422,6 +437,8 @@ class PreparedArguments:
                     len({(a.dtype, a.ndim) for a in items if isinstance(a, Array)}) > 1:
                 raise TypeError(f"The arrays in list argument '{name}' must share dtype and "
                                 f"rank")
+            if isinstance(value, list) and items and all(isinstance(a, Array) for a in items):
+                check_static_items(name, [_static_values(a) for a in items])
             return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
         if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
             return value

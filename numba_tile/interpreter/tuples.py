@@ -55,9 +55,10 @@ class ArgumentList(tuple):
 
 
 def getitem(value, index):
-    """``value[index]``; a tuple's index must be a constant integer or a slice."""
-    if type(value) is tuple:
-        rules.check_index(index)
+    """``value[index]``; a tuple's index must be a constant integer or a slice (a list
+    argument's may be a run-time integer)."""
+    if type(value) is tuple or isinstance(value, ArgumentList):
+        rules.check_index(index, run_time=isinstance(value, ArgumentList))
     return value[index]
 
 
@@ -73,8 +74,9 @@ def store_target(value):
 
 def starred(value):
     """``value`` where ``*value`` unpacks it (a tuple), else the Tile error."""
-    if not isinstance(value, tuple):
-        raise TileTypeError(f"Expected a tuple after *, got a {describe(value)}")
+    error = rules.starred_error(value)
+    if error is not None:
+        raise error
     return value
 
 

@@ -9,12 +9,18 @@ from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
+from .global_values import global_value_error
 from .core import (Spec, constant_value, describe, normalize_axis, require_constant,
                    require_int_constant, tile_shape)
 
 
 def require_array(array, what="array"):
     if not getattr(array, "is_tile_array", False):
+        # an array of the host that tile code reached other than as an argument (a closure
+        # reading a global one): cuTile's error for the read
+        error = global_value_error(array)
+        if error is not None:
+            raise error
         raise TileTypeError(f"{what} must be a global array (a kernel argument), got "
                             f"{describe(array)}")
     return array

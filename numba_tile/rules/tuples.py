@@ -28,9 +28,10 @@ from .core import constant_value, describe, is_python_number
 _NOT_CONSTANT = object()
 
 
-def check_index(index):
+def check_index(index, *, run_time=False):
     """Raise ``TileTypeError`` unless ``index`` can index a tuple: a constant integer or a
-    slice (a constant scalar tile of an integer dtype does too).
+    slice (a constant scalar tile of an integer dtype does too). A list argument, indexed at
+    run time, takes a run-time integer scalar (or 0-d tile) too (``run_time``).
 
     >>> from numba_tile.promotion import Loose
     >>> from numba_tile.rules.tuples import check_index
@@ -52,8 +53,22 @@ def check_index(index):
             not (dtype.is_integral or dtype.is_bool):
         raise TileTypeError(f"Tuple indices must be integers or slices, not "
                             f"{describe(index)}")
-    if not index.is_constant:
+    if not (index.is_constant or run_time):
         raise TileTypeError(f"Tuple indices must be constant, got a {describe(index)}")
+
+
+def starred_error(value):
+    """The ``TileTypeError`` of ``*value`` in a call or a tuple (a rule operand), or None
+    where ``value`` is a tuple.
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.tuples import starred_error
+    >>> print(starred_error(Loose(3)))
+    Expected a tuple after *, got a constant 3
+    """
+    if isinstance(value, tuple):
+        return None
+    return TileTypeError(f"Expected a tuple after *, got a {describe(value)}")
 
 
 def immutable_error(target):

@@ -46,9 +46,9 @@ import types as pytypes
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import guard, get_definition, resolve_func_from_module
 
-from ...errors import SourceLocation, TileTypeError, TileUnsupportedFeatureError
+from ...errors import SourceLocation, TileTypeError
 from ..compilation import current
-from ..typing.keywords import call_unpacked, pack_keywords
+from ..typing.keywords import call_unpacked, pack_keywords, starred_tuple, unpacked_values
 
 #: the global a call with ``**`` is rewritten to call
 CALL_NAME = "__numba_tile_call_unpacked"
@@ -107,10 +107,39 @@ def _tuple_items(func_ir, var):
     if found.op == "binop" and found.fn.__name__ == "add":
         left, right = _tuple_items(func_ir, found.lhs), _tuple_items(func_ir, found.rhs)
         return None if left is None or right is None else left + right
-    if found.op == "call" and len(found.args) == 1 and not found.kws and \
-            getattr(guard(get_definition, func_ir, found.func), "value", None) is tuple:
+    if _is_tuple_call(func_ir, found):
         return _tuple_items(func_ir, found.args[0])
     return None
+
+
+def _unknown_parts(func_ir, var):
+    """The variables of a tuple built in the IR (as :func:`_tuple_items` follows it) whose
+    items are not known before typing: what ``*v`` unpacks where ``v`` is a tile or a
+    kernel parameter."""
+    found = guard(get_definition, func_ir, var)
+    if isinstance(found, ir.const_types) and isinstance(found.value, tuple):
+        return []
+    if isinstance(found, ir.expr_types):
+        if found.op == "build_tuple":
+            return []
+        if found.op == "binop" and found.fn.__name__ == "add":
+            return _unknown_parts(func_ir, found.lhs) + _unknown_parts(func_ir, found.rhs)
+        if _is_tuple_call(func_ir, found):
+            return _unknown_parts(func_ir, found.args[0])
+    return [var]
+
+
+def _definition(func_ir, var):
+    """What ``var`` is assigned, where it is assigned once. Numba's bytecode reader builds
+    the tuple of ``f(a, *t, b)`` as ``(a,) + tuple(t) + (b,)`` without recording the
+    assignments of the ``tuple`` globals it adds among the IR's definitions: those are
+    found in the blocks."""
+    found = guard(get_definition, func_ir, var)
+    if found is not None or func_ir._definitions.get(var.name):
+        return found
+    values = [statement.value for block in func_ir.blocks.values()
+              for statement in block.find_insts(ir.Assign) if statement.target.name == var.name]
+    return values[0] if len(values) == 1 else None
 
 
 def _keyword_items(func_ir, var):
@@ -189,6 +218,57 @@ def _expand_unpacking(func_ir, block, index):
     return rewrite.finish(ir.Expr.call(call.args[0], positional, keywords, call.loc))
 
 
+def _check_starred(func_ir, block, index):
+    """A call's ``*v`` where ``v`` is no tuple built in the kernel (a tile, a kernel
+    parameter) unpacks ``starred_tuple(v)``, which typing checks to be a tuple (cuTile's
+    error otherwise); the call's index if the IR changed, else None."""
+    call = block.body[index].value
+    if call.vararg is None or _tuple_items(func_ir, call.vararg) is not None:
+        return None
+    found = guard(get_definition, func_ir, call.vararg)
+    if _is_tuple_call(func_ir, found, starred_tuple):
+        return None  # checked already
+    if isinstance(found, ir.expr_types) and found.op == "binop" and found.fn.__name__ == "add":
+        # ``f(a, *v, b)``: ``(a,) + tuple(v) + (b,)``, Numba's ``tuple`` calls made checks
+        changed = False
+        for part in _tuple_calls(func_ir, call.vararg):
+            if _tuple_items(func_ir, part.args[0]) is None:
+                _callee_assignment(func_ir, part.func).value = ir.Global(
+                    "starred_tuple", starred_tuple, part.loc)
+                changed = True
+        return index if changed else None
+    rewrite = _Rewrite(func_ir, block, index)
+    checker = rewrite.define(ir.Global("starred_tuple", starred_tuple, rewrite.loc),
+                             "$starred_tuple")
+    call.vararg = rewrite.define(ir.Expr.call(checker, [call.vararg], (), rewrite.loc),
+                                 "$starred")
+    block.body[index:index] = rewrite.new
+    return index + len(rewrite.new)
+
+
+def _is_tuple_call(func_ir, found, function=tuple):
+    """True for the IR expression ``function(x)``."""
+    return isinstance(found, ir.expr_types) and found.op == "call" and \
+        len(found.args) == 1 and not found.kws and \
+        getattr(_definition(func_ir, found.func), "value", None) is function
+
+
+def _tuple_calls(func_ir, var):
+    """The ``tuple(x)`` calls among the parts of a concatenation built in the IR."""
+    found = guard(get_definition, func_ir, var)
+    if isinstance(found, ir.expr_types) and found.op == "binop" and found.fn.__name__ == "add":
+        return _tuple_calls(func_ir, found.lhs) + _tuple_calls(func_ir, found.rhs)
+    return [found] if _is_tuple_call(func_ir, found) else []
+
+
+def _callee_assignment(func_ir, var):
+    """The assignment of the variable a call calls (a global Numba's bytecode reader added,
+    assigned once)."""
+    return next(statement for block in func_ir.blocks.values()
+                for statement in block.find_insts(ir.Assign)
+                if statement.target.name == var.name)
+
+
 def _needs_binding(function, call):
     code = function.__code__
     return bool(code.co_flags & _VARIADIC or code.co_kwonlyargcount or call.vararg)
@@ -205,10 +285,13 @@ def _bind_variadic(func_ir, block, index, dispatcher):
     if call.vararg is not None:
         items = _tuple_items(func_ir, call.vararg)
         if items is None:
-            raise TileUnsupportedFeatureError(
-                "numba_tile cannot compile this yet: *args of a tuple whose length is known "
-                "only while typing (a kernel parameter) in a call of a helper",
-                _where(call.loc))
+            # typing says what the unpacked values are: a tile is cuTile's error, a tuple a
+            # gap of the compiler (keywords.UnboundStarred)
+            rewrite = _Rewrite(func_ir, block, index)
+            check = rewrite.define(ir.Global("unpacked_values", unpacked_values,
+                                             rewrite.loc), "$unpacked_values")
+            return rewrite.finish(ir.Expr.call(check, _unknown_parts(func_ir, call.vararg),
+                                               (), call.loc))
         positional += items
     try:
         bound = inspect.signature(function).bind(*positional, **dict(call.kws))
@@ -288,6 +371,9 @@ def bind_call(func_ir, block, index):
     call = block.body[index].value
     if _call_the_item(func_ir, call):
         return index
+    checked = _check_starred(func_ir, block, index)
+    if checked is not None:
+        return checked
     callee = callee_of(func_ir, call)
     if callee is call_unpacked:
         return _expand_unpacking(func_ir, block, index)

@@ -19,6 +19,11 @@ def lower_pack_keywords(context, builder, sig, args):
     return context.make_tuple(builder, sig.return_type, args[1::2])
 
 
+@lower("numba_tile.starred_tuple", types.BaseTuple)
+def lower_starred_tuple(context, builder, sig, args):
+    return args[0]
+
+
 def _entry(builder, record_type, record, key_type):
     return builder.extract_value(record, record_type.index(constant_of(key_type)))
 

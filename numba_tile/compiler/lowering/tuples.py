@@ -9,14 +9,26 @@ from numba.core import types
 
 from ...rules import tuples as rules
 from ..abstract import operand
+from ..types import TileType, dtype_of_scalar
 from ..typing.tuples import COMPARISONS
-from .registry import lower
+from . import arithmetic
+from .registry import lower, registry
 
 
 @lower("numba_tile.tuple_constant", types.Any)
 def lower_constant(context, builder, sig, args):
     return context.get_constant(types.unliteral(sig.return_type),
                                 sig.return_type.literal_value)
+
+
+@registry.lower_cast(TileType, types.Integer)
+def cast_tile_to_index(context, builder, fromty, toty, value):
+    """A 0-d integer tile as the run-time index of a list argument (``arrays[bid]``, typed
+    by ``..typing.tuples.TupleIndex``): every register holds its one element."""
+    if fromty.shape != ():
+        raise NotImplementedError(f"cast from {fromty} to {toty}")
+    return arithmetic.convert(context, builder, builder.extract_value(value, 0), fromty.dtype,
+                              dtype_of_scalar(toty))
 
 
 def _element(builder, numba_type, value, path):

@@ -20,7 +20,8 @@ from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...errors import TileUnsupportedFeatureError
 from ...keyword_arguments import missing_key
-from ..abstract import constant_of
+from ...rules.tuples import starred_error
+from ..abstract import constant_of, operand
 from .templates import registry
 
 
@@ -73,6 +74,48 @@ class UnboundForwarding(AbstractTemplate):
         raise TileUnsupportedFeatureError(
             "numba_tile cannot compile this yet: forwarding **kwargs or *args whose entries "
             "are not made in the kernel (a kernel parameter, a value chosen at run time)")
+
+
+def starred_tuple(value):
+    """What ``*value`` in a call unpacks in compiled code where ``value`` is not a tuple
+    built in the kernel (:mod:`~numba_tile.compiler.frontend.variadic`): ``value`` itself,
+    which must be a tuple."""
+    return value
+
+
+@registry.register_global(starred_tuple)
+class StarredTuple(AbstractTemplate):
+    """``*v``: a tuple unpacks; anything else is cuTile's error."""
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1:
+            return None
+        if isinstance(args[0], types.BaseTuple):
+            return signature(args[0], *args)
+        raise starred_error(operand(args[0]))
+
+    def get_impl_key(self, sig):
+        return "numba_tile.starred_tuple"
+
+
+def unpacked_values(*values):
+    """What a call of a helper with ``*v`` becomes in compiled code where the length of a
+    ``v`` is not known before typing (a tile, a kernel parameter): ``values`` are those
+    ``v``, never called."""
+
+
+@registry.register_global(unpacked_values)
+class UnboundStarred(AbstractTemplate):
+    """``*v`` of a value that is no tuple is cuTile's error; of a tuple whose length only
+    typing knows, a gap of the compiler."""
+
+    def generic(self, args, kws):
+        for value in args:
+            if not isinstance(value, types.BaseTuple):
+                raise starred_error(operand(value))
+        raise TileUnsupportedFeatureError(
+            "numba_tile cannot compile this yet: *args of a tuple whose length is known only "
+            "while typing (a kernel parameter) in a call of a helper")
 
 
 def _key(numba_type):

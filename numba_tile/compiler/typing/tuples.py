@@ -61,7 +61,8 @@ registry.register_global(len)(TupleLength)
 class TupleIndex(_TupleTemplate):
     """``t[i]`` of a tuple where ``i`` is not a constant integer (those are
     ``compile_time.TupleConstantIndex``'s) nor a constant slice: the rule's error. A list
-    argument's run-time index is left to Numba's indexing of homogeneous tuples."""
+    argument's run-time index is left to Numba's indexing of homogeneous tuples; a 0-d
+    integer tile indexes it as its one element does (the cast of ``..lowering.tuples``)."""
 
     key = operator.getitem
 
@@ -71,9 +72,12 @@ class TupleIndex(_TupleTemplate):
         container, index = args
         if isinstance(index, (types.IntegerLiteral, types.SliceLiteral)):
             return None
-        if isinstance(container, ListType) and isinstance(index, types.Integer):
+        listed = isinstance(container, ListType)
+        if listed and isinstance(index, types.Integer):
             return None
-        rules.check_index(operand(index))
+        rules.check_index(operand(index), run_time=listed)
+        if listed and isinstance(index, TileType):
+            return signature(container.dtype, container, types.intp)
         return None
 
 

@@ -1,0 +1,130 @@
+"""What a global (or a closure's captured value) that tile code reads may be.
+
+cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one:
+arrays reach tile code only as kernel arguments, so reading a global (or captured) array is
+cuTile's ``TileTypeError`` "Cannot create constant from value of type torch.Tensor." at the
+read, in both executors: the compiler when it types the read
+(:mod:`numba_tile.compiler.frontend.helpers`), the interpreter when the function that reads
+it is called (:mod:`numba_tile.interpreter.runner`).
+
+>>> import numpy as np
+>>> from numba_tile.rules.global_values import global_value_error
+>>> print(global_value_error(np.zeros(4)))
+Cannot create constant from value of type numpy.ndarray.
+>>> global_value_error((1, 2.0)) is None
+True
+"""
+
+import dis
+import types
+
+import numpy as np
+
+from ..errors import SourceLocation, TileTypeError
+
+_READS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"}
+
+
+def type_name(value):
+    """The name of ``value``'s type as cuTile's messages give it: qualified by its module,
+    but for builtins.
+
+    >>> import numpy as np
+    >>> from numba_tile.rules.global_values import type_name
+    >>> type_name([1]), type_name(np.zeros(1))
+    ('list', 'numpy.ndarray')
+    """
+    kind = type(value)
+    module = kind.__module__
+    return kind.__qualname__ if module in (None, "builtins") else f"{module}.{kind.__qualname__}"
+
+
+def is_array(value):
+    """True for an array of any library (NumPy, PyTorch, CuPy, numba device arrays, DLPack
+    and array-interface objects): what only a kernel argument may be.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.rules.global_values import is_array
+    >>> is_array(np.zeros(2)), is_array(np.float32(1)), is_array(ct.float32), is_array(3)
+    (True, False, False, False)
+    """
+    if isinstance(value, (type, np.generic, types.ModuleType)) or callable(value):
+        return False
+    if isinstance(value, np.ndarray):
+        return True
+    return any(hasattr(value, name) for name in (
+        "__cuda_array_interface__", "__array_interface__", "__dlpack__"))
+
+
+def _invalid_part(value):
+    if isinstance(value, tuple):
+        return next((p for p in map(_invalid_part, value) if p is not None), None)
+    return value if is_array(value) else None
+
+
+def global_value_error(value, loc=None):
+    """cuTile's ``TileTypeError`` for tile code reading global ``value`` (an array, or a
+    tuple holding one), or None where it may."""
+    invalid = _invalid_part(value)
+    if invalid is None:
+        return None
+    return TileTypeError(f"Cannot create constant from value of type {type_name(invalid)}.",
+                         loc)
+
+
+def first_invalid_read(fn, code=None):
+    """The error of the first read in ``fn``'s code (or ``code``, that code rewritten) of a
+    global or captured value tile code cannot hold (:func:`global_value_error`), located at
+    the read; None where there is none. (A function defined in it is checked where it is
+    called, as the compiler types it there.)
+
+    >>> import numpy as np
+    >>> from numba_tile.rules.global_values import first_invalid_read
+    >>> table = np.zeros(4)
+    >>> def reads_table():
+    ...     return table
+    >>> print(first_invalid_read(reads_table))
+    Cannot create constant from value of type numpy.ndarray.
+    ...
+    """
+    captured = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            captured[name] = cell.cell_contents
+        except ValueError:  # not yet assigned
+            pass
+    return _first_invalid_read(code or fn.__code__, fn.__globals__, captured, fn.__name__)
+
+
+def _first_invalid_read(code, module_globals, captured, function):
+    for instruction in dis.get_instructions(code):
+        if instruction.opname not in _READS:
+            continue
+        name = instruction.argval
+        if instruction.opname.startswith("LOAD_GLOBAL") or instruction.opname == "LOAD_NAME":
+            if name not in module_globals:
+                continue
+            value = module_globals[name]
+        elif name in captured:
+            value = captured[name]
+        else:
+            continue
+        error = global_value_error(value)
+        if error is not None:
+            error.loc = _location(code, instruction, function)
+            return error
+    return None
+
+
+def _location(code, instruction, function):
+    positions = getattr(instruction, "positions", None)
+    if positions is not None and positions.lineno is not None:
+        return SourceLocation(code.co_filename, positions.lineno, positions.col_offset,
+                              positions.end_col_offset, function=function)
+    # (Python 3.10: no columns; the line of the instruction's statement)
+    line = code.co_firstlineno
+    for offset, start in dis.findlinestarts(code):
+        if offset > instruction.offset:
+            break
+        line = start if start is not None else line
+    return SourceLocation(code.co_filename, line, function=function)
