@@ -19,7 +19,7 @@ outputs are filled with NaN before the checked run, so an element left unwritten
 >>> [case.name for case in cases.all_cases()][:6]
 ['vector_add_f32', 'vector_add_f16', 'softmax_f32', 'softmax_f16', 'layer_norm_f16', 'row_sum_f32']
 >>> [case.name for case in cases.all_cases()][6:9]
-['cumsum_f32', 'matmul_f16_4096', 'matmul_f16_8192']
+['cumsum_f32', 'scan_f32', 'matmul_f16_4096']
 >>> case = cases.all_cases()[2]
 >>> case.title, case.bytes_moved, case.tolerance
 ('row softmax, 8192 x 4096, float32', 268435456, 1e-05)
@@ -101,7 +101,7 @@ class Case:
     make_inputs: Callable  # (torch, generator) -> tuple of CUDA tensors
     reference: Callable  # (*inputs) -> float64 tensor
     implementations: tuple
-    target: Target
+    target: Target  # (None: no goal, a measure next to the references)
     flops: int = 0  # floating-point operations of a compute-bound case (TFLOPS reported)
     tolerance_override: float = None
 
@@ -231,27 +231,34 @@ def row_sum_case(dtype, shape):
         target=Target(0.85, "copy"))
 
 
-def cumsum_case(dtype, shape):
-    """The running sum of each row of a ``shape`` matrix.
+def cumsum_case(dtype, shape, custom=False):
+    """The running sum of each row of a ``shape`` matrix: with ``ct.cumsum``, or with
+    ``ct.scan`` and a user's combining function (``custom``: no target, a measure of what
+    the custom scan costs).
 
     >>> from numba_tile.bench.cases import cumsum_case
     >>> cumsum_case("float32", (8192, 4096)).bytes_moved == 2 * 8192 * 4096 * 4
     True
+    >>> cumsum_case("float32", (8192, 1024), custom=True).name
+    'scan_f32'
     """
     def make_inputs(torch, generator):
         return (_random(torch, shape, dtype, generator),)
 
+    launch = kernels.row_scan_launch if custom else kernels.row_cumsum_launch
+    what = "row scan (a + b)" if custom else "row cumsum"
     return Case(
-        name=f"cumsum_{_SHORT[dtype]}", title=f"row cumsum, {shape[0]} x {shape[1]}, {dtype}",
+        name=f"{'scan' if custom else 'cumsum'}_{_SHORT[dtype]}",
+        title=f"{what}, {shape[0]} x {shape[1]}, {dtype}",
         dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * _ITEMSIZE[dtype],
         make_inputs=make_inputs, reference=lambda x: x.double().cumsum(dim=1),
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.row_cumsum_launch, _like_first),
+            Implementation("numba_tile", _numba_tile(launch, _like_first),
                            ({"rows": 1}, {"rows": 1, "num_warps": 8},
                             {"rows": 2, "num_warps": 8}, {"rows": 1, "num_warps": 16})),
             Implementation("torch", _returning(references.torch_cumsum)),
         ),
-        target=Target(0.8, "copy"))
+        target=None if custom else Target(0.8, "copy"))
 
 
 def matmul_case(dtype, n, tf32=False):
@@ -363,7 +370,8 @@ def all_cases(quick=False):
     return [vector_add_case("float32", n), vector_add_case("float16", n),
             softmax_case("float32", (rows, 4096)), softmax_case("float16", (rows, 4096)),
             layer_norm_case("float16", (rows, 4096)), row_sum_case("float32", (rows, 4096)),
-            cumsum_case("float32", (rows, 4096))] + [
+            cumsum_case("float32", (rows, 4096)),
+            cumsum_case("float32", (rows, 1024), custom=True)] + [
         matmul_case(dtype, size, tf32=dtype == "float32")
         for dtype in ("float16", "bfloat16", "float32") for size in sizes] + [
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [

@@ -90,6 +90,15 @@ def row_cumsum(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
     ct.store(y, index=(ct.bid(0), 0), tile=ct.cumsum(rows, axis=1))
 
 
+@ct.kernel
+def row_scan(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
+    """:func:`row_cumsum` written with ``ct.scan`` and a user's combining function (here
+    ``lambda a, b: a + b``): what a custom scan costs next to the built-in one."""
+    rows = ct.load(x, index=(ct.bid(0), 0), shape=(ROWS, TILE_N),
+                   padding_mode=ct.PaddingMode.ZERO)
+    ct.store(y, index=(ct.bid(0), 0), tile=ct.scan(rows, 1, lambda a, b: a + b, 0))
+
+
 @ct.function
 def _grouped_tile(num_m, num_n, GROUP):
     """Tile ``(bm, bn)`` of block ``ct.bid(0)`` in a grouped order: ``GROUP`` rows of tiles
@@ -411,6 +420,25 @@ def row_cumsum_launch(x, y, *, rows=1, num_warps=None):
            [ 3.,  7., 12.]], dtype=float32)
     """
     return (_with_warps(row_cumsum, num_warps), (ct.cdiv(x.shape[0], rows),),
+            (x, y, rows, _row_tile(x.shape[1])))
+
+
+def row_scan_launch(x, y, *, rows=1, num_warps=None):
+    """``(kernel, grid, args)`` of :func:`row_scan`: ``row_cumsum_launch`` with a custom
+    scan.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.kernels import row_scan_launch
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> y = np.full_like(x, np.nan)
+    >>> kernel, grid, args = row_scan_launch(x, y)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> y
+    array([[ 0.,  1.,  3.],
+           [ 3.,  7., 12.]], dtype=float32)
+    """
+    return (_with_warps(row_scan, num_warps), (ct.cdiv(x.shape[0], rows),),
             (x, y, rows, _row_tile(x.shape[1])))
 
 
