@@ -32,9 +32,10 @@ from numba.cuda.core.ir_utils import build_definitions
 
 from .contract import tile_pass
 
-#: the variable Numba's bytecode translation returns from (``$54return_value.1``; once
-#: inlined, renamed with the helper's prefix: ``helper_v2__v54return_value_1``)
-_RETURN_VALUE = "return_value"
+#: the variables Numba's bytecode translation returns from (``$54return_value.1``, and
+#: ``$54return_const.1`` where Python 3.12 returns a constant; once inlined, renamed with the
+#: helper's prefix: ``helper_v2__v54return_value_1``)
+_RETURN_VALUES = ("return_value", "return_const")
 
 
 def join_returns(func_ir):
@@ -47,7 +48,8 @@ def join_returns(func_ir):
             continue
         assign = body[-2]
         if isinstance(assign, ir.Assign) and isinstance(assign.value, ir.Var) and \
-                assign.target.name.startswith("$") and _RETURN_VALUE in assign.value.name:
+                assign.target.name.startswith("$") and \
+                any(kind in assign.value.name for kind in _RETURN_VALUES):
             returns[assign.target.name, body[-1].target].append(block)
     read = _read_names(func_ir) if returns else set()
     added = False
