@@ -419,8 +419,7 @@ def row_cumsum_launch(x, y, *, rows=1, num_warps=None):
     array([[ 0.,  1.,  3.],
            [ 3.,  7., 12.]], dtype=float32)
     """
-    return (_with_warps(row_cumsum, num_warps), (ct.cdiv(x.shape[0], rows),),
-            (x, y, rows, _row_tile(x.shape[1])))
+    return _rows_launch(row_cumsum, x, y, rows, num_warps)
 
 
 def row_scan_launch(x, y, *, rows=1, num_warps=None):
@@ -438,7 +437,12 @@ def row_scan_launch(x, y, *, rows=1, num_warps=None):
     array([[ 0.,  1.,  3.],
            [ 3.,  7., 12.]], dtype=float32)
     """
-    return (_with_warps(row_scan, num_warps), (ct.cdiv(x.shape[0], rows),),
+    return _rows_launch(row_scan, x, y, rows, num_warps)
+
+
+def _rows_launch(kernel, x, y, rows, num_warps):
+    """A launch of a row kernel that takes ``rows`` whole rows of ``x`` a block."""
+    return (_with_warps(kernel, num_warps), (ct.cdiv(x.shape[0], rows),),
             (x, y, rows, _row_tile(x.shape[1])))
 
 
