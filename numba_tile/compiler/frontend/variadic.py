@@ -94,12 +94,16 @@ def rewrite_unpacking_calls(function_node):
 
 
 # -- binding calls in the IR ------------------------------------------------------------------
+_CONSTANT_TYPES = ir.const_types + ir.freevar_types + ir.global_types
+
+
 def _tuple_items(func_ir, var):
     """The variables of a tuple built in the IR (``(a, b)``, ``(a,) + t``, ``tuple(t)``),
     constants (``ir.Const``) for the entries of a constant one."""
     found = guard(get_definition, func_ir, var)
-    if isinstance(found, ir.const_types) and isinstance(found.value, tuple):
-        return [ir.Const(value, found.loc) for value in found.value]  # (3,) is a constant
+    if isinstance(found, _CONSTANT_TYPES) and isinstance(found.value, tuple):
+        # (3,), or a tuple the function captured or reads as a global: constants
+        return [ir.Const(value, found.loc) for value in found.value]
     if not isinstance(found, ir.expr_types):
         return None
     if found.op == "build_tuple":
@@ -117,7 +121,7 @@ def _unknown_parts(func_ir, var):
     items are not known before typing: what ``*v`` unpacks where ``v`` is a tile or a
     kernel parameter."""
     found = guard(get_definition, func_ir, var)
-    if isinstance(found, ir.const_types) and isinstance(found.value, tuple):
+    if isinstance(found, _CONSTANT_TYPES) and isinstance(found.value, tuple):
         return []
     if isinstance(found, ir.expr_types):
         if found.op == "build_tuple":
