@@ -96,7 +96,7 @@ def ordered(x, first, last, first_reversed, N: ct.Constant[int]):
     ct.store(first_reversed, (0,), ct.scan(t, 0, lambda a, b: a, 0, reverse=True))
 
 
-@pytest.mark.parametrize("n", [1, 64])
+@pytest.mark.parametrize("n", [1, 8])
 def test_the_combining_order(run_kernel, rng, n):
     x = rng.integers(1, 1000, n).astype(np.int32)
     outputs = [np.full(n, -1, np.int32) for _ in range(3)]
