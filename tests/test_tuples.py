@@ -194,6 +194,23 @@ def test_several_tuples_unpack_into_a_helper(run_kernel):
     np.testing.assert_array_equal(x, [123, 10, 20, 456, 30, 10, 20])
 
 
+AXES = (1, 0)
+
+
+@ct.kernel
+def unpacked_into_ops(x, out, where):
+    # a global tuple keeps its constants; a kernel parameter's items are run-time values
+    ct.store(out, (0, 0), ct.transpose(ct.load(x, (0, 0), (2, 4)), *AXES))
+    ct.scatter(out, *where)
+
+
+def test_tuples_unpack_into_ops(run_kernel):
+    x = np.arange(8, dtype=np.int32).reshape(2, 4)
+    out = np.zeros((4, 2), np.int32)
+    run_kernel(unpacked_into_ops, (1,), (x, out, ((3, 1), 99)))
+    np.testing.assert_array_equal(out, [[0, 4], [1, 5], [2, 6], [3, 99]])
+
+
 @ct.kernel
 def tile_unpacked_among_others(x):
     _store_items(x, 1, *(2, 3), *ct.ones((4,), dtype=ct.int32))

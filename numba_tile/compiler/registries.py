@@ -15,7 +15,8 @@ are imported first, in this order, and nothing they import registers a template.
 from .typing import memory, elementwise, reductions, shapes, compile_time, factories, \
     attributes, matrix, device_output, text, pipelines, loops, \
     gather, atomics, scans, static_expressions, static_iteration, \
-    keywords, dataclasses, rewrite_errors, tuples  # noqa: F401 (typing families, in order)
+    keywords, dataclasses, rewrite_errors, tuples, \
+    context_manager_values  # noqa: F401 (typing families, in order)
 from .typing.templates import registry as typing_registry
 from .lowering import constants, device_output as lowering_device_output, elementwise as \
     lowering_elementwise, factories as lowering_factories, matrix as lowering_matrix, \

@@ -7,7 +7,6 @@ of the kernel line that caused it.
 """
 
 import builtins
-import contextlib
 import enum
 import functools
 import importlib.metadata
@@ -229,7 +228,7 @@ class TileGlobals:
         generator = context_managers.generator_function(value)
         if generator is not None and is_user_code(generator):
             # a @contextlib.contextmanager helper: its generator runs as tile code too
-            return contextlib.contextmanager(self.rebind(generator))
+            return with_blocks.context_manager_function(generator, self.rebind(generator))
         if isinstance(value, types.FunctionType) and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self.rebind(tile_function(value))

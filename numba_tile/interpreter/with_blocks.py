@@ -25,8 +25,11 @@ numba_tile.errors.TileTypeError: A generator-based context manager must have one
 
 import ast
 import contextlib
+import functools
 
-from ..rules.context_managers import context_manager_error, not_a_context_manager
+from ..rules.context_managers import (REFUSED_OPERATORS, context_manager_error,
+                                      context_manager_name, not_a_context_manager,
+                                      unsupported_operands)
 
 #: the global a ``with`` of interpreted tile code enters through
 CHECK_NAME = "__numba_tile_with"
@@ -58,3 +61,58 @@ def checked_context_manager(value):
     if error is not None:
         raise error
     return value
+
+
+class TileGeneratorContextManager(contextlib._GeneratorContextManager):
+    """What calling a ``contextlib.contextmanager`` helper of tile code makes: a ``with``
+    enters it as Python's; as a value it has cuTile's type name and no operators (cuTile's
+    ``TileTypeError`` "Unsupported operand types for +: GeneratorContextManager[...] and
+    Tile[int32,()]", as the compiler raises)."""
+
+    def __init__(self, generator, rebound, args, kwargs):
+        super().__init__(rebound, args, kwargs)
+        self.tile_type_name = context_manager_name(generator, args, kwargs)
+
+    def describe(self):
+        return self.tile_type_name
+
+
+def _refused(symbol, reflected):
+    def operator_method(self, other):
+        from .tile import Tile
+        if isinstance(other, Tile):  # the tile's operator says what it cannot take
+            return NotImplemented
+        raise unsupported_operands(symbol, *((other, self) if reflected else (self, other)))
+    return operator_method
+
+
+for _op in REFUSED_OPERATORS:
+    setattr(TileGeneratorContextManager, _op.dunder, _refused(_op.symbol, False))
+    setattr(TileGeneratorContextManager, _op.reflected_dunder, _refused(_op.symbol, True))
+
+
+def context_manager_function(generator, rebound):
+    """The ``contextlib.contextmanager`` helper of generator function ``generator`` as tile
+    code calls it: ``rebound`` (the generator re-bound as tile code) runs in a
+    :class:`TileGeneratorContextManager`.
+
+    >>> import contextlib, numpy as np, numba_tile as ct
+    >>> @contextlib.contextmanager
+    ... def scope(x):
+    ...     yield
+    >>> @ct.kernel
+    ... def k(x):
+    ...     cm = scope(x)
+    ...     cm * 2
+    >>> ct.launch(0, (1,), k, (np.zeros(1, np.int32),))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Unsupported operand types for *:
+    GeneratorContextManager[<function scope at 0x...>, args=[Array[int32,(?,):(?,)]],
+    kwargs={}] and Tile[int32,()]
+    ...
+    """
+    @functools.wraps(generator)
+    def make(*args, **kwargs):
+        return TileGeneratorContextManager(generator, rebound, args, kwargs)
+    return make

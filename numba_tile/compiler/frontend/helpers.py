@@ -12,6 +12,7 @@ import types
 from ... import static_expressions
 from ...interpreter.runner import is_user_code
 from ...kernel import tile_function
+from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
 from ...source_code import closure_for, rewritten_code
 from ..compilation import current
@@ -19,6 +20,7 @@ from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter
 from ..typing.compile_time import NotAConstant
+from ..typing.context_manager_values import ContextManagerFunction
 from . import variadic, with_blocks
 
 
@@ -148,6 +150,10 @@ class InlineHelpers:
         which only a kernel argument may be, a stand-in whose typing is cuTile's error)."""
         if global_value_error(value) is not None:
             return NotAConstant(value)
+        generator = generator_function(value)
+        if generator is not None and is_user_code(generator):
+            # a contextlib.contextmanager helper called outside a with (a with inlines it)
+            return ContextManagerFunction(generator)
         is_op = (getattr(value, "__module__", None) or "").startswith(
             "numba_tile.language") and not hasattr(value, "__numba_tile_function__")
         if isinstance(value, types.FunctionType) and not is_op and (

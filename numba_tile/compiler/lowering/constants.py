@@ -4,6 +4,8 @@ attributes of arrays, constants and scalars."""
 import operator
 
 from numba.core import cgutils, types
+from numba.core.datamodel import models
+from numba.cuda.models import register_model
 
 from ...rules import enums as enum_rules
 from ..abstract import operand
@@ -13,6 +15,8 @@ from ..typing.static_expressions import compiled_static_assert, compiled_static_
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter_instance
 from ..types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, TileType, \
     TypedConstant, dtype_of_scalar
+from ..typing.context_manager_values import ContextManagerFunctionType, \
+    GeneratorContextManagerType
 from ..typing.dataclasses import DataclassType
 from . import arithmetic, dataclasses as lowering_dataclasses
 from .registry import lower, registry
@@ -20,6 +24,17 @@ from .registry import lower, registry
 
 @registry.lower_constant(ConstantType)
 def lower_compile_time_constant(context, builder, ty, value):
+    return context.get_dummy_value()
+
+
+register_model(ContextManagerFunctionType)(models.OpaqueModel)
+register_model(GeneratorContextManagerType)(models.OpaqueModel)
+
+
+@lower(ContextManagerFunctionType, types.VarArg(types.Any))
+def lower_context_manager_call(context, builder, sig, args):
+    """A ``contextlib.contextmanager`` helper called outside a ``with``: what it makes is
+    nothing at run time (a ``with`` inlines the helper instead)."""
     return context.get_dummy_value()
 
 

@@ -85,7 +85,10 @@ def starred_tuple(value):
 
 @registry.register_global(starred_tuple)
 class StarredTuple(AbstractTemplate):
-    """``*v``: a tuple unpacks; anything else is cuTile's error."""
+    """``*v``: a tuple unpacks (its items' literal types kept); anything else is cuTile's
+    error."""
+
+    prefer_literal = True
 
     def generic(self, args, kws):
         if kws or len(args) != 1:
