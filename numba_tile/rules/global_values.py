@@ -96,20 +96,26 @@ def first_invalid_read(fn, code=None):
     return _first_invalid_read(code or fn.__code__, fn.__globals__, captured, fn.__name__)
 
 
+_READS_OF = {}  # code -> its reads of names: (global or not, name, instruction)
+
+
+def _reads(code):
+    """The reads of globals and captured variables in ``code`` (found once per code: the
+    interpreter re-binds every function of a module at each launch)."""
+    if code not in _READS_OF:
+        _READS_OF[code] = [
+            (instruction.opname.startswith("LOAD_GLOBAL") or instruction.opname == "LOAD_NAME",
+             instruction.argval, instruction)
+            for instruction in dis.get_instructions(code) if instruction.opname in _READS]
+    return _READS_OF[code]
+
+
 def _first_invalid_read(code, module_globals, captured, function):
-    for instruction in dis.get_instructions(code):
-        if instruction.opname not in _READS:
+    for is_global, name, instruction in _reads(code):
+        scope = module_globals if is_global else captured
+        if name not in scope:
             continue
-        name = instruction.argval
-        if instruction.opname.startswith("LOAD_GLOBAL") or instruction.opname == "LOAD_NAME":
-            if name not in module_globals:
-                continue
-            value = module_globals[name]
-        elif name in captured:
-            value = captured[name]
-        else:
-            continue
-        error = global_value_error(value)
+        error = global_value_error(scope[name])
         if error is not None:
             error.loc = _location(code, instruction, function)
             return error
