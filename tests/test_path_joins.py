@@ -53,6 +53,41 @@ def test_loose_int_constants_meet_as_int32(run_kernel):
 
 
 @ct.kernel
+def same_constant_on_both_sides(x, n: ct.Constant[int]):
+    if ct.bid(0) == 0:
+        t = n + 2
+    else:
+        t = 7  # the same constant (n = 5): t stays a loose constant
+    u = 7
+    if ct.bid(0) == 0:
+        u = n + 2
+    v = 2.0 if ct.bid(0) == 0 else 2.0
+    r = ct.arange(4, dtype=ct.int8) + t + u
+    ct.static_assert(r.dtype == ct.int8)
+    h = ct.zeros((4,), ct.float16) + v
+    ct.static_assert(h.dtype == ct.float16)
+    ct.scatter(x, ct.arange(4, dtype=ct.int32), r)
+
+
+def test_the_same_constant_on_both_sides_stays_a_constant(run_kernel):
+    x = np.zeros(4, np.int32)
+    run_kernel(same_constant_on_both_sides, (2,), (x, 5))
+    np.testing.assert_array_equal(x, np.arange(4) + 14)
+
+
+@ct.kernel
+def converted_constants(x):
+    ct.scatter(x, 0, float(ct.float32(5.0)))  # a loose constant: into float16 as it is
+    ct.scatter(x, 1, int(ct.int64(3)) + ct.float16(0.5))
+
+
+def test_a_typed_constant_converted_by_a_builtin_is_loose(run_kernel):
+    x = np.zeros(2, np.float16)
+    run_kernel(converted_constants, (1,), (x,))
+    np.testing.assert_array_equal(x, [5.0, 3.5])
+
+
+@ct.kernel
 def constant_branch_keeps_constants(x, N: ct.Constant[int]):
     v = 2.0
     if N > 0:

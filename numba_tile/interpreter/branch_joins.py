@@ -38,6 +38,7 @@ array([1.], dtype=float32)
 """
 
 import ast
+import enum
 import itertools
 
 from ..errors import TileTypeError
@@ -48,8 +49,11 @@ from .tile import Tile
 JOINS_NAME = "__numba_tile_joins"
 CHOOSE_NAME = "__numba_tile_choose"
 ERROR_NAME = "__numba_tile_type_error"
+JOINED_NAME = "__numba_tile_joined"
+VALUE_NAME = "__numba_tile_value"
+UNBOUND_NAME = "__numba_tile_unbound"
 _BRANCH = "__numba_tile_branch_"
-_BEFORE = "__numba_tile_before_"
+_OLD = "__numba_tile_old_"
 _EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
            ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -61,13 +65,43 @@ def joins(condition):
     return isinstance(condition, Tile) and not condition.is_compile_time
 
 
-def choose(condition, value):
+def joined(value, taken, if_true, if_false):
+    """``value``, a variable's on the side that ran (``taken``: the condition), as it is
+    where the sides meet: a loosely typed constant stays one where the other side gives the
+    same constant (``if_true``/``if_false``: a function computing the other side's value
+    where the side that ran is the true/false one, or None where that is not a constant
+    known here), as in cuTile; else :func:`carried`."""
+    other = if_true if taken else if_false
+    if other is not None and _is_loose(value):
+        try:
+            other_value = other()
+        except Exception:  # (not a constant here after all)
+            other_value = None
+        if _is_loose(other_value) and type(other_value) is type(value) and \
+                other_value == value:
+            return value
+    return carried(value)
+
+
+def choose(condition, value, if_true=None, if_false=None):
     """``value``, that of a conditional expression on ``condition``, as it is where the sides
-    meet (:func:`joins`)."""
-    return carried(value) if joins(condition) else value
+    meet (:func:`joins`, :func:`joined`)."""
+    return joined(value, condition, if_true, if_false) if joins(condition) else value
 
 
-GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError}
+def value_of(name, variables):
+    """What variable ``name`` holds (``variables``: its ``locals()``), or :data:`UNBOUND`."""
+    return variables.get(name, UNBOUND)
+
+
+def _is_loose(value):
+    return isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum)
+
+
+#: what :func:`value_of` gives for a variable without a value
+UNBOUND = object()
+GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError,
+           JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND}
 
 
 def _assigned(statements):
@@ -151,7 +185,9 @@ class _Rewriter(ast.NodeTransformer):
         branch = f"{_BRANCH}{next(self.counter)}"
         test = ast.NamedExpr(target=_name(branch, ast.Store), value=node.test)
         node.test = _name(branch)
-        return ast.copy_location(_call(CHOOSE_NAME, test, node), node)
+        # (each side's constant, to compare the value with: the other side's)
+        return ast.copy_location(_call(CHOOSE_NAME, test, node, _thunk(node.orelse, ()),
+                                       _thunk(node.body, ())), node)
 
     def _comprehension(self, node):
         outer, self.in_comprehension = self.in_comprehension, True
@@ -189,21 +225,28 @@ class _Rewriter(ast.NodeTransformer):
         one = [n for n in body_names + else_names if n not in both]
         # a variable set on one side only meets the value it had before, if any
         for name in one:
-            statements.append(ast.Assign(targets=[_name(_BEFORE + name, ast.Store)],
-                                         value=_bound(name)))
+            statements.append(ast.Assign(targets=[_name(_OLD + name, ast.Store)],
+                                         value=_call(VALUE_NAME, ast.Constant(name),
+                                                     _call(LOCALS_NAME))))
         mismatch = self._return_mismatch(node, after)
         if mismatch is not None:
             statements.append(ast.If(test=_call(JOINS_NAME, _name(branch)), body=[ast.Raise(
                 exc=_call(ERROR_NAME, ast.Constant(mismatch)), cause=None)], orelse=[]))
         statements.append(node)
         joined = []
+        changed = set(body_names + else_names)
         for name in both + one:
+            # the value on the other side, to compare with: what it sets, or what was before
+            sides = [_thunk(_final_value(statements_, name), changed) if name in names
+                     else _old_value(name) for statements_, names in
+                     ((node.orelse, else_names), (node.body, body_names))]
             # (a side may leave it unbound: set in a nested branch only)
-            take = [ast.Assign(targets=[_name(name, ast.Store)],
-                               value=_call(CARRIED_NAME, _name(name)))]
+            take = [ast.Assign(targets=[_name(name, ast.Store)], value=_call(
+                JOINED_NAME, _name(name), _name(branch), *sides))]
             if name in one:  # set on one side only, and not before: undefined after
-                take = [ast.If(test=_name(_BEFORE + name), body=take,
-                               orelse=undefine(name))]
+                take = [ast.If(test=ast.Compare(left=_name(_OLD + name), ops=[ast.IsNot()],
+                                                comparators=[_name(UNBOUND_NAME)]),
+                               body=take, orelse=undefine(name))]
             else:
                 dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
                 if None not in dtypes and dtypes[0] is not dtypes[1]:
@@ -232,6 +275,45 @@ class _Rewriter(ast.NodeTransformer):
 def _mismatch(what, first, second):
     return f"Type of {what} depends on path taken: {first} (on one path) vs. {second} " \
            f"(on another)"
+
+
+def _final_value(statements, name):
+    """The expression the last statement of a side that sets ``name`` gives it (``name =
+    EXPR``), or None."""
+    last = next((s for s in reversed(statements) if name in _assigned([s])), None)
+    if isinstance(last, ast.Assign) and len(last.targets) == 1 and \
+            isinstance(last.targets[0], ast.Name):
+        return last.value
+    return None
+
+
+# what an expression may be made of to be computed again where the sides meet: constants,
+# names the ``if`` does not set, and operators (no call, no subscript: no effect)
+_PURE = (ast.Constant, ast.Name, ast.Load, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare,
+         ast.Attribute, ast.unaryop, ast.operator, ast.boolop, ast.cmpop)
+
+
+def _thunk(expression, changed):
+    """``lambda: EXPRESSION`` where the expression can be computed again where the sides meet
+    (made of :data:`_PURE` nodes, reading no name in ``changed``), else ``None``."""
+    if expression is None or not all(isinstance(n, _PURE) for n in ast.walk(expression)) or \
+            any(isinstance(n, ast.Name) and n.id in changed for n in ast.walk(expression)):
+        return ast.Constant(None)
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                              defaults=[])
+    return ast.Lambda(args=arguments, body=_copy(expression))
+
+
+def _old_value(name):
+    """``lambda: OLD``: the value a variable had before the ``if``."""
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                              defaults=[])
+    return ast.Lambda(args=arguments, body=_name(_OLD + name))
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
 
 
 def _assigned_dtype(statements, name):

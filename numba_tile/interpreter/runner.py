@@ -72,7 +72,9 @@ def _converter(name, dtype):
     python = getattr(builtins, name)
 
     def convert(value=0, *rest):
-        if isinstance(value, Tile) and not rest:
+        if isinstance(value, Tile) and value.is_compile_time and not rest:
+            value = value.constant_value()  # a constant: a loosely typed one, as compiled
+        elif isinstance(value, Tile) and not rest:
             from ..language.elementwise import astype
             return astype.__tile_op__(value, dtype)
         return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
