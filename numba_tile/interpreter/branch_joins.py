@@ -43,7 +43,7 @@ import itertools
 
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
-from .loop_carried import BOUND_NAME, CARRIED_NAME, LOCALS_NAME, carried, undefine
+from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, undefine
 from .tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
