@@ -21,6 +21,7 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
+from .. import dtypes
 from ..promotion import loose_concrete_dtype
 from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
@@ -211,25 +212,28 @@ def _typing_error(reason, loc):
 
 
 def _tile_type_text(text):
-    """A Numba type's name, as a type of tile code reads: a loose constant's own dtype, a
-    scalar's, a tile's ``Tile[float32,(16,)]``, an enum member's constant."""
+    """A Numba type's name as cuTile names the type of a value of tile code: a scalar (a
+    loose constant by its own dtype) ``Tile[int32,()]``, a tile ``Tile[float32,(16,)]``, an
+    enum member ``<enum constant PaddingMode.ZERO>``."""
     text = _ENUM_CONSTANT.sub(r"<enum constant \1>", text)
     literal = _LITERAL.fullmatch(text)
+    constant = _TYPED_CONSTANT.fullmatch(text)
+    tile = _TILE.fullmatch(text)
+    dtype = None
     if literal is not None:
         kind, value = literal.groups()
-        if kind == "int":
-            try:
-                return str(loose_concrete_dtype(int(value)))
-            except TileError:
-                return text
-        return {"float": "float32", "bool": "bool"}.get(kind, text)
-    constant = _TYPED_CONSTANT.fullmatch(text)
-    if constant is not None:
-        return constant[1]
-    tile = _TILE.fullmatch(text)
-    if tile is not None:
-        return tile[1] if tile[2] == "()" else f"Tile[{tile[1]},{tile[2].replace(' ', '')}]"
-    return text
+        try:
+            dtype = loose_concrete_dtype(int(value)) if kind == "int" else \
+                {"float": "float32", "bool": "bool_"}.get(kind)
+        except TileError:
+            dtype = None
+    elif constant is not None:
+        dtype = constant[1]
+    elif tile is not None:
+        return f"Tile[{tile[1]},{tile[2].replace(' ', '')}]"
+    elif isinstance(getattr(dtypes, "bool_" if text == "bool" else text, None), dtypes.DType):
+        dtype = "bool_" if text == "bool" else text  # a run-time scalar of Numba's
+    return text if dtype is None else f"Tile[{dtype},()]"
 
 
 def as_tile_error(error):

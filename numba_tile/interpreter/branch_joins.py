@@ -273,8 +273,10 @@ class _Rewriter(ast.NodeTransformer):
 
 
 def _mismatch(what, first, second):
-    return f"Type of {what} depends on path taken: {first} (on one path) vs. {second} " \
-           f"(on another)"
+    """cuTile's message where ``what`` has a constant of dtype ``first`` on one path and of
+    dtype ``second`` on another."""
+    return f"Type of {what} depends on path taken: Tile[{first},()] (on one path) vs. " \
+           f"Tile[{second},()] (on another)"
 
 
 def _final_value(statements, name):

@@ -37,6 +37,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
+from ..rules.context_managers import type_name
 from ..static_expressions import ITER_NAME
 from .tile import Tile
 
@@ -60,8 +61,8 @@ def carried(value, name=None, entry=None):
         dtype = loose_concrete_dtype(value)  # (a loosely typed constant is an int or float)
         value = Tile(dtype, np.array(value).astype(dtype.storage), constant=False)
     if name is not None and _type_key(value) != _type_key(entry):
-        raise TileTypeError(f"Type of `{name}` depends on path taken: {_describe(entry)} (on "
-                            f"one path) vs. {_describe(value)} (on another)")
+        raise TileTypeError(f"Type of `{name}` depends on path taken: {type_name(entry)} (on "
+                            f"one path) vs. {type_name(value)} (on another)")
     return value
 
 
@@ -72,12 +73,6 @@ def _type_key(value):
     if isinstance(value, Array):
         return "array", value.dtype, value.ndim
     return "other", type(value)
-
-
-def _describe(value):
-    if isinstance(value, Tile):
-        return str(value.dtype) if value.shape == () else f"Tile[{value.dtype},{value.shape}]"
-    return type(value).__name__
 
 
 def bound(name, variables):
