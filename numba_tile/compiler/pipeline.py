@@ -381,7 +381,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
         compilation.static_iter = static_iter
         try:
             with compiling(compilation), cuda_utils.numba_target_override(), \
-                    format_specs(), python_frontend(), call_sites.marking_call_sites():
+                    format_specs(), python_frontend():
                 result = cuda_compiler.compile_extra(
                     typingctx=typing_context, targetctx=target_context,
                     func=kernel_for_compilation(fn),

@@ -24,11 +24,9 @@ kernel's call first, each with the call underlined.
 """
 
 import ast
-import contextlib
 import functools
 import linecache
 
-from numba.cuda.core.compiler_lock import global_compiler_lock
 from numba.cuda.core.inline_closurecall import InlineWorker
 
 from ...errors import SourceLocation
@@ -58,22 +56,9 @@ def _inline_ir(self, caller_ir, block, i, *args, **kwargs):
     return result
 
 
-#: what this module changes in numba-cuda while a kernel compiles
+#: what this module changes in numba-cuda while a kernel compiles (put in place by
+#: :mod:`.numba_patches`)
 PATCHES = ((InlineWorker, "inline_ir", _inline_ir),)
-
-
-@contextlib.contextmanager
-def marking_call_sites():
-    """Put :data:`PATCHES` in place while the block runs (under the compiler lock)."""
-    with global_compiler_lock:
-        saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in PATCHES]
-        for owner, name, replacement in PATCHES:
-            setattr(owner, name, replacement)
-        try:
-            yield
-        finally:
-            for owner, name, original in saved:
-                setattr(owner, name, original)
 
 
 def callers(loc, function=None):

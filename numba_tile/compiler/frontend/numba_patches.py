@@ -21,9 +21,9 @@ import contextlib
 from numba.cuda.core.compiler_lock import global_compiler_lock
 
 from ..typing import settled_errors
-from . import closures, inlining
+from . import call_sites, closures, inlining
 
-_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES
+_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES + call_sites.PATCHES
 
 
 @contextlib.contextmanager
