@@ -55,6 +55,15 @@ from .launcher import interpret, interpret_mode, launch
 
 
 
+def __getattr__(name):
+    """``ct.tune`` and ``ct.compilation``, imported on first use: most programs need neither,
+    and ``import numba_tile`` stays as quick without them."""
+    if name in ("tune", "compilation"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 import types as _types
 
 __all__ = [_name for _name, _value in globals().items()
