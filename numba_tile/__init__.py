@@ -43,6 +43,9 @@ from .language.factories import arange, astile, full, ones, zeros
 from .language.gather import Slice, gather, load_advanced_indexing, scatter, \
     store_advanced_indexing
 from .language.matrix import matmul, mma
+from .language.scaled_products import mma_scaled
+from .language.grid_dependencies import (grid_dependency_control_launch_dependents,
+                                         grid_dependency_control_wait)
 from .language.memory import assume_divisible_by, bid, cdiv, load, num_blocks, num_tiles, \
     store
 from .language.combiners import reduce, scan

@@ -132,11 +132,11 @@ class TileUnsupportedFeatureError(TileError):
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
     ... def k():
-    ...     ct.pack_to_bytes(ct.full((4,), 1, ct.float4_e2m1fn))
+    ...     ct.printf("%*d", 3, 4)
     >>> ct.launch(0, (1,), k, ())
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileUnsupportedFeatureError: pack_to_bytes of float4_e2m1fn (elements narrower than a byte) is not supported yet
+    numba_tile.errors.TileUnsupportedFeatureError: printf format '%*d': a width or precision from the arguments ('*') is not supported
     ...
 
     Where the GPU compiled for is what lacks the feature, ``needs`` is the compute capability

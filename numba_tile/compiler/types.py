@@ -25,8 +25,10 @@ _SCALARS = {
 }
 _FROM_NUMBA = {v: k for k, v in _SCALARS.items()}
 # dtypes without arithmetic that tiles and arrays can hold, in a register of this type
+# (float4: its code in the low nibble of a byte)
 _STORAGE_ONLY = {d.tfloat32: types.float32, d.float8_e4m3fn: types.uint8,
-                 d.float8_e5m2: types.uint8}
+                 d.float8_e5m2: types.uint8, d.float8_e8m0fnu: types.uint8,
+                 d.float8_e5m3fnu: types.uint8, d.float4_e2m1fn: types.uint8}
 
 
 def scalar_type(dtype):

@@ -36,7 +36,8 @@ def _round_e5m3fnu(values):
         out = np.round(v / quantum) * quantum
     out = np.where(out > 114688.0, np.nan, out)
     out = np.where(v < 0, np.where(out == 0, 0.0, np.nan), out)
-    return out.astype(np.float32)
+    # unsigned, one NaN: no -0.0 and no signed NaN (as the bytes the GPU holds)
+    return np.where(np.isnan(out), np.nan, np.where(out == 0, 0.0, out)).astype(np.float32)
 
 
 def _storage_round(values, dtype):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
+from ..interpreter.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
 from ..interpreter.context import tile_op
 from ..interpreter.tile import Tile, to_tile
 from ..rules import shapes as rules
@@ -198,7 +199,7 @@ def bitcast(x, /, dtype):
     """
     x = _tile(x)
     dtype = rules.bitcast(x.dtype, dtype_argument(dtype))
-    return Tile(dtype, x.values.view(dtype.storage), x.is_constant)
+    return Tile(dtype, from_bits(to_bits(x.values, x.dtype), dtype), x.is_constant)
 
 
 def index_tile(x, key):
@@ -221,7 +222,7 @@ def pack_to_bytes(x, /):
     """
     x = _tile(x)
     rules.pack_to_bytes(x.dtype, x.shape)
-    data = np.ascontiguousarray(x.values).reshape(-1).view(np.uint8)
+    data = packed_bytes(np.ascontiguousarray(x.values).reshape(-1), x.dtype)
     return Tile(d.uint8, data.copy(), x.is_constant)
 
 
@@ -240,5 +241,4 @@ def unpack_from_bytes(x, /, dtype):
     x = _tile(x)
     dtype = dtype_argument(dtype)
     rules.unpack_from_bytes(x.dtype, x.shape, dtype)
-    data = np.ascontiguousarray(x.values).view(dtype.storage)
-    return Tile(dtype, data.copy(), x.is_constant)
+    return Tile(dtype, unpacked_bytes(x.values, dtype).copy(), x.is_constant)

@@ -8,7 +8,7 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 """
 
 from .. import dtypes as d
-from ..errors import TileTypeError, TileUnsupportedFeatureError, TileValueError
+from ..errors import TileTypeError, TileValueError
 from .core import (broadcast_shapes, constant_value, describe, normalize_axis, product,
                    require_constant, tile_shape)
 
@@ -134,8 +134,7 @@ def bitcast(source, target):
     >>> bitcast(ct.float32, ct.int32)
     int32
     """
-    if target.bitwidth != source.bitwidth or target.storage.itemsize != \
-            source.storage.itemsize:
+    if target.bitwidth != source.bitwidth:
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {source} and "
                             f"{target}")
     return target
@@ -143,7 +142,8 @@ def bitcast(source, target):
 
 def pack_to_bytes(dtype, shape):
     """The length of the uint8 tile ``pack_to_bytes`` makes of a tile of ``dtype`` and
-    ``shape`` (its elements row-major, each as its bytes in memory order).
+    ``shape`` (its elements row-major, each as its bytes in memory order; float4 elements
+    two to a byte, the first in the low nibble).
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.shapes import pack_to_bytes
@@ -153,10 +153,11 @@ def pack_to_bytes(dtype, shape):
     if dtype is d.bool_:
         raise TileTypeError("Cannot pack_to_bytes from a bool_ tile; convert it with astype() "
                             "first")
-    if dtype.bitwidth < 8:
-        raise TileUnsupportedFeatureError(f"pack_to_bytes of {dtype} (elements narrower than "
-                                          f"a byte) is not supported yet")
-    return (product(shape) * dtype.bitwidth // 8,)
+    bits = product(shape) * dtype.bitwidth
+    if bits % 8:  # float4: two elements to a byte
+        raise TileTypeError(f"pack_to_bytes: a tile of {product(shape)} {dtype} elements "
+                            f"is {bits} bits, not a whole number of bytes")
+    return (bits // 8,)
 
 
 def unpack_from_bytes(dtype, shape, target):
@@ -174,9 +175,6 @@ def unpack_from_bytes(dtype, shape, target):
         raise TileTypeError(f"unpack_from_bytes requires a 1D tile, got shape {tuple(shape)}")
     if target is d.bool_:
         raise TileTypeError("Cannot unpack_from_bytes to a bool_ tile")
-    if target.bitwidth < 8:
-        raise TileUnsupportedFeatureError(f"unpack_from_bytes to {target} (elements narrower "
-                                          f"than a byte) is not supported yet")
     bits = shape[0] * 8
     if bits % target.bitwidth:
         raise TileTypeError(f"unpack_from_bytes: the tile's {bits} bits are not divisible by "

@@ -65,8 +65,6 @@ def storage_type(dtype):
         return F64
     if narrow_floats.is_narrow(dtype):
         return narrow_floats.storage_type(dtype)
-    if dtype is d.float8_e8m0fnu:  # its constants only (folded away): it has no tiles here
-        return ir.IntType(8)
     raise TileUnsupportedFeatureError(f"The compiler does not support {dtype} yet")
 
 
@@ -86,8 +84,10 @@ def constant(dtype, value):
     import numpy as np
     if dtype in (d.float16, d.bfloat16):
         return I16(int(np.array(value, dtype.numpy).view(np.uint16)))
-    if dtype in (d.float8_e4m3fn, d.float8_e5m2, d.float8_e8m0fnu):
-        return ir.IntType(8)(int(np.array(value, dtype.numpy).view(np.uint8)))
+    if dtype.is_float and dtype.bitwidth <= 8:  # the float8 and float4 codes
+        from ...interpreter.bit_patterns import to_bits
+        rounded = convert_values(np.array(float(value)), d.float64, dtype)
+        return ir.IntType(8)(int(to_bits(rounded, dtype)))
     if dtype is d.tfloat32:
         return F32(float(convert_values(np.array(float(value)), d.float64, dtype)))
     if dtype is d.bool_:

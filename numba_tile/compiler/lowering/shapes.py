@@ -227,9 +227,12 @@ def _lower_scalar_bitcast(context, builder, sig, args):
 
 def _lower_byte_view(context, builder, sig, args):
     """``pack_to_bytes``/``unpack_from_bytes``: the source's elements go row-major into
-    shared memory, where the result's elements are read from the same bytes."""
+    shared memory, where the result's elements are read from the same bytes. A float4 is a
+    byte holding its code in registers and half a byte in memory: its codes are written a
+    byte each and paired when packed, and a packed byte's nibbles are split when unpacked."""
     src, dst = sig.args[0], sig.return_type
-    buffer = scratch(builder, ir.IntType(8), math.prod(src.shape) * src.dtype.bitwidth // 8)
+    buffer = scratch(builder, ir.IntType(8), math.prod(src.shape) * max(src.dtype.bitwidth, 8)
+                     // 8)
     barrier(builder)  # an earlier use of the buffer (in a loop) must be finished
     source_view = builder.bitcast(buffer, context.get_value_type(src.element).as_pointer(3))
     base = thread_coordinates(builder, src.layout)
@@ -244,9 +247,36 @@ def _lower_byte_view(context, builder, sig, args):
     barrier(builder)
     result_view = builder.bitcast(buffer, context.get_value_type(dst.element).as_pointer(3))
     base = thread_coordinates(builder, dst.layout)
-    values = [builder.load(builder.gep(result_view, [register_coordinates(
-        builder, base, dst.layout, register)[0]])) for register in range(dst.registers)]
+
+    def read(index):
+        if dst.dtype.bitwidth == 4:
+            return _read_nibble(builder, buffer, index)
+        if src.dtype.bitwidth == 4:
+            return _read_nibble_pair(builder, buffer, index)
+        return builder.load(builder.gep(result_view, [index]))
+
+    values = [read(register_coordinates(builder, base, dst.layout, register)[0])
+              for register in range(dst.registers)]
     return make_tile(context, builder, dst, values)
+
+
+def _read_nibble(builder, buffer, index):
+    """Element ``index`` of packed float4 bytes: the low nibble of byte index // 2 for an
+    even index, the high one for an odd index."""
+    byte = builder.load(builder.gep(buffer, [builder.lshr(index, index.type(1))]))
+    shift = builder.trunc(builder.shl(builder.and_(index, index.type(1)), index.type(2)),
+                          ir.IntType(8))
+    return builder.and_(builder.lshr(byte, shift), ir.IntType(8)(0x0F))
+
+
+def _read_nibble_pair(builder, buffer, index):
+    """Byte ``index`` of packed float4 codes (one code a byte in ``buffer``): codes 2 * index
+    and 2 * index + 1 in its low and high nibbles."""
+    first = builder.shl(index, index.type(1))
+    low = builder.load(builder.gep(buffer, [first]))
+    high = builder.load(builder.gep(buffer, [builder.add(first, index.type(1))]))
+    return builder.or_(builder.and_(low, ir.IntType(8)(0x0F)),
+                       builder.shl(high, ir.IntType(8)(4)))
 
 
 lower(shapes.pack_to_bytes, TileType)(_lower_byte_view)

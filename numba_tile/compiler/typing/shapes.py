@@ -14,7 +14,7 @@ from ...rules import shapes as shape_rules
 from ...rules.core import dtype_argument, normalize_axis
 from ..abstract import operand
 from ..compilation import current
-from ..types import TileType, dtype_of_scalar, scalar_type
+from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
     registry, tile_argument
 
@@ -149,7 +149,7 @@ def infer_bitcast(values):
         return scalar_type(shape_rules.bitcast(dtype_of_scalar(x), dtype))
     x = tile_argument(values, "bitcast")
     shape_rules.bitcast(x.dtype, dtype)
-    scalar_type(dtype)
+    storage_scalar_type(dtype)  # (refuses a dtype the compiler cannot hold)
     return x.with_dtype(dtype)
 
 
