@@ -55,6 +55,7 @@ from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, 
                               pack_to_bytes, permute, reshape, transpose, unpack_from_bytes)
 from .compiling import compile
 from .launcher import interpret, interpret_mode, launch
+from .partitions import Partition, partition
 
 
 

@@ -25,9 +25,10 @@ from . import dtypes as d
 from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                           check_static_items, constant_dtype, scalar_argument, sequence_items,
                           static_axes)
-from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, is_aligned, \
-    scalar_type
+from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
+    is_aligned, scalar_type
 from .interpreter.host_arrays import to_host
+from .partitions import Partition, partitioned_array
 
 _INT32 = 2**31
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
@@ -49,7 +50,7 @@ def classify_arguments(kernel, args, *, on_device=True):
     if on_device:
         for value in args:
             items = value if isinstance(value, (list, tuple)) else (value,)
-            if any(is_host_array(v) for v in items):
+            if any(is_host_array(v.array if isinstance(v, Partition) else v) for v in items):
                 raise ValueError("Input array is not on a CUDA device; pass a CuPy array, a "
                                  "CUDA torch tensor or a numba device array, or set "
                                  "NUMBA_TILE_INTERPRET=1 to run on the CPU")
@@ -89,6 +90,10 @@ def classify(name, value, meta, *, on_device=True):
     """
     if isinstance(name, str):
         name = ArgumentPath(None, name)
+    if isinstance(value, Partition):  # the whole array; the kernel's entry takes the region
+        array_type, flat = classify(name, partitioned_array(name, value, meta), meta,
+                                    on_device=on_device)
+        return PartitionType(array_type, value.tile_shape), flat
     if isinstance(meta, ConstantAnnotation):
         return _constant(name, value)
     if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
@@ -288,9 +293,10 @@ def quick_signature(kernel, kernel_args):
 
     The kinds it handles, each with the flat values :func:`classify` gives: CUDA torch
     tensors of at least one dimension and C-contiguous CUDA-array-interface arrays of fewer
-    than 2**31 elements (both of unannotated parameters), Python ``int`` within int32,
-    ``bool`` and ``float`` of unannotated parameters, and ``int`` and ``bool`` values of
-    ``Constant`` parameters. It returns None for every other kind.
+    than 2**31 elements (both of unannotated parameters, also inside a ``ct.partition``, whose
+    tile shape is then in the key), Python ``int`` within int32, ``bool`` and ``float`` of
+    unannotated parameters, and ``int`` and ``bool`` values of ``Constant`` parameters. It
+    returns None for every other kind.
 
     >>> import numba_tile as ct
     >>> from numba_tile.arguments import quick_signature
@@ -305,6 +311,12 @@ def quick_signature(kernel, kernel_args):
     key, flat = [], []
     for value, meta in zip(kernel_args, kernel.parameter_kind_list):
         kind = type(value)
+        if kind is Partition:  # the key of its array, after one of the partition's own
+            if meta is not None:
+                return None
+            key.append((kind, value.tile_shape))
+            value = value.array
+            kind = type(value)
         if kind in _TENSOR_TYPES:
             if meta is not None or not value.is_cuda:
                 return None

@@ -13,6 +13,8 @@ on different devices, or a stream of another device, are a ``ValueError`` naming
 import ctypes
 import sys
 
+from .partitions import Partition
+
 _POINTER_DEVICE_ORDINAL = 9  # CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 
 
@@ -79,6 +81,8 @@ def several_gpus():
 
 
 def _data_pointer(value):
+    if isinstance(value, Partition):
+        value = value.array
     if hasattr(value, "data_ptr"):  # torch (whose interface refuses tensors needing grad)
         return value.data_ptr() if getattr(value, "is_cuda", False) else None
     interface = getattr(value, "__cuda_array_interface__", None)

@@ -9,6 +9,7 @@ import os
 import threading
 
 from .kernel import Kernel
+from .partitions import inferred_grid
 
 compile_timeout = None  # seconds; set by compiler_timeout()
 _forced = threading.local()
@@ -107,12 +108,26 @@ def _validate_grid(grid):
     return tuple(int(n) for n in grid)
 
 
+def _partition_grid(kernel, kernel_args):
+    """The grid of a launch with ``grid=None``, from its ``ct.partition`` arguments
+    (:func:`numba_tile.partitions.inferred_grid`), checked as a given grid is."""
+    grid = inferred_grid(kernel.parameters, kernel_args)
+    if 0 in grid:
+        return grid
+    try:
+        return _check_grid(grid)
+    except ValueError as error:
+        raise ValueError(f"The grid {grid} inferred from the partitions is too large: "
+                         f"{error}; partition into larger tiles") from None
+
+
 def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launch=False):
     """Start ``kernel`` on ``grid`` tile blocks with ``kernel_args`` (a tuple).
 
     ``stream`` is a PyTorch, CuPy or numba stream or a raw handle (0: the default stream);
     interpreter mode also takes None. Asynchronous on the GPU; the interpreter finishes
-    before returning.
+    before returning. ``grid=None`` runs one block for each region of the ``ct.partition``
+    arguments (a numba_tile extension), none where they are empty.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -127,12 +142,17 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
     """
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch() needs a @ct.kernel function, got {kernel!r}")
-    grid = _check_grid(grid)
+    if grid is not None:
+        grid = _check_grid(grid)
     if not isinstance(kernel_args, tuple):
         raise TypeError(f"kernel_args must be a tuple, got {type(kernel_args).__name__}")
     if len(kernel_args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
                         f"({', '.join(kernel.parameters)}), got {len(kernel_args)}")
+    if grid is None:
+        grid = _partition_grid(kernel, kernel_args)
+        if 0 in grid:  # an empty array: no region to write, no block to run
+            return
     if interpret_mode():
         from .interpreter.runner import run
         run(kernel, grid, kernel_args)

@@ -129,9 +129,9 @@ def _compile_for(kernel, args, arch):
 
 def _run_on_gpu(kernel, grid, args):
     """Launch on device copies of the host arrays in ``args`` (NumPy arrays, array-like
-    objects, CPU tensors, also inside tuples and lists), keeping their strides; copy the
-    results back into the host memory afterwards. What the kernel printed is flushed to the
-    process's standard output (``capfd`` reads it there)."""
+    objects, CPU tensors, also inside tuples, lists and partitions), keeping their strides;
+    copy the results back into the host memory afterwards. What the kernel printed is flushed
+    to the process's standard output (``capfd`` reads it there)."""
     from numba import cuda
     write_backs = []
     device_args = tuple(_device_argument(value, write_backs) for value in args)
@@ -173,6 +173,8 @@ def _host_view(value):
 
 
 def _device_argument(value, write_backs):
+    if isinstance(value, ct.Partition):  # the same partition of the device copy
+        return ct.partition(_device_argument(value.array, write_backs), value.tile_shape)
     if isinstance(value, (tuple, list)):
         items = [_device_argument(v, write_backs) for v in value]
         if hasattr(type(value), "_fields"):  # a namedtuple takes its items one by one

@@ -125,7 +125,8 @@ def test_the_frontend_passes_go_where_they_are_declared():
     inserted = passes.insert([(GenericRewrites, "g"), (LiteralUnroll, "l"),
                               (NopythonTypeInference, "t")])
     names = [p.__name__ for p, _ in inserted]
-    assert names == ["RewriteDeviceOutput", "GenericRewrites", "InlineCalls",
+    assert names == ["TakePartitionRegions", "RewriteDeviceOutput", "GenericRewrites",
+                     "InlineCalls",
                      "UnrollStaticIter",
                      "PruneConstantBranches", "JoinHelperReturns", "PipelineMmaLoads",
                      "DeferProductWaits", "LiteralUnroll", "RewriteDeviceOutput",

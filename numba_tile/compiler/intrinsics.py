@@ -109,3 +109,10 @@ def pipeline_end(pipeline, last):
     """At the end of each iteration: after the ``last`` one, the products still running on
     the pipeline's tiles are waited for."""
     raise _only_compiled("pipeline_end")
+
+
+# -- Partitions (:mod:`.frontend.partitions`) ----------------------------------------------
+def partition_region(partition):
+    """The region of the ``ct.partition`` argument ``partition`` that this tile block writes
+    (:func:`numba_tile.partitions.region_bounds` along each axis)."""
+    raise _only_compiled("partition_region")

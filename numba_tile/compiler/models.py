@@ -5,8 +5,8 @@ from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
-from .types import ArrayType, ConstantType, FloatLiteral, ListType, RawMemoryType, SliceType, \
-    TiledViewType, TileType, TypedConstant
+from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
+    RawMemoryType, SliceType, TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
 register_model(ListType)(models.UniTupleModel)  # a list argument is laid out as its tuple
@@ -44,6 +44,14 @@ class ArrayModel(models.StructModel):
 @register_model(TiledViewType)
 class TiledViewModel(ArrayModel):
     """A tiled view is its array at run time."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type.array)
+
+
+@register_model(PartitionType)
+class PartitionModel(ArrayModel):
+    """A partition is its whole array at run time (the tile shape is in its type)."""
 
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type.array)

@@ -37,7 +37,7 @@ from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
 from .frontend.passes import insert as insert_passes
-from .types import ArrayType, run_length_for
+from .types import ArrayType, PartitionType, run_length_for
 from .typing.static_iteration import UnrollAgain
 
 
@@ -375,7 +375,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
             default_run=run_length_for([t.dtype for t in arg_types
-                                        if isinstance(t, ArrayType)]))
+                                        if isinstance(t, (ArrayType, PartitionType))]))
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
         compilation.static_iter = static_iter

@@ -25,5 +25,6 @@ from .lowering import constants, device_output as lowering_device_output, elemen
     gather as lowering_gather, atomics as lowering_atomics, scans as lowering_scans, \
     keywords as lowering_keywords, dataclasses as lowering_dataclasses, \
     tuples as lowering_tuples, joins as lowering_joins, \
+    partitions as lowering_partitions, \
     grid_dependencies as lowering_grid_dependencies  # noqa: F401
 from .lowering.registry import registry as lowering_registry

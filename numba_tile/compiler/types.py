@@ -342,3 +342,36 @@ class TiledViewType(types.Type):
 
     def describe(self):
         return f"tiled view of a {self.array.describe()} with tiles {self.tile_shape}"
+
+
+class PartitionType(types.Type):
+    """A ``ct.partition`` kernel argument: the whole array (its run-time value, which the
+    kernel's entry turns into the block's region, :mod:`.frontend.partitions`) and the
+    constant tile shape of its regions, so that each tile shape compiles a kernel of its own.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.compiler.types import ArrayType, PartitionType
+    >>> PartitionType(ArrayType(ct.float32, 2, aligned=True), (16, 16)).region
+    TileArray(float32, 2, int32, aligned)
+    >>> PartitionType(ArrayType(ct.float32, 2, aligned=True), (16, 3)).region
+    TileArray(float32, 2, int32)
+    """
+
+    def __init__(self, array, tile_shape):
+        self.array = array
+        self.tile_shape = tuple(tile_shape)
+        super().__init__(name=f"Partition({array}, {self.tile_shape})")
+
+    @property
+    def dtype(self):
+        return self.array.dtype
+
+    @property
+    def region(self):
+        """The type of a block's region: an array of the same dtype and rank, whose shape
+        varies by block (no static shape), still aligned (:func:`is_aligned`) where the
+        whole is and each region starts a multiple of 16 bytes along the last axis."""
+        array = self.array
+        aligned = array.aligned and self.tile_shape[-1] * array.dtype.itemsize % 16 == 0
+        return ArrayType(array.dtype, array.ndim, array.index_dtype, aligned, (),
+                         array.static_strides)

@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileValueError
+from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
 from . import context
@@ -160,6 +161,23 @@ class Array:
         context.check_effect("get_raw_memory")
         from .raw_memory import RawArrayMemory
         return RawArrayMemory(self)
+
+
+def partition_region(array, tile_shape, block_id):
+    """The region of a ``ct.partition`` argument (the whole :class:`Array`, divided into
+    ``tile_shape`` regions) that the block ``block_id`` (``(x, y, z)``) writes: a view of the
+    elements :func:`numba_tile.partitions.region_bounds` gives along each axis. Its shape
+    differs from block to block, so no axis keeps a static shape.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.interpreter.arrays import partition_region
+    >>> whole = ct.Array(np.arange(10, dtype=np.int32), ct.int32)
+    >>> partition_region(whole, (4,), (2, 0, 0)).data
+    array([8, 9], dtype=int32)
+    """
+    key = tuple(slice(*region_bounds(block, extent, length))
+                for block, extent, length in zip(block_id, tile_shape, array.data.shape))
+    return Array(array.data[key], array.dtype, array.index_dtype, (), array.static_stride_axes)
 
 
 class TiledView:

@@ -31,9 +31,10 @@ from ..rules.global_values import first_invalid_read
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
+from ..partitions import Partition, partitioned_array
 from . import context
 from . import dataclasses as tile_dataclasses
-from .arrays import Array
+from .arrays import Array, partition_region
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
 from .literals import closure_for, literal_typed_code, loose
@@ -424,11 +425,25 @@ class PreparedArguments:
     def __init__(self, kernel, args):
         self.values = []
         self.write_backs = []
+        self.partitions = []  # (position, whole array, tile shape) of ct.partition arguments
         for position, (name, value) in enumerate(zip(kernel.parameters, args)):
             self.values.append(self._convert(ArgumentPath(position, name), value,
                                              kernel.parameter_kinds.get(name)))
 
+    def for_block(self, block_id):
+        """The values block ``block_id`` is called with: each partition its own region."""
+        if not self.partitions:
+            return self.values
+        values = list(self.values)
+        for position, whole, tile_shape in self.partitions:
+            values[position] = partition_region(whole, tile_shape, block_id)
+        return values
+
     def _convert(self, name, value, meta):
+        if isinstance(value, Partition):
+            whole = self._array(name, partitioned_array(name, value, meta), meta)
+            self.partitions.append((name.position, whole, value.tile_shape))
+            return whole
         if isinstance(meta, ConstantAnnotation):
             return _constant_argument(name, value)
         if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
@@ -539,7 +554,7 @@ def run(kernel, grid, args):
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
             previous = context.set_current(context.BlockContext((x, y, z), grid3))
             try:
-                fn(*prepared.values)
+                fn(*prepared.for_block((x, y, z)))
             finally:
                 context.set_current(previous)
     except TileError as err:

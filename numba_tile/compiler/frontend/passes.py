@@ -5,7 +5,9 @@ before it starts, :mod:`.helpers`), unrolls literal loops, infers types and lowe
 go in at three places of it (:data:`STEPS`), each :class:`Step` naming numba-cuda's pass it
 goes before or after:
 
-1. before ``GenericRewrites``: ``print(..., sep=, end=)`` rewritten before Numba rejects it;
+1. before ``GenericRewrites``: each ``ct.partition`` parameter made the block's region
+   (:mod:`.partitions`), before any pass looks for parameters; ``print(..., sep=, end=)``
+   rewritten before Numba rejects it;
 2. before ``LiteralUnroll`` (helpers are inlined by then): the calls of closures and of
    recursive helpers inlined (:mod:`.inlining`), ``static_iter`` loops unrolled,
    branches on constants decided (so that loads under ``if`` on a constant are pipelined
@@ -27,7 +29,7 @@ it needs ran in this compilation (``TileInternalError`` otherwise).
 
 >>> from numba_tile.compiler.frontend.passes import STEPS, ordered
 >>> [p.__name__ for p in ordered()][:3]
-['RewriteDeviceOutput', 'InlineCalls', 'UnrollStaticIter']
+['TakePartitionRegions', 'RewriteDeviceOutput', 'InlineCalls']
 """
 
 from typing import NamedTuple
@@ -45,6 +47,7 @@ from .device_output import RewriteDeviceOutput
 from .helper_returns import JoinHelperReturns
 from .contract import TYPED
 from .index_layouts import ComputeIndexTilesInPlace
+from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
 from .static_iter import CheckStaticIterItems, UnrollStaticIter
@@ -59,7 +62,7 @@ class Step(NamedTuple):
 
 
 STEPS = (
-    Step(GenericRewrites, "before", (RewriteDeviceOutput,)),
+    Step(GenericRewrites, "before", (TakePartitionRegions, RewriteDeviceOutput)),
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
                                    JoinHelperReturns, PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,

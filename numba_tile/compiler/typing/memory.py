@@ -1,8 +1,10 @@
 """Typing of the grid queries, ``load``/``store``, array views (``slice``, ``tiled_view``
-and the views' methods) and the grid helpers ``num_tiles`` and ``cdiv``."""
+and the views' methods, the regions of ``ct.partition`` arguments) and the grid helpers
+``num_tiles`` and ``cdiv``."""
 
 from numba.core import types
-from numba.cuda.typing.templates import AttributeTemplate
+from numba.core.typing import signature
+from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...enums import PaddingMode
 from ...errors import TileValueError
@@ -11,7 +13,9 @@ from ...rules import memory as memory_rules
 from ...rules.core import tile_shape
 from ..abstract import operand
 from ..compilation import current
-from ..types import ArrayType, ConstantType, TiledViewType, TileType, scalar_type
+from ..intrinsics import partition_region
+from ..types import ArrayType, ConstantType, PartitionType, TiledViewType, TileType, \
+    scalar_type
 from .elementwise import infer_binary
 from .templates import REQUIRED, bound_method, compile_time_value, constant_value, folded_type, \
     register_template, is_constant, is_scalar, registry
@@ -112,6 +116,21 @@ def infer_tiled_view(array, values):
         array, constant_value(values["tile_shape"]), constant_value(values["padding_mode"]),
         constant_value(values["traversal_steps"]))
     return TiledViewType(array, shape, steps, padding)
+
+
+class _PartitionRegionTemplate(AbstractTemplate):
+    """The block's region of a ``ct.partition`` argument (the call the kernel's entry makes,
+    :mod:`..frontend.partitions`): an array of :attr:`PartitionType.region`."""
+
+    key = partition_region
+
+    def generic(self, args, kws):
+        if len(args) != 1 or kws or not isinstance(args[0], PartitionType):
+            return None
+        return signature(args[0].region, *args)
+
+
+registry.register_global(partition_region)(_PartitionRegionTemplate)
 
 
 ArrayAttributes.resolve_slice = bound_method("array.slice", (("axis", REQUIRED), ("start", REQUIRED),
