@@ -225,7 +225,8 @@ def _torch_copy(host, write_backs):
 # only when one is used: importing it early changes which nvJitLink library is loaded)
 _TORCH_ONLY_DTYPES = {np.dtype(ct.bfloat16.numpy): "bfloat16",
                       np.dtype(ct.float8_e4m3fn.numpy): "float8_e4m3fn",
-                      np.dtype(ct.float8_e5m2.numpy): "float8_e5m2"}
+                      np.dtype(ct.float8_e5m2.numpy): "float8_e5m2",
+                      np.dtype(ct.float8_e8m0fnu.numpy): "float8_e8m0fnu"}
 
 
 def gpu_present():

@@ -30,6 +30,7 @@ from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
 from ...rules.operators import OPERATORS
+from ...interpreter.bit_patterns import to_bits
 from ...interpreter.conversion import convert as convert_values
 from ..hardware import asm
 from . import narrow_floats
@@ -85,7 +86,6 @@ def constant(dtype, value):
     if dtype in (d.float16, d.bfloat16):
         return I16(int(np.array(value, dtype.numpy).view(np.uint16)))
     if dtype.is_float and dtype.bitwidth <= 8:  # the float8 and float4 codes
-        from ...interpreter.bit_patterns import to_bits
         rounded = convert_values(np.array(float(value)), d.float64, dtype)
         return ir.IntType(8)(int(to_bits(rounded, dtype)))
     if dtype is d.tfloat32:

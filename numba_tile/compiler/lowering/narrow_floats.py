@@ -105,7 +105,7 @@ def to_float32(builder, value, dtype):
     bits = builder.select(builder.icmp_unsigned("==", exponent, I32(0)), subnormal, normal)
     if dtype is not d.float4_e2m1fn:  # (float4 has no NaN)
         nan = builder.or_(I32(0x7FC00000), sign)
-        bits = builder.select(builder.icmp_unsigned("==", byte, I32(fmt.nan)), nan, bits)
+        bits = builder.select(builder.icmp_unsigned("==", magnitude, I32(fmt.nan)), nan, bits)
     return builder.bitcast(bits, F32)
 
 
