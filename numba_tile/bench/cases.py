@@ -376,12 +376,18 @@ def all_cases(quick=False):
         for dtype in ("float16", "bfloat16", "float32") for size in sizes] + [
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [
         attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal)
-        for head_dim in (64, 128) for causal in (False, True)] + _memory_cases(quick)
+        for head_dim in (64, 128) for causal in (False, True)] + _memory_cases(quick) + \
+        _scaled_cases(quick)
 
 
 def _memory_cases(quick):
     from .memory_cases import memory_cases  # that module builds on this one's Case
     return memory_cases(quick)
+
+
+def _scaled_cases(quick):
+    from .scaled_cases import scaled_cases  # (as _memory_cases)
+    return scaled_cases(quick)
 
 
 def select(cases, names):
@@ -398,7 +404,7 @@ def select(cases, names):
     Traceback (most recent call last):
     ...
     ValueError: unknown case 'transpose'; the cases are vector_add_f32, ..., row_sum_f32, ...
-    (or an operation: vector_add, ..., histogram)
+    (or an operation: vector_add, ..., mma_scaled)
     """
     operations = list(dict.fromkeys(re.split(r"_(?:f|bf|tf|i)\d", case.name)[0]
                                     for case in cases))
