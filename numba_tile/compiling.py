@@ -44,13 +44,27 @@ def compile(kernel, args, *, arch="sm_90"):
     >>> k.spill_bytes, ".target sm_80" in k.ptx
     (0, True)
     """
+    return compile_for_types(kernel, argument_types(kernel, args), arch)
+
+
+def argument_types(kernel, args):
+    """The Numba types ``kernel`` is compiled for with ``args`` (a tuple; host arrays do, as
+    for :func:`compile`), or the error a launch with them raises.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.compiling import argument_types
+    >>> @ct.kernel
+    ... def k(x, n):
+    ...     pass
+    >>> argument_types(k, (np.zeros(4, np.float32), 3))
+    (TileArray(float32, 1, int32, aligned), int32)
+    """
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"compile() needs a @ct.kernel function, got {kernel!r}")
+        raise TypeError(f"This needs a @ct.kernel function, got {kernel!r}")
     if not isinstance(args, tuple) or len(args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments, "
                         f"got {args!r}")
-    arg_types, _ = classify_arguments(kernel, args, on_device=False)
-    return compile_for_types(kernel, arg_types, arch)
+    return classify_arguments(kernel, args, on_device=False)[0]
 
 
 def compile_for_types(kernel, arg_types, arch):

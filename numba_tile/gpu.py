@@ -18,6 +18,7 @@ from .arguments import classify_arguments, quick_signature
 from .errors import TileCompilerExecutionError
 from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
 from .devices import launch_device, make_current, several_gpus
+from .exported import stream_handle
 from .tensor_maps import encode_arguments
 
 
@@ -38,22 +39,6 @@ def _cached_stream_handle(stream):
         _stream_handles.clear()
     _stream_handles[id(stream)] = (stream, handle)
     return handle
-
-
-def stream_handle(stream):
-    """The raw CUstream of a PyTorch, CuPy, numba or cuda.core stream, or of an int."""
-    if isinstance(stream, int):
-        return stream
-    if hasattr(stream, "__cuda_stream__"):
-        return int(stream.__cuda_stream__()[1])
-    for attribute in ("cuda_stream", "ptr"):  # PyTorch, CuPy
-        if hasattr(stream, attribute):
-            return int(getattr(stream, attribute))
-    handle = getattr(stream, "handle", None)  # numba-cuda
-    if handle is not None:
-        return int(getattr(handle, "value", handle) or 0)
-    raise TypeError(f"Cannot use {type(stream).__name__} as a CUDA stream; pass a PyTorch, "
-                    f"CuPy or numba stream, or an integer handle")
 
 
 _FORMAT_BY_BITS = {1: "?", 8: "b", 16: "h", 32: "i", 64: "q"}
