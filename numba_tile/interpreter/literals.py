@@ -120,24 +120,27 @@ class _LiteralRewriter(ast.NodeTransformer):
 _cache = {}
 
 
-def literal_typed_code(fn):
+def literal_typed_code(fn, read_positions=()):
     """``(code, literal_table)`` for ``fn`` with typed literals (and its ``static_eval``
-    calls rewritten, see :mod:`numba_tile.static_expressions`), or None without source."""
-    key = fn.__code__
+    calls rewritten, see :mod:`numba_tile.static_expressions`), or None without source.
+    ``read_positions``: the ``(line, column)`` of each read of a value tile code cannot
+    hold, whose error the code raises where the compiler would (:mod:`.invalid_reads`)."""
+    key = fn.__code__, read_positions
     if key in _cache:
         return _cache[key]
-    _cache[key] = result = _rewrite(fn)
+    _cache[key] = result = _rewrite(fn, read_positions)
     return result
 
 
-def _rewrite(fn):
-    from . import branch_joins, loop_carried  # (which make tiles: tile.py imports this
-    # module)
+def _rewrite(fn, read_positions):
+    from . import branch_joins, invalid_reads, loop_carried  # (which make tiles: tile.py
+    # imports this module)
     code = fn.__code__
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"
 
     def transform(node):
+        invalid_reads.rewrite(node, code, read_positions)
         static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
                             also_local=code.co_freevars)
         branch_joins.rewrite(node)  # (it reads the numbers returned: before they are names)

@@ -27,7 +27,7 @@ from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, Tu
                            static_axes)
 from ..kernel import tile_function
 from ..rules import calls, context_managers
-from ..rules.global_values import first_invalid_read
+from ..rules.global_values import read_errors
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
@@ -41,7 +41,7 @@ from .literals import closure_for, literal_typed_code, loose
 from .loop_carried import MISMATCH_PREFIX
 from .loops import TileRange
 from .tile import Tile, to_tile
-from . import branch_joins, loop_carried, tuples, with_blocks
+from . import branch_joins, invalid_reads, loop_carried, tuples, with_blocks
 from .tile_math import REPLACEMENTS, tile_math
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -289,14 +289,20 @@ class TileGlobals:
         tile_globals = self.globals_for(fn.__globals__)
         code, closure = fn.__code__, self._closure(fn)
         typed = literal_typed_code(fn)
+        # (of the code that runs: static expressions read their globals as Python does)
+        errors = read_errors(fn, typed[0] if typed is not None else None)
+        if errors:  # each raised where the compiler types its read
+            typed = typed and literal_typed_code(fn, tuple((e.loc.line, e.loc.col)
+                                                           for e in errors))
+            if typed is None:  # (no source to rewrite: raised where it is called)
+                return _raising(fn, errors[0])
+            for index, error in enumerate(errors):
+                tile_globals[invalid_reads.name_for(fn.__code__, index)] = \
+                    invalid_reads.InvalidRead(error)
         if typed is not None:
             code, literals = typed
             tile_globals.update(literals)
             closure = closure_for(code, fn, closure)
-        # (of the code that runs: static expressions read their globals as Python does)
-        error = first_invalid_read(fn, code)
-        if error is not None:
-            return _raising(fn, error)
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)

@@ -3,9 +3,10 @@
 cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one:
 arrays reach tile code only as kernel arguments, so reading a global (or captured) array is
 cuTile's ``TileTypeError`` "Cannot create constant from value of type torch.Tensor." at the
-read, in both executors: the compiler when it types the read
-(:mod:`numba_tile.compiler.frontend.helpers`), the interpreter when the function that reads
-it is called (:mod:`numba_tile.interpreter.runner`).
+read, in both executors, in the order cuTile finds errors (those of the statements before
+the read first): the compiler when it types the read
+(:mod:`numba_tile.compiler.typing.global_reads`), the interpreter where that typing would
+(:mod:`numba_tile.interpreter.invalid_reads`).
 
 >>> import numpy as np
 >>> from numba_tile.rules.global_values import global_value_error
@@ -72,18 +73,19 @@ def global_value_error(value, loc=None):
                          loc)
 
 
-def first_invalid_read(fn, code=None):
-    """The error of the first read in ``fn``'s code (or ``code``, that code rewritten) of a
-    global or captured value tile code cannot hold (:func:`global_value_error`), located at
-    the read; None where there is none. (A function defined in it is checked where it is
-    called, as the compiler types it there.)
+def read_errors(fn, code=None):
+    """The errors of the reads in ``fn``'s code (or ``code``, that code rewritten) of a
+    global or captured value tile code cannot hold (:func:`global_value_error`), each
+    located at its read, in the code's order. (A function defined in it is checked where it
+    is called, as the compiler types it there.)
 
     >>> import numpy as np
-    >>> from numba_tile.rules.global_values import first_invalid_read
+    >>> from numba_tile.rules.global_values import read_errors
     >>> table = np.zeros(4)
     >>> def reads_table():
     ...     return table
-    >>> print(first_invalid_read(reads_table))
+    >>> for error in read_errors(reads_table):
+    ...     print(error)
     Cannot create constant from value of type numpy.ndarray.
     ...
     """
@@ -93,7 +95,7 @@ def first_invalid_read(fn, code=None):
             captured[name] = cell.cell_contents
         except ValueError:  # not yet assigned
             pass
-    return _first_invalid_read(code or fn.__code__, fn.__globals__, captured, fn.__name__)
+    return _read_errors(code or fn.__code__, fn.__globals__, captured, fn.__name__)
 
 
 _READS_OF = {}  # code -> its reads of names: (global or not, name, instruction)
@@ -110,16 +112,15 @@ def _reads(code):
     return _READS_OF[code]
 
 
-def _first_invalid_read(code, module_globals, captured, function):
+def _read_errors(code, module_globals, captured, function):
+    errors = []
     for is_global, name, instruction in _reads(code):
         scope = module_globals if is_global else captured
-        if name not in scope:
-            continue
-        error = global_value_error(scope[name])
+        error = global_value_error(scope[name]) if name in scope else None
         if error is not None:
             error.loc = _location(code, instruction, function)
-            return error
-    return None
+            errors.append(error)
+    return errors
 
 
 def _location(code, instruction, function):

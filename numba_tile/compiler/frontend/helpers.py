@@ -19,7 +19,7 @@ from ..compilation import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter
-from ..typing.compile_time import NotAConstant
+from ..typing.global_reads import NotAConstant
 from ..typing.context_manager_values import ContextManagerFunction
 from . import variadic, with_blocks
 

@@ -20,10 +20,11 @@ import contextlib
 
 from numba.cuda.core.compiler_lock import global_compiler_lock
 
-from ..typing import settled_errors
+from ..typing import global_reads, settled_errors
 from . import call_sites, closures, inlining
 
-_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES + call_sites.PATCHES
+_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES + call_sites.PATCHES + \
+    global_reads.PATCHES
 
 
 @contextlib.contextmanager

@@ -9,12 +9,10 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.core.typing.typeof import typeof
 from numba.cuda.typing.templates import AbstractTemplate
-from numba.cuda.typing.typeof import typeof_impl
 
 from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
 from ...rules import enums as enum_rules
-from ...rules.global_values import global_value_error
 from ..abstract import RuntimeScalar, constant_of, operand
 from ..types import ConstantType
 from .templates import compile_time_value, constant_value, register_template, registry
@@ -203,17 +201,3 @@ class ReversedTuple(AbstractTemplate):
 
 
 registry.register_global(reversed)(ReversedTuple)
-
-
-class NotAConstant:
-    """What the compiler puts for a global or captured value that tile code cannot hold
-    (an array: :mod:`numba_tile.rules.global_values`); typing its read raises cuTile's
-    error."""
-
-    def __init__(self, value):
-        self.value = value
-
-
-@typeof_impl.register(NotAConstant)
-def _typeof_not_a_constant(value, context):
-    raise global_value_error(value.value)
