@@ -58,6 +58,24 @@ def _struct_code(llvm_type):
     raise TypeError(f"Cannot pass a kernel parameter of LLVM type {llvm_type}")
 
 
+class _LaunchAttribute(ctypes.Structure):
+    """``CUlaunchAttribute``: an id, then a 64-byte value (a union) 8 bytes in."""
+    _fields_ = [("id", ctypes.c_int), ("padding", ctypes.c_char * 4),
+                ("value", ctypes.c_char * 64)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    """``CUlaunchConfig`` of ``cuLaunchKernelEx``."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attributes", ctypes.POINTER(_LaunchAttribute)),
+                ("attribute_count", ctypes.c_uint)]
+
+
+# CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, its int value 1: allowed
+_ALLOW_EARLY_START = _LaunchAttribute(6, b"", (1).to_bytes(4, "little"))
+
+
 class _Driver:
     """``cuLaunchKernel`` of the CUDA driver, called through ctypes with the parameters
     packed into one buffer: a launch then costs one ``struct.pack_into`` and one foreign
@@ -84,7 +102,25 @@ class _Driver:
         self._current_device = library.cuCtxGetDevice
         self._current_device.argtypes = [ctypes.POINTER(ctypes.c_int)]
         self._current_device.restype = ctypes.c_int
+        # a launch with attributes (CUDA 12): programmatic dependent launch
+        self._launch_kernel_ex = getattr(library, "cuLaunchKernelEx", None)
+        if self._launch_kernel_ex is not None:
+            self._launch_kernel_ex.restype = ctypes.c_int
         self._streams = {}
+
+    @property
+    def dependent_launches(self):
+        """True where the driver can launch a kernel early (``cuLaunchKernelEx``)."""
+        return self._launch_kernel_ex is not None
+
+    def launch_dependent(self, kernel, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+                         shared_bytes, stream, kernel_params, extra):
+        """``cuLaunchKernel``'s arguments, launched with programmatic stream serialization
+        allowed: the kernel may start before the one ahead of it on the stream has finished
+        (its blocks wait for it in ``griddepcontrol.wait``)."""
+        config = _LaunchConfig((grid_x, grid_y, grid_z), (block_x, block_y, block_z),
+                               shared_bytes, stream, ctypes.pointer(_ALLOW_EARLY_START), 1)
+        return self._launch_kernel_ex(ctypes.byref(config), kernel, kernel_params, extra)
 
     def stream(self, handle):
         """A CUstream argument for the raw stream handle ``handle`` (cached)."""
@@ -202,22 +238,29 @@ class LoadedKernel:
                                               _Driver.MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               compiled.dynamic_shared_bytes))
 
-    def launch(self, stream, grid, flat_values):
+    def launch(self, stream, grid, flat_values, dependent=False):
+        """Launch on ``grid``; ``dependent``: with programmatic dependent launch, where the
+        kernel was compiled for compute capability 9.0 or later (elsewhere a plain launch:
+        its ``griddepcontrol`` instructions were left out)."""
         if self.tensor_maps:
             flat_values = [*flat_values, *encode_arguments(self.tensor_maps, flat_values,
                                                            self._argument_starts)]
         if self._handle is None:
             return self._launch_with_cuda_core(stream, grid, flat_values)
         driver = _get_driver()
+        start = driver.launch_kernel
+        if dependent and driver.dependent_launches and _compute_capability(
+                self.compiled.arch) >= (9, 0):
+            start = driver.launch_dependent
         arguments = (self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
                      driver.stream(stream), self._kernel_params, self._extra)
         with self._lock:
             self._pack(flat_values)
-            status = driver.launch_kernel(*arguments)
+            status = start(*arguments)
             if status == _Driver.INVALID_CONTEXT:  # a thread that never made one current
                 from cuda.core import Device
                 Device().set_current()
-                status = driver.launch_kernel(*arguments)
+                status = start(*arguments)
         if status:
             driver.check(status)
 
@@ -295,6 +338,12 @@ def _current_arch(device=None):
     return arch
 
 
+def _compute_capability(arch):
+    """``(9, 0)`` of ``"sm_90"`` (and of ``"sm_90a"``)."""
+    digits = arch[3:].rstrip("abf")
+    return int(digits[:-1]), int(digits[-1])
+
+
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
     grid = _padded_grids.get(grid) or _padded_grid(grid)
     handle = stream if type(stream) is int else _cached_stream_handle(stream)
@@ -308,14 +357,14 @@ def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_l
         loaded = kernel.gpu_cache.get(key)
         if loaded is not None:
             try:
-                loaded.launch(handle, grid, quick[1])
+                loaded.launch(handle, grid, quick[1], programmatic_dependent_launch)
                 return
             except struct.error:  # a shape or stride beyond int32: the full path says so
                 pass
     loaded, flat = _prepare(kernel, kernel_args, device)
     if quick is not None:
         kernel.gpu_cache[key] = loaded
-    loaded.launch(handle, grid, flat)
+    loaded.launch(handle, grid, flat, programmatic_dependent_launch)
 
 
 _padded_grids = {}
