@@ -56,6 +56,7 @@ from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, 
 from .compiling import compile
 from .launcher import interpret, interpret_mode, launch
 from .partitions import Partition, partition
+from .type_hints import Order, Scalar, ScalarProtocol, Shape, TileOrScalar
 
 
 

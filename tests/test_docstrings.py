@@ -26,11 +26,11 @@ def test_docstring_examples(module_name, monkeypatch):
 
 
 def _public_callables():
-    """Public functions and classes (typing aliases such as ``ScalarInt64`` cannot carry a
-    docstring of their own; the API reference documents them)."""
+    """Public functions and classes (typing aliases such as ``ScalarInt64`` or ``Shape``
+    cannot carry a docstring of their own; the API reference documents them)."""
     for name in numba_tile.__all__:
         value = getattr(numba_tile, name)
-        if typing.get_origin(value) is typing.Annotated:
+        if typing.get_origin(value) in (typing.Annotated, typing.Union):
             continue
         if callable(value) and not isinstance(value, numba_tile.DType) and hasattr(value,
                                                                                 "__qualname__"):
