@@ -220,3 +220,61 @@ def test_what_cutile_refuses(run_kernel, which, error, match):
     x = np.arange(16, dtype=np.int32).reshape(4, 4)
     with pytest.raises(error, match=match):
         run_kernel(refused, (1,), (x, np.zeros((4, 4), np.int32), which))
+
+
+@ct.kernel
+def wrong_result_dtype(x, y):
+    t = ct.load(x, (0, 0), (4, 4))
+    ct.store(y, (0, 0), ct.reduce(t, 1, lambda a, b: (a + b).astype(ct.float32), 0))
+
+
+def test_a_result_of_another_dtype_is_a_type_error(run_kernel):
+    """Both executors (the compiler too, where no other scan sits in a branch a constant
+    condition removes: the case of test_what_cutile_refuses, still a compiler gap)."""
+    x = np.arange(16, dtype=np.int32).reshape(4, 4)
+    with pytest.raises(ct.TileTypeError, match="must return values of the input's dtype"):
+        run_kernel(wrong_result_dtype, (1,), (x, np.zeros(4, np.int32)))
+
+
+@ct.kernel
+def affine_maps(m, c, out_m, out_c, reduced_c, N: ct.Constant[int],
+                REVERSE: ct.Constant[bool]):
+    """Composing affine maps ``x -> m * x + c`` (associative, not commutative) along rows of
+    ``N`` elements: the steps cross registers, lanes and warps."""
+    def then(m1, c1, m2, c2):
+        return m1 * m2, c1 * m2 + c2
+
+    tm, tc = ct.load(m, (0, 0), (2, N)), ct.load(c, (0, 0), (2, N))
+    sm, sc = ct.scan((tm, tc), 1, then, (1, 0), reverse=REVERSE)
+    ct.store(out_m, (0, 0), sm)
+    ct.store(out_c, (0, 0), sc)
+    _, rc = ct.reduce((tm, tc), 1, then, (1, 0))
+    ct.store(reduced_c, (0,), rc)
+
+
+def _composed(m, c):
+    """The running composition of the maps along each row, in uint32 arithmetic (wrapping
+    as int32 does)."""
+    out_m, out_c = m.astype(np.uint32).copy(), c.astype(np.uint32).copy()
+    for i in range(1, m.shape[1]):
+        out_m[:, i] = out_m[:, i - 1] * out_m[:, i]
+        out_c[:, i] = out_c[:, i - 1] * m[:, i].astype(np.uint32) + out_c[:, i]
+    return out_m.view(np.int32), out_c.view(np.int32)
+
+
+@pytest.mark.parametrize("n,warps,reverse", [(256, 4, False), (1024, 8, True)])
+def test_the_combining_order_across_lanes_and_warps(run_kernel, rng, n, warps, reverse):
+    m = rng.integers(-7, 8, (2, n)).astype(np.int32)
+    c = rng.integers(-1000, 1000, (2, n)).astype(np.int32)
+    outs = [np.full((2, n), 7, np.int32) for _ in range(2)]
+    reduced = np.full(2, 7, np.int32)
+    run_kernel(affine_maps.replace_hints(num_warps=warps), (1,),
+               (m, c, *outs, reduced, n, reverse))
+    with np.errstate(over="ignore"):
+        if reverse:
+            expected = [np.flip(e, 1) for e in _composed(np.flip(m, 1), np.flip(c, 1))]
+        else:
+            expected = _composed(m, c)
+        np.testing.assert_array_equal(outs[0], expected[0])
+        np.testing.assert_array_equal(outs[1], expected[1])
+        np.testing.assert_array_equal(reduced, _composed(m, c)[1][:, -1])

@@ -11,7 +11,9 @@ from ..errors import TileTypeError
 from ..kernel import function
 from ..rules import combiners as combiner_rules
 from .debugging import static_eval, static_iter
-from .shapes import broadcast_to, cat, extract, reshape
+from .elementwise import where
+from .scans import swap_halves, upper_halves
+from .shapes import broadcast_to, extract, reshape
 
 # A closure cannot be called with *args of a tuple that an unrolled loop builds, and a
 # loop-carried tuple is best taken apart by constant indices: the work of one step on N
@@ -43,45 +45,65 @@ def _generated(name, count, lines):
             joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
             line = line[:start] + joined + line[end + 1:]
         body.append("    " + line)
-    namespace = {"broadcast_to": broadcast_to, "cat": cat, "extract": extract,
-                 "reshape": reshape, "checked": _checked}
+    namespace = {"checked": _checked, "swap_halves": swap_halves,
+                 "upper_halves": upper_halves, "where": where,
+                 "totals_of": _TOTALS[count] if name != "totals" else None}
     exec(f"def {name}_{count}(tiles, step, func, option):\n" + "\n".join(body) + "\n",
          namespace)  # noqa: S102
     return function(namespace[f"{name}_{count}"], host=True)
 
 
+def _totals_step(count):
+    """The totals of the doubled blocks of ``count`` tiles: ``tiles`` holds each element's
+    block total, its partner's (the other half's) and the op's inputs (for the check);
+    ``step`` is whether the element is in the half that comes second (the upper one, but
+    in a reversed scan)."""
+    return _generated("totals", count, [
+        "totals, partners, inputs = tiles",
+        "each:t# = totals[#]",
+        "each:q# = partners[#]",
+        "{all:lo#} = func({all:t#}, {all:q#})",
+        "{all:lo#}, = checked(option, inputs, ({all:lo#},))",
+        "{all:hi#} = func({all:q#}, {all:t#})",
+        "{all:hi#}, = checked(option, inputs, ({all:hi#},))",
+        "return ({all:where(step, hi#, lo#)},)",
+    ])
+
+
 def _scan_step(count):
-    """One doubling of the scanned blocks of ``count`` tiles (``option``: reverse)."""
+    """One doubling of the scanned blocks of ``count`` tiles: ``state`` is the running
+    results and the block totals (``option``: reverse)."""
     return _generated("scan_step", count, [
-        "split, half, low, high, total_at, total_shape, pair_axis = step",
-        "shape = tiles[0].shape",
-        "each:p# = reshape(tiles[#], split)",
-        "each:l# = extract(p#, low, half)",
-        "each:h# = extract(p#, high, half)",
-        "if option:  # the low half's elements follow the high half's total",
-        "    {all:l#} = func({all:broadcast_to(extract(h#, total_at, total_shape), half)}, "
-        "{all:l#})",
-        "    {all:l#}, = checked('scan', tiles, ({all:l#},))",
+        "axis, width = step",
+        "prefixes, totals = tiles",
+        "upper = upper_halves(prefixes[0], axis, width)",
+        "each:p# = prefixes[#]",
+        "each:t# = totals[#]",
+        "each:q# = swap_halves(t#, axis, width)",
+        "{all:a#} = func({all:q#}, {all:p#})  # the other half's total, then the element",
+        "{all:a#}, = checked('scan', prefixes, ({all:a#},))",
+        "if option:  # reversed: the high half comes first",
+        "    second = where(upper, False, True)",
         "else:",
-        "    {all:h#} = func({all:broadcast_to(extract(l#, total_at, total_shape), half)}, "
-        "{all:h#})",
-        "    {all:h#}, = checked('scan', tiles, ({all:h#},))",
-        "return ({all:reshape(cat((l#, h#), pair_axis), shape)},)",
+        "    second = upper",
+        "each:p# = where(second, a#, p#)",
+        "{all:t#}, = totals_of((({all:t#},), ({all:q#},), prefixes), second, func, 'scan')",
+        "return (({all:p#},), ({all:t#},))",
     ])
 
 
 def _reduce_step(count):
-    """One halving of the reduced axis of ``count`` tiles (``option`` unused)."""
+    """One doubling of the combined blocks of ``count`` tiles (``option`` unused)."""
     return _generated("reduce_step", count, [
-        "split, half, even, odd, merged = step",
-        "each:p# = reshape(tiles[#], split)",
-        "{all:t#} = func({all:reshape(extract(p#, even, half), merged)}, "
-        "{all:reshape(extract(p#, odd, half), merged)})",
-        "{all:t#}, = checked('reduce', tiles, ({all:t#},))",
-        "return ({all:t#},)",
+        "axis, width = step",
+        "upper = upper_halves(tiles[0], axis, width)",
+        "each:t# = tiles[#]",
+        "each:q# = swap_halves(t#, axis, width)",
+        "return totals_of((({all:t#},), ({all:q#},), tiles), upper, func, 'reduce')",
     ])
 
 
+_TOTALS = (None,) + tuple(_totals_step(n) for n in range(1, _MOST_TILES + 1))
 _SCAN_STEPS = (None,) + tuple(_scan_step(n) for n in range(1, _MOST_TILES + 1))
 _REDUCE_STEPS = (None,) + tuple(_reduce_step(n) for n in range(1, _MOST_TILES + 1))
 
@@ -90,7 +112,8 @@ _REDUCE_STEPS = (None,) + tuple(_reduce_step(n) for n in range(1, _MOST_TILES + 
 def _program(op, count, steps):
     """The tile code of a whole ``op`` on ``count`` tiles (0: a single tile) in ``steps``
     steps, without loops: ``run(x, shape, steps, func, option)``, ``option`` being
-    ``reverse`` for a scan and the result's shape for a reduction. Chosen at compile time
+    ``reverse`` for a scan and where the result is for a reduction
+    (:func:`~numba_tile.rules.combiners.reduced_part`). Chosen at compile time
     as the one item of a ``static_iter`` loop (a static_eval's value may not differ from one
     inlined copy of a helper to the next); one per (op, count, steps)."""
     if count > _MOST_TILES:
@@ -101,12 +124,17 @@ def _program(op, count, steps):
     else:
         lines = ["tiles = (" + "".join(f"broadcast_to(x[{i}], shape), "
                                        for i in range(count)) + ")"]
+    if op == "scan":  # the running results, and the totals of their blocks
+        lines.append("tiles = (tiles, tiles)")
     lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
-    if op == "reduce":
-        lines.append("tiles = (" + "".join(f"reshape(tiles[{i}], option), "
-                                           for i in range(tiles)) + ")")
+    if op == "scan":
+        lines.append("tiles = tiles[0]")
+    else:  # every element holds its axis's total: the first one's is the result
+        lines.append("tiles = (" + "".join(
+            f"reshape(extract(tiles[{i}], option[0], option[1]), option[2]), "
+            for i in range(tiles)) + ")")
     lines.append("return tiles[0]" if count == 0 else "return tiles")
-    namespace = {"broadcast_to": broadcast_to, "reshape": reshape,
+    namespace = {"broadcast_to": broadcast_to, "extract": extract, "reshape": reshape,
                  "step": (_SCAN_STEPS if op == "scan" else _REDUCE_STEPS)[tiles]}
     name = f"{op}_{count}_{steps}"
     exec(f"def {name}(x, shape, steps, func, option):\n" +  # noqa: S102
@@ -134,7 +162,7 @@ def scan(x, /, axis, func, identity, *, reverse=False):
     """
     count, axis, shape = static_eval(combiner_rules.operands("scan", x, axis, identity))
     static_eval(combiner_rules.check_combiner("scan", func))
-    steps = static_eval(tuple(map(tuple, combiner_rules.scan_steps(shape, axis, reverse))))
+    steps = static_eval(combiner_rules.combining_steps(shape, axis))
     for run in static_iter((_program("scan", count, len(steps)),)):
         result = run(x, shape, steps, func, reverse)
     return result
@@ -162,8 +190,8 @@ def reduce(x, /, axis, func, identity, *, keepdims=False):
     """
     count, axis, shape = static_eval(combiner_rules.operands("reduce", x, axis, identity))
     static_eval(combiner_rules.check_combiner("reduce", func))
-    steps = static_eval(tuple(map(tuple, combiner_rules.reduce_steps(shape, axis))))
-    result_shape = static_eval(combiner_rules.reduced_shape(shape, axis, keepdims))
+    steps = static_eval(combiner_rules.combining_steps(shape, axis))
+    part = static_eval(combiner_rules.reduced_part(shape, axis, keepdims))
     for run in static_iter((_program("reduce", count, len(steps)),)):
-        result = run(x, shape, steps, func, result_shape)
+        result = run(x, shape, steps, func, part)
     return result

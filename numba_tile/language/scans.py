@@ -5,10 +5,11 @@ each output once: the exact reference the compiled scan is checked against.
 
 import numpy as np
 
+from .. import dtypes as d
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import flush_subnormals, round_float
 from ..interpreter.tile import Tile, to_tile
-from ..rules.scans import scan, scan_options
+from ..rules.scans import halves, scan, scan_options
 
 
 def _scan(op, x, axis, reverse, rounding_mode, flush_to_zero):
@@ -62,3 +63,46 @@ def cumprod(x, /, axis=0, *, reverse=False, rounding_mode=None, flush_to_zero=Fa
     [[2, 4, 8, 16], [2, 4, 8, 16]]
     """
     return _scan("cumprod", x, axis, reverse, rounding_mode, flush_to_zero)
+
+
+# -- the steps of scans and reductions with a user's combining function (.combiners) -------
+@tile_op
+def swap_halves(x, /, axis, width):
+    """Each element of ``x`` replaced by its partner in its block of ``2 * width`` elements
+    along ``axis``: the element ``width`` away (index ``i ^ width``). A step of
+    :func:`~numba_tile.scan` and :func:`~numba_tile.reduce`; compiled as a swap of registers,
+    a lane shuffle or an exchange between warps.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import swap_halves
+    >>> @ct.kernel
+    ... def show():
+    ...     print(swap_halves(ct.arange(8, dtype=ct.int32), 0, 2))
+    >>> ct.launch(0, (1,), show, ())
+    [2, 3, 0, 1, 6, 7, 4, 5]
+    """
+    x = to_tile(x)
+    axis, width = halves(x.shape, axis, width)
+    partners = np.arange(x.shape[axis]) ^ width
+    return Tile(x.dtype, np.take(x.values, partners, axis=axis), x.is_constant)
+
+
+@tile_op
+def upper_halves(x, /, axis, width):
+    """A bool tile of ``x``'s shape: True for the elements in the upper half of their block
+    of ``2 * width`` elements along ``axis`` (those whose index has the bit ``width``).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import upper_halves
+    >>> @ct.kernel
+    ... def show():
+    ...     print(upper_halves(ct.arange(4, dtype=ct.int32), 0, 1))
+    >>> ct.launch(0, (1,), show, ())
+    [False, True, False, True]
+    """
+    x = to_tile(x)
+    axis, width = halves(x.shape, axis, width)
+    index = np.arange(x.shape[axis]) & width != 0
+    shape = [1] * len(x.shape)
+    shape[axis] = x.shape[axis]
+    return Tile(d.bool_, np.broadcast_to(index.reshape(shape), x.shape).copy(), x.is_constant)

@@ -7,26 +7,31 @@ that ``func`` leaves unchanged. Both executors run the same tile code
 (:mod:`numba_tile.language.combiners`), which asks these rules, at compile time, for the
 steps of the combining tree:
 
-* a scan doubles the blocks of scanned elements one step at a time (:func:`scan_steps`): each
-  pair of neighbouring blocks, ``low`` then ``high``, becomes one block where ``high``'s
-  elements are combined with ``low``'s total (its last element): ``func(total, element)``.
-  ``log2(n)`` steps scan ``n`` elements; a reverse scan combines ``low``'s elements with
-  ``high``'s total (its first element) instead.
-* a reduction halves the axis one step at a time (:func:`reduce_steps`), combining
-  neighbouring elements: ``func(even, odd)``.
+* a scan doubles the blocks of scanned elements one step at a time (:func:`combining_steps`,
+  the widths 1, 2, 4, ... of the halves): each element holds its running result within its
+  block and the block's total; in a pair of neighbouring blocks, ``low`` then ``high``,
+  ``high``'s elements are combined with ``low``'s total, ``func(total, element)``, and both
+  totals become ``func(low's, high's)``. ``log2(n)`` steps scan ``n`` elements; a reverse
+  scan combines ``low``'s elements with ``high``'s total, ``func(element, total)``.
+* a reduction does the same with the totals alone, so that it combines neighbouring
+  elements first; every element ends with the whole axis's total (:func:`reduced_part`
+  takes one).
+
+An element finds the other block's total at its partner, the element ``width`` away
+(``swap_halves``): another register, another lane or another warp in compiled code, so that
+no step moves the tile to another layout.
 
 ``func`` is applied to whole tiles of such elements at once, so its body must be what cuTile
 takes: no branching, no loop, no operation with a memory effect, no nested scan or
 reduction (:func:`combiner_problems` finds them in its source, for both executors).
 
->>> from numba_tile.rules.combiners import scan_steps
->>> [step.split for step in scan_steps((2, 8), 1, False)]
-[(2, 4, 2, 1), (2, 2, 2, 2), (2, 1, 2, 4)]
+>>> from numba_tile.rules.combiners import combining_steps
+>>> combining_steps((2, 8), 1)
+((1, 1), (1, 2), (1, 4))
 """
 
 import ast
 import builtins
-import collections
 import linecache
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
@@ -37,9 +42,6 @@ from .core import broadcast_shapes, constant_value, describe, _NOT_CONSTANT
 NESTED = frozenset({"scan", "reduce", "cumsum", "cumprod", "sum", "prod", "max", "min",
                     "argmax", "argmin"})
 
-ScanStep = collections.namedtuple(
-    "ScanStep", "split half low high total_at total_shape pair_axis")
-ReduceStep = collections.namedtuple("ReduceStep", "split half even odd merged")
 
 
 def tuple_items(value):
@@ -89,49 +91,28 @@ def _check_identity(op, identity, count, single):
                                 f"{describe(item)}")
 
 
-def scan_steps(shape, axis, reverse):
-    """The :class:`ScanStep` of each doubling of the scanned blocks along ``axis``: the
-    shape that splits the axis into ``(blocks, 2, width)`` (``split``), the shape of each
-    half (``half``) and its index in tile units (``low``/``high``), where a half's total is
-    (``total_at``, of shape ``total_shape``), and the pair axis the halves join along."""
-    before, after = tuple(shape[:axis]), tuple(shape[axis + 1:])
-    zeros_before, zeros_after = (0,) * len(before), (0,) * len(after)
+def combining_steps(shape, axis):
+    """The steps of a scan or reduction along ``axis``: ``(axis, width)`` of each doubling
+    of the blocks, ``width`` the length of their halves."""
     steps, width = [], 1
     while width < shape[axis]:
-        blocks = shape[axis] // (2 * width)
-        steps.append(ScanStep(
-            split=before + (blocks, 2, width) + after,
-            half=before + (blocks, 1, width) + after,
-            low=zeros_before + (0, 0, 0) + zeros_after,
-            high=zeros_before + (0, 1, 0) + zeros_after,
-            total_at=zeros_before + (0, 0, 0 if reverse else width - 1) + zeros_after,
-            total_shape=before + (blocks, 1, 1) + after,
-            pair_axis=len(before) + 1))
+        steps.append((axis, width))
         width *= 2
     return tuple(steps)
 
 
-def reduce_steps(shape, axis):
-    """The :class:`ReduceStep` of each halving of ``axis``: neighbouring elements (``even``
-    and ``odd`` halves of the split ``(n/2, 2)``) combine into the shape ``merged``."""
-    before, after = tuple(shape[:axis]), tuple(shape[axis + 1:])
-    zeros_before, zeros_after = (0,) * len(before), (0,) * len(after)
-    steps, length = [], shape[axis]
-    while length > 1:
-        length //= 2
-        steps.append(ReduceStep(
-            split=before + (length, 2) + after,
-            half=before + (length, 1) + after,
-            even=zeros_before + (0, 0) + zeros_after,
-            odd=zeros_before + (0, 1) + zeros_after,
-            merged=before + (length,) + after))
-    return tuple(steps)
+def reduced_part(shape, axis, keepdims):
+    """Where a reduction's result is once every element holds its axis's total: the
+    ``extract`` index and shape of the first element along ``axis``, and the shape of the
+    result.
 
-
-def reduced_shape(shape, axis, keepdims):
-    """The shape of a reduction's result."""
+    >>> from numba_tile.rules.combiners import reduced_part
+    >>> reduced_part((4, 8), 1, keepdims=False)
+    ((0, 0), (4, 1), (4,))
+    """
+    first = tuple(shape[:axis]) + (1,) + tuple(shape[axis + 1:])
     kept = (1,) if keepdims else ()
-    return tuple(shape[:axis]) + kept + tuple(shape[axis + 1:])
+    return (0,) * len(shape), first, tuple(shape[:axis]) + kept + tuple(shape[axis + 1:])
 
 
 def check_results(op, inputs, results):

@@ -64,3 +64,19 @@ def scan_options(op, dtype, rounding_mode, flush_to_zero):
         raise TileTypeError(f"flush_to_zero of {op}() must be a constant bool")
     if flush_to_zero and dtype is not d.float32:
         raise TileTypeError("Flush to zero can only be used for float32 type")
+
+
+def halves(shape, axis, width):
+    """Rule of the steps of a scan or reduction with a user's combining function
+    (``swap_halves``, ``upper_halves``): ``axis`` of ``shape``, and ``width`` a power of two
+    below its length. Returns ``(axis, width)``, the axis made non-negative.
+
+    >>> from numba_tile.rules.scans import halves
+    >>> halves((4, 8), -1, 4)
+    (1, 4)
+    """
+    axis = normalize_axis(axis, len(shape))
+    if not (isinstance(width, int) and 0 < width < shape[axis] and width & (width - 1) == 0):
+        raise TileTypeError(f"the half width {width!r} must be a power of two below the "
+                            f"axis length {shape[axis]}")
+    return axis, width

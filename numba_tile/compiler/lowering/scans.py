@@ -19,8 +19,8 @@ from ..abstract import constant_of
 from ..typing.scans import axis_bits
 from . import arithmetic
 from .registry import registry
-from .tiles import I32, barrier, load_shared, make_tile, move_tile, scratch, shuffle_xor, \
-    store_shared, thread_ids, tile_registers
+from .tiles import I32, barrier, load_shared, make_tile, move_tile, register_coordinates, \
+    scratch, shuffle_xor, store_shared, thread_coordinates, thread_ids, tile_registers
 
 lower = registry.lower
 
@@ -133,3 +133,49 @@ def _across_warps(builder, x_type, totals, lane, warp, bit):
 
 for _op in scan_rules.SCANS:
     lower(getattr(scans, _op), types.Any, types.VarArg(types.Any))(_lower_scan(_op))
+
+
+def _in_result_layout(context, builder, sig, value):
+    """The tile ``value`` (``sig.args[0]``) moved to the result's layout where they differ;
+    ``(value, its type)``."""
+    x_type, result_type = sig.args[0], sig.return_type
+    if x_type.layout == result_type.layout:
+        return value, x_type
+    moved = type(x_type)(x_type.dtype, x_type.shape, x_type.num_warps, result_type.layout)
+    return move_tile(context, builder, x_type, value, moved), moved
+
+
+@lower(scans.swap_halves, types.Any, types.Any, types.Any)
+def lower_swap_halves(context, builder, sig, args):
+    """The partner of each element is where one layout bit differs: another register of the
+    thread, the lane of a butterfly shuffle, or a warp reached through shared memory."""
+    value, x_type = _in_result_layout(context, builder, sig, args[0])
+    axis, width = scan_rules.halves(x_type.shape, constant_of(sig.args[1]),
+                                    constant_of(sig.args[2]))
+    (dim, index), = [(dim, index) for bit, dim, index in axis_bits(x_type.layout, axis)
+                     if 1 << bit == width]
+    registers = tile_registers(builder, x_type, value)
+    if dim == "register":
+        swapped = [registers[r ^ (1 << index)] for r in range(len(registers))]
+    elif dim == "lane":
+        swapped = [shuffle_xor(builder, v, 1 << index) for v in registers]
+    else:
+        lane, warp = thread_ids(builder)
+        partner = _across_warps(builder, x_type, dict(enumerate(registers)), lane, warp,
+                                1 << index)
+        swapped = [partner[r] for r in range(len(registers))]
+    return make_tile(context, builder, sig.return_type, swapped)
+
+
+@lower(scans.upper_halves, types.Any, types.Any, types.Any)
+def lower_upper_halves(context, builder, sig, args):
+    """Each register's coordinate along the axis, tested for the bit ``width``."""
+    result_type = sig.return_type
+    axis, width = scan_rules.halves(result_type.shape, constant_of(sig.args[1]),
+                                    constant_of(sig.args[2]))
+    layout = result_type.layout
+    base = thread_coordinates(builder, layout)
+    return make_tile(context, builder, result_type, [
+        builder.icmp_unsigned("!=", builder.and_(
+            register_coordinates(builder, base, layout, register)[axis], I32(width)), I32(0))
+        for register in range(result_type.registers)])

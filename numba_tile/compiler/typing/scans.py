@@ -5,6 +5,7 @@ moves along the scanned axis moves along it alone, by a power of two (the blocke
 of loads and factories); otherwise it takes the default layout, and the input is moved
 there first."""
 
+from ... import dtypes as d
 from ...language import scans
 from ...rules import scans as scan_rules
 from ..types import TileType
@@ -48,3 +49,18 @@ def infer_scan(op):
 
 for _op in scan_rules.SCANS:
     register_template(getattr(scans, _op), infer_scan(_op))
+
+
+def infer_halves(kind):
+    """``swap_halves`` keeps the dtype, ``upper_halves`` gives bools; both in the layout
+    :func:`scan_type` picks."""
+    def infer(values):
+        x = tile_argument(values, kind)
+        axis, _ = scan_rules.halves(x.shape, constant_value(values["axis"]),
+                                    constant_value(values["width"]))
+        return scan_type(x, x.dtype if kind == "swap_halves" else d.bool_, axis)
+    return infer
+
+
+register_template(scans.swap_halves, infer_halves("swap_halves"))
+register_template(scans.upper_halves, infer_halves("upper_halves"))
