@@ -158,6 +158,9 @@ def _plain_binary(op, summary, example, *, minmax=False):
     if minmax:
         def fn(x, y, /, *, flush_to_zero=False, propagate_nan=False):
             return binary(op, x, y, flush_to_zero=flush_to_zero, propagate_nan=propagate_nan)
+    elif op == "atan2":  # (cuTile's names of its operands)
+        def fn(x1, x2, /):
+            return binary(op, x1, x2)
     else:
         def fn(x, y, /):
             return binary(op, x, y)
@@ -186,7 +189,8 @@ def divmod(x, y, /):
 
 
 pow = _plain_binary("pow", "``x ** y``.", ("ct.pow(x, 2)", "[1, 4, 9, 16]"))
-atan2 = _plain_binary("atan2", "The angle of the point ``(y=x, x=y)``; floating-point only.",
+atan2 = _plain_binary("atan2", "The angle of the point ``(y=x1, x=x2)``, in the quadrant "
+                      "their signs give; floating-point only.",
                       ("ct.atan2(x.astype(ct.float32), 1.0)",
                        "[0.785398, 1.10715, 1.24905, 1.32582]"))
 minimum = _plain_binary("minimum", "Elementwise minimum; NaN loses unless ``propagate_nan``.",

@@ -59,7 +59,7 @@ def cdiv(x, y, /):
 
 
 @tile_op
-def assume_divisible_by(x, divisor, /):
+def assume_divisible_by(x, divisor):
     """Declare that the integer scalar ``x`` is divisible by ``divisor`` (a positive integer
     constant); returns ``x`` unchanged. The compiler tells LLVM, which can then prove
     alignments and simplify index arithmetic; a false claim is undefined behavior there.

@@ -27,7 +27,8 @@ from .templates import constant_value, folded_type, register_template, float_opt
 
 def infer_binary(op):
     def infer(values):
-        x, y = values["x"], values["y"]
+        # (atan2's operands are x1 and x2, as in cuTile's signature)
+        x, y = values.get("x", values.get("x1")), values.get("y", values.get("x2"))
         if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
             if any(isinstance(a, TileType) for a in (x, y)):
                 # a tile with something else (a string...): the interpreter's TileTypeError
