@@ -95,6 +95,19 @@ def test_closures_leave_their_helpers_frozen(run_kernel):
     np.testing.assert_array_equal(y, [3, 4])
 
 
+@ct.kernel
+def closure_unpacked(x):
+    add, name = _adder_and_name(5)  # unpacked from the tuple the helper returns
+    ct.static_assert(name == "adder")
+    ct.scatter(x, ct.bid(0), add(ct.gather(x, ct.bid(0))))
+
+
+def test_a_closure_unpacked_from_a_tuple(run_kernel):
+    x = np.arange(2, dtype=np.int32)
+    run_kernel(closure_unpacked, (2,), (x,))
+    np.testing.assert_array_equal(x, [5, 6])
+
+
 def _apply_twice(f, v):
     return f(f(v))
 

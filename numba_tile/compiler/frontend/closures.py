@@ -8,7 +8,8 @@ helpers are inlined (:mod:`.helpers`), every closure and every call of one is in
 kernel's IR, and :func:`inline_closure_calls` (run by :class:`.inlining.InlineCalls`)
 follows each called variable back to the ``make_function`` that made it:
 
-* through copies, returns of inlined helpers and items of tuples (``make(30)[0]``);
+* through copies, returns of inlined helpers and items of tuples (``make(30)[0]``, ``g, a =
+  make()``);
 * where the variable is set on several paths by the same ``def`` (``c = make(30)`` in one
   branch, ``c = make(40)`` in the other), the values the closure captured and its default
   arguments are copied, at each definition, into variables shared by all of them: the call
@@ -100,8 +101,11 @@ def _closure_of_node(func_ir, node, seen):
 
 
 def _tuple_items(func_ir, var):
-    """The variables of a tuple built in the IR (``build_tuple``), or None."""
+    """The variables of a tuple built in the IR (``build_tuple``), also where it is unpacked
+    (``g, a = make()``: an ``exhaust_iter`` of it), or None."""
     found = guard(get_definition, func_ir, var)
+    if isinstance(found, ir.expr_types) and found.op == "exhaust_iter":
+        return _tuple_items(func_ir, found.value)
     if isinstance(found, ir.expr_types) and found.op == "build_tuple":
         return list(found.items)
     return None
