@@ -1,7 +1,8 @@
 """Calls of helpers: ``*args``, ``**kwargs`` and keyword-only parameters, calls that forward
 with ``f(*args, **kwargs)`` (decorators), the keyword dictionary's reads, recursion that ends
-on constants, ``@ct.function`` helpers on the host, and what a helper may not do
-(``return`` inside a ``for`` loop), alike in both executors."""
+on constants, helpers called on the side of a constant branch not taken, ``@ct.function``
+helpers on the host, and what a helper may not do (``return`` inside a ``for`` loop), alike in
+both executors."""
 
 import functools
 
@@ -171,3 +172,42 @@ def test_functions_called_out_of_a_tuple(run_kernel):
     x = np.full(1, 2, np.int32)
     run_kernel(functions_in_a_tuple, (1,), (x,))
     np.testing.assert_array_equal(x, [27])
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def _plus_two(x):
+    return _plus_one(_plus_one(x))
+
+
+@ct.kernel
+def helpers_on_the_side_not_taken(out):
+    if True:
+        size = _plus_one(1)
+        size = 1
+    else:
+        size = _plus_two(2)  # a helper calling helpers, on the side a constant removes
+        size = 2
+    ct.store(out, (0, 0), ct.full((size, size), 1.0, dtype=ct.float32))
+
+
+@ct.kernel
+def invalid_helpers_on_the_side_not_taken(out, N: ct.Constant[int]):
+    if N == 1:
+        size = _plus_one(N)
+    else:
+        size = _plus_two(out)  # an array plus one: never typed, never run
+    ct.store(out, (0, 0), ct.full((size, size), 1.0, dtype=ct.float32))
+
+
+@pytest.mark.parametrize("kernel,args,size", [
+    (helpers_on_the_side_not_taken, (), 1), (invalid_helpers_on_the_side_not_taken, (1,), 2)],
+    ids=["folded", "invalid"])
+def test_helpers_on_the_side_of_a_constant_branch_not_taken(run_kernel, kernel, args, size):
+    out = np.full((4, 4), -1, np.float32)
+    run_kernel(kernel, (1,), (out,) + args)
+    expected = np.full((4, 4), -1, np.float32)
+    expected[:size, :size] = 1
+    np.testing.assert_array_equal(out, expected)

@@ -3,7 +3,8 @@ a loosely typed constant assigned in a ``for`` or ``while`` loop is a run-time s
 own dtype there (int32, int64 or uint64 by value), and typing errors are those of that type,
 not of the constant the loop starts from (``numba_tile.interpreter.loop_carried``,
 ``numba_tile.compiler.typing.settled_errors``). ``static_iter`` loops are unrolled and carry
-nothing."""
+nothing. Where a loop's one way out is a ``break`` in one branch, the other branch's values
+reach the next iteration, compiled too (``numba_tile.compiler.frontend.variable_versions``)."""
 
 import numpy as np
 import pytest
@@ -51,3 +52,59 @@ def test_loop_counters_are_int32_and_unrolled_loops_keep_constants(run_kernel):
     np.testing.assert_array_equal(x, [4, 8])
     with pytest.raises(ct.TileTypeError, match="cannot implicitly cast int32"):
         run_kernel(while_counter, (1,), (np.zeros(2, np.int8),))
+
+
+# -- a loop whose one way out is a break in one branch -------------------------------------------
+@ct.kernel
+def break_is_the_only_exit_with_dead_code(x, other: ct.Constant):
+    i = 0
+    a = 10
+    while True:
+        if ct.bid(0) == i:
+            a += 3
+            if True:
+                break
+            a = 30
+        else:
+            a = other  # carried to the next iteration's a += 3
+            i += 1
+            if True:
+                continue
+            a = 40
+    ct.scatter(x, ct.bid(0), a)
+
+
+def count_to_block(start, other):
+    i, a = 0, start
+    while True:
+        if ct.bid(0) == i:
+            a += 3
+            break
+        else:
+            a = a * 2 + other
+            i += 1
+    return a
+
+
+@ct.kernel
+def break_is_the_only_exit_in_helper(x, other: ct.Constant):
+    ct.scatter(x, ct.bid(0), count_to_block(10, other))
+
+
+@pytest.mark.parametrize("kernel,expected", [
+    (break_is_the_only_exit_with_dead_code, [13, 23, 23]),
+    (break_is_the_only_exit_in_helper, [13, 43, 103])], ids=lambda v: getattr(v, "__name__", ""))
+def test_the_other_branch_carries_its_value_to_the_break(run_kernel, kernel, expected):
+    x = np.full(3, -1, np.int32)
+    run_kernel(kernel, (3,), (x, 20))
+    np.testing.assert_array_equal(x, expected)
+
+
+@pytest.mark.parametrize("kernel", [break_is_the_only_exit_with_dead_code,
+                                    break_is_the_only_exit_in_helper], ids=lambda v: v.__name__)
+def test_the_other_branch_types_the_loop_head(run_kernel, kernel):
+    # compiled, the value the loop carries from the other branch was once dropped, so that
+    # its type (float32 here) never met the int32 the loop entered with
+    with pytest.raises(ct.TileTypeError, match=r"Type of `a` depends on path taken: "
+                       r"Tile\[int32,\(\)\] \(on one path\) vs\. Tile\[float32,\(\)\]"):
+        run_kernel(kernel, (2,), (np.zeros(2, np.float32), 20.0))

@@ -32,7 +32,7 @@ from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
 from .contexts import contexts
 from .frontend import call_sites
-from .frontend.defined_variables import undefined_variable
+from .frontend.defined_variables import undefined_variable, user_name
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
@@ -200,6 +200,7 @@ def _typing_error(reason, loc):
     if unify is not None:
         first, second = (_tile_type_text(t) for t in unify.groups()[:2])
         name = unify[3].split(".")[0]
+        name = user_name(name) or name  # (a helper's variable without the inlining's prefix)
         variable = f"`{name}`" if name.isidentifier() else \
             "return value" if _CALL_RESULT.fullmatch(name) else "a value"
         if loc is None:  # where the variable is first defined, as Numba says

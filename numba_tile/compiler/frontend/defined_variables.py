@@ -207,7 +207,7 @@ def _feasible_successors(func_ir, typemap):
     return successors
 
 
-def _user_name(name):
+def user_name(name):
     """The name a variable has in the user's code (without SSA's version and the prefix of
     an inlined helper), or None for the compiler's own variables."""
     name = _VERSION.sub("", name)
@@ -218,13 +218,13 @@ def _user_name(name):
 
 
 def _checked(name):
-    return not name.startswith("$") and _user_name(name) is not None
+    return not name.startswith("$") and user_name(name) is not None
 
 
 def undefined_variable(name, filename, line):
     """cuTile's error for a read of variable ``name`` (as Numba names it) at a line, the
     name underlined."""
-    user = _user_name(name) or name
+    user = user_name(name) or name
     location = SourceLocation(filename, line)
     text = location.source_line or ""
     found = re.search(rf"\b{re.escape(user)}\b", text)
