@@ -1,10 +1,11 @@
-"""Where paths meet (the two sides of an ``if``, a loop's entry and its back edge, the returns of
-a helper), variables take cuTile's types in every mode: a loosely typed constant takes its own
-dtype (float32 for a float), a scalar meets a 0-d tile, arrays meet whatever their strides;
-constants of two dtypes are a ``TileTypeError`` where the variable is read (at once for a
-helper's returns), and a variable some path does not set is a ``TileSyntaxError`` where it is
-read (``numba_tile.compiler.typing.joins``, ``numba_tile.interpreter.branch_joins``,
-``numba_tile.compiler.frontend.defined_variables``)."""
+"""Where paths meet (the two sides of an ``if``, a loop's entry and its back edge, the ways out
+of a loop, the returns of a helper), variables take cuTile's types in every mode: a loosely
+typed constant takes its own dtype (float32 for a float), a scalar meets a 0-d tile, arrays
+meet whatever their strides; constants of two dtypes are a ``TileTypeError`` where the
+variable is read (at once for a helper's returns), whichever path the run took, and a
+variable some path does not set is a ``TileSyntaxError`` where it is read
+(``numba_tile.compiler.typing.joins``, ``numba_tile.interpreter.branch_joins``,
+``numba_tile.interpreter.loop_exits``, ``numba_tile.compiler.frontend.defined_variables``)."""
 
 import numpy as np
 import pytest
@@ -151,6 +152,145 @@ def test_an_unread_mismatch_is_no_error(run_kernel):
     x = np.zeros(1, np.float32)
     run_kernel(unused_mismatch, (1,), (x,))
     assert x[0] == 5.0
+
+
+# -- the ways out of a loop, and one-sided ifs --------------------------------------------------
+@ct.kernel
+def break_and_end_mismatch(x, b):
+    a = 1
+    i = 0
+    while i < 10:
+        a *= 2.0
+        i += 1
+        if i >= 5:
+            break
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def breaks_mismatch(x, b):
+    i = 0
+    while True:
+        i += 1
+        if i >= 5:
+            a = 3.0
+            break
+        elif i >= b:
+            a = 5
+            break
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def break_and_entry_mismatch(x, b):
+    a = 1
+    for i in range(b + 3):
+        if i >= 5:
+            a = 3.0
+            break
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def break_and_loop_else_mismatch(x, b):
+    for i in range(b + 3):
+        a = 1
+        if i >= 5:
+            break
+    else:
+        a = 2.0
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def continue_and_end_mismatch(x, b):
+    i = 0
+    while i < 10:
+        i += 1
+        if i == b:
+            a = 2.0
+            continue
+        a = 1
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def branch_before_break_mismatch(x, b):
+    a = 3
+    i = 0
+    while True:
+        i += 1
+        if i < b:
+            continue
+        if i > 6:
+            a = 4.0
+        break
+    ct.store(x, (0,), a)
+
+
+@ct.kernel
+def one_sided_mismatch(x, b):
+    a = 1
+    if b == 3:
+        a = 2.0
+    ct.store(x, (0,), a)
+
+
+@pytest.mark.parametrize("kernel", [
+    break_and_end_mismatch, breaks_mismatch, break_and_entry_mismatch,
+    break_and_loop_else_mismatch, continue_and_end_mismatch, branch_before_break_mismatch,
+    one_sided_mismatch], ids=lambda v: v.__name__)
+@pytest.mark.parametrize("b", [0, 6])
+def test_the_ways_out_meet_whichever_was_taken(run_kernel, kernel, b):
+    # b picks the way out (or the side) the run takes: every one is the error
+    with pytest.raises(ct.TileTypeError, match="Type of `a` depends on path taken") as error:
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), b))
+    assert "Tile[int32,()]" in str(error.value) and "Tile[float32,()]" in str(error.value)
+
+
+@ct.kernel
+def breaks_agree_not_the_entry(x, N: ct.Constant[int]):
+    a = 1  # an int32 that never leaves the loop
+    while True:
+        if ct.bid(0) == 0:
+            a = 2.0
+            break
+        elif N == 1:
+            a = 3.0
+            break
+        else:
+            a = 4  # an int32 on the side the constant removes
+            break
+    ct.scatter(x, ct.bid(0), a)
+
+
+@ct.kernel
+def breaks_unread_mismatch(x):
+    a = 1
+    for i in range(ct.bid(0) + 3):
+        if i >= 5:
+            a = 3.0
+            break
+    ct.scatter(x, ct.bid(0), 1.0)
+
+
+@ct.kernel
+def other_side_continues(x):
+    for i in range(3):
+        if ct.bid(0) == i:
+            a = 2.0
+        else:
+            continue
+        ct.scatter(x, i, a)  # set wherever the loop gets here
+
+
+@pytest.mark.parametrize("kernel,args,expected", [
+    (breaks_agree_not_the_entry, (1,), [2, 3, 3]), (breaks_unread_mismatch, (), [1, 1, 1]),
+    (other_side_continues, (), [2, 2, 2])], ids=lambda v: getattr(v, "__name__", ""))
+def test_ways_out_that_meet_or_are_not_read(run_kernel, kernel, args, expected):
+    x = np.full(3, -1, np.float32)
+    run_kernel(kernel, (3,), (x,) + args)
+    np.testing.assert_array_equal(x, expected)
 
 
 # -- helpers' returns -------------------------------------------------------------------------

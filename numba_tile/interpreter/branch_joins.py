@@ -6,16 +6,17 @@ expression (``v = 1.0 if c else 3.0`` is a float32 scalar, so ``t16 + v`` is flo
 ``if`` on a compile-time constant is decided before the kernel runs in cuTile: nothing meets
 there, and constants stay constants.
 
-A variable meets itself where both sides that go on after the ``if`` give it a value, or
-where it had one before the ``if``. Where the paths that meet do not all set it, it is
-undefined after the ``if``; where they set it to constants of two dtypes (``a = 1`` and
-``a = 2.0``), its type depends on the path: reading it then is cuTile's error,
-``TileSyntaxError`` "Undefined variable a" or ``TileTypeError`` "Type of `a` depends on path
-taken", as in compiled code (:mod:`numba_tile.compiler.frontend.defined_variables`,
-:func:`.loop_carried.undefine`). A helper whose returns on the two sides of a run-time ``if``
-are constants of different dtypes (``return 3`` on one, ``return 5.0`` on the other, or
-after the ``if``) raises "Type of return value depends on path taken" whichever side runs,
-as the compiler does.
+A variable meets itself where both sides go on after the ``if`` (neither leaves with
+``break``, ``continue``, ``return``) and both give it a value, or one does and it had one
+before the ``if``. Where the paths that meet do not all set it, it is undefined after the
+``if``; where they set it to constants of two dtypes (``a = 1`` and ``a = 2.0``, or ``a = 1``
+before the ``if`` and ``a = 2.0`` on one side), its type depends on the path: reading it
+then is cuTile's error, ``TileSyntaxError`` "Undefined variable a" or ``TileTypeError``
+"Type of `a` depends on path taken", as in compiled code
+(:mod:`numba_tile.compiler.frontend.defined_variables`, :func:`.loop_carried.undefine`). A
+helper whose returns on the two sides of a run-time ``if`` are constants of different dtypes
+(``return 3`` on one, ``return 5.0`` on the other, or after the ``if``) raises "Type of
+return value depends on path taken" whichever side runs, as the compiler does.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before numbers
 become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
@@ -43,7 +44,7 @@ import itertools
 
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
-from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, undefine
+from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, undefine, undefine_on_mismatch
 from .tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
@@ -52,7 +53,9 @@ ERROR_NAME = "__numba_tile_type_error"
 JOINED_NAME = "__numba_tile_joined"
 VALUE_NAME = "__numba_tile_value"
 UNBOUND_NAME = "__numba_tile_unbound"
-_BRANCH = "__numba_tile_branch_"
+OLD_MISMATCH_NAME = "__numba_tile_old_mismatch"
+#: the start of the name of the variable holding the condition of an ``if``
+BRANCH_PREFIX = "__numba_tile_branch_"
 _OLD = "__numba_tile_old_"
 _EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp,
@@ -98,10 +101,24 @@ def _is_loose(value):
     return isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum)
 
 
+def old_constant_mismatch(name, old, dtype):
+    """cuTile's message where variable ``name`` held a loosely typed constant ``old`` before
+    an ``if`` whose one side sets it to a constant of another dtype (``dtype``, its name),
+    else None."""
+    if not _is_loose(old):
+        return None
+    try:
+        first = loose_concrete_dtype(old)
+    except Exception:  # an integer no dtype holds: its own error, where it is used
+        return None
+    return None if str(first) == dtype else _mismatch(f"`{name}`", first, dtype)
+
+
 #: what :func:`value_of` gives for a variable without a value
 UNBOUND = object()
 GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError,
-           JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND}
+           JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND,
+           OLD_MISMATCH_NAME: old_constant_mismatch}
 
 
 def _assigned(statements):
@@ -182,7 +199,7 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if self.in_comprehension:  # (where := may not bind; no join is made there)
             return node
-        branch = f"{_BRANCH}{next(self.counter)}"
+        branch = f"{BRANCH_PREFIX}{next(self.counter)}"
         test = ast.NamedExpr(target=_name(branch, ast.Store), value=node.test)
         node.test = _name(branch)
         # (each side's constant, to compare the value with: the other side's)
@@ -214,7 +231,7 @@ class _Rewriter(ast.NodeTransformer):
         return result
 
     def _if(self, node, after):
-        branch = f"{_BRANCH}{next(self.counter)}"
+        branch = f"{BRANCH_PREFIX}{next(self.counter)}"
         test = ast.Assign(targets=[_name(branch, ast.Store)], value=node.test)
         node.test = _name(branch)
         statements = [test]
@@ -222,8 +239,10 @@ class _Rewriter(ast.NodeTransformer):
         body_names = _assigned(node.body) if body_on else []
         else_names = _assigned(node.orelse) if else_on else []
         both = [n for n in body_names if n in else_names]
-        one = [n for n in body_names + else_names if n not in both]
-        # a variable set on one side only meets the value it had before, if any
+        # a variable set on one side only meets the value it had before, if any (where the
+        # other side goes on: where it leaves, nothing meets)
+        one = [n for n in body_names + else_names if n not in both] if body_on and else_on \
+            else []
         for name in one:
             statements.append(ast.Assign(targets=[_name(_OLD + name, ast.Store)],
                                          value=_call(VALUE_NAME, ast.Constant(name),
@@ -244,9 +263,11 @@ class _Rewriter(ast.NodeTransformer):
             take = [ast.Assign(targets=[_name(name, ast.Store)], value=_call(
                 JOINED_NAME, _name(name), _name(branch), *sides))]
             if name in one:  # set on one side only, and not before: undefined after
+                dtype = _assigned_dtype(node.body if name in body_names else node.orelse, name)
                 take = [ast.If(test=ast.Compare(left=_name(_OLD + name), ops=[ast.IsNot()],
                                                 comparators=[_name(UNBOUND_NAME)]),
-                               body=take, orelse=undefine(name))]
+                               body=_checked_against_old(name, dtype, take),
+                               orelse=undefine(name))]
             else:
                 dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
                 if None not in dtypes and dtypes[0] is not dtypes[1]:
@@ -270,6 +291,17 @@ class _Rewriter(ast.NodeTransformer):
         if first is None or second is None or first is second:
             return None
         return _mismatch("return value", first, second)
+
+
+def _checked_against_old(name, dtype, take):
+    """The statements ``take`` (the join of a variable set on one side only), after a check
+    that the constant of ``dtype`` the side sets and the constant the variable held before
+    have one dtype (else the variable is undefined, with that error)."""
+    if dtype is None:
+        return take
+    return undefine_on_mismatch(name, _call(OLD_MISMATCH_NAME, ast.Constant(name),
+                                            _name(_OLD + name), ast.Constant(str(dtype))),
+                                take)
 
 
 def _mismatch(what, first, second):

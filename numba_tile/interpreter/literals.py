@@ -133,8 +133,8 @@ def literal_typed_code(fn, read_positions=()):
 
 
 def _rewrite(fn, read_positions):
-    from . import branch_joins, invalid_reads, loop_carried  # (which make tiles: tile.py
-    # imports this module)
+    from . import branch_joins, invalid_reads, loop_carried, loop_exits  # (which make tiles:
+    # tile.py imports this module)
     code = fn.__code__
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"
@@ -148,6 +148,8 @@ def _rewrite(fn, read_positions):
         keyword_arguments.convert_on_entry(node)
         with_blocks.check_with_items(node)
         tuples.rewrite(node)
+        loop_exits.rewrite(node, table)  # (it reads the loop bodies before loop_carried's
+        # statements)
         loop_carried.rewrite(node)
         return True
     new_code = rewritten_code(fn, transform)

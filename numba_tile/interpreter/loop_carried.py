@@ -4,15 +4,16 @@ assigns it is a run-time scalar of the constant's own dtype (int32, int64 or uin
 float32, bool) on entry to the loop, at the start of each iteration and after the loop. The
 compiler gets this from joining the variable's types at the loop's head (``j = 0; j += 1``
 is an int32 counter); cuTile does the same. A value of another type at the start of an
-iteration or after the loop (``a = 1``, then ``a *= 2.0`` in the loop) is cuTile's
-``TileTypeError`` "Type of `a` depends on path taken", as in compiled code.
+iteration (``a = 1``, then ``a *= 2.0`` in the loop) is cuTile's ``TileTypeError`` "Type of
+`a` depends on path taken", as in compiled code; after the loop, the ways out meet as
+:mod:`.loop_exits` says.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`. For a variable
 ``j`` assigned in a loop's body the loop is preceded by ``__numba_tile_carried_j =
 __numba_tile_bound("j", locals())`` (whether ``j`` is bound before the loop) and each of the
-three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` (the last two
-with the value on entry, to check the type against). Loops over ``ct.static_iter`` are
-unrolled by the compiler, so their variables carry nothing.
+three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` (the start of
+an iteration with the value on entry, to check the type against). Loops over
+``ct.static_iter`` are unrolled by the compiler, so their variables carry nothing.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -60,10 +61,26 @@ def carried(value, name=None, entry=None):
     elif isinstance(value, (int, float)) and not isinstance(value, (enum.Enum, np.generic)):
         dtype = loose_concrete_dtype(value)  # (a loosely typed constant is an int or float)
         value = Tile(dtype, np.array(value).astype(dtype.storage), constant=False)
-    if name is not None and _type_key(value) != _type_key(entry):
-        raise TileTypeError(f"Type of `{name}` depends on path taken: {type_name(entry)} (on "
-                            f"one path) vs. {type_name(value)} (on another)")
+    message = None if name is None else mismatch(name, entry, value)
+    if message is not None:
+        raise TileTypeError(message)
     return value
+
+
+def typed(dtype_name):
+    """A run-time scalar of the dtype named ``dtype_name`` (a literal's, as a loop carries
+    it): what a value of that type is compared by."""
+    dtype = d.to_dtype(dtype_name)
+    return Tile(dtype, np.zeros((), dtype.storage), constant=False)
+
+
+def mismatch(name, first, second):
+    """cuTile's message where variable ``name`` is ``first`` on one path and ``second`` on
+    another (values as a loop carries them) and their types differ, else None."""
+    if _type_key(first) == _type_key(second):
+        return None
+    return f"Type of `{name}` depends on path taken: {type_name(first)} (on one path) vs. " \
+           f"{type_name(second)} (on another)"
 
 
 def _type_key(value):
@@ -83,7 +100,7 @@ def bound(name, variables):
 GLOBALS = {CARRIED_NAME: carried, BOUND_NAME: bound, LOCALS_NAME: builtins.locals}
 
 
-def _assigned(statements):
+def assigned(statements):
     """The names the statements assign, nested loops and branches included (not those of
     nested functions or comprehensions, which have scopes of their own)."""
     names = []
@@ -102,7 +119,7 @@ def _assigned(statements):
     return names
 
 
-def _is_static_iter(loop):
+def is_static_iter(loop):
     return isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
         isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == ITER_NAME
 
@@ -111,16 +128,17 @@ def _name(identifier, ctx=ast.Load):
     return ast.Name(id=identifier, ctx=ctx())
 
 
-def _materialize(names, entry=False):
-    """``if flag_j: j = carried(j)`` for each name; on ``entry`` to the loop, the value is
-    kept (``entry_j = j``), and the others check theirs against it
-    (``j = carried(j, "j", entry_j)``)."""
+def _materialize(names, at):
+    """``if flag_j: j = carried(j)`` for each name, ``at`` the loop's ``"entry"`` (where the
+    value is kept: ``entry_j = j``), an ``"iteration"``'s start (where the value is checked
+    against it: ``j = carried(j, "j", entry_j)``) or its ``"exit"``."""
     statements = []
     for n in names:
-        arguments = [_name(n)] if entry else [_name(n), ast.Constant(n), _name(_ENTRY + n)]
+        arguments = [_name(n), ast.Constant(n), _name(_ENTRY + n)] if at == "iteration" \
+            else [_name(n)]
         body = [ast.Assign(targets=[_name(n, ast.Store)], value=ast.Call(
             func=_name(CARRIED_NAME), args=arguments, keywords=[]))]
-        if entry:
+        if at == "entry":
             body.append(ast.Assign(targets=[_name(_ENTRY + n, ast.Store)], value=_name(n)))
         statements.append(ast.If(test=_name(_FLAG + n), body=body, orelse=[]))
     return statements
@@ -137,20 +155,30 @@ def undefine(name, mismatch=None):
             ast.Delete(targets=[_name(name, ast.Del)])]
 
 
+def undefine_on_mismatch(name, message, otherwise=()):
+    """Statements that make variable ``name`` undefined as :func:`undefine` does where the
+    expression ``message`` gives cuTile's message (not None), and run the statements
+    ``otherwise`` where it does not."""
+    return [ast.Assign(targets=[_name(MISMATCH_PREFIX + name, ast.Store)], value=message),
+            ast.If(test=ast.Compare(left=_name(MISMATCH_PREFIX + name), ops=[ast.IsNot()],
+                                    comparators=[ast.Constant(None)]),
+                   body=[ast.Delete(targets=[_name(name, ast.Del)])], orelse=list(otherwise))]
+
+
 class _Rewriter(ast.NodeTransformer):
     def _loop(self, node):
         self.generic_visit(node)
-        if _is_static_iter(node):
+        if is_static_iter(node):
             return node
-        names = _assigned(node.body + node.orelse)
+        names = assigned(node.body + node.orelse)
         if not names:
             return node
         flags = [ast.Assign(targets=[_name(_FLAG + n, ast.Store)], value=ast.Call(
             func=_name(BOUND_NAME), args=[ast.Constant(n), ast.Call(
                 func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[]))
             for n in names]
-        node.body = _materialize(names) + node.body
-        statements = flags + _materialize(names, entry=True) + [node] + _materialize(names)
+        node.body = _materialize(names, "iteration") + node.body
+        statements = flags + _materialize(names, "entry") + [node] + _materialize(names, "exit")
         for statement in statements:
             ast.copy_location(statement, node)
         return statements

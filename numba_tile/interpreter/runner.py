@@ -41,7 +41,7 @@ from .literals import closure_for, literal_typed_code, loose
 from .loop_carried import MISMATCH_PREFIX
 from .loops import TileRange
 from .tile import Tile, to_tile
-from . import branch_joins, invalid_reads, loop_carried, tuples, with_blocks
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
 from .tile_math import REPLACEMENTS, tile_math
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -201,6 +201,7 @@ class TileGlobals:
                                                                 module_globals)
         new.update(tuples.GLOBALS)
         new.update(loop_carried.GLOBALS)
+        new.update(loop_exits.GLOBALS)
         new.update(branch_joins.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
