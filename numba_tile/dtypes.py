@@ -143,6 +143,8 @@ class DType:
         """
         from .interpreter.tile import make_constant
         from .promotion import truncated
+        from .rules.core import check_dtype_call
+        check_dtype_call(self)
         return make_constant(truncated(value, self), self)
 
 

@@ -67,7 +67,7 @@ class Failure(typing.Generic[ConfigT]):
     or the run that exceeded ``single_run_timeout_sec``.
 
     >>> from numba_tile.tune import Failure
-    >>> Failure(config={"tile": 3}, reason="TileValueError: ... not a power of two").config
+    >>> Failure(config={"tile": 3}, reason="TileTypeError: ... not a power of two").config
     {'tile': 3}
     """
 
@@ -158,7 +158,7 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     >>> [failure.config.tile for failure in result.failures]  # 3 is not a power of two
     [3]
     >>> print(result.failures[0].reason.splitlines()[0])
-    TileValueError: Dimension 0 of the load shape is 3, which is not a power of two
+    TileTypeError: Invalid argument "shape" of load(): Dimension #0 of shape (3,) is not a ...
     """
     configs = _checked_search_space(search_space)
     _check_callables(kernel, grid_fn, args_fn, hints_fn)

@@ -445,8 +445,8 @@ def _rejects(run_kernel, body, array, error, match):
      ct.TileTypeError, r"update dtype \(int64\) to exactly match"),
     (lambda x: x.tiled_view((4,)).atomic_store_add((0,), ct.full((8,), 1, ct.int32)), np.int32,
      ct.TileTypeError, "not broadcastable"),
-    (lambda x: x.tiled_view((4,)).atomic_store_add((0, 0), 1), np.int32, ct.TileError,
-     "index"),
+    (lambda x: x.tiled_view((4,)).atomic_store_add((0, 0), 1), np.int32, ct.TileTypeError,
+     "Index size 2 does not match the tiled view rank 1"),
 ], ids=range(17))
 def test_errors(run_kernel, body, dtype, error, match):
     _rejects(run_kernel, body, np.zeros(8, dtype), error, match)

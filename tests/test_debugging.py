@@ -309,6 +309,11 @@ def printf_tiles():
     ct.printf("%x\n", t + 9)
 
 
+@ct.kernel
+def printf_hex_floats(v):
+    ct.printf("%a %A %.1a|%#.0a|%+11.2a\n", v, v * 8.0, ct.float16(0.1), 1.0, -v)
+
+
 PRINTF_CASES = [
     ("scalars", printf_scalars, lambda: (3, 1.5),
      "3 1.500000\n1.500|1.500000e+00|ff\n 1.50|3   |0003\n100%\na=4 b=3.0\n"),
@@ -316,6 +321,8 @@ PRINTF_CASES = [
     ("tiles", printf_tiles, tuple,
      "one tile: [0, 1, 2, 3]\ntwo tiles: [0, 1, 2, 3], [0.000000, 2.000000, 4.000000, "
      "6.000000]\n[[0.0, 0.5], [1.0, 1.5]]\n[9, a, b, c]\n"),
+    ("hex floats", printf_hex_floats, lambda: (9.0,),  # (as glibc's printf writes them)
+     "0x1.2p+3 0X1.2P+6 0x1.ap-4|0x1.p+0| -0x1.20p+3\n"),
 ]
 
 

@@ -99,27 +99,27 @@ for _dtype, _constant in [(np.int8, 300), (np.int8, -170), (np.uint8, 256), (np.
         case(f"constant-{_name}-{np.dtype(_dtype).name}-{_constant}",
              constant_kernel(_op, _constant), arrays(_dtype, _dtype), ct.TileValueError)
 
-# tile shapes: not powers of two, or too large
-for _name, _make in [
-        ("load-3", lambda x: ct.load(x, (0,), (3,))),
-        ("load-6", lambda x: ct.load(x, (0,), (6,))),
-        ("load-12", lambda x: ct.load(x, (0,), (12,))),
-        ("full-5", lambda x: ct.full((5,), 1.0, ct.float32)),
-        ("zeros-7", lambda x: ct.zeros((7,), ct.float32)),
-        ("ones-3x4", lambda x: ct.ones((3, 4), ct.float32)),
-        ("arange-10", lambda x: ct.arange(10, dtype=ct.float32)),
-        ("reshape-3", lambda x: ct.reshape(ct.load(x, (0,), (4,)), (3,))),
-        ("load-2**20", lambda x: ct.load(x, (0,), (2 ** 20,))),
-        ("full-2**10x2**10", lambda x: ct.full((2 ** 10, 2 ** 10), 0.0, ct.float32))]:
-    case(f"shape-{_name}", shape_kernel(_make), arrays(np.float32, np.float32),
-         ct.TileValueError)
+# tile shapes: not powers of two (cuTile's TileTypeError), or too large (numba_tile's limit)
+for _name, _make, _error in [
+        ("load-3", lambda x: ct.load(x, (0,), (3,)), ct.TileTypeError),
+        ("load-6", lambda x: ct.load(x, (0,), (6,)), ct.TileTypeError),
+        ("load-12", lambda x: ct.load(x, (0,), (12,)), ct.TileTypeError),
+        ("full-5", lambda x: ct.full((5,), 1.0, ct.float32), ct.TileTypeError),
+        ("zeros-7", lambda x: ct.zeros((7,), ct.float32), ct.TileTypeError),
+        ("ones-3x4", lambda x: ct.ones((3, 4), ct.float32), ct.TileTypeError),
+        ("arange-10", lambda x: ct.arange(10, dtype=ct.float32), ct.TileTypeError),
+        ("reshape-3", lambda x: ct.reshape(ct.load(x, (0,), (4,)), (3,)), ct.TileTypeError),
+        ("load-2**20", lambda x: ct.load(x, (0,), (2 ** 20,)), ct.TileValueError),
+        ("full-2**10x2**10", lambda x: ct.full((2 ** 10, 2 ** 10), 0.0, ct.float32),
+         ct.TileValueError)]:
+    case(f"shape-{_name}", shape_kernel(_make), arrays(np.float32, np.float32), _error)
 
-# reduction axes outside the tile
+# reduction axes outside the tile (cuTile's "Axis 1 is out of range for rank 1")
 for _name, _reduce in [("sum", ct.sum), ("max", ct.max), ("min", ct.min), ("prod", ct.prod),
                        ("argmax", ct.argmax), ("argmin", ct.argmin)]:
     for _axis in (1, -2):
         case(f"axis-{_name}-{_axis}", reduction_kernel(_reduce, _axis),
-             arrays(np.float32, np.float32), ct.TileValueError)
+             arrays(np.float32, np.float32), ct.TileTypeError)
 
 # other ops used wrongly
 for _name, _statement, _error in [
@@ -130,7 +130,7 @@ for _name, _statement, _error in [
         ("ensure-constant", lambda x, out: ct.ensure_constant(ct.bid(0)),
          ct.TileStaticAssertionError),
         ("load-index-rank", lambda x, out: ct.store(out, (0,), ct.load(x, (0, 0), (4,))),
-         ct.TileValueError),
+         ct.TileTypeError),
         ("store-rank", lambda x, out: ct.store(out, (0,), ct.zeros((2, 2), ct.float32)),
          ct.TileValueError),
         ("slice-negative-length", lambda x, out: ct.store(x.slice(0, 3, 1), (0,),
@@ -173,8 +173,53 @@ for _name, _statement, _error in [
         ("cat-shapes", lambda x, out: ct.store(out, (0,), ct.cat(
             (ct.zeros((2,), ct.float32), ct.zeros((4,), ct.float32)), 0)), ct.TileValueError),
         ("astype-unknown", lambda x, out: ct.astype(ct.load(x, (0,), (4,)), "complex64"),
+         ct.TileTypeError),
+        # arguments of the wrong kind (cuTile's 'Invalid argument "..." of op()')
+        ("load-shape-float", lambda x, out: ct.load(x, (0,), (2.0,)), ct.TileTypeError),
+        ("load-shape-negative", lambda x, out: ct.load(x, (0,), (-4,)), ct.TileTypeError),
+        ("load-order-letter", lambda x, out: ct.load(x, (0,), (4,), order="A"),
+         ct.TileTypeError),
+        ("full-dtype-string", lambda x, out: ct.full((4,), 1, "foo"), ct.TileTypeError),
+        ("full-string-fill", lambda x, out: ct.full((4,), "foo", ct.int32), ct.TileTypeError),
+        ("full-tile-fill", lambda x, out: ct.full((4,), ct.load(x, (0,), (4,)), ct.float32),
+         ct.TileTypeError),
+        ("permute-array", lambda x, out: ct.permute(x, (0,)), ct.TileTypeError),
+        ("sum-array", lambda x, out: ct.sum(x), ct.TileTypeError),
+        ("insert-array", lambda x, out: ct.insert(ct.load(x, (0,), (4,)), (0,), x),
+         ct.TileTypeError),
+        ("bool-add", lambda x, out: ct.full((2,), True, ct.bool_) + ct.full((2,), 1, ct.bool_),
+         ct.TileTypeError),
+        ("sub-byte-dtype-call", lambda x, out: ct.float4_e2m1fn(2.0), ct.TileTypeError),
+        # printf formats and arguments
+        ("printf-float-as-int", lambda x, out: ct.printf("%d", ct.load(x, (0,), (4,))),
+         ct.TileTypeError),
+        ("printf-int-as-float", lambda x, out: ct.printf("%f", 1), ct.TileTypeError),
+        ("printf-few-arguments", lambda x, out: ct.printf("%d %d", 1), ct.TileTypeError),
+        ("printf-many-arguments", lambda x, out: ct.printf("%d", 1, 2), ct.TileTypeError),
+        ("printf-lone-percent", lambda x, out: ct.printf("%!"), ct.TileTypeError),
+        ("printf-char", lambda x, out: ct.printf("%c", 1), ct.TileTypeError),
+        ("printf-tile-format", lambda x, out: ct.printf(ct.load(x, (0,), (4,))),
+         ct.TileTypeError),
+        ("format-spec-python-refuses", lambda x, out: ct.print(f"{ct.load(x, (0,), (4,)):d}"),
          ct.TileTypeError)]:
     case(_name, statement_kernel(_statement), arrays(np.float32, np.float32), _error)
+
+
+@ct.kernel
+def identity_of_tiles(x, out):
+    tx = ct.load(x, (0,), (4,))
+    ty = ct.load(out, (0,), (4,))
+    tx is ty
+
+
+@ct.kernel
+def identity_of_scalars(x, out):
+    ct.bid(0) is not ct.bid(1)
+
+
+# tiles compare by identity only with None
+case("is-of-tiles", identity_of_tiles, arrays(np.float32, np.float32), ct.TileTypeError)
+case("is-not-of-scalars", identity_of_scalars, arrays(np.float32, np.float32), ct.TileTypeError)
 
 
 @ct.kernel

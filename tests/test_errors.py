@@ -68,7 +68,7 @@ def calls_helper(x):
 
 
 def test_error_in_a_helper_points_into_the_helper():
-    with pytest.raises(ct.TileValueError) as info:
+    with pytest.raises(ct.TileTypeError) as info:
         _launch(calls_helper, np.ones(4, np.float32))
     assert "power of two" in info.value.message
     assert info.value.loc.line == _line_of(helper_with_bad_shape, "marker: helper")
@@ -81,7 +81,8 @@ def non_constant_shape(x, n):
 
 
 def test_non_constant_where_a_constant_is_required():
-    with pytest.raises(ct.TileTypeError, match="must be a compile-time constant"):
+    with pytest.raises(ct.TileTypeError, match="Expected a constant integer tuple, but given "
+                                               "value is not constant"):
         _launch(non_constant_shape, np.ones(4, np.float32), 4)
 
 
@@ -91,7 +92,7 @@ def rank_mismatch(x):
 
 
 def test_rank_mismatch_names_both_ranks():
-    with pytest.raises(ct.TileValueError, match="rank 1.*rank 2"):
+    with pytest.raises(ct.TileTypeError, match="Expected shape length to be 2, got 1"):
         _launch(rank_mismatch, np.ones((4, 4), np.float32))
 
 

@@ -186,16 +186,19 @@ def test_astile(run_kernel, value, dtype):
 
 
 # -- errors ---------------------------------------------------------------------------------
-ERROR_CASES = [
-    ("arange-6", lambda: ct.arange(6, dtype=ct.int32), ct.TileValueError),
-    ("arange-12", lambda: ct.arange(12, dtype=ct.float32), ct.TileValueError),
-    ("full-(3,4)", lambda: ct.full((3, 4), 1.0, ct.float32), ct.TileValueError),
-    ("full-(4,6)", lambda: ct.full((4, 6), 1, ct.int32), ct.TileValueError),
-    ("zeros-(4,6)", lambda: ct.zeros((4, 6), ct.float32), ct.TileValueError),
-    ("zeros-(0,)", lambda: ct.zeros((0,), ct.float32), ct.TileValueError),
-    ("ones-(5,)", lambda: ct.ones((5,), ct.int32), ct.TileValueError),
-    ("ones-(2,2,3)", lambda: ct.ones((2, 2, 3), ct.float16), ct.TileValueError),
-    ("astile-3-elements", lambda: ct.astile((1, 2, 3), dtype=ct.int32), ct.TileValueError),
+ERROR_CASES = [  # (a shape of other than positive powers of two: cuTile's TileTypeError)
+    ("arange-6", lambda: ct.arange(6, dtype=ct.int32), ct.TileTypeError),
+    ("arange-12", lambda: ct.arange(12, dtype=ct.float32), ct.TileTypeError),
+    ("full-(3,4)", lambda: ct.full((3, 4), 1.0, ct.float32), ct.TileTypeError),
+    ("full-(4,6)", lambda: ct.full((4, 6), 1, ct.int32), ct.TileTypeError),
+    ("zeros-(4,6)", lambda: ct.zeros((4, 6), ct.float32), ct.TileTypeError),
+    ("zeros-(0,)", lambda: ct.zeros((0,), ct.float32), ct.TileTypeError),
+    ("ones-(5,)", lambda: ct.ones((5,), ct.int32), ct.TileTypeError),
+    ("ones-(2,2,3)", lambda: ct.ones((2, 2, 3), ct.float16), ct.TileTypeError),
+    ("astile-3-elements", lambda: ct.astile((1, 2, 3), dtype=ct.int32), ct.TileTypeError),
+    ("full-dtype-string", lambda: ct.full((4,), 1, "foo"), ct.TileTypeError),
+    ("full-tile-fill", lambda: ct.full((4,), ct.zeros((4,), ct.float32), ct.float32),
+     ct.TileTypeError),
     ("full-300-int8", lambda: ct.full((4,), 300, ct.int8), ct.TileValueError),
     ("full--129-int8", lambda: ct.full((4,), -129, ct.int8), ct.TileValueError),
     ("full--1-uint8", lambda: ct.full((4,), -1, ct.uint8), ct.TileValueError),

@@ -129,7 +129,7 @@ def test_run_time_value_in_a_shape_is_named():
     def k(n):
         ct.zeros((n, 4), ct.float32)
 
-    with pytest.raises(ct.TileTypeError, match="element 0 is a run-time int32 scalar"):
+    with pytest.raises(ct.TileTypeError, match="element #0 is a run-time int32 scalar"):
         _run(k, 4)
 
 

@@ -165,7 +165,7 @@ def rounded_integer_scan(x):
      "rounding_mode applies to floating-point scans"),
     (float8_cumsum, (np.zeros(16, ml_dtypes.float8_e4m3fn),), ct.TileTypeError,
      "Non-arithmetic dtype float8_e4m3fn is unsupported"),
-    (axis_out_of_range, (np.zeros(16, np.float32),), ct.TileValueError, "out of range"),
+    (axis_out_of_range, (np.zeros(16, np.float32),), ct.TileTypeError, "out of range"),
     (run_time_reverse, (np.zeros(16, np.float32), True), ct.TileTypeError, "reverse"),
 ], ids=["approx", "flush_f16", "rounded_ints", "float8", "axis", "reverse"])
 def test_errors(run_kernel, kernel, args, error, match):

@@ -290,9 +290,9 @@ def error_kernel(fn):
 
 
 ERROR_CASES = [
-    ("reshape-not-power-of-two", (16,), lambda t: ct.reshape(t, (6,)), ct.TileValueError),
+    ("reshape-not-power-of-two", (16,), lambda t: ct.reshape(t, (6,)), ct.TileTypeError),
     ("reshape-not-power-of-two-2d", (4, 4), lambda t: ct.reshape(t, (3, 4)),
-     ct.TileValueError),
+     ct.TileTypeError),
     ("reshape-size-mismatch", (16,), lambda t: ct.reshape(t, (4, 8)), ct.TileValueError),
     ("reshape-size-mismatch-smaller", (4, 4), lambda t: ct.reshape(t, (2, 2)),
      ct.TileValueError),

@@ -68,7 +68,7 @@ def test_the_best_is_the_fastest_measured_and_a_failed_compile_is_recorded():
         assert measurement.mean_us > 0 and 0 <= measurement.error_margin_us < math.inf
     [failure] = result.failures
     assert failure.config == Config(3)
-    assert failure.reason.startswith("TileValueError: ") and "power of two" in failure.reason
+    assert failure.reason.startswith("TileTypeError: ") and "power of two" in failure.reason
     np.testing.assert_array_equal(problem.y, 2 * problem.x)  # the kernel really ran
 
 
@@ -128,7 +128,7 @@ def test_when_every_configuration_fails_the_error_lists_them():
         Problem().search([Config(3), Config(5)], kernel=fresh_kernel())
     message = str(raised.value)
     assert "Config(tile=3, warps=None)" in message and "Config(tile=5, warps=None)" in message
-    assert isinstance(raised.value.__cause__, ct.TileValueError)
+    assert isinstance(raised.value.__cause__, ct.TileTypeError)
 
 
 def test_a_configuration_over_the_single_run_timeout_is_skipped():
@@ -147,9 +147,9 @@ def test_quiet_writes_nothing_and_a_pipe_gets_only_the_skipped(capsys):
     Problem().search([Config(32), Config(3)], kernel=fresh_kernel(), quiet=False)
     out, err = capsys.readouterr()
     assert out == "" and "\r" not in err
-    assert err.splitlines() == ["tune: skipped Config(tile=3, warps=None): TileValueError: "
-                                "Dimension 0 of the load shape is 3, which is not a power of "
-                                "two"]
+    assert err.splitlines() == ["tune: skipped Config(tile=3, warps=None): TileTypeError: "
+                                "Invalid argument \"shape\" of load(): Dimension #0 of shape "
+                                "(3,) is not a power of two"]
 
 
 class FakeTerminal(io.StringIO):

@@ -15,6 +15,7 @@ from ..promotion import loose_concrete_dtype
 from ..source_code import closure_for, rewritten_code
 from . import tuples, with_blocks
 from ..rules import operators
+from ..rules.formatting import format_value
 
 # The special methods whose results stay loosely typed: those of the operators of tile code but
 # the comparisons (a bool needs no dtype), and unary plus, which is no op of its own
@@ -59,7 +60,7 @@ class _LooseScalar:
     __str__ = __repr__
 
     def __format__(self, spec):
-        return repr(self) if not spec else self._python_type.__format__(self, spec)
+        return repr(self) if not spec else format_value(self._python_type(self), spec)
 
 
 def _forward(name, python_type):

@@ -38,7 +38,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
-from ..rules.context_managers import type_name
+from ..rules.core import type_name
 from ..static_expressions import ITER_NAME
 from .tile import Tile
 

@@ -15,7 +15,8 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts
 from ..rules import operators
-from ..rules.core import check_tile_size
+from ..rules.core import check_tile_size, not_a_tile
+from ..rules.formatting import format_value
 from . import context
 from .conversion import convert
 from .literals import LooseInt
@@ -124,8 +125,8 @@ class Tile:
         if not spec:
             return str(self)
         if self.ndim == 0:
-            return format(self.constant_value(), spec)
-        return format_values(self._values, self.dtype, lambda v: format(v.item(), spec))
+            return format_value(self.constant_value(), spec)
+        return format_values(self._values, self.dtype, lambda v: format_value(v.item(), spec))
 
     # -- scalar protocol (0-d tiles as Python values) ---------------------------------------
     def _require_scalar(self, what):
@@ -386,6 +387,15 @@ def to_tile(value):
     if isinstance(value, np.generic):
         return Tile(d.to_dtype(value.dtype), np.asarray(value), constant=True)
     raise TileTypeError(f"Expected a tile or a scalar, got {type(value).__name__}")
+
+
+def tile_argument(value, op, position=1):
+    """Argument ``position`` of ``op`` as a tile (see :func:`to_tile`): anything but a tile or
+    a number is cuTile's ``TileTypeError`` naming the argument."""
+    try:
+        return to_tile(value)
+    except TileTypeError:
+        raise not_a_tile(op, value, position) from None
 
 
 def values_as(value, dtype):

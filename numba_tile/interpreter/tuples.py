@@ -6,10 +6,12 @@ tiles).
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`: ``a[i]`` becomes
 ``__numba_tile_getitem(a, i)``, the target of ``a[i] = v`` becomes
 ``__numba_tile_store_target(a)[i]``, a comparison ``a == b`` (one operator) becomes
-``__numba_tile_compare("==", a, b)``, ``x in t`` becomes ``__numba_tile_contains(x, t,
-False)``, ``*t`` unpacks ``__numba_tile_starred(t)`` (a tuple, or the Tile error) and
-``a, b = t`` unpacks ``__numba_tile_unpack(t, (None, None))`` (as many items as targets, or
-the Tile error). Values other than tuples go on to Python's operators.
+``__numba_tile_compare("==", a, b)``, ``a is b`` becomes ``__numba_tile_identity(False,
+a, b)``, ``x in t`` becomes ``__numba_tile_contains(x, t, False)``, ``*t`` unpacks
+``__numba_tile_starred(t)`` (a tuple, or the Tile error) and ``a, b = t`` unpacks
+``__numba_tile_unpack(t, (None, None))`` (as many items as targets, or the Tile error).
+Values other than tuples go on to Python's operators; ``is`` compares a tile only with None
+(:func:`numba_tile.rules.operators.check_identity`).
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -30,6 +32,7 @@ import operator
 
 from ..errors import TileTypeError
 from ..rules import enums as enum_rules
+from ..rules import operators as operator_rules
 from ..rules import tuples as rules
 from ..rules.core import describe
 
@@ -37,6 +40,7 @@ GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
 COMPARE_NAME = "__numba_tile_compare"
 CONTAINS_NAME = "__numba_tile_contains"
+IDENTITY_NAME = "__numba_tile_identity"
 SLICE_NAME = "__numba_tile_slice"
 STARRED_NAME = "__numba_tile_starred"
 UNPACK_NAME = "__numba_tile_unpack"
@@ -108,6 +112,13 @@ def compare(symbol, left, right):
     return equal if symbol == "==" else _negated(equal)
 
 
+def identity(negated, left, right):
+    """``left is right`` (``is not`` where ``negated``), as :mod:`numba_tile.rules.operators`
+    allows it."""
+    operator_rules.check_identity("is not" if negated else "is", left, right)
+    return (left is not right) if negated else (left is right)
+
+
 def contains(needle, container, negated):
     """``needle in container`` (``not in`` where ``negated``); over a tuple, item by item."""
     if not isinstance(container, tuple):
@@ -142,8 +153,8 @@ def _at(value, path):
 
 
 GLOBALS = {GETITEM_NAME: getitem, STORE_NAME: store_target, COMPARE_NAME: compare,
-           CONTAINS_NAME: contains, SLICE_NAME: builtins.slice, STARRED_NAME: starred,
-           UNPACK_NAME: unpack}
+           CONTAINS_NAME: contains, IDENTITY_NAME: identity, SLICE_NAME: builtins.slice,
+           STARRED_NAME: starred, UNPACK_NAME: unpack}
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -176,8 +187,11 @@ class _Rewriter(ast.NodeTransformer):
             return _call(CONTAINS_NAME, [node.left, right,
                                          ast.Constant(isinstance(op, ast.NotIn))], node)
         symbol = _SYMBOLS.get(type(op))
-        if symbol is None:  # is, is not
-            return node
+        if symbol is None:  # is, is not (but the rewrite's own tests of its names)
+            if isinstance(node.left, ast.Name) and node.left.id.startswith("__numba_tile"):
+                return node
+            return _call(IDENTITY_NAME, [ast.Constant(isinstance(op, ast.IsNot)), node.left,
+                                         right], node)
         return _call(COMPARE_NAME, [ast.Constant(symbol), node.left, right], node)
 
 

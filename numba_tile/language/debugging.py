@@ -12,9 +12,9 @@ from ..interpreter.context import tile_op
 from ..interpreter.loops import TileRange
 from ..interpreter.printing import format_values
 from ..interpreter.tile import Tile
-from ..rules.core import constant_value, describe, require_constant
+from ..rules.core import constant_value, describe
 from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
-    python_dtype
+    printf_format, python_dtype
 
 _NOT_CONSTANT = object()
 
@@ -41,7 +41,7 @@ def print(*args, sep=" ", end="\n"):
 
 def _c_format(fmt, args):
     """Apply a C format string; tile arguments print as nested lists of formatted elements."""
-    check_printf_arguments(fmt, len(args))
+    check_printf_arguments(fmt, args)
     values = iter(args)
     pieces = []
     for piece in parse_c_format(fmt):
@@ -71,10 +71,7 @@ def printf(format, *args):
     >>> ct.launch(0, (1,), show, ())
     block 0: [0.00, 1.00]
     """
-    format = require_constant(format, "printf format")
-    if not isinstance(format, str):
-        raise TileTypeError(f"printf format must be a constant string, got {describe(format)}")
-    sys.stdout.write(_c_format(format, args))
+    sys.stdout.write(_c_format(printf_format(format), args))
 
 
 @tile_op

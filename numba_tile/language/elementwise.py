@@ -362,7 +362,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
     >>> ct.launch(0, (1,), show, ())
     [0, 1, 3, 4] [0.0, 1.5, 3.0, 4.5]
     """
-    dtype = dtype_argument(dtype, "astype()")
+    dtype = dtype_argument(dtype, "astype")
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if is_python_number(x):

@@ -8,13 +8,8 @@ from ..interpreter.context import tile_op
 from ..interpreter.conversion import convert
 from ..interpreter.tile import Tile, make_constant, to_tile, values_as
 from ..promotion import check_constant_converts
+from ..rules import factories as rules
 from ..rules.core import constant_value, describe, dtype_argument, is_python_number, tile_shape
-
-
-def _dtype(dtype):
-    if dtype is None:
-        raise TileTypeError("dtype is required")
-    return dtype_argument(dtype)
 
 
 def _scalar_values(value, dtype, what):
@@ -40,8 +35,8 @@ def arange(size, /, *, dtype, start=0, step=1):
     >>> ct.launch(0, (1,), show, ())
     [0, 1, 2, 3] [1.0, 1.5, 2.0, 2.5]
     """
-    (n,) = tile_shape(size, "arange size")
-    dtype = _dtype(dtype)
+    (n,) = tile_shape(size, "arange", "size")
+    dtype = dtype_argument(dtype, "arange")
     start_v, start_c = _scalar_values(start, dtype, "start")
     step_v, step_c = _scalar_values(step, dtype, "step")
     if dtype.is_float:
@@ -64,10 +59,13 @@ def full(shape, fill_value, dtype):
     >>> ct.launch(0, (1,), show, ())
     [[3.5, 3.5], [3.5, 3.5]]
     """
-    shape = tile_shape(shape, "shape")
-    dtype = _dtype(dtype)
-    values, constant = _scalar_values(fill_value, dtype, "fill_value")
-    return Tile(dtype, np.broadcast_to(values, shape), constant)
+    return _filled("full", shape, fill_value, dtype)
+
+
+def _filled(op, shape, fill_value, dtype):
+    spec = rules.filled(op, shape, fill_value, dtype)
+    values, _ = _scalar_values(fill_value, spec.dtype, "fill_value")
+    return Tile(spec.dtype, np.broadcast_to(values, spec.shape), spec.constant)
 
 
 @tile_op
@@ -81,7 +79,7 @@ def zeros(shape, dtype):
     >>> ct.launch(0, (1,), show, ())
     [0, 0]
     """
-    return full.__tile_op__(shape, 0, dtype)
+    return _filled("zeros", shape, 0, dtype)
 
 
 @tile_op
@@ -95,7 +93,7 @@ def ones(shape, dtype):
     >>> ct.launch(0, (1,), show, ())
     [1.0, 1.0]
     """
-    return full.__tile_op__(shape, 1, dtype)
+    return _filled("ones", shape, 1, dtype)
 
 
 @tile_op
@@ -109,7 +107,7 @@ def astile(value, /, *, dtype):
     >>> ct.launch(0, (1,), show, ())
     [[1.0, 2.0], [3.0, 4.0]] 5
     """
-    dtype = _dtype(dtype)
+    dtype = dtype_argument(dtype, "astile")
     if isinstance(value, tuple):
         const = constant_value(value, None)
         if const is None:
@@ -118,7 +116,7 @@ def astile(value, /, *, dtype):
             if len(shapes) != 1:
                 raise TileTypeError("astile() needs nested tuples of one shape")
             stacked = np.stack([t.values for t in items])
-            tile_shape(stacked.shape, "astile shape")
+            tile_shape(stacked.shape, "astile", "value")
             return Tile(dtype, stacked, all(t.is_constant for t in items))
         try:
             array = np.array(const, dtype=np.float64 if dtype.is_float else object)
@@ -127,7 +125,7 @@ def astile(value, /, *, dtype):
                                  f"{const!r}") from None
         if array.dtype == object and any(isinstance(v, tuple) for v in array.flat):
             raise TileValueError(f"astile() needs nested tuples of one shape, got {const!r}")
-        tile_shape(array.shape, "astile shape")
+        tile_shape(array.shape, "astile", "value")
         for v in array.flat:
             check_constant_converts(v, dtype)
         if dtype.is_float:

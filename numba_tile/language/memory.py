@@ -87,10 +87,7 @@ def num_tiles(array, /, axis, shape, order="C"):
     >>> ct.launch(0, (1,), show, (np.zeros((10, 20), np.float32),))
     5 3
     """
-    rules.require_array(array)
-    shape = rules.tile_shape(shape, "shape")
-    order = rules.normalize_order(order, array.ndim)
-    axis = rules.slice_axis(axis, array.ndim)
+    shape, order, axis = rules.num_tiles(array, axis, shape, order)
     length = array.data.shape[order[axis]]
     return Tile(array.index_dtype, np.array(-(-length // shape[axis])))
 

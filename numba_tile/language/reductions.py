@@ -6,13 +6,13 @@ import numpy as np
 
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import flush_subnormals, round_float
-from ..interpreter.tile import Tile, to_tile
+from ..interpreter.tile import Tile, tile_argument
 from ..rules.reductions import ARG_REDUCTIONS, reduction
 
 
 def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
             propagate_nan=False):
-    x = to_tile(x)
+    x = tile_argument(x, op)
     spec, axes = reduction(op, x, axis, keepdims)
     values = x.values
     if not axes:  # a 0-d tile, or axis=() : nothing to reduce

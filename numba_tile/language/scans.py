@@ -8,12 +8,12 @@ import numpy as np
 from .. import dtypes as d
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import flush_subnormals, round_float
-from ..interpreter.tile import Tile, to_tile
+from ..interpreter.tile import Tile, tile_argument
 from ..rules.scans import halves, scan, scan_options
 
 
 def _scan(op, x, axis, reverse, rounding_mode, flush_to_zero):
-    x = to_tile(x)
+    x = tile_argument(x, op)
     dtype, axis, reverse = scan(op, x, axis, reverse)
     scan_options(op, dtype, rounding_mode, flush_to_zero)
     values = x.values
@@ -81,7 +81,7 @@ def swap_halves(x, /, axis, width):
     >>> ct.launch(0, (1,), show, ())
     [2, 3, 0, 1, 6, 7, 4, 5]
     """
-    x = to_tile(x)
+    x = tile_argument(x, "swap_halves")
     axis, width = halves(x.shape, axis, width)
     partners = np.arange(x.shape[axis]) ^ width
     return Tile(x.dtype, np.take(x.values, partners, axis=axis), x.is_constant)
@@ -100,7 +100,7 @@ def upper_halves(x, /, axis, width):
     >>> ct.launch(0, (1,), show, ())
     [False, True, False, True]
     """
-    x = to_tile(x)
+    x = tile_argument(x, "upper_halves")
     axis, width = halves(x.shape, axis, width)
     index = np.arange(x.shape[axis]) & width != 0
     shape = [1] * len(x.shape)

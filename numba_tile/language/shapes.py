@@ -8,18 +8,9 @@ from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..interpreter.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
 from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, to_tile
+from ..interpreter.tile import Tile, tile_argument
 from ..rules import shapes as rules
 from ..rules.core import describe, dtype_argument
-
-
-def _tile(x, what="x"):
-    if isinstance(x, Tile):
-        return x
-    try:
-        return to_tile(x)
-    except TileTypeError:
-        raise TileTypeError(f"{what} must be a tile, got {describe(x)}") from None
 
 
 @tile_op
@@ -33,7 +24,7 @@ def reshape(x, /, shape):
     >>> ct.launch(0, (1,), show, ())
     [[0, 1, 2, 3], [4, 5, 6, 7]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "reshape")
     new = rules.reshape(x.shape, shape)
     return Tile(x.dtype, x.values.reshape(new), x.is_constant)
 
@@ -50,7 +41,7 @@ def permute(x, /, axes):
     >>> ct.launch(0, (1,), show, ())
     (2, 2, 2) [[[0, 2], [4, 6]], [[1, 3], [5, 7]]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "permute")
     axes = rules.permute_axes(axes, x.ndim)
     return Tile(x.dtype, np.transpose(x.values, axes), x.is_constant)
 
@@ -66,7 +57,7 @@ def transpose(x, /, axis0=None, axis1=None):
     >>> ct.launch(0, (1,), show, ())
     [[0, 2], [1, 3]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "transpose")
     axes = rules.transpose_axes(x.ndim, axis0, axis1)
     return Tile(x.dtype, np.transpose(x.values, axes), x.is_constant)
 
@@ -82,7 +73,7 @@ def expand_dims(x, /, axis):
     >>> ct.launch(0, (1,), show, ())
     [[0], [1]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "expand_dims")
     shape = rules.expand_dims(x.shape, axis)
     return Tile(x.dtype, x.values.reshape(shape), x.is_constant)
 
@@ -98,7 +89,7 @@ def broadcast_to(x, /, shape):
     >>> ct.launch(0, (1,), show, ())
     [[0, 1], [0, 1]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "broadcast_to")
     target = rules.broadcast_to(x.shape, shape)
     return Tile(x.dtype, np.broadcast_to(x.values, target), x.is_constant)
 
@@ -128,7 +119,7 @@ def extract(x, /, index, shape):
     >>> ct.launch(0, (1,), show, ())
     [[8, 9], [12, 13]]
     """
-    x = _tile(x)
+    x = tile_argument(x, "extract")
     sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), shape)
     starts = _tile_index(index, x.ndim)
     region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
@@ -151,7 +142,7 @@ def insert(x, /, index, value):
     >>> ct.launch(0, (1,), show, ())
     [0, 0, 1, 1]
     """
-    x, value = _tile(x), _tile(value, "value")
+    x, value = tile_argument(x, "insert"), tile_argument(value, "insert", 3)
     sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape,
                         "insert")
     starts = _tile_index(index, x.ndim)
@@ -178,7 +169,7 @@ def cat(tiles, /, axis):
     """
     if not isinstance(tiles, tuple) or len(tiles) != 2:
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(tiles)}")
-    a, b = _tile(tiles[0]), _tile(tiles[1])
+    a, b = tile_argument(tiles[0], "cat"), tile_argument(tiles[1], "cat")
     if a.dtype is not b.dtype:
         raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
     _, axis = rules.cat(a.shape, b.shape, axis)
@@ -197,8 +188,8 @@ def bitcast(x, /, dtype):
     >>> ct.launch(0, (1,), show, ())
     [1065353216, 1065353216]
     """
-    x = _tile(x)
-    dtype = rules.bitcast(x.dtype, dtype_argument(dtype))
+    x = tile_argument(x, "bitcast")
+    dtype = rules.bitcast(x.dtype, dtype_argument(dtype, "bitcast"))
     return Tile(dtype, from_bits(to_bits(x.values, x.dtype), dtype), x.is_constant)
 
 
@@ -220,7 +211,7 @@ def pack_to_bytes(x, /):
     >>> ct.launch(0, (1,), show, ())
     [1, 2, 3, 4]
     """
-    x = _tile(x)
+    x = tile_argument(x, "pack_to_bytes")
     rules.pack_to_bytes(x.dtype, x.shape)
     data = packed_bytes(np.ascontiguousarray(x.values).reshape(-1), x.dtype)
     return Tile(d.uint8, data.copy(), x.is_constant)
@@ -238,7 +229,7 @@ def unpack_from_bytes(x, /, dtype):
     >>> ct.launch(0, (1,), show, ())
     [67305985]
     """
-    x = _tile(x)
-    dtype = dtype_argument(dtype)
+    x = tile_argument(x, "unpack_from_bytes")
+    dtype = dtype_argument(dtype, "unpack_from_bytes")
     rules.unpack_from_bytes(x.dtype, x.shape, dtype)
     return Tile(dtype, unpacked_bytes(x.values, dtype).copy(), x.is_constant)

@@ -160,7 +160,7 @@ def view_atomic_store(op, view, index, update):
     as an ``atomic_<op>``'s is (dtype, implicit or exact cast) and broadcast to the view's
     tile shape."""
     what = f"TiledView.atomic_store_{op}"
-    memory_rules.tile_index(index, view.array.ndim)
+    memory_rules.tile_index(index, view.array.ndim, "tiled view")
     _array_dtype(view.dtype, RMW_DTYPES[op], what)
     return _operand(update, tuple(view.tile_shape), view.dtype, "update", what,
                     exact=op in BITWISE)

@@ -23,10 +23,9 @@ both executors: the interpreter checks each context manager a ``with`` of tile c
 
 import ast
 import contextlib
-import enum
 
 from ..errors import TileSyntaxError, TileTypeError
-from ..promotion import Loose, loose_concrete_dtype
+from .core import type_name
 from .operators import OPERATORS
 from .syntax import _parsed
 
@@ -155,43 +154,6 @@ def not_a_context_manager(description, loc=None):
 
 
 # -- context managers as values ---------------------------------------------------------------
-def type_name(value):
-    """cuTile's name of the type of a value of tile code (a rule operand) in its messages:
-    ``Tile[int32,()]`` for a constant ``1`` or a 0-d tile, ``Tile[float32,(16,)]``,
-    ``Array[float32,(?,?):(?,?)]``, ``None``.
-
-    >>> import numba_tile as ct
-    >>> from numba_tile.promotion import Loose
-    >>> from numba_tile.rules.context_managers import type_name
-    >>> type_name(Loose(1)), type_name(2.5), type_name(None)
-    ('Tile[int32,()]', 'Tile[float32,()]', 'None')
-    """
-    if value is None:
-        return "None"
-    named = getattr(value, "tile_type_name", None)
-    if named is not None:
-        return named
-    if isinstance(value, Loose):
-        value = value.value
-    if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum) and \
-            not hasattr(value, "dtype"):
-        return f"Tile[{loose_concrete_dtype(value)},()]"
-    if isinstance(value, tuple):
-        return f"Tuple[{','.join(map(type_name, value))}]"
-    dtype = getattr(value, "dtype", None)
-    if getattr(value, "is_tile_array", False) or (
-            dtype is not None and hasattr(value, "ndim") and not hasattr(value, "shape")):
-        unknown = _shape_text("?" * value.ndim)
-        return f"Array[{dtype},{unknown}:{unknown}]"
-    if dtype is not None and hasattr(value, "shape"):
-        return f"Tile[{dtype},{_shape_text(tuple(value.shape))}]"
-    return type(value).__name__
-
-
-def _shape_text(items):
-    return f"({','.join(map(str, items))}{',' if len(items) == 1 else ''})"
-
-
 def context_manager_name(generator, args, kwargs):
     """cuTile's name of the type of what calling a ``contextlib.contextmanager`` helper
     makes outside a ``with`` (its generator function and the types of its arguments, rule

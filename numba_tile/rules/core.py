@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from ..promotion import Loose
+from ..promotion import Loose, loose_concrete_dtype
 
 
 class Spec:
@@ -68,6 +68,62 @@ def describe(value):
     return f"{type(value).__name__} {value!r}"
 
 
+def type_name(value):
+    """cuTile's name of the type of a value of tile code (a rule operand) in its messages:
+    ``Tile[int32,()]`` for a constant ``1`` or a 0-d tile, ``Tile[float32,(16,)]``,
+    ``Array[float32,(?,?):(?,?)]``, ``None``, ``DTypeSpec(dtype=<DType 'float16'>)`` for a
+    dtype.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.core import type_name
+    >>> type_name(Loose(1)), type_name(2.5), type_name(None)
+    ('Tile[int32,()]', 'Tile[float32,()]', 'None')
+    """
+    if value is None:
+        return "None"
+    if isinstance(value, d.DType):
+        return f"DTypeSpec(dtype=<DType '{value.name}'>)"
+    named = getattr(value, "tile_type_name", None)
+    if named is not None:
+        return named
+    if isinstance(value, Loose):
+        value = value.value
+    if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum) and \
+            not hasattr(value, "dtype"):
+        return f"Tile[{loose_concrete_dtype(value)},()]"
+    if isinstance(value, tuple):
+        return f"Tuple[{','.join(map(type_name, value))}]"
+    dtype = getattr(value, "dtype", None)
+    if getattr(value, "is_tile_array", False) or (
+            dtype is not None and hasattr(value, "ndim") and not hasattr(value, "shape")):
+        unknown = _shape_text("?" * value.ndim)
+        return f"Array[{dtype},{unknown}:{unknown}]"
+    if dtype is not None and hasattr(value, "shape"):
+        return f"Tile[{dtype},{_shape_text(tuple(value.shape))}]"
+    return type(value).__name__
+
+
+def _shape_text(items):
+    return f"({','.join(map(str, items))}{',' if len(items) == 1 else ''})"
+
+
+def check_dtype_call(dtype):
+    """Rule of calling a dtype (``ct.int16(5)``, ``ct.float16(t)``): a sub-byte dtype has no
+    scalars to make.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.core import check_dtype_call
+    >>> check_dtype_call(ct.float4_e2m1fn)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Cannot call an object of type DTypeSpec(...): ...
+    """
+    if dtype.bitwidth < 8:
+        raise TileTypeError(f"Cannot call an object of type {type_name(dtype)}: {dtype} has no "
+                            f"scalars (a sub-byte dtype); make its tiles with astype()")
+
+
 def operand_dtype(x):
     """The dtype of an operand; a Loose constant's concrete dtype."""
     return x.concrete_dtype() if isinstance(x, Loose) else x.dtype
@@ -118,6 +174,21 @@ def require_constant(value, what):
     return result
 
 
+def constant_argument(value, op, parameter, kind):
+    """The Python value of argument ``parameter`` of ``op``, which must be a compile-time
+    constant (``kind`` names what it must be: "boolean", "string").
+
+    >>> from numba_tile.rules.core import constant_argument
+    >>> constant_argument(True, "sum", "keepdims", "boolean")
+    True
+    """
+    result = constant_value(value)
+    if result is _NOT_CONSTANT:
+        raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
+                                              f"not constant ({not_constant_detail(value)})")
+    return result
+
+
 def require_int_constant(value, what):
     """A constant integer (bools excluded)."""
     result = require_constant(value, what)
@@ -130,19 +201,24 @@ def is_power_of_two(n):
     return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
 
 
-def dtype_argument(value, what="dtype"):
-    """The :class:`~numba_tile.DType` a dtype argument names (``ct.float32``, ``np.float32``,
-    ``"float32"``, ``torch.float16``), or ``TileTypeError``.
+def dtype_argument(value, op, parameter="dtype"):
+    """The :class:`~numba_tile.DType` that argument ``parameter`` of ``op`` names
+    (``ct.float32``, ``np.float32``, ``"float32"``, ``torch.float16``), or ``TileTypeError``.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.core import dtype_argument
-    >>> dtype_argument("f16")
+    >>> dtype_argument("f16", "astype")
     float16
+    >>> dtype_argument("foo", "full")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "dtype" of full(): Expected a dtype ...
     """
     try:
         return d.to_dtype(value)
     except TypeError:
-        raise TileTypeError(f"{what} needs a dtype such as ct.float32, got {value!r}") from None
+        raise invalid_argument(op, parameter, f"Expected a dtype constant such as ct.float32, "
+                                              f"got {value!r}") from None
 
 
 #: The most elements a tile may have: a larger one is a ``TileValueError`` when the kernel is
@@ -168,31 +244,78 @@ def check_tile_size(shape):
                              f"have at most {MAX_TILE_ELEMENTS}")
 
 
-def tile_shape(shape, what="tile shape", allow_int=True):
-    """Validate a constant tile shape: a tuple (or int) of positive powers of two.
+def invalid_argument(op, parameter, problem):
+    """The ``TileTypeError`` of an argument that ``op`` refuses, in cuTile's words: the
+    parameter by name, or by position (an int, 1 for the first argument).
+
+    >>> from numba_tile.rules.core import invalid_argument
+    >>> invalid_argument("load", "shape", "Expected shape length to be 2, got 3").message
+    'Invalid argument "shape" of load(): Expected shape length to be 2, got 3'
+    """
+    name = f"#{parameter}" if isinstance(parameter, int) else f'"{parameter}"'
+    return TileTypeError(f"Invalid argument {name} of {op}(): {problem}")
+
+
+def not_a_tile(op, value, position=1):
+    """cuTile's ``TileTypeError`` for argument ``position`` of ``op`` that must be a tile
+    (or a scalar) and is an array, a string, ..."""
+    return invalid_argument(op, position, f"Expected a tile, but given value has type "
+                                          f"{type_name(value)}")
+
+
+def not_constant_detail(value):
+    """What makes a value that should be a compile-time constant not one: for a tuple, its
+    first element known only at run time."""
+    if isinstance(value, tuple):
+        for i, item in enumerate(value):
+            if constant_value(item) is _NOT_CONSTANT:
+                return f"element #{i} is a {describe(item)}"
+    return f"it is a {describe(value)}"
+
+
+def tile_shape(shape, op, parameter="shape", allow_int=True):
+    """Validate the constant tile shape that argument ``parameter`` of ``op`` gives: a tuple
+    (or an int) of positive powers of two. A bad shape is a ``TileTypeError``, as in cuTile;
+    one of too many elements a ``TileValueError`` (:func:`check_tile_size`).
 
     >>> from numba_tile.rules.core import tile_shape
-    >>> tile_shape(8), tile_shape((2, 4))
+    >>> tile_shape(8, "arange", "size"), tile_shape((2, 4), "full")
     ((8,), (2, 4))
-    >>> tile_shape((3,))
+    >>> tile_shape((3,), "full")
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileValueError: Dimension 0 of the tile shape is 3, which is not a power of two
+    numba_tile.errors.TileTypeError: Invalid argument "shape" of full(): Dimension #0 of ...
     """
-    shape = require_constant(shape, what)
-    if allow_int and isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    if not isinstance(shape, tuple):
-        raise TileTypeError(f"{what} must be a tuple of constant integers, got {shape!r}")
-    for i, dim in enumerate(shape):
+    value = constant_value(shape)
+    if value is _NOT_CONSTANT:
+        raise invalid_argument(op, parameter, f"Expected a constant integer tuple, but given "
+                                              f"value is not constant "
+                                              f"({not_constant_detail(shape)})")
+    if allow_int and isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    if not isinstance(value, tuple):
+        raise invalid_argument(op, parameter, f"Expected a tuple of integers, but given value "
+                                              f"has type {type_name(value)}")
+    for i, dim in enumerate(value):
         if isinstance(dim, bool) or not isinstance(dim, int):
-            raise TileTypeError(f"Dimension {i} of the {what} must be a constant integer, "
-                                f"got {dim!r}")
+            raise invalid_argument(op, parameter, f"Expected a tuple of integers, but element "
+                                                  f"#{i} has type {type_name(dim)}")
+    for i, dim in enumerate(value):
+        if dim <= 0:
+            raise invalid_argument(op, parameter, f"Dimension #{i} of shape {value} is not "
+                                                  f"positive")
         if not is_power_of_two(dim):
-            raise TileValueError(f"Dimension {i} of the {what} is {dim}, which is not a "
-                                 f"power of two")
-    check_tile_size(shape)
-    return shape
+            raise invalid_argument(op, parameter, f"Dimension #{i} of shape {value} is not a "
+                                                  f"power of two")
+    check_tile_size(value)
+    return value
+
+
+def check_shape_rank(shape, ndim, op, parameter="shape"):
+    """A tile shape must have the rank of the array it is a tile of."""
+    if len(shape) != ndim:
+        raise invalid_argument(op, parameter, f"Expected shape length to be {ndim}, got "
+                                              f"{len(shape)}")
 
 
 def normalize_axis(axis, ndim, what="axis"):
@@ -204,7 +327,8 @@ def normalize_axis(axis, ndim, what="axis"):
     """
     axis = require_int_constant(axis, what)
     if not -ndim <= axis < ndim:
-        raise TileValueError(f"{what} {axis} is out of range for rank {ndim}")
+        raise TileTypeError(f"{what[:1].upper()}{what[1:]} {axis} is out of range for rank "
+                            f"{ndim}")
     return axis % ndim if ndim else 0
 
 

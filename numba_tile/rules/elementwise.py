@@ -67,13 +67,11 @@ def binary(op, x, y):
         if not operand.is_float:
             raise TileTypeError(f"{op} needs floating-point operands, got {describe(x)} and "
                                 f"{describe(y)}")
-    elif op == "truediv" and not operand.is_float:
-        if operand.is_bool:
-            raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands")
-        result = computed_in_float(operand)
     elif operand.is_bool and op not in MINMAX:
-        raise TileTypeError(f"{op_label(op)} is not defined on bool_ operands; convert them "
-                            f"with astype()")
+        raise TileTypeError(f"Binary arithmetic op `{op}` does not support bool, please cast "
+                            f"bool to int (with astype)")
+    elif op == "truediv" and not operand.is_float:
+        result = computed_in_float(operand)
     return _result_spec(result, x, y), operand
 
 

@@ -12,15 +12,20 @@ conversion that prints the same text, or says why it has none.
 ['x=', '%5.2f', ', n=', '%d', '%\\n']
 """
 
+import math
 import re
 
 from ..errors import TileTypeError, TileUnsupportedFeatureError
+from ..promotion import Loose
+from .core import as_operand, constant_argument, invalid_argument, operand_dtype, type_name
 
 _C_CONVERSION = re.compile(
-    r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcsp%])")
+    r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])")
 
-INTEGER_CONVERSIONS = "diouxXcp"
+INTEGER_CONVERSIONS = "diouxXc"  # (%c only from an f-string's spec: printf refuses it)
 FLOAT_CONVERSIONS = "eEfFgGaA"
+#: what C's printf has and ct.printf refuses: characters, strings, pointers, stores
+UNSUPPORTED_CONVERSIONS = "cspn"
 
 
 class Conversion:
@@ -52,28 +57,67 @@ class Conversion:
     def format(self, value, dtype):
         """C's text for one element of ``dtype`` (a Python or NumPy number).
 
-        Integer conversions take the element's integer value (floats truncate); ``%u``,
-        ``%o``, ``%x`` and ``%X`` show a negative value as two's complement of the dtype's
-        width, at least 32 bits (64 for floats), as C's ``printf`` does with the argument
-        the device passes.
+        Integer conversions take an integer (or bool) element; ``%u``, ``%o``, ``%x`` and
+        ``%X`` show a negative value as two's complement of the dtype's width, at least 32
+        bits, as C's ``printf`` does with the argument the device passes.
 
         >>> import numba_tile as ct
         >>> from numba_tile.rules.formatting import Conversion
         >>> Conversion("", "", "", "x").format(-1, ct.int32), Conversion("0", "4", "", "d").format(7, ct.int8)
         ('ffffffff', '0007')
+        >>> Conversion("", "", "", "a").format(9.0, ct.float32)
+        '0x1.2p+3'
         """
         value = value.item() if hasattr(value, "item") else value
-        letter = {"i": "d", "p": "x"}.get(self.letter, self.letter)
+        letter = "d" if self.letter == "i" else self.letter
         if self.is_integer:
             value = int(value)
             if letter in "uoxX" and value < 0:
-                bits = max(32, dtype.itemsize * 8) if dtype.is_integral else 64
-                value += 1 << bits
+                value += 1 << max(32, dtype.itemsize * 8)
             letter = "d" if letter == "u" else letter
         elif self.is_float:
             value = float(value)
+            if letter in "aA" and math.isfinite(value):
+                return _hex_float(value, self.flags, self.width, self.precision, letter == "A")
+            letter = {"a": "f", "A": "F"}.get(letter, letter)  # (infinities, NaN: as %f's)
         precision = f".{self.precision}" if self.precision else ""
         return f"%{self.flags}{self.width}{precision}{letter}" % value
+
+
+def _hex_float(value, flags, width, precision, upper):
+    """C's ``%a`` of a finite double: ``0x1.8p+1`` for 3.0, the hexadecimal digits of the
+    significand (rounded half to even to ``precision`` of them; all but trailing zeros
+    without one), as glibc prints them (a subnormal as ``0x0.…p-1022``)."""
+    significand, exponent = abs(value).hex()[2:].split("p")
+    lead, fraction = significand.split(".")
+    digits, count = int(lead + fraction, 16), len(fraction)
+    if precision:
+        wanted = int(precision)
+        if wanted < count:
+            shift = 4 * (count - wanted)
+            digits, rest = divmod(digits, 1 << shift)
+            half = 1 << (shift - 1)
+            digits += rest > half or (rest == half and digits & 1)
+        else:
+            digits <<= 4 * (wanted - count)
+        count = wanted
+    else:
+        while count and not digits % 16:
+            digits, count = digits // 16, count - 1
+    fraction_text = format(digits & ((1 << 4 * count) - 1), f"0{count}x") if count else ""
+    point = "." if count or "#" in flags else ""
+    body = f"{digits >> 4 * count:x}{point}{fraction_text}p{int(exponent):+d}"
+    sign = "-" if math.copysign(1.0, value) < 0 else \
+        "+" if "+" in flags else " " if " " in flags else ""
+    prefix = sign + "0x"
+    if upper:
+        prefix, body = prefix.upper(), body.upper()
+    width = int(width or 0)
+    if "-" in flags:
+        return (prefix + body).ljust(width)
+    if "0" in flags:
+        return prefix + body.rjust(width - len(prefix), "0")
+    return (prefix + body).rjust(width)
 
 
 def python_dtype(value):
@@ -91,23 +135,33 @@ def python_dtype(value):
 
 def parse_c_format(fmt):
     """The pieces of a C format string: literal text (``str``, with ``%%`` made ``%``) and
-    :class:`Conversion` objects, in order.
+    :class:`Conversion` objects, in order. A ``%`` that starts no conversion, and the
+    conversions printf does not take (:data:`UNSUPPORTED_CONVERSIONS`), are a
+    ``TileTypeError``.
 
     >>> from numba_tile.rules.formatting import parse_c_format
     >>> parse_c_format("%ld items")
     [Conversion('%d'), ' items']
+    >>> parse_c_format("%!")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid format string '%!': the '%' at position 0 starts ...
     """
     pieces, position = [], 0
-    for match in _C_CONVERSION.finditer(fmt):
-        if match.start() > position:
-            pieces.append(fmt[position:match.start()])
+    while (start := fmt.find("%", position)) >= 0:
+        match = _C_CONVERSION.match(fmt, start)
+        if match is None:
+            raise TileTypeError(f"Invalid format string {fmt!r}: the '%' at position {start} "
+                                f"starts no conversion")
+        if start > position:
+            pieces.append(fmt[position:start])
         position = match.end()
         flags, width, precision, _length, letter = match.groups()
         if letter == "%":
             pieces.append("%")
-        elif letter == "s":
-            raise TileUnsupportedFeatureError(
-                f"printf format {fmt!r}: %s is not supported; print text with ct.print")
+        elif letter in UNSUPPORTED_CONVERSIONS:
+            hint = "; print text with ct.print" if letter == "s" else ""
+            raise TileTypeError(f"Specifier %{letter} in {fmt!r} is not supported{hint}")
         elif "*" in (width or "") + (precision or ""):
             raise TileUnsupportedFeatureError(
                 f"printf format {fmt!r}: a width or precision from the arguments ('*') is "
@@ -125,20 +179,60 @@ def parse_c_format(fmt):
     return merged
 
 
-def check_printf_arguments(fmt, count):
-    """The conversions of ``fmt``, checked against the number of arguments given.
+def printf_format(value):
+    """Rule of ``printf``'s format argument: a constant string, returned.
+
+    >>> from numba_tile.rules.formatting import printf_format
+    >>> printf_format("%d")
+    '%d'
+    """
+    fmt = constant_argument(value, "printf", "format", "string")
+    if not isinstance(fmt, str):
+        raise invalid_argument("printf", "format", f"Expected a string constant, got "
+                                                   f"{type_name(fmt)}")
+    return fmt
+
+
+def check_printf_arguments(fmt, arguments):
+    """Rule of ``printf(fmt, *arguments)`` (rule operands): as many arguments as ``fmt``
+    has conversions, an integer (or bool) for each integer conversion, a float for each
+    float one. Returns the conversions.
 
     >>> from numba_tile.rules.formatting import check_printf_arguments
-    >>> check_printf_arguments("%d %d", 1)
+    >>> check_printf_arguments("%d %d", (1,))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: printf format '%d %d' takes 2 arguments, got 1
+    numba_tile.errors.TileTypeError: Not enough arguments for format string '%d %d': it has 2 ...
+    >>> check_printf_arguments("%d", (1.5,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Format %d for arg #0 got unexpected type of Tile[float32,()]...
     """
     conversions = [p for p in parse_c_format(fmt) if isinstance(p, Conversion)]
-    if len(conversions) != count:
-        raise TileTypeError(f"printf format {fmt!r} takes {len(conversions)} arguments, got "
-                            f"{count}")
+    if len(conversions) != len(arguments):
+        problem = "Not enough" if len(conversions) > len(arguments) else "Too many"
+        raise TileTypeError(f"{problem} arguments for format string {fmt!r}: it has "
+                            f"{len(conversions)} conversions, got {len(arguments)} "
+                            f"argument{'s' if len(arguments) != 1 else ''}")
+    for number, (conversion, argument) in enumerate(zip(conversions, arguments)):
+        dtype = _printed_dtype(argument)
+        fits = dtype is not None and (
+            dtype.is_float if conversion.is_float else dtype.is_integral or dtype.is_bool)
+        if not fits:
+            needed = "a float" if conversion.is_float else "an integer"
+            raise TileTypeError(f"Format {conversion} for arg #{number} got unexpected type of "
+                                f"{type_name(argument)}: it needs {needed}")
     return conversions
+
+
+def _printed_dtype(argument):
+    """The dtype of a printf argument; None for what has no dtype to print (an array, a
+    string)."""
+    try:
+        operand = argument if isinstance(argument, Loose) else as_operand(argument)
+    except TileTypeError:
+        return None
+    return None if getattr(operand, "is_tile_array", False) else operand_dtype(operand)
 
 
 _PYTHON_SPEC = re.compile(
@@ -146,11 +240,28 @@ _PYTHON_SPEC = re.compile(
     r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<precision>\d+))?(?P<type>[a-zA-Z%])?")
 
 
+def format_value(value, spec):
+    """``format(value, spec)`` of a Python value of tile code; a spec Python refuses for it is
+    a ``TileTypeError`` (the compiler formats constants so, the interpreter every element).
+
+    >>> from numba_tile.rules.formatting import format_value
+    >>> format_value(1.5, "d")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Unknown format code 'd' for object of type 'float'
+    """
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError) as error:
+        raise TileTypeError(str(error)) from None
+
+
 def conversion_for_spec(spec, dtype):
     """The C conversion that prints an element of ``dtype`` as Python's ``format(x, spec)``
     does; None for an empty spec (the element's plain print form). Raises
     ``TileUnsupportedFeatureError`` for specs C has no equal of (centering, other fill
-    characters, grouping, ``%``, ``n``, ``b``), ``TileTypeError`` for ones Python rejects.
+    characters, grouping, ``%``, ``n``, ``b``), ``TileTypeError`` for ones Python rejects
+    for an element of ``dtype``.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.formatting import conversion_for_spec
@@ -162,6 +273,7 @@ def conversion_for_spec(spec, dtype):
     match = _PYTHON_SPEC.fullmatch(spec)
     if match is None:
         raise TileTypeError(f"Invalid format specifier {spec!r}")
+    format_value(False if dtype.is_bool else 0.0 if dtype.is_float else 0, spec)  # Python's errors
     parts = match.groupdict()
     unsupported = None
     if parts["align"] in ("^", "=") or parts["fill"] not in (None, " "):
@@ -174,8 +286,6 @@ def conversion_for_spec(spec, dtype):
         raise TileUnsupportedFeatureError(
             f"Format spec {spec!r}: {unsupported} cannot be printed from the device")
     letter = parts["type"] or ""
-    if dtype.is_float and letter in ("d", "x", "X", "o", "c"):
-        raise TileTypeError(f"Unknown format code {letter!r} for a {dtype} value")
     if not letter:
         if dtype.is_float:  # Python's own rules (repr, or 'g' that keeps a '.0'), not C's
             raise TileUnsupportedFeatureError(

@@ -1,7 +1,7 @@
 """Rules of loads, stores, tiled views and the grid queries.
 
 >>> from numba_tile.rules.memory import normalize_order, view_tile_count
->>> normalize_order("F", 3), view_tile_count(4, 2, 1)
+>>> normalize_order("F", 3, "load"), view_tile_count(4, 2, 1)
 ((2, 1, 0), 3)
 """
 
@@ -10,8 +10,8 @@ from ..enums import PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
 from .global_values import global_value_error
-from .core import (Spec, constant_value, describe, normalize_axis, require_constant,
-                   require_int_constant, tile_shape)
+from .core import (Spec, check_shape_rank, constant_value, describe, invalid_argument,
+                   normalize_axis, require_constant, require_int_constant, tile_shape)
 
 
 def require_array(array, what="array"):
@@ -76,27 +76,33 @@ def index_value(value, what):
     return value
 
 
-def tile_index(index, ndim, what="index"):
-    """Validate ``ndim`` integer tile coordinates (an int is accepted for 1-d); return them
-    as a tuple."""
+def tile_index(index, ndim, indexed="array"):
+    """Validate ``ndim`` integer tile coordinates (an int is accepted for 1-d) into the
+    ``indexed`` (an array or a tiled view); return them as a tuple."""
     items = index if isinstance(index, tuple) else (index,)
     if len(items) != ndim:
-        raise TileValueError(f"{what} has {len(items)} entries, but the array has rank {ndim}")
-    return tuple(index_value(v, f"{what}[{i}]") for i, v in enumerate(items))
+        raise TileTypeError(f"Index size {len(items)} does not match the {indexed} rank {ndim}")
+    return tuple(index_value(v, f"index[{i}]") for i, v in enumerate(items))
 
 
-def normalize_order(order, ndim):
-    """``"C"`` (identity), ``"F"`` (reversed) or a permutation tuple."""
+def normalize_order(order, ndim, op):
+    """The ``order`` argument of ``op``: ``"C"`` (identity), ``"F"`` (reversed) or a
+    permutation tuple of ``ndim`` axes."""
     order = require_constant(order, "order")
     if order == "C":
         return tuple(range(ndim))
     if order == "F":
         return tuple(reversed(range(ndim)))
-    if (not isinstance(order, tuple) or len(order) != ndim
-            or sorted(normalize_axis(a, ndim, "order") for a in order) != list(range(ndim))):
-        raise TileValueError(f"order must be 'C', 'F' or a permutation of {ndim} axes, got "
-                             f"{order!r}")
-    return tuple(normalize_axis(a, ndim) for a in order)
+    if not isinstance(order, tuple):
+        raise invalid_argument(op, "order", f"Expected 'C' or 'F', got {order!r}")
+    try:
+        axes = tuple(normalize_axis(a, ndim) for a in order)
+    except TileTypeError as error:
+        raise invalid_argument(op, "order", error.message) from None
+    if sorted(axes) != list(range(ndim)):
+        raise invalid_argument(op, "order", f"Expected a permutation of {ndim} axes, got "
+                                            f"{order!r}")
+    return axes
 
 
 def padding(mode):
@@ -110,15 +116,12 @@ def load(array, index, shape, order, padding_mode):
     """Rule of ``load``: returns ``(result_spec, tile_shape_in_array_rank, order, index)``."""
     require_array(array)
     ndim = array.ndim
-    shape = require_constant(shape, "shape")
-    full = tile_shape(shape, "load shape")
+    full = tile_shape(shape, "load")
+    result_shape = full
     if full == ():
         full = (1,) * ndim
-    elif len(full) != ndim:
-        raise TileValueError(f"load shape {full} has rank {len(full)}, but the array has rank "
-                             f"{ndim}")
-    result_shape = () if shape == () else full
-    order = normalize_order(order, ndim)
+    check_shape_rank(full, ndim, "load")
+    order = normalize_order(order, ndim, "load")
     mode = array_padding(padding_mode, array)
     return Spec(array.dtype, result_shape), full, order, tile_index(index, ndim)
 
@@ -143,14 +146,13 @@ def store(array, index, tile, order):
     elif len(shape) != ndim:
         raise TileValueError(f"Cannot store a tile of rank {len(shape)} into an array of rank "
                              f"{ndim}")
-    return shape, normalize_order(order, ndim), tile_index(index, ndim)
+    return shape, normalize_order(order, ndim, "store"), tile_index(index, ndim)
 
 
 def tiled_view(array, shape, padding_mode, traversal_steps):
     """Rule of ``Array.tiled_view``: returns ``(tile_shape, steps, padding_mode)``."""
-    shape = tile_shape(shape, "tile_shape")
-    if len(shape) != array.ndim:
-        raise TileValueError(f"tile_shape {shape} must have the array's rank {array.ndim}")
+    shape = tile_shape(shape, "tiled_view", "tile_shape")
+    check_shape_rank(shape, array.ndim, "tiled_view", "tile_shape")
     if traversal_steps is None:
         steps = shape
     else:
@@ -162,6 +164,14 @@ def tiled_view(array, shape, padding_mode, traversal_steps):
     return shape, tuple(steps), padding(padding_mode)
 
 
+def num_tiles(array, axis, shape, order):
+    """Rule of ``num_tiles``: returns ``(tile_shape, order, axis)``."""
+    require_array(array)
+    shape = tile_shape(shape, "num_tiles")
+    check_shape_rank(shape, array.ndim, "num_tiles")
+    return shape, normalize_order(order, array.ndim, "num_tiles"), slice_axis(axis, array.ndim)
+
+
 def view_tile_count(length, tile, step):
     """Tiles along one axis: origins ``k * step`` until a tile reaches the end."""
     if length <= 0:
@@ -171,7 +181,7 @@ def view_tile_count(length, tile, step):
 
 
 def view_origin(index, shape, steps):
-    coords = tile_index(index, len(shape))
+    coords = tile_index(index, len(shape), "tiled view")
     return tuple(int(c) * s for c, s in zip(coords, steps))
 
 

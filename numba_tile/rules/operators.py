@@ -25,6 +25,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import TileTypeError
+from .core import type_name
+
 
 @dataclasses.dataclass(frozen=True)
 class Operator:
@@ -153,7 +156,7 @@ UNARY_OPERATORS = {op.function: op.name for op in OPERATORS if op.arity == 1}
 # ``@`` (ct.matmul, not elementwise) and ``not`` (a truth test, no op) are operators too: an
 # error message underlines them like the others
 _OTHER_NODES = {operator.matmul: ast.MatMult, operator.imatmul: ast.MatMult,
-                operator.not_: ast.Not}
+                operator.not_: ast.Not, operator.is_: ast.Is, operator.is_not: ast.IsNot}
 
 # The ``__name__`` of an operator function -> the ast node class of its expression, so that an
 # error raised for ``operator.iadd`` or ``operator.lt`` can point at the ``+=`` or ``<``
@@ -161,3 +164,22 @@ OPERATOR_NODES = {function.__name__: node for function, node in (
     *((op.function, op.node) for op in OPERATORS if op.node is not None),
     *((op.inplace, op.node) for op in OPERATORS if op.inplace is not None),
     *_OTHER_NODES.items())}
+
+
+def check_identity(symbol, left, right):
+    """Rule of ``left is right`` and ``left is not right`` (``symbol``) on rule operands: a
+    tile, a scalar of tile code or an array is compared by identity only with None (cuTile's
+    ``TileTypeError`` otherwise); compile-time constants are compared as Python does
+    (``flag is True``, ``x.dtype is ct.float32``).
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.operators import check_identity
+    >>> check_identity("is", Loose(True), Loose(True))
+    """
+    def is_value(operand):
+        return hasattr(operand, "dtype") and (
+            hasattr(operand, "shape") or getattr(operand, "is_tile_array", False))
+
+    if left is not None and right is not None and (is_value(left) or is_value(right)):
+        raise TileTypeError(f"Operator '{symbol}' expects one of the operands to be None, got "
+                            f"{type_name(left)} and {type_name(right)}")

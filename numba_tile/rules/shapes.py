@@ -21,16 +21,16 @@ def reshape(shape_in, shape):
     >>> reshape((4, 8), (-1,)), reshape((4, 8), (2, -1))
     ((32,), (2, 16))
     """
-    shape = require_constant(shape, "reshape shape")
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    if isinstance(shape, tuple) and shape.count(-1) == 1:
-        known = product(n for n in shape if n != -1)
+    value = constant_value(shape, None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = (value,)
+    if isinstance(value, tuple) and value.count(-1) == 1:
+        known = product(n for n in value if n != -1)
         if known <= 0 or product(shape_in) % known:
             raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} to "
-                                 f"{shape}: no length for -1 makes the sizes match")
-        shape = tuple(product(shape_in) // known if n == -1 else n for n in shape)
-    new = tile_shape(shape, "reshape shape")
+                                 f"{value}: no length for -1 makes the sizes match")
+        shape = tuple(product(shape_in) // known if n == -1 else n for n in value)
+    new = tile_shape(shape, "reshape")
     if product(new) != product(shape_in):
         raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} "
                              f"({product(shape_in)} elements) to {new} ({product(new)} elements)")
@@ -70,7 +70,7 @@ def expand_dims(shape_in, axis):
 
 def broadcast_to(shape_in, shape):
     """Validate ``broadcast_to``: the target must be what broadcasting gives."""
-    target = tile_shape(shape, "broadcast shape")
+    target = tile_shape(shape, "broadcast_to")
     if len(target) < len(shape_in) or broadcast_shapes(shape_in, target) != target:
         raise TileValueError(f"Cannot broadcast a tile of shape {tuple(shape_in)} to {target}")
     return target
@@ -79,7 +79,7 @@ def broadcast_to(shape_in, shape):
 def extract(shape_in, index, shape, what="extract"):
     """Validate ``extract`` (or ``insert``): the index into the tile space of ``shape``
     within the tile; constant index entries must lie inside it."""
-    sub = tile_shape(shape, "extract shape")
+    sub = tile_shape(shape, what)
     if len(sub) != len(shape_in):
         raise TileValueError(f"extract shape {sub} must have the tile's rank {len(shape_in)}")
     for i, (outer, inner) in enumerate(zip(shape_in, sub)):

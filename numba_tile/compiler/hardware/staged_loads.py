@@ -160,7 +160,7 @@ def _transposed(order, ndim):
     order = constant_of(order, None) if not isinstance(order, types.NoneType) else "C"
     if order is None:
         return None
-    order = normalize_order(order, ndim)
+    order = normalize_order(order, ndim, "load")
     identity = tuple(range(ndim))
     if order == identity:
         return False

@@ -74,6 +74,8 @@ for _compare in (operator.eq, operator.ne):  # a Constant[str] with a literal: M
     for _pair in ((ConstantType, ConstantType), (ConstantType, types.StringLiteral),
                   (types.StringLiteral, ConstantType)):
         lower(_compare, *_pair)(_constant_comparison)
+for _compare in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+    lower(_compare, types.StringLiteral, types.StringLiteral)(_constant_comparison)
 
 
 def folded_constant(context, builder, sig, args):

@@ -247,9 +247,6 @@ def _element_format(printer, item, value, dry_run=False):
     if conversion.is_float:
         wide = arithmetic.convert(context, builder, value, dtype, d.float64)
         return str(conversion), [_canonical_nan(builder, wide)]
-    if dtype.is_float:  # integer conversion of a float: its truncated value
-        value = arithmetic.convert(context, builder, value, dtype, d.int64)
-        dtype = d.int64
     if item.python_spec and dtype.is_signed and letter in "xXo":
         return _signed_python_integer(printer, value, dtype, conversion)
     if dtype is d.bool_:
@@ -261,7 +258,7 @@ def _integer_argument(context, builder, value, dtype, letter, conversion=None):
     """An integer element as a ``printf`` argument: 32-bit for dtypes up to 32 bits (two's
     complement of that width for ``%x``), 64-bit (``ll``) otherwise; ``%d`` of an unsigned
     dtype prints it unsigned."""
-    letter = {"i": "d", "p": "x"}.get(letter, letter)
+    letter = "d" if letter == "i" else letter
     if letter == "d" and not dtype.is_signed:
         letter = "u"
     wide = dtype.itemsize == 8

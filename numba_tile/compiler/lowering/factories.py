@@ -18,8 +18,7 @@ from .tiles import make_tile, register_coordinates, thread_coordinates, linear_o
 @lower(factories.full, types.Any, types.Any, types.Any)
 def lower_full(context, builder, sig, args):
     tile_type = sig.return_type
-    value, = operand_values(context, builder, sig.args[1], args[1], sig.args[1],
-                            tile_type.dtype)
+    value, = operand_values(context, builder, sig.args[1], args[1], None, tile_type.dtype)
     return make_tile(context, builder, tile_type, [value] * tile_type.registers)
 
 

@@ -239,7 +239,7 @@ def _bits(element_type):
 @lower(memory.load, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
 def lower_load(context, builder, sig, args):
     result_type, array_type, index_type = sig.return_type, sig.args[0], sig.args[1]
-    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim, "load")
     view = ArrayView(context, builder, array_type, args[0], order)
     tile_index = tile_indices(context, builder, index_type, args[1])
     mode = constant_of(sig.args[4])
@@ -391,7 +391,7 @@ def load_tile(context, builder, view, array_type, origin, tile_type, padding_mod
 @lower(memory.store, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
 def lower_store(context, builder, sig, args):
     array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
-    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim, "store")
     view = ArrayView(context, builder, array_type, args[0], order)
     tile_index = tile_indices(context, builder, index_type, args[1])
     if not isinstance(tile_type, TileType) or tile_type.shape == ():
@@ -477,7 +477,7 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
 @lower(memory.num_tiles, ArrayType, types.Any, types.Any, types.Any)
 def lower_num_tiles(context, builder, sig, args):
     array_type = sig.args[0]
-    order = normalize_order(constant_of(sig.args[3]), array_type.ndim)
+    order = normalize_order(constant_of(sig.args[3]), array_type.ndim, "num_tiles")
     axis = normalize_axis(constant_of(sig.args[1]), array_type.ndim)
     tile = constant_of(sig.args[2])[axis]
     proxy = cgutils.create_struct_proxy(array_type)(context, builder, value=args[0])

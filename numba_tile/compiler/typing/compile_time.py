@@ -13,7 +13,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
 from ...rules import enums as enum_rules
-from ..abstract import RuntimeScalar, constant_of, operand
+from ...rules import operators as operator_rules
+from ..abstract import RUN_TIME, RuntimeScalar, constant_of, operand
 from ..types import ConstantType
 from .templates import compile_time_value, constant_value, register_template, registry
 
@@ -56,48 +57,69 @@ register_template(debugging.ensure_constant, infer_ensure_constant)
 register_template(debugging.static_eval, infer_static_eval)
 
 
-class ConstantComparison(AbstractTemplate):
-    """``a.dtype == ct.float32``, ``MODE == "causal"`` (a ``Constant[str]`` parameter) and
-    the like fold to a constant bool."""
+class _FoldedComparison(AbstractTemplate):
+    """A comparison that folds to a constant bool where :meth:`folded` gives one, tried
+    before Numba's templates and numba-cuda's overloads (which need a GPU)."""
 
-    key = operator.eq
+    prefer_literal = True
+    tile_first = True
+    metadata = {"target": "cuda"}
+    symbol = None
 
     def generic(self, args, kws):
-        if len(args) == 2 and any(isinstance(a, ConstantType) for a in args) and all(
-                isinstance(a, (ConstantType, types.StringLiteral)) for a in args):
-            equal = constant_of(args[0]) == constant_of(args[1])
-            return signature(types.BooleanLiteral(equal if self.key is operator.eq
-                                                  else not equal), *args)
-        return None
-
-
-registry.register_global(operator.eq)(ConstantComparison)
-
-
-class ConstantInequality(ConstantComparison):
-    key = operator.ne
-
-
-registry.register_global(operator.ne)(ConstantInequality)
-
-
-def _enum_ordering_template(key, symbol):
-    class EnumOrdering(AbstractTemplate):
-        """``Color.RED < Color.GREEN``: the rule's error (members of an ``IntEnum`` are
-        ints, folded as constants)."""
-
-        def generic(self, args, kws):
-            if len(args) == 2 and any(isinstance(a, ConstantType) for a in args):
-                enum_rules.check_comparison(symbol, *[constant_of(a, None) for a in args])
+        if kws or len(args) != 2:
             return None
+        result = self.folded(*args)
+        return None if result is None else signature(types.BooleanLiteral(result), *args)
 
-    EnumOrdering.key = key
-    registry.register_global(key)(EnumOrdering)
+
+class _ConstantComparison(_FoldedComparison):
+    """``a.dtype == ct.float32``, ``MODE == "causal"`` (a ``Constant[str]`` parameter),
+    ``"foo" < "bar"``; enum members are not ordered (the rule's error; members of an
+    ``IntEnum`` are ints, folded as constants)."""
+
+    def folded(self, left, right):
+        constants = isinstance(left, ConstantType) or isinstance(right, ConstantType)
+        if constants:
+            enum_rules.check_comparison(self.symbol, constant_of(left, None),
+                                        constant_of(right, None))
+        kinds = (ConstantType, types.StringLiteral)
+        if not (isinstance(left, kinds) and isinstance(right, kinds)) or (
+                constants and self.symbol not in ("==", "!=")):  # (strings are ordered)
+            return None
+        return bool(self.key(constant_of(left), constant_of(right)))
 
 
-for _key, _symbol in ((operator.lt, "<"), (operator.le, "<="), (operator.gt, ">"),
-                      (operator.ge, ">=")):
-    _enum_ordering_template(_key, _symbol)
+class _IdentityComparison(_FoldedComparison):
+    """``x is None``, ``flag is True``: the rule's error for a tile, a run-time scalar or an
+    array compared with anything but None; constants fold."""
+
+    def folded(self, left, right):
+        operator_rules.check_identity(self.symbol, _identity_operand(left),
+                                      _identity_operand(right))
+        values = constant_of(left, RUN_TIME), constant_of(right, RUN_TIME)
+        if any(value is RUN_TIME for value in values):
+            return None
+        return self.key(*values)
+
+
+def _identity_operand(numba_type):
+    """The rule operand of a type that has one; the type itself for the rest (a function,
+    an object of the user's), which the rule leaves to Python's identity."""
+    try:
+        return operand(numba_type)
+    except TileTypeError:
+        return numba_type
+
+
+for _key, _symbol, _kind in (
+        (operator.eq, "==", _ConstantComparison), (operator.ne, "!=", _ConstantComparison),
+        (operator.lt, "<", _ConstantComparison), (operator.le, "<=", _ConstantComparison),
+        (operator.gt, ">", _ConstantComparison), (operator.ge, ">=", _ConstantComparison),
+        (operator.is_, "is", _IdentityComparison),
+        (operator.is_not, "is not", _IdentityComparison)):
+    registry.register_global(_key)(type(f"{_kind.__name__[1:]}_{_key.__name__}", (_kind,),
+                                        {"key": _key, "symbol": _symbol}))
 
 
 def type_enum_call(enum_class, args, kws):

@@ -9,8 +9,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
 from ...language import debugging
-from ...rules.formatting import check_printf_arguments
-from ..abstract import RUN_TIME, constant_of
+from ...rules.formatting import check_printf_arguments, printf_format
+from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
 from .templates import registry
 from .text import TextType, is_printable_value
@@ -68,11 +68,7 @@ class PrintfTemplate(AbstractTemplate):
         if kws or not args:
             return None
         fmt, *values = args
-        check_printf_arguments(_constant_string(fmt, "The printf format"), len(values))
-        for value in values:
-            if not is_printable_value(value) and constant_of(value, RUN_TIME) is \
-                    RUN_TIME:
-                raise TileTypeError(f"printf cannot print a {value}")
+        check_printf_arguments(printf_format(operand(fmt)), [operand(v) for v in values])
         return signature(types.none, *args)
 
 

@@ -15,7 +15,7 @@ from ...interpreter import tile_math
 from ...interpreter.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import as_operand, dtype_argument
+from ...rules.core import as_operand, check_dtype_call, dtype_argument
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
@@ -187,7 +187,7 @@ register_template(elementwise.where, infer_where)
 
 def infer_astype(values):
     x, dtype = values["x"], constant_value(values["dtype"])
-    dtype = dtype_argument(dtype, "astype()")
+    dtype = dtype_argument(dtype, "astype")
     rounding_mode = constant_value(values.get("rounding_mode", types.Omitted(None)))
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
@@ -287,6 +287,7 @@ def type_dtype_call(dtype, args, kws):
     """The signature of ``ct.int16(5)``: a strictly typed constant (checked and converted
     by the interpreter's rule); ``ct.float16(t)`` of a tile or run-time scalar is
     ``astype``."""
+    check_dtype_call(dtype)
     if kws or len(args) != 1:
         raise TileTypeError(f"{dtype}() takes exactly one argument")
     (value,) = args

@@ -2,9 +2,10 @@
 
 from numba.core import types
 
-from ...errors import TileUnsupportedFeatureError, TileTypeError
+from ...errors import TileTypeError
 from ...language import factories
-from ...promotion import Loose, check_constant_converts
+from ...promotion import check_constant_converts
+from ...rules import factories as factory_rules
 from ...rules.core import dtype_argument, tile_shape
 from ..abstract import operand
 from ..compilation import current
@@ -13,26 +14,19 @@ from ..types import TileType, scalar_type
 from .templates import constant_value, register_template, is_constant, is_scalar
 
 
-def infer_full(values):
-    shape = tile_shape(constant_value(values["shape"]), "shape")
-    dtype = constant_value(values["dtype"])
-    fill = values["fill_value"]
-    if not is_scalar(fill):
-        raise TileUnsupportedFeatureError("full() with a tile fill value is not compiled")
-    fill_op = operand(fill)
-    if isinstance(fill_op, Loose):
-        check_constant_converts(fill_op.value, dtype)
-    return TileType(dtype, shape, current().num_warps)
+def infer_filled(op, fill_value=None):
+    """The typing of factory ``op``: ``full``, or ``zeros``/``ones`` of ``fill_value``."""
+    def infer(values):
+        fill = operand(values["fill_value"]) if fill_value is None else fill_value
+        spec = factory_rules.filled(op, constant_value(values["shape"]), fill,
+                                    constant_value(values["dtype"]))
+        return TileType(spec.dtype, spec.shape, current().num_warps)
+    return infer
 
 
-def infer_zeros(values):
-    return TileType(constant_value(values["dtype"]), tile_shape(constant_value(values["shape"]), "shape"),
-                    current().num_warps)
-
-
-register_template(factories.full, infer_full)
-register_template(factories.zeros, infer_zeros)
-register_template(factories.ones, infer_zeros)
+register_template(factories.full, infer_filled("full"))
+register_template(factories.zeros, infer_filled("zeros", 0))
+register_template(factories.ones, infer_filled("ones", 1))
 
 
 def _check_constant_converts(numba_type, dtype):
@@ -45,8 +39,8 @@ def _check_constant_converts(numba_type, dtype):
 
 
 def infer_arange(values):
-    (n,) = tile_shape(constant_value(values["size"]), "arange size")
-    dtype = dtype_argument(constant_value(values["dtype"]))
+    (n,) = tile_shape(constant_value(values["size"]), "arange", "size")
+    dtype = dtype_argument(constant_value(values["dtype"]), "arange")
     for name in ("start", "step"):
         value = values[name]
         if not (is_scalar(value) or isinstance(value, types.Omitted) or (
@@ -58,7 +52,7 @@ def infer_arange(values):
 
 
 def infer_astile(values):
-    dtype = dtype_argument(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]), "astile")
     value = values["value"]
     scalar_type(dtype)
     if isinstance(value, TileType):

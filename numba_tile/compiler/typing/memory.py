@@ -7,10 +7,8 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...enums import PaddingMode
-from ...errors import TileValueError
 from ...language import memory
 from ...rules import memory as memory_rules
-from ...rules.core import tile_shape
 from ..abstract import operand
 from ..compilation import current
 from ..intrinsics import partition_region
@@ -52,12 +50,8 @@ register_template(memory.store, infer_store)
 
 def infer_num_tiles(values):
     array = operand(values["array"])
-    memory_rules.require_array(array)
-    shape = tile_shape(constant_value(values["shape"]), "shape")
-    memory_rules.normalize_order(constant_value(values["order"]), array.ndim)
-    memory_rules.slice_axis(constant_value(values["axis"]), array.ndim)
-    if len(shape) != array.ndim:
-        raise TileValueError(f"shape {shape} must have the array's rank {array.ndim}")
+    memory_rules.num_tiles(array, constant_value(values["axis"]), constant_value(values["shape"]),
+                           constant_value(values["order"]))
     return array.index
 
 
@@ -141,12 +135,12 @@ ArrayAttributes.resolve_tiled_view = bound_method(
 
 
 def infer_view_load(view, values):
-    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     return TileType(view.dtype, view.tile_shape, current().num_warps)
 
 
 def infer_view_store(view, values):
-    memory_rules.tile_index(operand(values["index"]), view.array.ndim)
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         return None

@@ -11,7 +11,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
-from ...rules.core import dtype_argument, normalize_axis
+from ...rules.core import dtype_argument, normalize_axis, not_a_tile
 from ..abstract import operand
 from ..compilation import current
 from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
@@ -123,6 +123,8 @@ def infer_insert(values):
     value, index = values["value"], values["index"]
     items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
     if not isinstance(value, TileType):
+        if not is_scalar(value):
+            raise not_a_tile("insert", operand(value), 3)
         raise TileUnsupportedFeatureError("insert() of a scalar value is not compiled yet")
     shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape, "insert")
     return x
@@ -142,7 +144,7 @@ def infer_cat(values):
 
 def infer_bitcast(values):
     x = values["x"]
-    dtype = dtype_argument(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]), "bitcast")
     if is_constant(x) and not isinstance(x, TileType):  # folded, as the interpreter does
         return folded_type(shapes.bitcast.__tile_op__(constant_value(x), dtype))
     if is_scalar(x):  # a run-time scalar: a scalar of the new dtype
@@ -167,7 +169,7 @@ def infer_pack_to_bytes(values):
 
 def infer_unpack_from_bytes(values):
     x = tile_argument(values, "unpack_from_bytes")
-    dtype = dtype_argument(constant_value(values["dtype"]))
+    dtype = dtype_argument(constant_value(values["dtype"]), "unpack_from_bytes")
     return TileType(dtype, shape_rules.unpack_from_bytes(x.dtype, x.shape, dtype), x.num_warps)
 
 

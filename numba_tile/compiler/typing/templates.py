@@ -24,7 +24,7 @@ from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import broadcast_shapes
+from ...rules.core import broadcast_shapes, not_a_tile
 from ..abstract import operand, python_value
 from ..constant_folding import literal_type
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, default_layout, \
@@ -150,10 +150,14 @@ def result_tile(dtype, operands):
 
 
 def tile_argument(values, op):
+    """Argument ``x`` of ``op``, a tile. A scalar is one the compiler does not take yet;
+    anything else is cuTile's ``TileTypeError``, as the interpreter raises it."""
     x = values["x"]
-    if not isinstance(x, TileType):
+    if isinstance(x, TileType):
+        return x
+    if is_scalar(x):
         raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
-    return x
+    raise not_a_tile(op, operand(x))
 
 
 def float_options(op, values, result_dtype):

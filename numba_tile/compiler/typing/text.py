@@ -21,7 +21,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
-from ...rules.formatting import conversion_for_spec
+from ...rules.formatting import conversion_for_spec, format_value
 from ..abstract import RUN_TIME, constant_of
 from ..types import TileType, dtype_of_scalar
 from .templates import registry
@@ -91,10 +91,7 @@ class _TextTemplate(AbstractTemplate):
         text whose spec is checked here."""
         value = constant_of(value_type, RUN_TIME)
         if value is not RUN_TIME:
-            try:
-                return signature(_string_literal(format(value, spec)), *args)
-            except (TypeError, ValueError) as error:
-                raise TileTypeError(str(error)) from None
+            return signature(_string_literal(format_value(value, spec)), *args)
         text = text_of(value_type, spec)
         return None if text is None else signature(text, *args)
 
