@@ -368,7 +368,10 @@ def test_scalar_int64_annotation(run_kernel, value):
 
 
 def test_int_argument_is_a_runtime_value(run_kernel):
-    with pytest.raises(ct.TileTypeError, match="compile-time constant"):
+    """An int argument is a run-time value: not a constant a shape can be made of (cuTile's
+    message)."""
+    with pytest.raises(ct.TileTypeError, match="given value is not constant \\(it is a "
+                                               "run-time int32 scalar\\)"):
         run_kernel(runtime_int_as_shape_kernel, (1,), (4,))
 
 
