@@ -7,6 +7,8 @@ Arrays are views into larger buffers whose guard elements must stay untouched; o
 scattered into a poisoned output.
 """
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -462,3 +464,48 @@ def test_bfloat16_add_needs_sm_90():
     with pytest.raises(ct.TileUnsupportedFeatureError, match="needs compute capability 9.0"):
         ct.compile(bfloat16_add, (x,), arch="sm_80")
     ct.compile(bfloat16_add, (x,), arch="sm_90")
+
+
+def _instructions(ptx, name):
+    return [line for line in ptx.splitlines() if re.search(rf"\b{name}\.", line)]
+
+
+def test_an_atomic_whose_old_values_are_unused_is_a_reduction():
+    """PTX ``red`` where nothing reads the old values (the benchmark's histogram, a 2-d
+    float add of vector runs), ``atom`` where they are read (or stored)."""
+    from numba_tile.bench.memory_kernels import histogram as counted_in_copies
+    from numba_tile.bench.memory_kernels import scatter_add_rows
+    values, copies = np.zeros(1 << 16, np.int32), np.zeros((4, 32), np.int32)
+    ptx = ct.compile(counted_in_copies, (values, copies, 4096), arch="sm_90").ptx
+    assert _instructions(ptx, "red") and not _instructions(ptx, "atom"), ptx
+    ptx = ct.compile(scatter_add_rows, (np.zeros((8, 1024), np.float32), np.zeros(4, np.int32),
+                                        np.zeros((4, 1024), np.float32), 1, 1024),
+                     arch="sm_90").ptx
+    assert any(".v4.f32" in line for line in _instructions(ptx, "red")), ptx
+    assert not _instructions(ptx, "atom"), ptx
+    x = np.zeros(N, np.int32)
+    ptx = ct.compile(read_modify_write, (x, x, x, TILE, "add", False), arch="sm_90").ptx
+    assert _instructions(ptx, "atom") and not _instructions(ptx, "red"), ptx
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("atom.relaxed.gpu.add.u32 %r1, [%rd1], %r2;", "red.relaxed.gpu.add.u32 [%rd1], %r2;"),
+    ("atom.release.sys.max.s64 %rd3, [%rd1], %rd2;", "red.release.sys.max.s64 [%rd1], %rd2;"),
+    ("atom.relaxed.gpu.add.noftz.bf16 %rs1, [%rd1], %rs2;",
+     "red.relaxed.gpu.add.noftz.bf16 [%rd1], %rs2;"),
+    ("atom.relaxed.gpu.global.add.v4.f32 {%f1,%f2,%f3,%f4}, [ga], {%f5,%f6,%f7,%f8};",
+     "red.relaxed.gpu.global.add.v4.f32 [ga], {%f5,%f6,%f7,%f8};"),
+    # red has neither acquire orders nor exchanges
+    ("atom.acquire.gpu.add.u32 %r1, [%rd1], %r2;", None),
+    ("atom.acq_rel.gpu.or.b32 %r1, [%rd1], %r2;", None),
+    ("atom.relaxed.gpu.exch.b32 %r1, [%rd1], %r2;", None),
+    ("atom.relaxed.gpu.cas.b32 %r1, [%rd1], %r2, %r3;", None),
+])
+def test_the_rewrite_of_unused_atomics(line, expected):
+    from numba_tile.compiler.hardware.reductions import unused_atomics_as_reductions
+    function = ".visible .entry k()\n{\n\t%s\n\tst.u32 [%%rd9], %%r10;\n}\n"
+    assert unused_atomics_as_reductions(function % line) == function % (expected or line)
+    # a read of one of the old values (%r1, %f4 ... not %r10, %f40) keeps the atom
+    read = "mov.b32 %%r11, %s;" % re.search(r"(%\w+)[,}]", line.replace("{", "")).group(1)
+    kept = ".visible .entry k()\n{\n\t%s\n\t%s\n}\n" % (line, read)
+    assert unused_atomics_as_reductions(kept) == kept

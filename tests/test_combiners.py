@@ -229,8 +229,8 @@ def wrong_result_dtype(x, y):
 
 
 def test_a_result_of_another_dtype_is_a_type_error(run_kernel):
-    """Both executors (the compiler too, where no other scan sits in a branch a constant
-    condition removes: the case of test_what_cutile_refuses, still a compiler gap)."""
+    """Both executors, a reduction (the scan: case 8 of test_what_cutile_refuses); the
+    compiler raises it before the "Undecided type" of the later steps that follows from it."""
     x = np.arange(16, dtype=np.int32).reshape(4, 4)
     with pytest.raises(ct.TileTypeError, match="must return values of the input's dtype"):
         run_kernel(wrong_result_dtype, (1,), (x, np.zeros(4, np.int32)))

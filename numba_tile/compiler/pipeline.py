@@ -30,6 +30,7 @@ from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from .compilation import Compilation, StaticIterState, compiling
 from .hardware import tma
+from .hardware.reductions import unused_atomics_as_reductions
 from .contexts import contexts
 from .frontend import call_sites
 from .frontend.defined_variables import undefined_variable, user_name
@@ -138,7 +139,8 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
             while len(_LOWERED) > _LOWERED_KEPT:
                 _LOWERED.popitem(last=False)
         library, entry, scratch_bytes, tensor_maps = lowered
-        ptx = tma.declare_tensor_map_parameters(_ptx(library, cc), entry, len(tensor_maps))
+        ptx = unused_atomics_as_reductions(_ptx(library, cc))
+        ptx = tma.declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
         _name_the_function(error.loc, fn)
         raise

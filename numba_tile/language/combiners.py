@@ -57,16 +57,15 @@ def _totals_step(count):
     """The totals of the doubled blocks of ``count`` tiles: ``tiles`` holds each element's
     block total, its partner's (the other half's) and the op's inputs (for the check);
     ``step`` is whether the element is in the half that comes second (the upper one, but
-    in a reversed scan)."""
+    in a reversed scan). One call of ``func`` per element: the two totals are put in the
+    order of their blocks first (``func`` need not commute)."""
     return _generated("totals", count, [
         "totals, partners, inputs = tiles",
-        "each:t# = totals[#]",
-        "each:q# = partners[#]",
-        "{all:lo#} = func({all:t#}, {all:q#})",
-        "{all:lo#}, = checked(option, inputs, ({all:lo#},))",
-        "{all:hi#} = func({all:q#}, {all:t#})",
-        "{all:hi#}, = checked(option, inputs, ({all:hi#},))",
-        "return ({all:where(step, hi#, lo#)},)",
+        "each:first# = where(step, partners[#], totals[#])",
+        "each:second# = where(step, totals[#], partners[#])",
+        "{all:c#} = func({all:first#}, {all:second#})",
+        "{all:c#}, = checked(option, inputs, ({all:c#},))",
+        "return ({all:c#},)",
     ])
 
 

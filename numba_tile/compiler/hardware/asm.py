@@ -189,7 +189,8 @@ def wgmma(instruction, count, a_registers, itemsize, k_major_b):
 def atomic(op, order, scope, ptx_type, register):
     """``atom.<order>.<scope>.<op>.<type> old, [address], operand``: ``op`` one of ``add``,
     ``exch``, ``max``, ``min``, ``and``, ``or``, ``xor``, the address generic (an ``l``
-    operand). ptxas writes ``RED`` where the old value is not used."""
+    operand). Where the old value is not used, the PTX is rewritten to ``red``
+    (:mod:`~numba_tile.compiler.hardware.reductions`)."""
     noftz = ".noftz" if ptx_type in ("f16", "bf16") else ""
     return Asm(f"atom.{order}.{scope}.{op}{noftz}.{ptx_type} $0, [$1], $2;",
                f"={register},l,{register},~{{memory}}")

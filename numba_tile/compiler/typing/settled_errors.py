@@ -43,7 +43,10 @@ def _propagate(self, inferer):
                 errors.append(error)
             except TypingError as error:
                 errors.append(_located(error, constraint.loc))
-    return errors
+    # Numba raises the first error left: a Tile error is the cause where Numba's own errors
+    # follow from it (a combiner's result of another dtype leaves the later steps' types
+    # "Undecided"), so the Tile errors go first, each kind in the kernel's order
+    return sorted(errors, key=lambda error: not isinstance(error, TileError))
 
 
 def _located(error, loc):
