@@ -49,6 +49,7 @@ from .language.grid_dependencies import (grid_dependency_control_launch_dependen
 from .language.memory import assume_divisible_by, bid, cdiv, load, num_blocks, num_tiles, \
     store
 from .language.combiners import reduce, scan
+from .language.histograms import histogram
 from .language.scans import cumprod, cumsum
 from .language.reductions import argmax, argmin, max, min, prod, sum
 from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert,

@@ -96,7 +96,11 @@ def histogram_case(count, bins):
         bytes_moved=count * 4 + bins * 4, make_inputs=make_inputs, reference=reference,
         implementations=(
             Implementation("numba_tile", _histogram(bins),
-                           ({"copies": 32}, {"copies": 8}, {"copies": 128})),
+                           ({"copies": 32}, {"copies": 8}, {"copies": 128},
+                            {"block": 8192, "tiles": 16, "num_warps": 8},
+                            {"block": 4096, "tiles": 16, "num_warps": 4},
+                            {"block": 8192, "tiles": 64, "num_warps": 8},
+                            {"block": 16384, "tiles": 8, "num_warps": 16})),
             Implementation("torch", _returning(references.torch_histogram, bins=bins)),
         ),
         target=Target(1.0, "torch"), tolerance_override=EXACT)
@@ -111,9 +115,12 @@ def memory_cases(quick=False):
 
 
 def _histogram(bins):
-    """``prepare`` for the histogram: zero the copies, count into them, sum them."""
+    """``prepare`` for the histogram: zero the copies, count into them, sum them; or, with
+    ``block`` (values a tile), zero the counts and add each thread block's histogram."""
     def prepare(values, copies=32, **params):
         import torch
+        if "block" in params:
+            return _block_histogram(torch, values, bins, **params)
         private = torch.empty((copies, bins), dtype=torch.int32, device="cuda")
         counts = torch.full((bins,), -1, dtype=torch.int32, device="cuda")
         launches = memory_kernels.histogram_launches(values, private, counts, **params)
@@ -126,6 +133,18 @@ def _histogram(bins):
             return counts
         return run
     return prepare
+
+
+def _block_histogram(torch, values, bins, **params):
+    counts = torch.full((bins,), -1, dtype=torch.int32, device="cuda")
+    kernel, grid, args = memory_kernels.block_histogram_launch(values, counts, **params)
+    stream = torch.cuda.current_stream()
+
+    def run():
+        counts.zero_()
+        ct.launch(stream, grid, kernel, args)
+        return counts
+    return run
 
 
 def _launched(launch, make_output, arguments, before=None):

@@ -1,5 +1,6 @@
 """The memory-operation kernels the benchmark times (issue 19): an embedding lookup with
-``gather``, a scatter-add of rows with ``atomic_add`` and a histogram with ``atomic_add``.
+``gather``, a scatter-add of rows with ``atomic_add`` and a histogram with ``atomic_add`` (into
+copies of the counts, or of block histograms made with ``ct.histogram``).
 Each ``*_launch`` function returns ``(kernel, grid, args)``, as in
 :mod:`numba_tile.bench.kernels`:
 
@@ -57,6 +58,23 @@ def histogram(values, counts, TILE: ct.Constant[int]):
     bins = ct.where(position < values.shape[0], tile, -1)
     copy = ct.bid(0) % counts.shape[0]
     ct.atomic_add(counts, (copy, bins), 1, memory_order=ct.MemoryOrder.RELAXED)
+
+
+@ct.kernel
+def block_histogram(values, counts, TILE: ct.Constant[int], TILES: ct.Constant[int],
+                    BINS: ct.Constant[int]):
+    """``counts[v] += 1`` for every ``v`` of ``values``: a block counts ``TILES`` tiles of
+    ``TILE`` values into one block histogram (``ct.histogram``, a numba_tile extension that
+    counts in shared memory), then adds it to ``counts`` with one relaxed atomic per bin.
+    The padding past the end is -1, a value outside the bins."""
+    total = ct.zeros((BINS,), ct.int32)
+    for k in range(TILES):
+        i = ct.bid(0) * TILES + k
+        tile = ct.load(values, (i,), shape=(TILE,), padding_mode=ct.PaddingMode.ZERO)
+        position = ct.arange(TILE, dtype=ct.int32) + i * TILE
+        total += ct.histogram(ct.where(position < values.shape[0], tile, -1), BINS)
+    ct.atomic_add(counts, ct.arange(BINS, dtype=ct.int32), total,
+                  memory_order=ct.MemoryOrder.RELAXED)
 
 
 @ct.kernel
@@ -124,3 +142,22 @@ def histogram_launches(values, copies, counts, *, tile=4096, num_warps=None):
     return [(_with_warps(histogram, num_warps), (ct.cdiv(values.shape[0], tile),),
              (values, copies, tile)),
             (sum_copies, (ct.cdiv(bins, bins_tile),), (copies, counts, number, bins_tile))]
+
+
+def block_histogram_launch(values, counts, *, block=8192, tiles=16, num_warps=None):
+    """``(kernel, grid, args)`` adding the histogram of ``values`` to ``counts`` (zeroed
+    first), ``tiles`` tiles of ``block`` values a thread block.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.memory_kernels import block_histogram_launch
+    >>> counts = np.zeros(4, np.int32)
+    >>> kernel, grid, args = block_histogram_launch(np.array([3, 1, 3, 0, 3], np.int32), counts,
+    ...                                             block=2, tiles=2)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> counts
+    array([1, 1, 0, 3], dtype=int32)
+    """
+    return (_with_warps(block_histogram, num_warps),
+            (ct.cdiv(values.shape[0], block * tiles),),
+            (values, counts, block, tiles, counts.shape[0]))

@@ -16,7 +16,7 @@ from .typing import memory, elementwise, reductions, shapes, compile_time, facto
     attributes, matrix, device_output, text, pipelines, loops, \
     gather, atomics, scans, static_expressions, static_iteration, \
     keywords, dataclasses, rewrite_errors, tuples, \
-    context_manager_values, grid_dependencies  # noqa: F401 (typing families, in order)
+    context_manager_values, grid_dependencies, histograms  # noqa: F401 (typing families, in order)
 from .typing.templates import registry as typing_registry
 from .lowering import constants, device_output as lowering_device_output, elementwise as \
     lowering_elementwise, factories as lowering_factories, matrix as lowering_matrix, \
@@ -26,5 +26,6 @@ from .lowering import constants, device_output as lowering_device_output, elemen
     keywords as lowering_keywords, dataclasses as lowering_dataclasses, \
     tuples as lowering_tuples, joins as lowering_joins, \
     partitions as lowering_partitions, \
-    grid_dependencies as lowering_grid_dependencies  # noqa: F401
+    grid_dependencies as lowering_grid_dependencies, \
+    histograms as lowering_histograms  # noqa: F401
 from .lowering.registry import registry as lowering_registry
