@@ -181,3 +181,48 @@ def test_a_closure_reads_its_variables_when_called(run_kernel, kernel, expected)
 @pytest.mark.parametrize("kernel,expected", CELLS, ids=[k.__name__ for k, _ in CELLS])
 def test_the_compiled_closure_reads_them_when_called(kernel, expected):
     assert _constants(kernel, (np.zeros(3, np.int32),)) == set(expected) - {0}
+
+
+# -- what a closure's body holds is checked, its result read or not -------------------------------
+@ct.kernel
+def identity_in_lambda(x):
+    t = ct.load(x, (0,), (4,))
+    same = lambda a, b: a is b  # noqa: E731
+    same(t, t)  # (unread: typed all the same, as cuTile types every statement)
+    ct.store(x, (0,), t)
+
+
+@ct.kernel
+def identity_in_nested_function(x):
+    t = ct.load(x, (0,), (4,))
+
+    def differ(a):
+        a is not ct.bid(0)
+        return a
+
+    ct.store(x, (0,), differ(t))
+
+
+@ct.kernel
+def identity_with_none_in_lambda(x):
+    t = ct.load(x, (0,), (4,))
+    missing = lambda a: a is None  # noqa: E731
+    missing(t)
+    ct.store(x, (0,), t + 1)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (identity_in_lambda, "Operator 'is' expects one of the operands to be None, got "
+                         "Tile[float32,(4,)] and Tile[float32,(4,)]"),
+    (identity_in_nested_function, "Operator 'is not' expects one of the operands to be None, "
+                                  "got Tile[float32,(4,)] and Tile[int32,()]")],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_identity_of_tiles_in_closures_is_refused(run_kernel, kernel, message):
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        run_kernel(kernel, (1,), (np.ones(4, np.float32),))
+
+
+def test_identity_with_none_in_a_closure_is_allowed(run_kernel):
+    x = np.ones(4, np.float32)
+    run_kernel(identity_with_none_in_lambda, (1,), (x,))
+    np.testing.assert_array_equal(x, np.full(4, 2.0))

@@ -130,7 +130,8 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "UnrollStaticIter",
                      "PruneConstantBranches", "JoinHelperReturns", "PipelineMmaLoads",
                      "DeferProductWaits", "LiteralUnroll", "RewriteDeviceOutput",
-                     "PruneConstantBranches", "InlineDataclassMembers", "NopythonTypeInference",
+                     "PruneConstantBranches", "InlineDataclassMembers", "OrderJoins",
+                     "NopythonTypeInference",
                      "CheckStaticIterItems", "CheckDefinedVariables", "ComputeIndexTilesInPlace",
                      "FindProductsInFlight"]
 

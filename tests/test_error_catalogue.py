@@ -217,9 +217,25 @@ def identity_of_scalars(x, out):
     ct.bid(0) is not ct.bid(1)
 
 
-# tiles compare by identity only with None
+@ct.kernel
+def identity_in_lambda(x, out):
+    same = lambda a, b: a is b  # noqa: E731
+    same(ct.load(x, (0,), (4,)), ct.load(out, (0,), (4,)))
+
+
+@ct.kernel
+def identity_in_nested_function(x, out):
+    def differ(a):
+        return a is not ct.bid(0)
+    differ(ct.load(x, (0,), (4,)))
+
+
+# tiles compare by identity only with None (in closures too, their results read or not)
 case("is-of-tiles", identity_of_tiles, arrays(np.float32, np.float32), ct.TileTypeError)
 case("is-not-of-scalars", identity_of_scalars, arrays(np.float32, np.float32), ct.TileTypeError)
+case("is-in-lambda", identity_in_lambda, arrays(np.float32, np.float32), ct.TileTypeError)
+case("is-not-in-nested-function", identity_in_nested_function, arrays(np.float32, np.float32),
+     ct.TileTypeError)
 
 
 @ct.kernel

@@ -7,6 +7,8 @@ variable some path does not set is a ``TileSyntaxError`` where it is read
 (``numba_tile.compiler.typing.joins``, ``numba_tile.interpreter.branch_joins``,
 ``numba_tile.interpreter.loop_exits``, ``numba_tile.compiler.frontend.defined_variables``)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -485,3 +487,198 @@ def test_variables_set_on_every_path_that_runs_are_defined(run_kernel, has_bias)
     x = np.ones(4, np.float32)
     run_kernel(set_where_needed, (1,), (x, has_bias))
     np.testing.assert_array_equal(x, np.full(4, 4.0 if has_bias else 2.0))
+
+
+# -- constants whose value is their type: enum members, dtypes, strings ---------------------------
+@ct.kernel
+def enum_in_branch(x):  # cuTile's conformance kernel (test_typeinfer.py)
+    if ct.bid(0) == 0:
+        val = ct.MemoryOrder.RELAXED
+    else:
+        val = ct.MemoryOrder.WEAK
+    print(val == ct.MemoryOrder.WEAK)
+
+
+@ct.kernel
+def enum_set_on_one_side(x):
+    val = ct.MemoryOrder.RELAXED
+    if ct.bid(0) == 0:
+        val = ct.MemoryOrder.WEAK
+    ct.atomic_add(x, 0, 1, memory_order=val)
+
+
+@ct.kernel
+def dtype_in_branch(x):
+    if ct.bid(0) == 0:
+        dtype = ct.float16
+    else:
+        dtype = ct.int8
+    ct.store(x, (0,), ct.full((1,), 0, dtype))
+
+
+@ct.kernel
+def dtype_or_enum(x):
+    if ct.bid(0) == 0:
+        val = ct.MemoryOrder.WEAK
+    else:
+        val = ct.float16
+    ct.store(x, (0,), ct.full((1,), 0, val))
+
+
+@ct.kernel
+def string_in_branch(x):
+    if ct.bid(0) == 0:
+        s = "a"
+    else:
+        s = "b"
+    ct.printf(s)
+
+
+@ct.kernel
+def string_in_conditional_expression(x):
+    s = "a" if ct.bid(0) == 0 else "b"
+    ct.static_assert(s == "a")
+
+
+@ct.kernel
+def enum_in_nested_else(x):
+    if ct.bid(0) == 0:
+        val = ct.MemoryOrder.RELAXED
+    elif ct.bid(0) == 1:
+        val = ct.MemoryOrder.WEAK
+    else:
+        val = ct.MemoryOrder.ACQUIRE
+    print(val == ct.MemoryOrder.WEAK)
+
+
+def _path_message(name, first, second):
+    return f"Type of {name} depends on path taken: {first} (on one path) vs. {second} " \
+           f"(on another)"
+
+
+_WEAK, _RELAXED = "<enum constant MemoryOrder.WEAK>", "<enum constant MemoryOrder.RELAXED>"
+
+
+@pytest.mark.parametrize("kernel,message", [
+    # the else side's type first, as in cuTile's message
+    (enum_in_branch, _path_message("`val`", _WEAK, _RELAXED)),
+    (enum_set_on_one_side, _path_message("`val`", _RELAXED, _WEAK)),
+    (dtype_in_branch, _path_message("`dtype`", "DTypeSpec(dtype=<DType 'int8'>)",
+                                    "DTypeSpec(dtype=<DType 'float16'>)")),
+    (dtype_or_enum, _path_message("`val`", "DTypeSpec(dtype=<DType 'float16'>)", _WEAK)),
+    (string_in_branch, _path_message("`s`", "<string constant 'b'>", "<string constant 'a'>")),
+    (string_in_conditional_expression,
+     _path_message("a value", "<string constant 'b'>", "<string constant 'a'>")),
+], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("blocks", [1, 2])
+def test_constants_that_depend_on_the_path_are_a_type_error(run_kernel, kernel, message, blocks):
+    # whichever side the run takes (blocks: tile block 1 takes the else side)
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        run_kernel(kernel, (blocks,), (np.zeros(1, np.int32),))
+
+
+def test_a_nested_branch_reports_its_own_join_first_compiled():
+    # (the interpreter compares the sides of the branches it runs: tile block 1 and 2)
+    message = _path_message("`val`", "<enum constant MemoryOrder.ACQUIRE>", _WEAK)
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        ct.compile(enum_in_nested_else, (np.zeros(1, np.int32),), arch="sm_90")
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        with ct.interpret():
+            ct.launch(0, (3,), enum_in_nested_else, (np.zeros(1, np.int32),))
+
+
+@ct.kernel
+def same_constants_meet(x, b):
+    if b == 0:
+        s = "a"
+        dtype = ct.int32
+        order = ct.MemoryOrder.RELAXED
+    else:
+        s = "a"
+        dtype = ct.int32
+        order = ct.MemoryOrder.RELAXED
+    ct.static_assert(s == "a" and dtype == ct.int32)
+    ct.atomic_add(x, 0, ct.full((), 1, dtype), memory_order=order)
+
+
+@ct.kernel
+def constant_branch_keeps_one_side(x, B: ct.Constant[int]):
+    if B == 0:
+        s = "a"
+        dtype = ct.int8
+    else:
+        s = "b"
+        dtype = ct.int32
+    ct.static_assert(s == "b" and dtype == ct.int32)
+    ct.atomic_add(x, 0, ct.full((), 1, dtype))
+
+
+@pytest.mark.parametrize("kernel", [same_constants_meet, constant_branch_keeps_one_side],
+                         ids=lambda v: v.__name__)
+def test_equal_constants_meet_and_constant_branches_keep_one_side(run_kernel, kernel):
+    x = np.zeros(1, np.int32)
+    run_kernel(kernel, (1,), (x, 1))
+    assert x[0] == 1
+
+
+# -- a loose constant meets a scalar by its own dtype -------------------------------------------
+@ct.kernel
+def loose_int_or_float_scalar(x, f, b):
+    if ct.bid(0) == b:
+        v = 0
+    else:
+        v = f  # a float argument: a float32 scalar (0 is int32 here, no float64 widening)
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def loose_int_before_float_scalar(x, f, b):
+    v = 0
+    if ct.bid(0) == b:
+        v = f
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def loose_int_or_float_sum(x, f, b):
+    s = ct.sum(ct.load(x, (0,), (1,)))  # a float32 0-d tile
+    v = 0 if ct.bid(0) == b else s
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def loose_bool_or_int(x, f, b):
+    if ct.bid(0) == b:
+        v = True
+    else:
+        v = 1
+    ct.scatter(x, 0, v)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (loose_int_or_float_scalar, _path_message("`v`", "Tile[float32,()]", "Tile[int32,()]")),
+    (loose_int_before_float_scalar, _path_message("`v`", "Tile[int32,()]", "Tile[float32,()]")),
+    (loose_int_or_float_sum, _path_message("a value", "Tile[float32,()]", "Tile[int32,()]")),
+    (loose_bool_or_int, _path_message("`v`", "Tile[int32,()]", "Tile[bool_,()]")),
+], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("b", [0, 1])
+def test_a_loose_constant_and_a_scalar_of_another_kind_do_not_meet(run_kernel, kernel,
+                                                                   message, b):
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), 1.5, b))
+
+
+@ct.kernel
+def loose_int_or_int_scalar(x, n, b):
+    if ct.bid(0) == b:
+        v = 0
+    else:
+        v = n  # an int argument: int32, as 0 is
+    ct.scatter(x, 0, v + 1)
+
+
+@pytest.mark.parametrize("b", [0, 1])
+def test_a_loose_int_meets_an_int32_scalar(run_kernel, b):
+    x = np.zeros(1, np.int32)
+    run_kernel(loose_int_or_int_scalar, (1,), (x, 4, b))
+    assert x[0] == (1 if b == 0 else 5)

@@ -26,6 +26,7 @@ from ..promotion import loose_concrete_dtype
 from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
+from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from .compilation import Compilation, StaticIterState, compiling
@@ -187,6 +188,7 @@ _LITERAL = re.compile(r"Literal\[(\w+)\]\((.*)\)")
 _TYPED_CONSTANT = re.compile(r"Constant\[(\w+)\]\((.*)\)")
 _TILE = re.compile(r"Tile\((\w+), (\([^)]*\)), .*\)")
 _ENUM_CONSTANT = re.compile(r"TileConstant\(<(\w+\.\w+): .*>\)")
+_DTYPE_CONSTANT = re.compile(r"TileConstant\((\w+)\)")
 
 
 def _typing_error(reason, loc):
@@ -217,14 +219,22 @@ def _typing_error(reason, loc):
 def _tile_type_text(text):
     """A Numba type's name as cuTile names the type of a value of tile code: a scalar (a
     loose constant by its own dtype) ``Tile[int32,()]``, a tile ``Tile[float32,(16,)]``, an
-    enum member ``<enum constant PaddingMode.ZERO>``."""
+    enum member ``<enum constant PaddingMode.ZERO>``, a dtype ``DTypeSpec(dtype=<DType
+    'float32'>)``, a string ``<string constant 'a'>`` (as the interpreter names them,
+    :mod:`numba_tile.interpreter.loop_carried`)."""
     text = _ENUM_CONSTANT.sub(r"<enum constant \1>", text)
+    dtype_constant = _DTYPE_CONSTANT.fullmatch(text)
+    if dtype_constant is not None and \
+            isinstance(getattr(dtypes, dtype_constant[1], None), dtypes.DType):
+        return type_name(getattr(dtypes, dtype_constant[1]))
     literal = _LITERAL.fullmatch(text)
     constant = _TYPED_CONSTANT.fullmatch(text)
     tile = _TILE.fullmatch(text)
     dtype = None
     if literal is not None:
         kind, value = literal.groups()
+        if kind == "str":
+            return f"<string constant {value!r}>"
         try:
             dtype = loose_concrete_dtype(int(value)) if kind == "int" else \
                 {"float": "float32", "bool": "bool_"}.get(kind)

@@ -42,9 +42,13 @@ import ast
 import enum
 import itertools
 
+import numpy as np
+
+from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
-from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, undefine, undefine_on_mismatch
+from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, mismatch, undefine, \
+    undefine_on_mismatch
 from .tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
@@ -54,6 +58,7 @@ JOINED_NAME = "__numba_tile_joined"
 VALUE_NAME = "__numba_tile_value"
 UNBOUND_NAME = "__numba_tile_unbound"
 OLD_MISMATCH_NAME = "__numba_tile_old_mismatch"
+PATH_MISMATCH_NAME = "__numba_tile_path_mismatch"
 #: the start of the name of the variable holding the condition of an ``if``
 BRANCH_PREFIX = "__numba_tile_branch_"
 _OLD = "__numba_tile_old_"
@@ -86,10 +91,47 @@ def joined(value, taken, if_true, if_false):
     return carried(value)
 
 
-def choose(condition, value, if_true=None, if_false=None):
+def choose(condition, value, if_true=None, if_false=None, cheap=(False, False)):
     """``value``, that of a conditional expression on ``condition``, as it is where the sides
-    meet (:func:`joins`, :func:`joined`)."""
-    return joined(value, condition, if_true, if_false) if joins(condition) else value
+    meet (:func:`joins`, :func:`joined`); cuTile's ``TileTypeError`` where the other side's
+    value has another type (:func:`path_mismatch`)."""
+    if not joins(condition):
+        return value
+    message = path_mismatch(None, value, condition, if_true, if_false, cheap)
+    if message is not None:
+        raise TileTypeError(message)
+    return joined(value, condition, if_true, if_false)
+
+
+def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
+    """cuTile's message where variable ``name`` holds ``value`` on the side of a run-time
+    ``if`` that ran (``taken``: the condition) and the other side gives it a value of another
+    type (``if_true``/``if_false`` as for :func:`joined`), else None: constants whose value
+    is their type (enum members, dtypes, strings) meet only where equal, loosely typed
+    constants meet as their own dtype, tiles and scalars by dtype and shape. The other
+    side's value is computed where it is cheap (``cheap``: the other side's expression is a
+    name, an attribute or a constant, for the true and the false side) or where ``value``
+    is a constant. The else side's type comes first in the message, as in cuTile."""
+    other = if_true if taken else if_false
+    if other is None or not (cheap[0 if taken else 1] or _is_loose(value) or
+                             constant_key(value) is not None):
+        return None
+    try:
+        other_value = other()
+    except Exception:  # (not computed here after all: nothing to compare)
+        return None
+    if any(v is None or v is UNBOUND or isinstance(v, np.generic)
+           for v in (value, other_value)):
+        return None  # (None meets an Optional when compiled; NumPy scalars: not compared)
+    first, second = (other_value, value) if taken else (value, other_value)
+    try:
+        first, second = carried(first), carried(second)
+    except Exception:  # an integer no dtype holds: its own error, where it is used
+        return None
+    if any(_is_loose(v) and not isinstance(v, bool) for v in (value, other_value)) and all(
+            getattr(getattr(v, "dtype", None), "is_integral", False) for v in (first, second)):
+        return None  # a loose integer and an integer of another width: the wider, compiled
+    return mismatch(name, first, second)
 
 
 def value_of(name, variables):
@@ -101,24 +143,27 @@ def _is_loose(value):
     return isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum)
 
 
-def old_constant_mismatch(name, old, dtype):
+def old_constant_mismatch(name, old, dtype, old_first=True):
     """cuTile's message where variable ``name`` held a loosely typed constant ``old`` before
     an ``if`` whose one side sets it to a constant of another dtype (``dtype``, its name),
-    else None."""
+    else None. ``old_first``: the side that sets it is the true one, so that the value
+    before (the else side's) is named first."""
     if not _is_loose(old):
         return None
     try:
         first = loose_concrete_dtype(old)
     except Exception:  # an integer no dtype holds: its own error, where it is used
         return None
-    return None if str(first) == dtype else _mismatch(f"`{name}`", first, dtype)
+    if not _differ(first, d.to_dtype(dtype)):
+        return None
+    return _mismatch(f"`{name}`", *((first, dtype) if old_first else (dtype, first)))
 
 
 #: what :func:`value_of` gives for a variable without a value
 UNBOUND = object()
 GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError,
            JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND,
-           OLD_MISMATCH_NAME: old_constant_mismatch}
+           OLD_MISMATCH_NAME: old_constant_mismatch, PATH_MISMATCH_NAME: path_mismatch}
 
 
 def _assigned(statements):
@@ -204,7 +249,8 @@ class _Rewriter(ast.NodeTransformer):
         node.test = _name(branch)
         # (each side's constant, to compare the value with: the other side's)
         return ast.copy_location(_call(CHOOSE_NAME, test, node, _thunk(node.orelse, ()),
-                                       _thunk(node.body, ())), node)
+                                       _thunk(node.body, ()), _cheap(node.orelse, node.body)),
+                                 node)
 
     def _comprehension(self, node):
         outer, self.in_comprehension = self.in_comprehension, True
@@ -262,17 +308,27 @@ class _Rewriter(ast.NodeTransformer):
             # (a side may leave it unbound: set in a nested branch only)
             take = [ast.Assign(targets=[_name(name, ast.Store)], value=_call(
                 JOINED_NAME, _name(name), _name(branch), *sides))]
+            # values of two types (the other side's computed where cheap): reading the
+            # variable after is the error
+            values = [_final_value(statements_, name) if name in names else _name(_OLD + name)
+                      for statements_, names in ((node.body, body_names),
+                                                 (node.orelse, else_names))]
+            take = undefine_on_mismatch(name, _call(
+                PATH_MISMATCH_NAME, ast.Constant(name), _name(name), _name(branch), *sides,
+                _cheap(*reversed(values))), take)
             if name in one:  # set on one side only, and not before: undefined after
-                dtype = _assigned_dtype(node.body if name in body_names else node.orelse, name)
+                in_body = name in body_names
+                dtype = _assigned_dtype(node.body if in_body else node.orelse, name)
                 take = [ast.If(test=ast.Compare(left=_name(_OLD + name), ops=[ast.IsNot()],
                                                 comparators=[_name(UNBOUND_NAME)]),
-                               body=_checked_against_old(name, dtype, take),
+                               body=_checked_against_old(name, dtype, take, in_body),
                                orelse=undefine(name))]
             else:
                 dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
-                if None not in dtypes and dtypes[0] is not dtypes[1]:
-                    # constants of two dtypes: reading the variable after is the error
-                    take = undefine(name, _mismatch(f"`{name}`", *dtypes))
+                if None not in dtypes and _differ(*dtypes):
+                    # constants of two dtypes: reading the variable after is the error (the
+                    # else side's named first, as cuTile does)
+                    take = undefine(name, _mismatch(f"`{name}`", dtypes[1], dtypes[0]))
             joined.append(ast.If(test=_bound(name), body=take, orelse=[]))
         if joined:
             statements.append(ast.If(test=_call(JOINS_NAME, _name(branch)), body=joined,
@@ -293,15 +349,23 @@ class _Rewriter(ast.NodeTransformer):
         return _mismatch("return value", first, second)
 
 
-def _checked_against_old(name, dtype, take):
-    """The statements ``take`` (the join of a variable set on one side only), after a check
-    that the constant of ``dtype`` the side sets and the constant the variable held before
-    have one dtype (else the variable is undefined, with that error)."""
+def _checked_against_old(name, dtype, take, in_body):
+    """The statements ``take`` (the join of a variable set on one side only, the true one
+    where ``in_body``), after a check that the constant of ``dtype`` the side sets and the
+    constant the variable held before have one dtype (else the variable is undefined, with
+    that error)."""
     if dtype is None:
         return take
     return undefine_on_mismatch(name, _call(OLD_MISMATCH_NAME, ast.Constant(name),
-                                            _name(_OLD + name), ast.Constant(str(dtype))),
+                                            _name(_OLD + name), ast.Constant(str(dtype)),
+                                            ast.Constant(in_body)),
                                 take)
+
+
+def _differ(first, second):
+    """Whether loosely typed constants of dtypes ``first`` and ``second`` cannot meet: two
+    integers of two widths meet as the wider when compiled (Numba's rule)."""
+    return first is not second and not (first.is_integral and second.is_integral)
 
 
 def _mismatch(what, first, second):
@@ -336,6 +400,17 @@ def _thunk(expression, changed):
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
                               defaults=[])
     return ast.Lambda(args=arguments, body=_copy(expression))
+
+
+def _cheap(if_true, if_false):
+    """``(cheap, cheap)``, a constant: whether the value of the other side is cheap to compute
+    where the true side ran (``if_true``: the false side's expression) and where the false
+    side did (names, attributes, constants: no arithmetic on tiles)."""
+    def cheap(expression):
+        return expression is not None and all(
+            isinstance(n, (ast.Constant, ast.Name, ast.Load, ast.Attribute, ast.UnaryOp,
+                           ast.unaryop)) for n in ast.walk(expression))
+    return ast.Constant((cheap(if_true), cheap(if_false)))
 
 
 def _old_value(name):

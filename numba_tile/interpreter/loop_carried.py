@@ -76,15 +76,53 @@ def typed(dtype_name):
 
 def mismatch(name, first, second):
     """cuTile's message where variable ``name`` is ``first`` on one path and ``second`` on
-    another (values as a loop carries them) and their types differ, else None."""
+    another (values as a loop carries them) and their types differ, else None. ``name``
+    None: a value (that of a conditional expression)."""
     if _type_key(first) == _type_key(second):
         return None
-    return f"Type of `{name}` depends on path taken: {type_name(first)} (on one path) vs. " \
-           f"{type_name(second)} (on another)"
+    what = "a value" if name is None else f"`{name}`"
+    return f"Type of {what} depends on path taken: {_type_text(first)} (on one path) vs. " \
+           f"{_type_text(second)} (on another)"
+
+
+def constant_key(value):
+    """What identifies the type of a constant whose value is its type in cuTile: an enum
+    member (but an ``IntEnum``'s, an int), a dtype (also another library's spelling, as
+    ``np.float32``), a string; else None. Two such constants meet only where they are
+    equal: ``ct.MemoryOrder.RELAXED`` on one path and ``ct.MemoryOrder.WEAK`` on another
+    is cuTile's "Type of `val` depends on path taken"."""
+    if isinstance(value, enum.Enum):
+        return None if isinstance(value, int) else ("enum", value)
+    if isinstance(value, d.DType):
+        return "dtype", value
+    spelled = d.dtype_spelling(value)
+    if spelled is not None:
+        return "dtype", spelled
+    if isinstance(value, str):
+        return "str", value
+    return None
+
+
+def _type_text(value):
+    """cuTile's name of the type of ``value`` in "depends on path taken": a constant's
+    (:func:`constant_key`) names the constant (``<enum constant MemoryOrder.WEAK>``,
+    ``DTypeSpec(dtype=<DType 'float32'>)``, ``<string constant 'a'>``)."""
+    key = constant_key(value)
+    if key is None:
+        return type_name(value)
+    kind, constant = key
+    if kind == "enum":
+        return f"<enum constant {type(constant).__name__}.{constant.name}>"
+    if kind == "str":
+        return f"<string constant {constant!r}>"
+    return type_name(constant)
 
 
 def _type_key(value):
     from .arrays import Array
+    constant = constant_key(value)
+    if constant is not None:
+        return constant
     if isinstance(value, Tile):
         return "tile", value.dtype, value.shape
     if isinstance(value, Array):

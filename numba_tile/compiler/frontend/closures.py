@@ -212,9 +212,70 @@ def inline_closure_calls(func_ir):
             break  # the block was split: its rest is on the work list
     if changed:
         func_ir._definitions = build_definitions(func_ir.blocks)
-        dead_code_elimination(func_ir)
+        remove_closures_left(func_ir)
         func_ir._definitions = build_definitions(func_ir.blocks)
     return changed
+
+
+# the unread values that stay where closures are removed: operators and subscripts (Numba's
+# dead code elimination would remove them; calls it keeps). Attributes go: a method taken
+# for a call (``(a + b).astype``) is typed with the call
+_TYPED_OPS = ("binop", "inplace_binop", "unary", "getitem", "static_getitem", "typed_getitem")
+
+
+def _closure_values(blocks):
+    """The names of the variables that hold a closure or a value made from one (a copy, a
+    tuple holding it, an item of that tuple): what dead code elimination may remove."""
+    names = set()
+    changed = True
+    while changed:
+        changed = False
+        for block in blocks.values():
+            for statement in block.find_insts(ir.assign_types):
+                if statement.target.name in names:
+                    continue
+                value = statement.value
+                if isinstance(value, ir.expr_types) and value.op == "make_function" or \
+                        any(v.name in names for v in statement.list_vars()):
+                    names.add(statement.target.name)
+                    changed = True
+    return names
+
+
+def _kept(blocks, closure_values):
+    """The assignments that stay where unread: a value of :data:`_TYPED_OPS` made from no
+    closure."""
+    return {id(s) for block in blocks.values() for s in block.find_insts(ir.assign_types)
+            if isinstance(s.value, ir.expr_types) and s.value.op in _TYPED_OPS
+            and s.target.name not in closure_values}
+
+
+def remove_closures_left(func_ir):
+    """Numba's dead code elimination of what the inlined calls of closures left behind (the
+    closures, the tuples they were taken from), where an unread operator or subscript
+    stays, as in a kernel without closures: cuTile types every statement, so that
+    ``a is b`` in a lambda whose result is unused is its ``TileTypeError`` too."""
+    kept = _kept(func_ir.blocks, _closure_values(func_ir.blocks))
+    for block in func_ir.blocks.values():
+        body = []
+        for statement in block.body:
+            body.append(statement)
+            if id(statement) in kept:
+                body.append(_CellRead(statement.target, statement.loc))
+        block.body = body
+    try:
+        _ORIGINAL_DEAD_CODE_ELIMINATION(func_ir)
+    finally:
+        for block in func_ir.blocks.values():
+            block.body = [s for s in block.body if not isinstance(s, _CellRead)]
+
+
+def _closure_pass_elimination(func_ir, *args, **kwargs):
+    """The dead code elimination of Numba's own inlining of closures (those called by the
+    name they were defined under): :func:`remove_closures_left`."""
+    if args or kwargs:
+        return _ORIGINAL_DEAD_CODE_ELIMINATION(func_ir, *args, **kwargs)
+    return remove_closures_left(func_ir)
 
 
 # -- Numba's front end while a kernel compiles ----------------------------------------------
@@ -383,11 +444,14 @@ def _leave_closures(self, state):
 _ORIGINAL_LOAD_CLOSURE = Interpreter.op_LOAD_CLOSURE
 _ORIGINAL_REMOVE_DEAD = ir_utils.remove_dead
 _ORIGINAL_REPLACE_FREEVARS = inline_closurecall._replace_freevars
+_ORIGINAL_DEAD_CODE_ELIMINATION = dead_code_elimination
 #: what this module changes in numba-cuda's front end while a kernel compiles (see
 #: :mod:`.numba_patches`): closure calls bound as Python binds them, closures that read
 #: variables assigned after them, closures left to :func:`inline_closure_calls`, captured
-#: variables read as cells (kept by dead code elimination, captured again as themselves)
+#: variables read as cells (kept by dead code elimination, captured again as themselves),
+#: the unread values of closures Numba inlines kept (:func:`remove_closures_left`)
 PATCHES = ((inline_closurecall, "_get_callee_args", _callee_args),
+           (inline_closurecall, "dead_code_elimination", _closure_pass_elimination),
            (Interpreter, "op_LOAD_CLOSURE", _load_closure),
            (MakeFunctionToJitFunction, "run_pass", _leave_closures),
            (ir_utils, "remove_dead", _remove_dead),

@@ -29,7 +29,7 @@ import types
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
-from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination
+from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.core.postproc import PostProcessor
 from numba.cuda.core.untyped_passes import InlineInlinables
 
@@ -37,7 +37,7 @@ from ... import static_expressions
 from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ...rules.syntax import helper_source_error
 from ..compilation import current
-from .closures import inline_closure_calls
+from .closures import inline_closure_calls, remove_closures_left
 from .constant_branches import prune_constant_branches
 from .contract import tile_pass
 from .variadic import bind_call, callee_of
@@ -124,9 +124,9 @@ class InlineCalls(FunctionPass):
     def run_pass(self, state):
         if self._inline(state):
             # what the calls left behind (a tuple the functions called were taken from) would
-            # be typed otherwise; only then: the kernel's own dead expressions (``t[1.0]``)
-            # are typed, and their errors raised, as the interpreter runs them
-            dead_code_elimination(state.func_ir)
+            # be typed otherwise; the kernel's own dead expressions (``t[1.0]``) and those of
+            # the closures are typed, and their errors raised, as the interpreter runs them
+            remove_closures_left(state.func_ir)
         return True
 
     @staticmethod

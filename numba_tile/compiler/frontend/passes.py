@@ -17,11 +17,13 @@ goes before or after:
    alone);
 3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
    constant branches decided again before it, then the functions of dataclasses inlined
-   where the kernel typed as far as it can shows their calls; after it, the items of the
-   ``static_iter`` loops that typing found checked (the kernel compiled again where they are
-   new), every variable read checked to be set on every path (:mod:`.defined_variables`),
-   index tiles asked for the layout of their reader (typing again), then the products
-   that run on into the next iteration found from the final types.
+   where the kernel typed as far as it can shows their calls, then the values meeting where
+   the sides of an ``if`` join put in cuTile's order (:mod:`.join_order`); after it, the
+   items of the ``static_iter`` loops that typing found checked (the kernel compiled again
+   where they are new), every variable read checked to be set on every path
+   (:mod:`.defined_variables`), index tiles asked for the layout of their reader (typing
+   again), then the products that run on into the next iteration found from the final
+   types.
 
 Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
 when the pipeline is built (:func:`ordered`), and each pass checks, when it runs, that what
@@ -47,6 +49,7 @@ from .device_output import RewriteDeviceOutput
 from .helper_returns import JoinHelperReturns
 from .contract import TYPED
 from .index_layouts import ComputeIndexTilesInPlace
+from .join_order import OrderJoins
 from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
@@ -66,7 +69,7 @@ STEPS = (
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
                                    JoinHelperReturns, PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
-                                           InlineDataclassMembers)),
+                                           InlineDataclassMembers, OrderJoins)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,
                                           ComputeIndexTilesInPlace, FindProductsInFlight)),
 )

@@ -5,7 +5,8 @@ Numba unifies such types by its own rules: a float literal joins as a float64, a
 0-d tile not at all. In cuTile a loosely typed constant takes its own dtype where paths meet
 (int32, int64 or uint64 by value, float32, bool_: seed 000, "Arithmetic Promotion"), a scalar
 is a 0-d tile, and the types then have to be the same: ``v = 1.0 if c else 3.0`` is a float32
-scalar, ``v = 1 if c else 2.0`` is an error ("Type of `v` depends on path taken"), and
+scalar, ``v = 1 if c else 2.0`` is an error ("Type of `v` depends on path taken"), as is
+``v = 0 if c else f`` for a float32 scalar ``f`` and ``s = "a" if c else "b"``, and
 ``s = 0.0`` before a loop that does ``s = s + ct.sum(t)`` carries a float32 0-d tile.
 :class:`~numba_tile.compiler.contexts.TileTypingContext` asks :func:`joined_type` first and
 falls back to Numba's rules where it has no answer (integers without a tile: Numba's, but
@@ -28,6 +29,9 @@ from ..types import FloatLiteral, TileType, TypedConstant, dtype_of_scalar, scal
 
 #: what :func:`joined_type` gives for types that cannot meet (Numba then reports the variable)
 MISMATCH = object()
+# the loosely typed constants, which take their own dtype where paths meet (``0`` on one
+# path and a float32 scalar on another do not meet, where Numba would make a float64)
+_LOOSE = (types.IntegerLiteral, types.BooleanLiteral)
 
 
 def joins_as_int32(first, second):
@@ -54,12 +58,18 @@ def _dtype(numba_type):
     return dtype_of_scalar(numba_type)
 
 
+def _integer(dtype):
+    return dtype.is_integral
+
+
 def joined_type(first, second):
     """The type of a variable that is ``first`` on one path and ``second`` on another, by
     cuTile's rules where a loose float constant or a 0-d tile is one of them; MISMATCH
     where those rules say the types differ; None where Numba's rules decide."""
     if first == second:
         return None
+    if all(isinstance(t, types.StringLiteral) for t in (first, second)):
+        return MISMATCH  # a string is a constant, its value its type: "a" cannot meet "b"
     if joins_as_int32(first, second):
         return types.int32
     first_dtype, second_dtype = _dtype(first), _dtype(second)
@@ -67,7 +77,12 @@ def joined_type(first, second):
         return None
     tiles = [t for t in (first, second) if isinstance(t, TileType)]
     if not tiles and not any(isinstance(t, FloatLiteral) for t in (first, second)):
-        return None
+        if not any(isinstance(t, _LOOSE) for t in (first, second)) or \
+                _integer(first_dtype) and _integer(second_dtype):
+            # two run-time scalars, or integers of two widths: Numba's rules (the wider: a
+            # loop's head meets the integer constant it entered with and the one its body
+            # folded from it, ``t = n``, ``t += 1`` for n = -2**31 - 1, an int64)
+            return None
     if first_dtype is not second_dtype:
         return MISMATCH
     if len(tiles) == 2:

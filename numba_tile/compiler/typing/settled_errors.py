@@ -45,8 +45,16 @@ def _propagate(self, inferer):
                 errors.append(_located(error, constraint.loc))
     # Numba raises the first error left: a Tile error is the cause where Numba's own errors
     # follow from it (a combiner's result of another dtype leaves the later steps' types
-    # "Undecided"), so the Tile errors go first, each kind in the kernel's order
-    return sorted(errors, key=lambda error: not isinstance(error, TileError))
+    # "Undecided"), so the Tile errors go first, each kind in the kernel's order; so do
+    # values of two types meeting where paths join (cuTile's "depends on path taken"), which
+    # leave what reads them typed by one path only (a static_assert of a string that is "a"
+    # on one path and "b" on the other would fail, where the join is the error)
+    return sorted(errors, key=lambda error: not (isinstance(error, TileError) or
+                                                 _is_join_error(error)))
+
+
+def _is_join_error(error):
+    return isinstance(error, TypingError) and "Cannot unify" in str(error)
 
 
 def _located(error, loc):
