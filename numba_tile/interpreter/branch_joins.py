@@ -13,10 +13,16 @@ before the ``if``. Where the paths that meet do not all set it, it is undefined 
 before the ``if`` and ``a = 2.0`` on one side), its type depends on the path: reading it
 then is cuTile's error, ``TileSyntaxError`` "Undefined variable a" or ``TileTypeError``
 "Type of `a` depends on path taken", as in compiled code
-(:mod:`numba_tile.compiler.frontend.defined_variables`, :func:`.loop_carried.undefine`). A
-helper whose returns on the two sides of a run-time ``if`` are constants of different dtypes
-(``return 3`` on one, ``return 5.0`` on the other, or after the ``if``) raises "Type of
-return value depends on path taken" whichever side runs, as the compiler does.
+(:mod:`numba_tile.compiler.frontend.defined_variables`, :func:`.loop_carried.undefine`). The
+value of the side that ran is also compared with the other side's where that is cheap to
+compute (a name, an attribute, a constant: :func:`path_mismatch`): enum members, dtypes
+and strings, whose value is their type in cuTile, meet only where equal
+(``ct.MemoryOrder.RELAXED`` on one side, ``ct.MemoryOrder.WEAK`` on the other is the error),
+and a loose constant meets a scalar by its own dtype (``0`` and a float32 argument do not
+meet). The else side's type is named first, as in cuTile. A helper whose returns on the
+two sides of a run-time ``if`` are constants of different dtypes (``return 3`` on one,
+``return 5.0`` on the other, or after the ``if``) raises "Type of return value depends on
+path taken" whichever side runs, as the compiler does.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before numbers
 become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
@@ -111,7 +117,14 @@ def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
     constants meet as their own dtype, tiles and scalars by dtype and shape. The other
     side's value is computed where it is cheap (``cheap``: the other side's expression is a
     name, an attribute or a constant, for the true and the false side) or where ``value``
-    is a constant. The else side's type comes first in the message, as in cuTile."""
+    is a constant. The else side's type comes first in the message, as in cuTile.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.interpreter.branch_joins import path_mismatch
+    >>> print(path_mismatch("s", "a", True, lambda: "b", None))  # "a" ran; "b": the else side
+    Type of `s` depends on path taken: <string constant 'b'> (on one path) vs. <string
+    constant 'a'> (on another)
+    """
     other = if_true if taken else if_false
     if other is None or not (cheap[0 if taken else 1] or _is_loose(value) or
                              constant_key(value) is not None):

@@ -90,7 +90,13 @@ def constant_key(value):
     member (but an ``IntEnum``'s, an int), a dtype (also another library's spelling, as
     ``np.float32``), a string; else None. Two such constants meet only where they are
     equal: ``ct.MemoryOrder.RELAXED`` on one path and ``ct.MemoryOrder.WEAK`` on another
-    is cuTile's "Type of `val` depends on path taken"."""
+    is cuTile's "Type of `val` depends on path taken".
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.interpreter.loop_carried import constant_key
+    >>> constant_key(ct.MemoryOrder.WEAK), constant_key(np.float16), constant_key(2)
+    (('enum', <MemoryOrder.WEAK: 'weak'>), ('dtype', float16), None)
+    """
     if isinstance(value, enum.Enum):
         return None if isinstance(value, int) else ("enum", value)
     if isinstance(value, d.DType):

@@ -254,7 +254,20 @@ def remove_closures_left(func_ir):
     """Numba's dead code elimination of what the inlined calls of closures left behind (the
     closures, the tuples they were taken from), where an unread operator or subscript
     stays, as in a kernel without closures: cuTile types every statement, so that
-    ``a is b`` in a lambda whose result is unused is its ``TileTypeError`` too."""
+    ``a is b`` in a lambda whose result is unused is its ``TileTypeError`` too.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x):
+    ...     t = ct.load(x, (0,), (4,))
+    ...     same = lambda a, b: a is b
+    ...     same(t, t)
+    >>> ct.compile(k, (np.zeros(4, np.float32),), arch="sm_90")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Operator 'is' expects one of the operands to be None, ...
+    ...
+    """
     kept = _kept(func_ir.blocks, _closure_values(func_ir.blocks))
     for block in func_ir.blocks.values():
         body = []
