@@ -21,8 +21,8 @@ from ..types import ArrayType, RawMemoryType, SliceType, TileType
 from ..typing.gather import element_type
 from . import arithmetic
 from .elementwise import operand_values
-from .memory import from_memory, loaded_or, padding_constant, to_memory, vector_groups, \
-    vector_load, vector_store, widened
+from .memory import from_memory, loaded_or, padding_constant, to_memory, vector_elements, \
+    vector_groups, vector_store, vector_words, vector_words_load, widened
 from .registry import lower
 from .tiles import I32, I64, first_holders, is_replica_leader, make_tile, \
     register_coordinates, relayout, thread_coordinates
@@ -213,23 +213,31 @@ def loaded_elements(context, builder, array_type, result_type, addresses, paddin
     runs = contiguous_runs(builder, result_type, element_bytes, addresses)
     if runs is None:
         return make_tile(context, builder, result_type, each(range(len(addresses))))
-    values = []
+    # every run's branch first, each giving the words it moved; then the elements
+    # (splitting a run's words where it is loaded would wait for them before the next run's
+    # load could issue)
+    loaded = []
     for first, width, ok in runs:
+        pointer = addresses[first][0]
         with builder.if_else(ok, likely=True) as (vector_path, element_path):
             with vector_path:
-                vector = vector_load(builder, addresses[first][0], width, element_bytes)
-                fast = [from_memory(context, builder, array_type,
-                                    builder.extract_element(vector, I32(k)))
-                        for k in range(width)]
+                fast = vector_words_load(builder, pointer, width, element_bytes)
                 fast_block = builder.block
             with element_path:
-                slow = each(range(first, first + width))
+                slow = vector_words(builder, [to_memory(context, builder, array_type, v)
+                                              for v in each(range(first, first + width))],
+                                    element_bytes)
                 slow_block = builder.block
-        for a, b in zip(fast, slow):
-            phi = builder.phi(a.type)
-            phi.add_incoming(a, fast_block)
-            phi.add_incoming(b, slow_block)
-            values.append(phi)
+        words = builder.phi(fast.type)
+        words.add_incoming(fast, fast_block)
+        words.add_incoming(slow, slow_block)
+        loaded.append((words, pointer.type.pointee, width))
+    values = []
+    for words, stored_type, width in loaded:
+        vector = vector_elements(builder, words, stored_type, width)
+        values.extend(from_memory(context, builder, array_type,
+                                  builder.extract_element(vector, I32(k)))
+                      for k in range(width))
     return make_tile(context, builder, result_type, values)
 
 

@@ -185,10 +185,33 @@ def _access_type(element_type, width, element_bytes):
 
 def vector_load(builder, pointer, width, element_bytes):
     """``width`` elements from one aligned vector access, as an LLVM vector."""
+    return vector_elements(builder, vector_words_load(builder, pointer, width, element_bytes),
+                           pointer.type.pointee, width)
+
+
+def vector_words_load(builder, pointer, width, element_bytes):
+    """One aligned vector access of ``width`` elements, as the words it moves
+    (:func:`vector_elements` splits them): code that branches between loads splits after
+    the branches join, so that no load waits for the one before it to arrive."""
     access = _access_type(pointer.type.pointee, width, element_bytes)
-    raw = builder.load(builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
-                       align=width * element_bytes)
-    return _split_words(builder, raw, pointer.type.pointee, width)
+    return builder.load(builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
+                        align=width * element_bytes)
+
+
+def vector_elements(builder, words, element_type, width):
+    """The ``width`` elements of ``element_type`` that ``words`` (of
+    :func:`vector_words_load`) hold, as an LLVM vector."""
+    return _split_words(builder, words, element_type, width)
+
+
+def vector_words(builder, elements, element_bytes):
+    """``elements`` (LLVM values as stored in memory) packed as the words
+    :func:`vector_words_load` gives for them."""
+    vector = ir.Constant(ir.VectorType(elements[0].type, len(elements)), ir.Undefined)
+    for k, element in enumerate(elements):
+        vector = builder.insert_element(vector, element, I32(k))
+    return _join_words(builder, vector, _access_type(elements[0].type, len(elements),
+                                                     element_bytes))
 
 
 def vector_store(builder, vector, pointer, width, element_bytes):
