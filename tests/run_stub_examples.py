@@ -11,7 +11,8 @@ from the objects. A ``kernel_wrapper.py`` example is the body of a kernel launch
 block; a ``setup_only.py`` example is a whole program with ``ct``, ``torch``, ``np`` and
 ``stream`` defined. Each example runs in its own process (a kernel's ``print`` writes to
 the process's C stdout). The exit status is the number of examples whose output differs
-or that fail.
+or that fail. An example documenting an error passes where the same error is raised
+(its message matching the documented one, ``...`` standing for any text).
 """
 
 import argparse
@@ -142,13 +143,35 @@ def _normalized(text):
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
+def _raised_as_documented(expected, stderr):
+    """Whether the error a child reported is the one an example documents: its last line
+    ``Name: message``, the name ending the error's (cuTile's ``TileStaticAssertionError``
+    documented as ``StaticAssertionError``), ``...`` in the message matching anything."""
+    name, _, message = expected.strip().splitlines()[-1].partition(": ")
+    pattern = ".*".join(re.escape(part) for part in message.strip().split("..."))
+    raised = [line for line in stderr.splitlines() if re.match(r"[\w.]+Error: ", line)]
+    if not raised:
+        return False
+    got_name, _, got_message = raised[-1].partition(": ")
+    return got_name.endswith(name) and re.fullmatch(pattern, got_message.strip()) is not None
+
+
 def run(example, timeout=300):
-    """``(name, passed, report)`` of one example run in a child process."""
+    """``(name, passed, report)`` of one example run in a child process (from a file: tile
+    code needs its source)."""
+    import tempfile
     name, program, expected = example
-    child = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                           timeout=timeout)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "example.py")
+        with open(path, "w") as file:
+            file.write(program)
+        child = subprocess.run([sys.executable, path], capture_output=True, text=True,
+                               timeout=timeout)
     output = child.stdout
-    passed = child.returncode == 0 and _normalized(output) == _normalized(expected)
+    if expected.startswith("Traceback (most recent call last):"):
+        passed = child.returncode != 0 and _raised_as_documented(expected, child.stderr)
+    else:
+        passed = child.returncode == 0 and _normalized(output) == _normalized(expected)
     report = (f"--- {name}: {'ok' if passed else 'FAILED'} (exit {child.returncode})\n"
               f"{program}\n--- expected:\n{expected}\n--- got:\n{output}\n"
               f"{child.stderr[-3000:]}")

@@ -7,6 +7,7 @@ Printed text is compared exactly: tiles print as nested lists (seed 002's exampl
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -104,6 +105,17 @@ def print_scalars(n, v, flag):
 
 
 @ct.kernel
+def print_tuples(n):
+    """Tuples print as Python's str writes them: run-time items in print's form (a bool as
+    1 or 0, as cuTile prints it), constants as their repr, nested tuples alike."""
+    tx = ct.arange(4, dtype=ct.int32)
+    print(divmod(tx, 3))
+    print(f"blocks: {(ct.num_blocks(0), n, 'a', 2.5)}")
+    print((n,), ((n, tx > 1), 7), sep=" ~ ")
+    print(tx > 2, n > 1)
+
+
+@ct.kernel
 def print_block_ids():
     print(ct.bid(0))
 
@@ -130,8 +142,11 @@ PRINT_CASES = [
      "1.571 2.50 ff\n"),
     ("sep-end", print_sep_end, (1,), lambda: (-5,),
      "[0, 1] | -5 | x\nno newline; next!\n[0, 1][1, 2]#\na\nb\nc\n"),
+    ("tuples", print_tuples, (1,), lambda: (5,),
+     "([0, 0, 0, 1], [0, 1, 2, 0])\nblocks: (1, 5, 'a', 2.5)\n(5,) ~ ((5, [0, 0, 1, 1]), 7)\n"
+     "[0, 0, 0, 1] 1\n"),
     ("scalars", print_scalars, (1,), lambda: (7, -0.75, True),
-     "7\n-0.75\n8 -1.5\n42\n7\n1.5\n6\nTrue\n"),
+     "7\n-0.75\n8 -1.5\n42\n7\n1.5\n6\n1\n"),
 ]
 
 
@@ -214,7 +229,7 @@ def test_print_large_tile(run_kernel, capfd, rng, dtype):
     values = [[v for v in row.split(", ")] for row in rows]
     assert all(len(row) == 64 for row in values)
     if dtype == np.bool_:
-        assert np.array_equal(np.array(values) == "True", x)
+        assert np.array_equal(np.array(values) == "1", x)  # cuTile prints bools as 1 or 0
     elif np.dtype(dtype).kind == "f":
         floats = np.array([[float(v) for v in row] for row in values])
         np.testing.assert_allclose(floats, x.astype(np.float64), rtol=6e-6)
@@ -550,8 +565,26 @@ def ensure_constant_shape(x):
                                          (ensure_constant_shape, lambda: (np.zeros(4),))],
                          ids=["int-arg", "float-arg", "bid", "array-shape"])
 def test_ensure_constant_runtime_is_a_static_assertion_error(run_kernel, kernel, args):
-    with pytest.raises(ct.TileStaticAssertionError, match="is not a compile-time constant"):
+    with pytest.raises(ct.TileStaticAssertionError,
+                       match=re.escape("Argument of ensure_constant() is not a compile-time "
+                                       "constant")):
         run_kernel(kernel, (1,), args())
+
+
+@ct.kernel
+def branch_on_ensure_constant(out, N: ct.Constant[int]):
+    if ct.ensure_constant(N > 1):
+        ct.store(out, (0,), ct.full((1,), N, ct.int32))
+    else:
+        ct.static_assert(False)  # the side a constant condition removes is not compiled
+
+
+def test_a_branch_on_ensure_constant_is_decided_at_compile_time(run_kernel):
+    out = np.zeros(1, np.int32)
+    run_kernel(branch_on_ensure_constant, (1,), (out, 3))
+    assert out[0] == 3
+    with pytest.raises(ct.TileStaticAssertionError, match="Static assertion failed"):
+        run_kernel(branch_on_ensure_constant, (1,), (out, 1))
 
 
 # -- assert_ --------------------------------------------------------------------------------

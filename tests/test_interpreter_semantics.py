@@ -84,7 +84,7 @@ def test_math_arctan_and_math_on_tiles(capsys):
 
     _run(k)
     assert capsys.readouterr().out == "[0.785398, 0.785398] [0.785398, 0.785398] " \
-                                      "[False, False] [2.0, 2.0]\n"
+                                      "[0, 0] [2.0, 2.0]\n"
 
 
 def test_cdiv_on_the_host_takes_numpy_integers():

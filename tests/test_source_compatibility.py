@@ -292,14 +292,16 @@ def bitcast_scalars(out, s, h):
     ct.store(out, (0,), ct.full((1,), ct.bitcast(s, ct.int32), ct.int32))
     ct.store(out, (1,), ct.full((1,), ct.bitcast(ct.float32(1.0), ct.int32), ct.int32))
     ct.store(out, (2,), ct.full((1,), ct.astype(ct.bitcast(h, ct.int16), ct.int32), ct.int32))
+    # a Python float is a float32 constant (cuTile's example: 0x3f800000)
+    ct.store(out, (3,), ct.full((1,), ct.bitcast(1.0, ct.uint32).astype(ct.int32), ct.int32))
 
 
 def test_bitcast_of_scalars(run_kernel):
-    out = np.full(3, -1, np.int32)
+    out = np.full(4, -1, np.int32)
     run_kernel(bitcast_scalars, (1,), (out, 2.5, np.float16(1.5)))
     np.testing.assert_array_equal(out, [np.float32(2.5).view(np.int32),
                                         np.float32(1.0).view(np.int32),
-                                        np.float16(1.5).view(np.int16)])
+                                        np.float16(1.5).view(np.int16), 0x3F800000])
 
 
 def test_reshape_minus_one_that_cannot_fit():

@@ -43,8 +43,8 @@ def embedding_case(rows, dim, lookups):
                     (indices.shape[0], table.shape[1]), float("nan"), dtype=table.dtype,
                     device="cuda"),
                 lambda table, indices, out: (table, indices, out)),
-                ({"rows": 1}, {"rows": 2}, {"rows": 4, "num_warps": 8},
-                 {"rows": 1, "by_rows": True})),
+                ({"rows": 1, "num_warps": 2}, {"rows": 1}, {"rows": 2, "num_warps": 2},
+                 {"rows": 2, "num_warps": 4}, {"rows": 1, "num_warps": 2, "by_rows": True})),
             Implementation("torch", _returning(references.torch_embedding)),
         ),
         target=Target(0.85, "copy"), tolerance_override=EXACT)
@@ -96,11 +96,10 @@ def histogram_case(count, bins):
         bytes_moved=count * 4 + bins * 4, make_inputs=make_inputs, reference=reference,
         implementations=(
             Implementation("numba_tile", _histogram(bins),
-                           ({"copies": 32}, {"copies": 8}, {"copies": 128},
+                           ({"block": 8192, "tiles": 64, "num_warps": 8},
                             {"block": 8192, "tiles": 16, "num_warps": 8},
-                            {"block": 4096, "tiles": 16, "num_warps": 4},
-                            {"block": 8192, "tiles": 64, "num_warps": 8},
-                            {"block": 16384, "tiles": 8, "num_warps": 16})),
+                            {"block": 16384, "tiles": 8, "num_warps": 16},
+                            {"copies": 32}, {"copies": 128})),
             Implementation("torch", _returning(references.torch_histogram, bins=bins)),
         ),
         target=Target(1.0, "torch"), tolerance_override=EXACT)

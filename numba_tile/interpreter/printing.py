@@ -12,9 +12,10 @@ import numpy as np
 
 
 def format_scalar(value, dtype):
-    """One element in the interpreter's (and the device's) print format."""
+    """One element in the interpreter's (and the device's) print format: a bool prints as
+    1 or 0, as cuTile prints it (``print(tx > 2)`` writes ``[0, 0, 0, 1]``)."""
     if dtype.is_bool:
-        return "True" if value else "False"
+        return "1" if value else "0"
     if dtype.is_integral:
         return str(int(value))
     return format_float(float(value))

@@ -186,7 +186,7 @@ def ensure_constant(value, /):
     >>> ct.launch(0, (1,), show, (4,))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileStaticAssertionError: ensure_constant(): a run-time int32 scalar is ...
+    numba_tile.errors.TileStaticAssertionError: Argument of ensure_constant() is not a ...
     ...
     """
     if constant_value(value, _NOT_CONSTANT) is _NOT_CONSTANT:
@@ -195,6 +195,7 @@ def ensure_constant(value, /):
 
 
 def not_constant_error(value):
-    """The error of ``ensure_constant(value)`` for a ``value`` known only at run time."""
-    return TileStaticAssertionError(f"ensure_constant(): a {describe(value)} is not a "
-                                    f"compile-time constant")
+    """The error of ``ensure_constant(value)`` for a ``value`` known only at run time, in
+    cuTile's words."""
+    return TileStaticAssertionError("Argument of ensure_constant() is not a compile-time "
+                                    "constant")

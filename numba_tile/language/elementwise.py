@@ -208,17 +208,17 @@ bitwise_lshift = _plain_binary("bitwise_lshift", "``x << y`` (integers).",
 bitwise_rshift = _plain_binary("bitwise_rshift", "``x >> y`` (integers; arithmetic for signed).",
                                ("ct.bitwise_rshift(x, 1)", "[0, 1, 1, 2]"))
 greater = _plain_binary("greater", "``x > y`` as a ``bool_`` tile.",
-                        ("ct.greater(x, 2)", "[False, False, True, True]"))
+                        ("ct.greater(x, 2)", "[0, 0, 1, 1]"))
 greater_equal = _plain_binary("greater_equal", "``x >= y`` as a ``bool_`` tile.",
-                              ("ct.greater_equal(x, 2)", "[False, True, True, True]"))
+                              ("ct.greater_equal(x, 2)", "[0, 1, 1, 1]"))
 less = _plain_binary("less", "``x < y`` as a ``bool_`` tile.",
-                     ("ct.less(x, 2)", "[True, False, False, False]"))
+                     ("ct.less(x, 2)", "[1, 0, 0, 0]"))
 less_equal = _plain_binary("less_equal", "``x <= y`` as a ``bool_`` tile.",
-                           ("ct.less_equal(x, 2)", "[True, True, False, False]"))
+                           ("ct.less_equal(x, 2)", "[1, 1, 0, 0]"))
 equal = _plain_binary("equal", "``x == y`` as a ``bool_`` tile.",
-                      ("ct.equal(x, 2)", "[False, True, False, False]"))
+                      ("ct.equal(x, 2)", "[0, 1, 0, 0]"))
 not_equal = _plain_binary("not_equal", "``x != y`` as a ``bool_`` tile.",
-                          ("ct.not_equal(x, 2)", "[True, False, True, True]"))
+                          ("ct.not_equal(x, 2)", "[1, 0, 1, 1]"))
 
 
 # -- unary ops ------------------------------------------------------------------------------
@@ -325,7 +325,7 @@ floor = _unary_op("floor", "Round down to an integral value (floating-point).", 
 ceil = _unary_op("ceil", "Round up to an integral value (floating-point).", ("ct.ceil(x)", "[0.0, 1.0, 1.0, 2.0]"), options=())
 abs = _unary_op("abs", "Absolute value.", ("ct.abs(x - 1.0)", "[1.0, 0.5, 0.0, 0.5]"), options=())
 negative = _unary_op("negative", "``-x``.", ("ct.negative(x)", "[-0.0, -0.5, -1.0, -1.5]"), options=())
-isnan = _unary_op("isnan", "True where ``x`` is NaN.", ("ct.isnan(x / 0.0)", "[True, False, False, False]"), options=())
+isnan = _unary_op("isnan", "True where ``x`` is NaN.", ("ct.isnan(x / 0.0)", "[1, 0, 0, 0]"), options=())
 bitwise_not = _unary_op("bitwise_not", "``~x`` (integers and bools).",
                         ("ct.bitwise_not(x.astype(ct.int32))", "[-1, -1, -2, -2]"), options=())
 

@@ -89,7 +89,7 @@ def swap_halves(x, /, axis, width):
 
 @tile_op
 def upper_halves(x, /, axis, width):
-    """A bool tile of ``x``'s shape: True for the elements in the upper half of their block
+    """A bool tile of ``x``'s shape: True (printed 1) for the elements in the upper half of their block
     of ``2 * width`` elements along ``axis`` (those whose index has the bit ``width``).
 
     >>> import numba_tile as ct
@@ -98,7 +98,7 @@ def upper_halves(x, /, axis, width):
     ... def show():
     ...     print(upper_halves(ct.arange(4, dtype=ct.int32), 0, 1))
     >>> ct.launch(0, (1,), show, ())
-    [False, True, False, True]
+    [0, 1, 0, 1]
     """
     x = tile_argument(x, "upper_halves")
     axis, width = halves(x.shape, axis, width)

@@ -16,6 +16,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
 
 from ...dtypes import DType
+from ...language.debugging import ensure_constant
 from ..abstract import constant_of
 from ..constant_folding import FOLDABLE
 from ..types import ArrayType
@@ -85,6 +86,8 @@ class _Evaluator:
             function = self.value_of(node.func)
             if function is bool:
                 return _apply(bool, self.value_of(node.args[0]))
+            if function is ensure_constant:  # its argument (a run-time one: typing's error)
+                return self.value_of(node.args[0])
         if node.op == "phi":  # after pruning, a join may have one way in left
             values = {id(v): self.value_of(v) for v in node.incoming_values}
             distinct = list(values.values())

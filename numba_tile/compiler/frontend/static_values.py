@@ -39,6 +39,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 
 from ...interpreter.literals import loose
+from ...language import debugging
 from ..constant_folding import FOLDABLE
 from ..typing.static_expressions import python_value
 from ..typing.static_iteration import PendingValue, compiled_static_condition, static_value
@@ -240,6 +241,8 @@ class ValuesBeforeTyping:
         if function in (bool, compiled_static_condition) and isinstance(
                 argument, (bool, int, float)) and not isinstance(argument, enum.Enum):
             return bool(argument)
+        if function is debugging.ensure_constant and not isinstance(argument, _Leaf):
+            return argument  # (a run-time value is the typing's error)
         return None
 
 

@@ -32,11 +32,11 @@ from ..abstract import RUN_TIME, constant_of
 from ..hardware import asm
 from ..intrinsics import device_assert, device_print
 from ..types import TileType
-from ..typing.text import TextType, dtype_of_value
+from ..typing.text import TextType, dtype_of_value, tuple_text
 from . import arithmetic
 from .checks import check_uniform
 from .registry import lower
-from .text import text_values
+from .text import text_values, tuple_values
 from .tiles import I32, I64, gather_to_shared, load_shared, thread_ids
 
 
@@ -69,21 +69,27 @@ def _print_items(builder, sig, args):
 
 def _value_items(builder, numba_type, value):
     constant = constant_of(numba_type, RUN_TIME)
+    if isinstance(numba_type, types.BaseTuple) and constant is RUN_TIME:
+        return _text_items(tuple_text(numba_type), tuple_values(builder, numba_type, value))
     if isinstance(numba_type, TextType):
-        values = text_values(builder, numba_type, value)
-        items = []
-        for part in numba_type.parts:
-            if isinstance(part, str):
-                items.append(part)
-                continue
-            index, spec = part
-            item_type = numba_type.values[index]
-            conversion = conversion_for_spec(spec, dtype_of_value(item_type))
-            items.append(Value(item_type, values[index], conversion, python_spec=True))
-        return items
+        return _text_items(numba_type, text_values(builder, numba_type, value))
     if constant is not RUN_TIME:
         return [str(constant)]  # what the interpreter prints for the Python value
     return [Value(numba_type, value)]
+
+
+def _text_items(numba_type, values):
+    """The pieces of a text whose run-time values are ``values``."""
+    items = []
+    for part in numba_type.parts:
+        if isinstance(part, str):
+            items.append(part)
+            continue
+        index, spec = part
+        item_type = numba_type.values[index]
+        conversion = conversion_for_spec(spec, dtype_of_value(item_type))
+        items.append(Value(item_type, values[index], conversion, python_spec=True))
+    return items
 
 
 def _printf_items(sig, args):
@@ -236,8 +242,8 @@ def _element_format(printer, item, value, dry_run=False):
     if dry_run:
         value = arithmetic.constant(dtype, 0)
     if conversion is None:
-        if dtype is d.bool_:
-            return "%s", [builder.select(value, printer.string("True"), printer.string("False"))]
+        if dtype is d.bool_:  # 1 or 0, as cuTile prints it
+            return "%d", [builder.zext(value, I32)]
         if dtype.is_integral:
             return _integer_argument(context, builder, value, dtype, "d")
         wide = arithmetic.convert(context, builder, value, dtype, d.float64)

@@ -219,6 +219,7 @@ lower(shapes.bitcast, TileType, types.Any)(_lower_bitcast)
 
 @lower(shapes.bitcast, types.Number, types.Any)
 @lower(shapes.bitcast, TypedConstant, types.Any)
+@lower(shapes.bitcast, types.Literal, types.Any)  # (a Python number: ct.bitcast(1.0, ...))
 def _lower_scalar_bitcast(context, builder, sig, args):
     if isinstance(sig.return_type, types.Literal):  # folded while typing
         return folded_constant(context, builder, sig, args)

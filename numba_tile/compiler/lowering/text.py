@@ -6,6 +6,7 @@ from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
+from ..abstract import RUN_TIME, constant_of
 from ..typing.text import TextType, is_printable_value
 from .registry import lower
 
@@ -22,6 +23,21 @@ def text_values(builder, text_type, value):
     return [builder.extract_value(value, i) for i in range(len(text_type.values))]
 
 
+def tuple_values(builder, tuple_type, value):
+    """The run-time items of a tuple, nested tuples' included, in the order of the values of
+    its text (:func:`~numba_tile.compiler.typing.text.tuple_text`)."""
+    values = []
+    for index, item in enumerate(tuple_type):
+        if constant_of(item, RUN_TIME) is not RUN_TIME:
+            continue
+        element = builder.extract_value(value, index)
+        if isinstance(item, types.BaseTuple):
+            values.extend(tuple_values(builder, item, element))
+        else:
+            values.append(element)
+    return values
+
+
 @lower("numba_tile.text", types.VarArg(types.Any))
 def lower_text(context, builder, sig, args):
     """Text values are the run-time values of the operands, in order; constants fold."""
@@ -32,6 +48,8 @@ def lower_text(context, builder, sig, args):
     for numba_type, value in zip(sig.args, args):
         if isinstance(numba_type, TextType):
             values.extend(text_values(builder, numba_type, value))
+        elif isinstance(numba_type, types.BaseTuple):
+            values.extend(tuple_values(builder, numba_type, value))
         elif is_printable_value(numba_type):
             values.append(value)
     packed = ir.Constant(context.get_value_type(result), ir.Undefined)

@@ -13,7 +13,7 @@ from ...rules.formatting import check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
 from .templates import registry
-from .text import TextType, is_printable_value
+from .text import TextType, is_printable_value, tuple_text
 
 
 class _Rewritten(AbstractTemplate):
@@ -43,6 +43,8 @@ def _constant_string(numba_type, what):
 def _check_printable(numba_type):
     if isinstance(numba_type, (TextType, types.StringLiteral)) or is_printable_value(
             numba_type) or constant_of(numba_type, RUN_TIME) is not RUN_TIME:
+        return
+    if isinstance(numba_type, types.BaseTuple) and tuple_text(numba_type) is not None:
         return
     raise TileTypeError(f"Cannot print a {numba_type} from tile code")
 

@@ -59,10 +59,36 @@ def dtype_of_value(numba_type):
     return numba_type.dtype if isinstance(numba_type, TileType) else dtype_of_scalar(numba_type)
 
 
+def tuple_text(numba_type):
+    """The text of a tuple that holds run-time values, as Python's ``str`` writes a tuple
+    (constants as their ``repr``, run-time values as ``print`` writes them, nested tuples
+    alike), or None where an item cannot be text. Its values are the tuple's run-time items
+    in order (:func:`~numba_tile.compiler.lowering.text.tuple_values`)."""
+    text = TextType(("(",), ())
+    for index, item in enumerate(numba_type):
+        if index:
+            text = text + TextType((", ",), ())
+        value = constant_of(item, RUN_TIME)
+        if value is not RUN_TIME:
+            piece = TextType((repr(value),), ())
+        elif isinstance(item, types.BaseTuple):
+            piece = tuple_text(item)
+        elif is_printable_value(item):
+            piece = TextType(((0, ""),), (item,))
+        else:
+            return None
+        if piece is None:
+            return None
+        text = text + piece
+    return text + TextType(("," * (len(numba_type) == 1) + ")",), ())
+
+
 def text_of(numba_type, spec=""):
     """The text recipe of a string literal, a text or a run-time value with ``spec``."""
     if isinstance(numba_type, TextType):
         return numba_type
+    if isinstance(numba_type, types.BaseTuple):
+        return tuple_text(numba_type) if not spec else None
     if isinstance(numba_type, types.StringLiteral):
         return TextType((numba_type.literal_value,), ())
     if is_printable_value(numba_type):
