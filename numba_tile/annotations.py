@@ -373,3 +373,16 @@ constant. A Constant holds an int, float, bool, None, str, enum member, dtype or
     return TypeError(f"Invalid {where.describe()}: Could not interpret object of type "
                      f"'{type(value).__name__}' as a constant. A Constant holds an int, float, "
                      f"bool, None, str, enum member, dtype or a tuple of those")
+
+
+def mixed_list_error(name, kinds):
+    """The ``TypeError`` of a list argument whose items differ (arrays of two dtypes or
+    ranks), for both executors.
+
+    >>> from numba_tile.annotations import mixed_list_error
+    >>> mixed_list_error("xs", ["float32 2-d", "float16 2-d"]).args[0][:58]
+    "Argument 'xs': a list must hold items of one kind (arrays "
+    """
+    return TypeError(f"Argument '{name}': a list must hold items of one kind (arrays of one "
+                     f"dtype and rank), got {', '.join(map(str, kinds))}; pass a tuple to mix "
+                     f"them")

@@ -23,8 +23,8 @@ from numba.core import types
 
 from . import dtypes as d
 from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                          check_static_items, constant_dtype, scalar_argument, sequence_items,
-                          static_axes)
+                          check_static_items, constant_dtype, mixed_list_error,
+                          scalar_argument, sequence_items, static_axes)
 from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     is_aligned, scalar_type
 from .interpreter.host_arrays import to_host
@@ -186,9 +186,7 @@ def sequence_type(name, value, item_types):
                 check_static_items(name, [(t.static_shape, t.static_strides)
                                           for t in item_types])
         if len(set(item_types)) > 1:
-            raise TypeError(f"Argument '{name}': a list must hold items of one kind (arrays "
-                            f"of one dtype and rank), got {', '.join(map(str, item_types))}; "
-                            f"pass a tuple to mix them")
+            raise mixed_list_error(name, item_types)
         return ListType(item_types[0], len(item_types))
     return types.BaseTuple.from_types(item_types)
 

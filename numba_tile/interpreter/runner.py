@@ -23,8 +23,8 @@ import numpy as np
 from .. import dtypes as d
 from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, scalar_argument, sequence_items,
-                           static_axes)
+                           check_static_items, constant_dtype, mixed_list_error,
+                           scalar_argument, sequence_items, static_axes)
 from ..kernel import tile_function
 from ..rules import calls, context_managers
 from ..rules.global_values import read_errors
@@ -458,8 +458,9 @@ class PreparedArguments:
                      for where, v, item_meta in sequence_items(name, value, meta)]
             if isinstance(value, list) and \
                     len({(a.dtype, a.ndim) for a in items if isinstance(a, Array)}) > 1:
-                raise TypeError(f"The arrays in list argument '{name}' must share dtype and "
-                                f"rank")
+                raise mixed_list_error(name, [f"{a.dtype} {a.ndim}-d array" if
+                                              isinstance(a, Array) else type(a).__name__
+                                              for a in items])
             if isinstance(value, list) and items and all(isinstance(a, Array) for a in items):
                 check_static_items(name, [_static_values(a) for a in items])
             return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
