@@ -25,7 +25,7 @@ import datetime
 import platform
 
 import numba_tile as ct
-from . import cutile, references, timing
+from . import compile_times, cutile, references, timing
 
 SEED = 2026
 
@@ -61,6 +61,11 @@ def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 
         results["launch_overhead_us"] = launch_overhead()
     log("host overhead of a cached launch: " + ", ".join(
         f"{name} {us:.1f} us" for name, us in results["launch_overhead_us"].items()))
+    if any(case.name.startswith(("matmul", "attention")) for case in cases):
+        major, minor = torch.cuda.get_device_capability()
+        results["compile_seconds"] = compile_times.measure(f"sm_{major}{minor}")
+        for line in compile_times.report_lines(results["compile_seconds"]):
+            log(line.strip())
     return results
 
 
