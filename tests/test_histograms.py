@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
+from numba_tile.bench.memory_kernels import block_histogram_launch
 
 
 @ct.kernel
@@ -41,25 +42,12 @@ def test_counts_of_every_integer_dtype(run_kernel, rng, dtype, shape, bins, warp
         np.testing.assert_array_equal(out[block], _expected(values[block], bins))
 
 
-@ct.kernel
-def block_counts(values, counts, TILE: ct.Constant[int], TILES: ct.Constant[int],
-                 BINS: ct.Constant[int]):
-    """Each block counts ``TILES`` tiles of ``TILE`` values into one block histogram, then
-    adds it to the global counts, one atomic per bin; padding past the end is -1."""
-    total = ct.zeros((BINS,), ct.int32)
-    for k in range(TILES):
-        i = ct.bid(0) * TILES + k
-        tile = ct.load(values, (i,), (TILE,), padding_mode=ct.PaddingMode.ZERO)
-        position = ct.arange(TILE, dtype=ct.int32) + i * TILE
-        total += ct.histogram(ct.where(position < values.shape[0], tile, -1), BINS)
-    ct.atomic_add(counts, ct.arange(BINS, dtype=ct.int32), total,
-                  memory_order=ct.MemoryOrder.RELAXED)
-
-
 def test_block_histograms_merged_with_atomic_add(run_kernel, rng):
+    """The benchmark's kernel: each block counts 4 tiles of 256 values into one block
+    histogram, adds it to the counts with one atomic per bin; the last tile is partial."""
     values = rng.integers(0, 256, 3000).astype(np.int32)
     counts = np.zeros(256, np.int32)
-    run_kernel(block_counts, (ct.cdiv(3000, 256 * 4),), (values, counts, 256, 4, 256))
+    run_kernel(*block_histogram_launch(values, counts, block=256, tiles=4))
     np.testing.assert_array_equal(counts, np.bincount(values, minlength=256))
 
 
