@@ -95,14 +95,22 @@ def expression(key):
 
 
 class _LocalFunction:
-    """A function defined inside the kernel, as ``static_eval`` sees it: not callable."""
+    """A function defined inside the kernel, as ``static_eval`` sees it: not callable.
+    ``function``: the function value it stands for (a closure made when the kernel ran),
+    which the expression's result holds where it holds this (``static_iter((f, g))``)."""
 
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, function=None):
+        self.name, self.function = name, function
 
     def __call__(self, *args, **kwargs):
-        raise TileStaticEvalError(f"{self.name}() is defined inside the kernel and cannot be "
-                                  f"called inside static_eval()")
+        raise local_function_error(self.name)
+
+
+def local_function_error(name):
+    """The error of a call of function ``name``, defined inside the kernel, in a static
+    expression."""
+    return TileStaticEvalError(f"{name}() is defined inside the kernel and cannot be called "
+                               f"inside static_eval()")
 
 
 class AsTileCode(Exception):
@@ -129,20 +137,24 @@ def value_name(key):
     return f"__numba_tile_static_value_{key}"
 
 
-def evaluate(key, values, namespace, static_context, finish=None):
+def evaluate(key, values, namespace, static_context, finish=None, made_inside=None):
     """The value of expression ``key`` for the values of its local variables, with global
     and closure names from ``namespace``; run inside ``static_context`` (which makes tile
-    operations refuse or defer). ``finish(value)``, run there too, gives the result."""
+    operations refuse or defer). ``finish(value)``, run there too, gives the result.
+    ``made_inside(value)``: the name of a function value that the kernel made (a closure, a
+    lambda: not callable here, as cuTile's closures are not), else None."""
     found = _EXPRESSIONS[key]
     if found.problem is not None:
         raise found.problem[0](found.problem[1])
     scope = dict(namespace)
     for name in found.local_functions:
         scope[name] = _LocalFunction(name)
+    if made_inside is not None:
+        values = [_local_function(v, made_inside) for v in values]
     function = types.FunctionType(found.code, scope)
     with static_context(found.construct):
         try:
-            result = function(*values)
+            result = _made_functions(function(*values))
             if found.construct == "static_eval":  # a dataclass instance must be frozen
                 dataclass_rules.check_values(result)
             if found.construct == "static_assert":  # the message as run-time values show
@@ -156,6 +168,20 @@ def evaluate(key, values, namespace, static_context, finish=None):
                 raise
             raise TileStaticEvalError(f"Exception was raised inside {found.construct}() "
                                       f"({type(error).__name__}: {error})") from error
+
+
+def _local_function(value, made_inside):
+    name = made_inside(value)
+    return value if name is None else _LocalFunction(name, value)
+
+
+def _made_functions(value):
+    """A result with the functions the kernel made in place of their stand-ins."""
+    if isinstance(value, _LocalFunction) and value.function is not None:
+        return value.function
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_made_functions(v) for v in value)
+    return value
 
 
 def check_assertion(condition, message, is_run_time):

@@ -226,3 +226,106 @@ def test_identity_with_none_in_a_closure_is_allowed(run_kernel):
     x = np.ones(4, np.float32)
     run_kernel(identity_with_none_in_lambda, (1,), (x,))
     np.testing.assert_array_equal(x, np.full(4, 2.0))
+
+
+# -- constants through closures and helpers; closures inside static expressions -----------------
+def _twice(n):
+    return n * 2
+
+
+def _add(t, k: ct.Constant[int]):
+    return t + k
+
+
+@ct.kernel
+def constants_through_closures(y):
+    def twice(n):
+        return n * 2
+    n = 2
+    four = lambda: n * 2  # noqa: E731 (captures a constant of the kernel)
+    t = ct.full((twice(2),), 0, ct.int32) + ct.full((four(),), 1, ct.int32)
+    t = _add(t, twice(3))  # a Constant argument from a closure
+    for i in range(twice(1)):  # a loop bound
+        t = t + i
+    for j in ct.static_iter(range(_twice(2))):  # a global helper inside static_iter
+        t = t + j
+    ct.static_assert(_twice(2) == 4)
+    x = twice(2)
+    ct.static_assert(x == 4)  # a closure's result, read as a variable
+    ct.store(y, (0,), t)
+
+
+def test_constants_returned_by_closures_are_constants(run_kernel):
+    y = np.zeros(4, np.int32)
+    run_kernel(constants_through_closures, (1,), (y,))
+    np.testing.assert_array_equal(y, np.full(4, 1 + 6 + 1 + 6))
+
+
+@ct.kernel
+def lambda_in_static_assert(y):
+    f = lambda: 3  # noqa: E731
+    ct.static_assert(f() == 3)
+    ct.store(y, (0,), ct.full((4,), 1, ct.int32))
+
+
+@ct.kernel
+def capturing_lambda_in_static_assert(y):
+    n = 4
+    f = lambda: n * 2  # noqa: E731
+    ct.static_assert(f() == 8)
+    ct.store(y, (0,), ct.full((4,), 1, ct.int32))
+
+
+@ct.kernel
+def renamed_function_in_static_assert(y):
+    def twice(n):
+        return n * 2
+    g = twice
+    ct.static_assert(g(2) == 4)
+    ct.store(y, (0,), ct.full((4,), 1, ct.int32))
+
+
+@ct.kernel
+def lambda_in_static_eval(y):
+    f = lambda: 3  # noqa: E731
+    ct.store(y, (0,), ct.full((4,), ct.static_eval(f()), ct.int32))
+
+
+def _check_one(f):
+    ct.static_assert(f(1) == 2)
+    return 1
+
+
+@ct.kernel
+def lambda_passed_to_a_static_assert(y):
+    ct.store(y, (0,), ct.full((4,), _check_one(lambda n: n + 1), ct.int32))
+
+
+@pytest.mark.parametrize("kernel,name", [
+    (lambda_in_static_assert, "<lambda>"), (capturing_lambda_in_static_assert, "<lambda>"),
+    (renamed_function_in_static_assert, "twice"), (lambda_in_static_eval, "<lambda>"),
+    (lambda_passed_to_a_static_assert, "<lambda>")],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_closures_cannot_be_called_in_static_expressions(run_kernel, kernel, name):
+    # static_assert and static_eval evaluate as Python does, where cuTile's closures (a def
+    # or a lambda of tile code, under any name) cannot be called
+    with pytest.raises(ct.TileStaticEvalError,
+                       match=re.escape(f"{name}() is defined inside the kernel and cannot be "
+                                       f"called inside static_eval()")):
+        run_kernel(kernel, (1,), (np.zeros(4, np.int32),))
+
+
+@ct.kernel
+def closures_as_static_iter_items(y):
+    f1 = lambda: 1  # noqa: E731
+    f2 = lambda: 2  # noqa: E731
+    t = ct.full((4,), 0, ct.int32)
+    for f in ct.static_iter((f1, f2)):  # not called inside: the items are the closures
+        t = t + f()
+    ct.store(y, (0,), t)
+
+
+def test_closures_are_static_iter_items(run_kernel):
+    y = np.zeros(4, np.int32)
+    run_kernel(closures_as_static_iter_items, (1,), (y,))
+    np.testing.assert_array_equal(y, np.full(4, 3))

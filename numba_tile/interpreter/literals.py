@@ -143,7 +143,7 @@ def _rewrite(fn, read_positions):
     def transform(node):
         invalid_reads.rewrite(node, code, read_positions)
         static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
-                            also_local=code.co_freevars)
+                                   also_local=code.co_freevars)
         branch_joins.rewrite(node)  # (it reads the numbers returned: before they are names)
         _LiteralRewriter(prefix, table).visit(node)
         keyword_arguments.convert_on_entry(node)
@@ -154,7 +154,36 @@ def _rewrite(fn, read_positions):
         loop_carried.rewrite(node)
         return True
     new_code = rewritten_code(fn, transform)
-    return None if new_code is None else (new_code, table)
+    if new_code is None:
+        return None
+    _MADE_INSIDE.update(_nested_codes(new_code))
+    return new_code, table
 
 
-__all__ = ["LooseInt", "LooseFloat", "loose", "literal_typed_code", "closure_for"]
+# the code of every function (a closure, a lambda) that tile code defines, as rewritten: a
+# cache of compiled code as _cache is (nothing of a run is kept)
+_MADE_INSIDE = set()
+
+
+def _nested_codes(code):
+    for constant in code.co_consts:
+        if isinstance(constant, type(code)):
+            yield constant
+            yield from _nested_codes(constant)
+
+
+def made_inside_tile_code(value):
+    """The name of a function that tile code made when it ran (a closure, a lambda: what
+    cuTile cannot call inside ``static_eval``), or None for anything else (a global helper,
+    a function captured from outside the kernel).
+
+    >>> from numba_tile.interpreter.literals import made_inside_tile_code
+    >>> made_inside_tile_code(len) is None
+    True
+    """
+    code = getattr(value, "__code__", None)
+    return value.__name__ if code is not None and code in _MADE_INSIDE else None
+
+
+__all__ = ["LooseInt", "LooseFloat", "loose", "literal_typed_code", "closure_for",
+           "made_inside_tile_code"]

@@ -37,7 +37,7 @@ from . import dataclasses as tile_dataclasses
 from .arrays import Array, partition_region
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
-from .literals import closure_for, literal_typed_code, loose
+from .literals import closure_for, literal_typed_code, loose, made_inside_tile_code
 from .loop_carried import MISMATCH_PREFIX
 from .loops import TileRange
 from .tile import Tile, to_tile
@@ -349,13 +349,15 @@ def _static_eval_call(module_globals, finish, key, *values):
     tile operation with an effect cannot be called; ``finish`` makes the dataclass
     instances of its value those of tile code."""
     return static_expressions.evaluate(key, values, module_globals,
-                                       context.static_evaluation, finish=finish)
+                                       context.static_evaluation, finish=finish,
+                                       made_inside=made_inside_tile_code)
 
 
 def _static_assert_call(module_globals, key, *values):
     """``ct.static_assert(COND, MSG)`` in interpreted code."""
     condition, message = static_expressions.evaluate(key, values, module_globals,
-                                                     context.static_evaluation)
+                                                     context.static_evaluation,
+                                                     made_inside=made_inside_tile_code)
     static_expressions.check_assertion(condition, message, _is_run_time)
 
 
@@ -365,7 +367,8 @@ def _static_iter_call(module_globals, key, *values):
     items = static_expressions.evaluate(
         key, values, module_globals, context.static_evaluation,
         finish=lambda iterable: static_expressions.iteration_items(
-            iterable, _known_at_run_time, _is_tile_value))
+            iterable, _known_at_run_time, _is_tile_value),
+        made_inside=made_inside_tile_code)
     return tuple(_loose_numbers(item) for item in items)
 
 

@@ -25,7 +25,8 @@ from ...interpreter.arrays import symbolic_shape
 from ...interpreter.literals import loose
 from ...interpreter.tile import Tile
 from ...rules.operators import OPERATORS
-from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate
+from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate, \
+    local_function_error
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type
@@ -189,6 +190,17 @@ for _dunder in ("call", "contains", "round", "matmul", "rmatmul", "pos"):
     setattr(RunTimeValue, f"__{_dunder}__", _needing_value(_dunder.lstrip("r") if
                                                            _dunder == "rmatmul" else _dunder))
 RunTimeValue.__hash__ = object.__hash__
+
+
+def _call(self, *args, **kwargs):
+    """A closure the kernel made cannot be called inside a static expression (cuTile's
+    rule, as the interpreter's closures give); anything else needs its value."""
+    if isinstance(self._type, types.MakeFunctionLiteral):
+        raise local_function_error(self._type.literal_value.code.co_name)
+    return self._needs_value(operation="call")
+
+
+RunTimeValue.__call__ = _call
 
 
 def _derived(key, numba_type, typing_context, path=None):
