@@ -682,3 +682,90 @@ def test_a_loose_int_meets_an_int32_scalar(run_kernel, b):
     x = np.zeros(1, np.int32)
     run_kernel(loose_int_or_int_scalar, (1,), (x, 4, b))
     assert x[0] == (1 if b == 0 else 5)
+
+
+# -- None meets only None ------------------------------------------------------------------------
+@ct.kernel
+def none_or_tile(x, b):
+    if ct.bid(0) == b:
+        v = None
+    else:
+        v = ct.full((1,), 1, ct.float32)
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def none_before_a_tile(x, b):
+    v = None
+    if ct.bid(0) != b:
+        v = x
+    ct.store(v, (0,), ct.full((1,), 1, ct.float32))
+
+
+@ct.kernel
+def none_or_constant(x, b):
+    v = 1.0 if ct.bid(0) != b else None
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def none_or_scalar_tested(x, b):
+    if ct.bid(0) == b:
+        v = None
+    else:
+        v = 3
+    if v is None:  # reading it is the error, `is None` too
+        ct.store(x, (0,), ct.full((1,), 2, ct.float32))
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (none_or_tile, _path_message("`v`", "Tile[float32,(1,)]", "None")),
+    (none_before_a_tile, _path_message("`v`", "None", "Array[float32,(?,):(?,)]")),
+    (none_or_constant, _path_message("a value", "None", "Tile[float32,()]")),
+    (none_or_scalar_tested, _path_message("`v`", "Tile[int32,()]", "None")),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_none_and_a_value_do_not_meet(run_kernel, kernel, message):
+    # b = 1: tile block 0 takes the side that is not None (the interpreter computes the
+    # other side, a constant None)
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), 1))
+
+
+@pytest.mark.parametrize("kernel", [none_or_constant, none_or_scalar_tested],
+                         ids=lambda v: v.__name__)
+def test_none_and_a_constant_do_not_meet_whichever_side_runs(run_kernel, kernel):
+    with pytest.raises(ct.TileTypeError, match="depends on path taken"):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), 0))
+
+
+@ct.kernel
+def none_replaced_on_every_path(x, b):
+    v = None
+    if ct.bid(0) == b:
+        v = 1.0
+    else:
+        v = 2.0
+    w = None if ct.bid(0) == b else None  # None on both sides: None
+    u = None
+    if ct.bid(0) == b:
+        u = 4  # noqa: F841 (None or 4, never read: no error)
+    ct.static_assert(w is None)
+    ct.store(x, (0,), ct.full((1,), 0, ct.float32) + v)
+
+
+@ct.kernel
+def none_argument_decides(x, bias: ct.Constant):
+    if bias is None:  # a None argument: decided before the kernel runs
+        v = ct.full((1,), 1, ct.float32)
+    else:
+        v = None
+    w = ct.full((1,), 2, ct.float32) if bias is None else None
+    ct.store(x, (0,), v + w)
+
+
+def test_none_replaced_or_decided_at_compile_time_is_no_error(run_kernel):
+    x = np.zeros(1, np.float32)
+    run_kernel(none_replaced_on_every_path, (1,), (x, 0))
+    assert x[0] == 1.0
+    run_kernel(none_argument_decides, (1,), (x, None))
+    assert x[0] == 3.0

@@ -187,6 +187,7 @@ _CALL_RESULT = re.compile(r"\$\d+call\w*")
 _LITERAL = re.compile(r"Literal\[(\w+)\]\((.*)\)")
 _TYPED_CONSTANT = re.compile(r"Constant\[(\w+)\]\((.*)\)")
 _TILE = re.compile(r"Tile\((\w+), (\([^)]*\)), .*\)")
+_ARRAY = re.compile(r"TileArray\((\w+), (\d+), .*\)")
 _ENUM_CONSTANT = re.compile(r"TileConstant\(<(\w+\.\w+): .*>\)")
 _DTYPE_CONSTANT = re.compile(r"TileConstant\((\w+)\)")
 
@@ -222,6 +223,12 @@ def _tile_type_text(text):
     enum member ``<enum constant PaddingMode.ZERO>``, a dtype ``DTypeSpec(dtype=<DType
     'float32'>)``, a string ``<string constant 'a'>`` (as the interpreter names them,
     :mod:`numba_tile.interpreter.loop_carried`)."""
+    if text == "none":
+        return "None"  # (cuTile's name, and the interpreter's)
+    array = _ARRAY.fullmatch(text)
+    if array is not None:
+        unknown = "(" + ",".join("?" * int(array[2])) + ("," if array[2] == "1" else "") + ")"
+        return f"Array[{array[1]},{unknown}:{unknown}]"
     text = _ENUM_CONSTANT.sub(r"<enum constant \1>", text)
     dtype_constant = _DTYPE_CONSTANT.fullmatch(text)
     if dtype_constant is not None and \

@@ -18,8 +18,10 @@ value of the side that ran is also compared with the other side's where that is 
 compute (a name, an attribute, a constant: :func:`path_mismatch`): enum members, dtypes
 and strings, whose value is their type in cuTile, meet only where equal
 (``ct.MemoryOrder.RELAXED`` on one side, ``ct.MemoryOrder.WEAK`` on the other is the error),
-and a loose constant meets a scalar by its own dtype (``0`` and a float32 argument do not
-meet). The else side's type is named first, as in cuTile. A helper whose returns on the
+a loose constant meets a scalar by its own dtype (``0`` and a float32 argument do not
+meet), and ``None`` meets only ``None`` (where the side that ran gives ``None``, the other
+side's value is compared where it is computed without a call: a call's result is known only
+when it runs). The else side's type is named first, as in cuTile. A helper whose returns on the
 two sides of a run-time ``if`` are constants of different dtypes (``return 3`` on one,
 ``return 5.0`` on the other, or after the ``if``) raises "Type of return value depends on
 path taken" whichever side runs, as the compiler does.
@@ -114,28 +116,29 @@ def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
     ``if`` that ran (``taken``: the condition) and the other side gives it a value of another
     type (``if_true``/``if_false`` as for :func:`joined`), else None: constants whose value
     is their type (enum members, dtypes, strings) meet only where equal, loosely typed
-    constants meet as their own dtype, tiles and scalars by dtype and shape. The other
-    side's value is computed where it is cheap (``cheap``: the other side's expression is a
-    name, an attribute or a constant, for the true and the false side) or where ``value``
-    is a constant. The else side's type comes first in the message, as in cuTile.
+    constants meet as their own dtype, tiles and scalars by dtype and shape, ``None`` only
+    ``None`` (it is a type of its own in cuTile). The other side's value is computed where
+    it is cheap (``cheap``: the other side's expression is a name, an attribute or a
+    constant, for the true and the false side) or where ``value`` is a constant or ``None``.
+    The else side's type comes first in the message, as in cuTile.
 
     >>> import numba_tile as ct
     >>> from numba_tile.interpreter.branch_joins import path_mismatch
-    >>> print(path_mismatch("s", "a", True, lambda: "b", None))  # "a" ran; "b": the else side
+    >>> # "a" ran; "b": the else side
+    >>> print(path_mismatch("s", "a", True, lambda: "b", None))  # doctest: +NORMALIZE_WHITESPACE
     Type of `s` depends on path taken: <string constant 'b'> (on one path) vs. <string
     constant 'a'> (on another)
     """
     other = if_true if taken else if_false
-    if other is None or not (cheap[0 if taken else 1] or _is_loose(value) or
+    if other is None or not (cheap[0 if taken else 1] or value is None or _is_loose(value) or
                              constant_key(value) is not None):
         return None
     try:
         other_value = other()
     except Exception:  # (not computed here after all: nothing to compare)
         return None
-    if any(v is None or v is UNBOUND or isinstance(v, np.generic)
-           for v in (value, other_value)):
-        return None  # (None meets an Optional when compiled; NumPy scalars: not compared)
+    if any(v is UNBOUND or isinstance(v, np.generic) for v in (value, other_value)):
+        return None  # (NumPy scalars: not compared)
     first, second = (other_value, value) if taken else (value, other_value)
     try:
         first, second = carried(first), carried(second)

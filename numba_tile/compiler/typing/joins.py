@@ -6,7 +6,8 @@ Numba unifies such types by its own rules: a float literal joins as a float64, a
 (int32, int64 or uint64 by value, float32, bool_: seed 000, "Arithmetic Promotion"), a scalar
 is a 0-d tile, and the types then have to be the same: ``v = 1.0 if c else 3.0`` is a float32
 scalar, ``v = 1 if c else 2.0`` is an error ("Type of `v` depends on path taken"), as is
-``v = 0 if c else f`` for a float32 scalar ``f`` and ``s = "a" if c else "b"``, and
+``v = 0 if c else f`` for a float32 scalar ``f``, ``s = "a" if c else "b"`` and ``v = None if c
+else t``, and
 ``s = 0.0`` before a loop that does ``s = s + ct.sum(t)`` carries a float32 0-d tile.
 :class:`~numba_tile.compiler.contexts.TileTypingContext` asks :func:`joined_type` first and
 falls back to Numba's rules where it has no answer (integers without a tile: Numba's, but
@@ -70,6 +71,8 @@ def joined_type(first, second):
         return None
     if all(isinstance(t, types.StringLiteral) for t in (first, second)):
         return MISMATCH  # a string is a constant, its value its type: "a" cannot meet "b"
+    if types.none in (first, second):
+        return MISMATCH  # None is a type of its own in cuTile (no Optional): no other meets it
     if joins_as_int32(first, second):
         return types.int32
     first_dtype, second_dtype = _dtype(first), _dtype(second)

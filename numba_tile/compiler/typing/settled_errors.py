@@ -23,6 +23,7 @@ numba_tile.errors.TileTypeError: scatter() value: cannot implicitly cast int64 t
 ...
 """
 
+from numba.core import errors as core_errors
 from numba.cuda import utils
 from numba.cuda.core import typeinfer
 from numba.cuda.core.errors import ForceLiteralArg, TypingError
@@ -41,7 +42,9 @@ def _propagate(self, inferer):
                 constraint(inferer)
             except (ForceLiteralArg, TileError) as error:
                 errors.append(error)
-            except TypingError as error:
+            except (TypingError, core_errors.TypingError) as error:
+                # (Numba's own overload resolution raises the numba.core class: a call
+                # typed with one path's type of a variable whose paths do not meet)
                 errors.append(_located(error, constraint.loc))
     # Numba raises the first error left: a Tile error is the cause where Numba's own errors
     # follow from it (a combiner's result of another dtype leaves the later steps' types
@@ -54,7 +57,8 @@ def _propagate(self, inferer):
 
 
 def _is_join_error(error):
-    return isinstance(error, TypingError) and "Cannot unify" in str(error)
+    return isinstance(error, (TypingError, core_errors.TypingError)) and \
+        "Cannot unify" in str(error)
 
 
 def _located(error, loc):
