@@ -769,3 +769,92 @@ def test_none_replaced_or_decided_at_compile_time_is_no_error(run_kernel):
     assert x[0] == 1.0
     run_kernel(none_argument_decides, (1,), (x, None))
     assert x[0] == 3.0
+
+
+# -- constants whose value is their type, and None, leaving a loop ------------------------------
+@ct.kernel
+def enum_breaks_mismatch(x, b):
+    i = 0
+    while True:
+        i += 1
+        if i >= 5:
+            order = ct.MemoryOrder.WEAK
+            break
+        elif i >= ct.bid(0) + b:
+            order = ct.MemoryOrder.RELAXED
+            break
+    ct.atomic_add(x, 0, 1.0, memory_order=order)
+
+
+@ct.kernel
+def string_break_and_else_mismatch(x, b):
+    for i in range(4):
+        if i >= b:
+            s = "a"
+            break
+    else:
+        s = "b"
+    ct.static_assert(s == "a" or s == "b")
+
+
+@ct.kernel
+def dtype_break_and_entry_mismatch(x, b):
+    dtype = ct.float16
+    for i in range(4):
+        if i >= b:
+            dtype = ct.float32
+            break
+    ct.store(x, (0,), ct.full((1,), 1, dtype))
+
+
+@ct.kernel
+def none_break_mismatch(x, b):
+    v = x
+    for i in range(4):
+        if i >= b:
+            v = None
+            break
+    ct.store(v, (0,), ct.full((1,), 1, ct.float32))
+
+
+@pytest.mark.parametrize("kernel,name,types", [
+    (enum_breaks_mismatch, "order", (_WEAK, _RELAXED)),
+    (string_break_and_else_mismatch, "s", ("<string constant 'a'>", "<string constant 'b'>")),
+    (dtype_break_and_entry_mismatch, "dtype", ("DTypeSpec(dtype=<DType 'float16'>)",
+                                               "DTypeSpec(dtype=<DType 'float32'>)")),
+], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("b", [0, 6])
+def test_constants_leaving_a_loop_two_ways_are_a_type_error(run_kernel, kernel, name, types, b):
+    # b picks the way out the run takes: every one is the error (the order of the two types
+    # is the order the ways are found in)
+    with pytest.raises(ct.TileTypeError, match=f"Type of `{name}` depends on path taken") as \
+            error:
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), b))
+    assert all(t in str(error.value) for t in types)
+
+
+def test_none_leaving_a_loop_by_a_break_is_a_type_error(run_kernel):
+    # (the run leaves by the end of the loop: the break's None is compared with the array)
+    with pytest.raises(ct.TileTypeError, match="Type of `v` depends on path taken") as error:
+        run_kernel(none_break_mismatch, (1,), (np.zeros(1, np.float32), 6))
+    assert "None" in str(error.value) and "Array[float32,(?,):(?,)]" in str(error.value)
+
+
+@ct.kernel
+def equal_constants_leave_a_loop(x, b):
+    order = ct.MemoryOrder.RELAXED
+    s = "a"
+    for i in range(4):
+        if i >= b:
+            order = ct.MemoryOrder.RELAXED
+            s = "a"
+            break
+    ct.static_assert(s == "a")
+    ct.atomic_add(x, 0, 1.0, memory_order=order)
+
+
+@pytest.mark.parametrize("b", [0, 6])
+def test_equal_constants_leaving_a_loop_meet(run_kernel, b):
+    x = np.zeros(1, np.float32)
+    run_kernel(equal_constants_leave_a_loop, (1,), (x, b))
+    assert x[0] == 1.0

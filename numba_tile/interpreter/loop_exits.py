@@ -7,7 +7,9 @@ after the loop, whichever way the loop ended.
 The compiler sees every way; the interpreter runs one. The source rewrite (:mod:`.literals`)
 calls :func:`rewrite`, which follows each loop's body to find, for each variable assigned in
 it, what it holds at each ``break``, at each ``continue`` and at the end of the body: a
-literal's dtype, the value the loop carries at its head, or a value not known before it runs.
+literal's dtype, a constant whose value is its type (an enum member, a dtype, a string: as
+in :mod:`.branch_joins`, two meet only where equal) or ``None``, the value the loop carries at
+its head, or a value not known before it runs.
 The loop's end gives the value at its head: what the variable held on entry, or what the
 body's end and its ``continue`` statements give. Each of these is reached through branches
 (the branch variables of :mod:`.branch_joins`), and counts where each of them is decided at
@@ -39,13 +41,14 @@ numba_tile.errors.TileTypeError: Type of `a` depends on path taken: Tile[float32
 """
 
 import ast
+import copy
 import itertools
 from typing import NamedTuple
 
 from ..promotion import loose_concrete_dtype
 from .branch_joins import BRANCH_PREFIX, JOINS_NAME, UNBOUND, VALUE_NAME, joins
-from .loop_carried import LOCALS_NAME, MISMATCH_PREFIX, assigned, carried, is_static_iter, \
-    mismatch, typed, undefine_on_mismatch
+from .loop_carried import LOCALS_NAME, MISMATCH_PREFIX, assigned, carried, constant_key, \
+    is_static_iter, mismatch, typed, undefine_on_mismatch
 
 EXIT_NAME = "__numba_tile_loop_exit"
 _ENTRY = "__numba_tile_loop_entry_"
@@ -55,11 +58,13 @@ _UNKNOWN = "unknown"  # a value known only when it runs
 
 class _Value(NamedTuple):
     """What a variable may hold at a point of a loop's body: ``kind``, a dtype's name (a
-    literal's), :data:`_HEAD` or :data:`_UNKNOWN`; ``where``, the ``(line, column)`` that set
-    it; ``guards``, the ``(branch variable, side, run_time)`` of each branch it passed
-    (``run_time``: its condition reads a variable the loop carries)."""
+    literal's), :data:`_HEAD`, :data:`_UNKNOWN` or the expression of a constant whose value
+    is its type (an enum member, a dtype, a string) or of ``None``, computed after the
+    loop; ``where``, the ``(line, column)`` that set it; ``guards``, the ``(branch
+    variable, side, run_time)`` of each branch it passed (``run_time``: its condition reads
+    a variable the loop carries)."""
 
-    kind: str
+    kind: object
     where: tuple
     guards: tuple
 
@@ -106,7 +111,7 @@ class _Body:
         kind = None
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
                 isinstance(statement.targets[0], ast.Name):
-            kind = self._literal_dtype(statement.value)
+            kind = self._literal_dtype(statement.value) or self._constant(statement.value)
         return [_Value(kind or _UNKNOWN, (statement.lineno, statement.col_offset), guards)]
 
     def _if(self, statement, values, guards, in_loop):
@@ -135,6 +140,21 @@ class _Body:
                 if not _holds(merged, value):
                     merged.append(value)
         return merged, guards + (sides[0][1] if len(sides) == 1 else ())
+
+    def _constant(self, node):
+        """``node`` where it may be a constant whose value is its type, or ``None``: a string
+        or ``None``, or attributes of a name the loop does not set (``ct.MemoryOrder.WEAK``,
+        ``ct.float16``), computed again after the loop (what they give is compared only
+        where it is such a constant); else None."""
+        if isinstance(node, ast.Constant):
+            return node if node.value is None or isinstance(node.value, str) else None
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if root is node or not isinstance(root, ast.Name) or root.id in self.carried_names \
+                or root.id in self.literals:
+            return None
+        return node
 
     def _literal_dtype(self, node):
         """The name of the dtype of a literal (a number the source rewrite made a name of,
@@ -217,6 +237,13 @@ def loop_exit(name, variables, where, entry, exits, back_edges):
                     continue
                 if kind == _HEAD:
                     yield from head
+                elif callable(kind):  # (the expression of a constant, :meth:`_Body._constant`)
+                    try:
+                        value = kind()
+                    except Exception:  # (not computed here after all: not compared)
+                        continue
+                    if value is None or constant_key(value) is not None:
+                        yield (line, column), value
                 else:
                     yield (line, column), typed(kind)
     head = [] if entry is UNBOUND else [(tuple(where), entry)]
@@ -243,10 +270,26 @@ def _call(function, *args):
 
 
 def _encoded(ways):
-    """The ways as a constant the rewritten code holds."""
+    """The ways as an expression the rewritten code holds: constants, but a constant's
+    expression (a value's ``kind``), a function computing it."""
+    if any(isinstance(v.kind, ast.AST) for _, values in ways for v in values):
+        return ast.Tuple(ctx=ast.Load(), elts=[ast.Tuple(ctx=ast.Load(), elts=[
+            ast.Constant(tuple(guards)), ast.Tuple(ctx=ast.Load(), elts=[ast.Tuple(
+                ctx=ast.Load(), elts=[_kind(v.kind), *map(ast.Constant, v.where),
+                                      ast.Constant(tuple(v.guards))]) for v in values])])
+            for guards, values in ways])
     return ast.Constant(tuple((tuple(guards), tuple((v.kind, *v.where, tuple(v.guards))
                                                     for v in values))
                               for guards, values in ways))
+
+
+def _kind(kind):
+    """A value's kind as the rewritten code holds it: a constant, or ``lambda: EXPRESSION``."""
+    if not isinstance(kind, ast.AST):
+        return ast.Constant(kind)
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
+                              defaults=[])
+    return ast.Lambda(args=arguments, body=copy.deepcopy(kind))
 
 
 class _Rewriter(ast.NodeTransformer):
