@@ -858,3 +858,47 @@ def test_equal_constants_leaving_a_loop_meet(run_kernel, b):
     x = np.zeros(1, np.float32)
     run_kernel(equal_constants_leave_a_loop, (1,), (x, b))
     assert x[0] == 1.0
+
+
+# -- a variable the loop carries with two types: the error where it is read ---------------------
+@ct.kernel
+def carried_two_types_unread(x, b):
+    a = 1
+    v = None
+    for i in range(b + 2):
+        a = 2.0  # noqa: F841 (int32 on entry, float32 around the loop: never read, no error)
+        v = ct.full((1,), 1, ct.float32)
+        ct.store(x, (0,), v)
+
+
+@ct.kernel
+def carried_two_types_read_in_loop(x, b):
+    a = 1
+    for i in range(b + 2):
+        a *= 2.0  # reads the int32 or float32 the loop's head holds: the error
+    ct.store(x, (0,), ct.full((1,), 1, ct.float32))
+
+
+@ct.kernel
+def carried_none_read_in_loop(x, b):
+    acc = None
+    for i in range(b + 2):
+        t = ct.full((1,), 1, ct.float32)
+        acc = t if acc is None else acc + t
+    ct.store(x, (0,), acc)
+
+
+def test_a_carried_variable_of_two_types_never_read_is_no_error(run_kernel):
+    x = np.zeros(1, np.float32)
+    run_kernel(carried_two_types_unread, (1,), (x, 1))
+    assert x[0] == 1.0
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (carried_two_types_read_in_loop, _path_message("`a`", "Tile[int32,()]", "Tile[float32,()]")),
+    (carried_none_read_in_loop, _path_message("`acc`", "None", "Tile[float32,(1,)]")),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_a_carried_variable_of_two_types_read_in_the_loop_is_an_error(run_kernel, kernel,
+                                                                      message):
+    with pytest.raises(ct.TileTypeError, match=re.escape(message)):
+        run_kernel(kernel, (1,), (np.zeros(1, np.float32), 1))

@@ -5,14 +5,18 @@ float32, bool) on entry to the loop, at the start of each iteration and after th
 compiler gets this from joining the variable's types at the loop's head (``j = 0; j += 1``
 is an int32 counter); cuTile does the same. A value of another type at the start of an
 iteration (``a = 1``, then ``a *= 2.0`` in the loop) is cuTile's ``TileTypeError`` "Type of
-`a` depends on path taken", as in compiled code; after the loop, the ways out meet as
+`a` depends on path taken" where the variable is read (there, ``a *= 2.0``; cuTile types the
+variables a loop carries at its head, and a variable whose type depends on the path is an
+error where read, not where the paths meet: ``a = 1``, then ``a = 2.0`` in the loop and no
+read, is no error), as in compiled code; after the loop, the ways out meet as
 :mod:`.loop_exits` says.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`. For a variable
 ``j`` assigned in a loop's body the loop is preceded by ``__numba_tile_carried_j =
 __numba_tile_bound("j", locals())`` (whether ``j`` is bound before the loop) and each of the
-three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` (the start of
-an iteration with the value on entry, to check the type against). Loops over
+three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` where ``j`` is
+bound (the start of an iteration makes ``j`` undefined with cuTile's message,
+:func:`undefine_on_mismatch`, where its type is not the one it had on entry). Loops over
 ``ct.static_iter`` are unrolled by the compiler, so their variables carry nothing.
 
 >>> import numpy as np, numba_tile as ct
@@ -43,6 +47,7 @@ from ..static_expressions import ITER_NAME
 from .tile import Tile
 
 CARRIED_NAME = "__numba_tile_carried"
+HEAD_MISMATCH_NAME = "__numba_tile_head_mismatch"
 BOUND_NAME = "__numba_tile_bound"
 LOCALS_NAME = "__numba_tile_locals"
 _FLAG = "__numba_tile_carried_"
@@ -141,7 +146,22 @@ def bound(name, variables):
     return name in variables
 
 
-GLOBALS = {CARRIED_NAME: carried, BOUND_NAME: bound, LOCALS_NAME: builtins.locals}
+def head_mismatch(name, value, entry):
+    """cuTile's message where variable ``name`` holds ``value`` at the start of an iteration
+    of a loop it entered holding ``entry`` (as a loop carries it) and their types differ,
+    else None.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.interpreter.loop_carried import carried, head_mismatch
+    >>> print(head_mismatch("a", 2.0, carried(1)))  # doctest: +NORMALIZE_WHITESPACE
+    Type of `a` depends on path taken: Tile[int32,()] (on one path) vs. Tile[float32,()]
+    (on another)
+    """
+    return mismatch(name, entry, carried(value))
+
+
+GLOBALS = {CARRIED_NAME: carried, BOUND_NAME: bound, LOCALS_NAME: builtins.locals,
+           HEAD_MISMATCH_NAME: head_mismatch}
 
 
 def assigned(statements):
@@ -173,17 +193,24 @@ def _name(identifier, ctx=ast.Load):
 
 
 def _materialize(names, at):
-    """``if flag_j: j = carried(j)`` for each name, ``at`` the loop's ``"entry"`` (where the
-    value is kept: ``entry_j = j``), an ``"iteration"``'s start (where the value is checked
-    against it: ``j = carried(j, "j", entry_j)``) or its ``"exit"``."""
+    """``if flag_j: j = carried(j)`` for each name bound there, ``at`` the loop's ``"entry"``
+    (where the value is kept: ``entry_j = j``), an ``"iteration"``'s start (where the value
+    is checked against it: ``j`` is undefined where :func:`head_mismatch` finds the types
+    differ, so that reading it is the error) or its ``"exit"``."""
     statements = []
     for n in names:
-        arguments = [_name(n), ast.Constant(n), _name(_ENTRY + n)] if at == "iteration" \
-            else [_name(n)]
         body = [ast.Assign(targets=[_name(n, ast.Store)], value=ast.Call(
-            func=_name(CARRIED_NAME), args=arguments, keywords=[]))]
+            func=_name(CARRIED_NAME), args=[_name(n)], keywords=[]))]
         if at == "entry":
             body.append(ast.Assign(targets=[_name(_ENTRY + n, ast.Store)], value=_name(n)))
+        elif at == "iteration":
+            body = undefine_on_mismatch(n, ast.Call(
+                func=_name(HEAD_MISMATCH_NAME), args=[ast.Constant(n), _name(n),
+                                                      _name(_ENTRY + n)], keywords=[]), body)
+        if at != "entry":  # (a path of the loop may have left it undefined)
+            body = [ast.If(test=ast.Call(func=_name(BOUND_NAME), args=[
+                ast.Constant(n), ast.Call(func=_name(LOCALS_NAME), args=[], keywords=[])],
+                keywords=[]), body=body, orelse=[])]
         statements.append(ast.If(test=_name(_FLAG + n), body=body, orelse=[]))
     return statements
 
