@@ -19,12 +19,13 @@ compute (a name, an attribute, a constant: :func:`path_mismatch`): enum members,
 and strings, whose value is their type in cuTile, meet only where equal
 (``ct.MemoryOrder.RELAXED`` on one side, ``ct.MemoryOrder.WEAK`` on the other is the error),
 a loose constant meets a scalar by its own dtype (``0`` and a float32 argument do not
-meet), and ``None`` meets only ``None`` (where the side that ran gives ``None``, the other
-side's value is compared where it is computed without a call: a call's result is known only
-when it runs). The else side's type is named first, as in cuTile. A helper whose returns on the
-two sides of a run-time ``if`` are constants of different dtypes (``return 3`` on one,
-``return 5.0`` on the other, or after the ``if``) raises "Type of return value depends on
-path taken" whichever side runs, as the compiler does.
+meet), and ``None`` meets only ``None`` (where the side that ran gives ``None`` or a
+constant, the other side's value is computed where that has no effect, calls of tile
+operations that write nothing included, and a nested ``if`` there checked as its own join:
+:mod:`.other_sides`). The else side's type is named first, as in cuTile. A helper whose
+returns on the two sides of a run-time ``if`` are constants of different dtypes (``return
+3`` on one, ``return 5.0`` on the other, or after the ``if``) raises "Type of return value
+depends on path taken" whichever side runs, as the compiler does.
 
 The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before numbers
 become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
@@ -55,8 +56,10 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
+from . import other_sides
 from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, mismatch, undefine, \
     undefine_on_mismatch
+from .other_sides import PathMismatch, side_cheap, side_thunk, thunk
 from .tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
@@ -134,11 +137,14 @@ def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
                              constant_key(value) is not None):
         return None
     try:
-        other_value = other()
+        with np.errstate(all="ignore"):
+            other_value = other()
+    except PathMismatch as error:  # a nested ``if`` of the other side: its error first
+        return error.message
     except Exception:  # (not computed here after all: nothing to compare)
         return None
-    if any(v is UNBOUND or isinstance(v, np.generic) for v in (value, other_value)):
-        return None  # (NumPy scalars: not compared)
+    if any(v is UNBOUND or isinstance(v, (np.generic, tuple)) for v in (value, other_value)):
+        return None  # (NumPy scalars, tuples: not compared)
     first, second = (other_value, value) if taken else (value, other_value)
     try:
         first, second = carried(first), carried(second)
@@ -179,7 +185,8 @@ def old_constant_mismatch(name, old, dtype, old_first=True):
 UNBOUND = object()
 GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError,
            JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND,
-           OLD_MISMATCH_NAME: old_constant_mismatch, PATH_MISMATCH_NAME: path_mismatch}
+           OLD_MISMATCH_NAME: old_constant_mismatch, PATH_MISMATCH_NAME: path_mismatch,
+           **other_sides.GLOBALS}
 
 
 def _assigned(statements):
@@ -264,8 +271,8 @@ class _Rewriter(ast.NodeTransformer):
         test = ast.NamedExpr(target=_name(branch, ast.Store), value=node.test)
         node.test = _name(branch)
         # (each side's constant, to compare the value with: the other side's)
-        return ast.copy_location(_call(CHOOSE_NAME, test, node, _thunk(node.orelse, ()),
-                                       _thunk(node.body, ()), _cheap(node.orelse, node.body)),
+        return ast.copy_location(_call(CHOOSE_NAME, test, node, thunk(node.orelse, ()),
+                                       thunk(node.body, ()), _cheap(node.orelse, node.body)),
                                  node)
 
     def _comprehension(self, node):
@@ -318,7 +325,7 @@ class _Rewriter(ast.NodeTransformer):
         changed = set(body_names + else_names)
         for name in both + one:
             # the value on the other side, to compare with: what it sets, or what was before
-            sides = [_thunk(_final_value(statements_, name), changed) if name in names
+            sides = [side_thunk(statements_, name, changed, _assigned) if name in names
                      else _old_value(name) for statements_, names in
                      ((node.orelse, else_names), (node.body, body_names))]
             # (a side may leave it unbound: set in a nested branch only)
@@ -326,12 +333,12 @@ class _Rewriter(ast.NodeTransformer):
                 JOINED_NAME, _name(name), _name(branch), *sides))]
             # values of two types (the other side's computed where cheap): reading the
             # variable after is the error
-            values = [_final_value(statements_, name) if name in names else _name(_OLD + name)
-                      for statements_, names in ((node.body, body_names),
-                                                 (node.orelse, else_names))]
+            cheap = tuple(side_cheap(statements_, name, _assigned) if name in names else True
+                          for statements_, names in ((node.orelse, else_names),
+                                                     (node.body, body_names)))
             take = undefine_on_mismatch(name, _call(
                 PATH_MISMATCH_NAME, ast.Constant(name), _name(name), _name(branch), *sides,
-                _cheap(*reversed(values))), take)
+                ast.Constant(cheap)), take)
             if name in one:  # set on one side only, and not before: undefined after
                 in_body = name in body_names
                 dtype = _assigned_dtype(node.body if in_body else node.orelse, name)
@@ -391,42 +398,11 @@ def _mismatch(what, first, second):
            f"Tile[{second},()] (on another)"
 
 
-def _final_value(statements, name):
-    """The expression the last statement of a side that sets ``name`` gives it (``name =
-    EXPR``), or None."""
-    last = next((s for s in reversed(statements) if name in _assigned([s])), None)
-    if isinstance(last, ast.Assign) and len(last.targets) == 1 and \
-            isinstance(last.targets[0], ast.Name):
-        return last.value
-    return None
-
-
-# what an expression may be made of to be computed again where the sides meet: constants,
-# names the ``if`` does not set, and operators (no call, no subscript: no effect)
-_PURE = (ast.Constant, ast.Name, ast.Load, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare,
-         ast.Attribute, ast.unaryop, ast.operator, ast.boolop, ast.cmpop)
-
-
-def _thunk(expression, changed):
-    """``lambda: EXPRESSION`` where the expression can be computed again where the sides meet
-    (made of :data:`_PURE` nodes, reading no name in ``changed``), else ``None``."""
-    if expression is None or not all(isinstance(n, _PURE) for n in ast.walk(expression)) or \
-            any(isinstance(n, ast.Name) and n.id in changed for n in ast.walk(expression)):
-        return ast.Constant(None)
-    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
-                              defaults=[])
-    return ast.Lambda(args=arguments, body=_copy(expression))
-
-
 def _cheap(if_true, if_false):
     """``(cheap, cheap)``, a constant: whether the value of the other side is cheap to compute
     where the true side ran (``if_true``: the false side's expression) and where the false
     side did (names, attributes, constants: no arithmetic on tiles)."""
-    def cheap(expression):
-        return expression is not None and all(
-            isinstance(n, (ast.Constant, ast.Name, ast.Load, ast.Attribute, ast.UnaryOp,
-                           ast.unaryop)) for n in ast.walk(expression))
-    return ast.Constant((cheap(if_true), cheap(if_false)))
+    return ast.Constant((other_sides.cheap(if_true), other_sides.cheap(if_false)))
 
 
 def _old_value(name):
@@ -434,11 +410,6 @@ def _old_value(name):
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
                               defaults=[])
     return ast.Lambda(args=arguments, body=_name(_OLD + name))
-
-
-def _copy(node):
-    import copy
-    return copy.deepcopy(node)
 
 
 def _assigned_dtype(statements, name):
