@@ -50,6 +50,7 @@ from .helper_returns import JoinHelperReturns
 from .contract import TYPED
 from .index_layouts import ComputeIndexTilesInPlace
 from .join_order import OrderJoins
+from .loop_tests import KeepLoopTests
 from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
@@ -66,7 +67,8 @@ class Step(NamedTuple):
 
 STEPS = (
     Step(GenericRewrites, "before", (TakePartitionRegions, RewriteDeviceOutput)),
-    Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, PruneConstantBranches,
+    Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, KeepLoopTests,
+                                   PruneConstantBranches,
                                    JoinHelperReturns, PipelineMmaLoads, DeferProductWaits)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
