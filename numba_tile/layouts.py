@@ -150,6 +150,36 @@ class LinearLayout:
                                           for v in vectors]
                                     for dim, vectors in self.bases.items()})
 
+    def split_axis(self, axis, inner):
+        """The same hardware map seen on the shape with ``axis`` split into
+        ``(n // inner, inner)``, row-major: a reshape that moves nothing (the bits of the
+        coordinate are only regrouped).
+
+        >>> from numba_tile.layouts import blocked
+        >>> split = blocked((2, 16), num_warps=1, element_bytes=4).split_axis(1, 4)
+        >>> split.shape, split.apply(register=3, lane=1)
+        ((2, 4, 4), (0, 1, 3))
+        """
+        _log2(inner, "the inner length")
+        shape = self.shape[:axis] + (self.shape[axis] // inner, inner) + self.shape[axis + 1:]
+        return LinearLayout(shape, {dim: [v[:axis] + (v[axis] // inner, v[axis] % inner) +
+                                          v[axis + 1:] for v in vectors]
+                                    for dim, vectors in self.bases.items()})
+
+    def merge_axes(self, axis):
+        """The inverse of :meth:`split_axis`: axes ``axis`` and ``axis + 1`` seen as one.
+
+        >>> from numba_tile.layouts import blocked
+        >>> layout = blocked((2, 16), num_warps=1, element_bytes=4)
+        >>> layout.split_axis(1, 4).merge_axes(1) == layout
+        True
+        """
+        inner = self.shape[axis + 1]
+        shape = self.shape[:axis] + (self.shape[axis] * inner,) + self.shape[axis + 2:]
+        return LinearLayout(shape, {dim: [v[:axis] + (v[axis] * inner + v[axis + 1],) +
+                                          v[axis + 2:] for v in vectors]
+                                    for dim, vectors in self.bases.items()})
+
     def owner_of(self, coords):
         """A ``(register, lane, warp)`` location holding ``coords`` (the lowest), or None."""
         target = self._flat(coords)

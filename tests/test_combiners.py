@@ -9,6 +9,7 @@ error.
 """
 
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -262,7 +263,9 @@ def _composed(m, c):
     return out_m.view(np.int32), out_c.view(np.int32)
 
 
-@pytest.mark.parametrize("n,warps,reverse", [(256, 4, False), (1024, 8, True)])
+@pytest.mark.parametrize("n,warps,reverse", [
+    (2, 1, False), (4, 1, True), (8, 1, False), (8, 1, True), (64, 2, True),
+    (256, 4, False), (1024, 8, True), (1024, 4, False)])
 def test_the_combining_order_across_lanes_and_warps(run_kernel, rng, n, warps, reverse):
     m = rng.integers(-7, 8, (2, n)).astype(np.int32)
     c = rng.integers(-1000, 1000, (2, n)).astype(np.int32)
@@ -278,3 +281,25 @@ def test_the_combining_order_across_lanes_and_warps(run_kernel, rng, n, warps, r
         np.testing.assert_array_equal(outs[0], expected[0])
         np.testing.assert_array_equal(outs[1], expected[1])
         np.testing.assert_array_equal(reduced, _composed(m, c)[1][:, -1])
+
+
+@ct.kernel
+def runs_of_a_row(x, y, N: ct.Constant[int], CUSTOM: ct.Constant[bool]):
+    t = ct.load(x, (0, 0), (1, N))
+    if CUSTOM:
+        ct.store(y, (0, 0), ct.scan(t, 1, lambda a, b: a + b, 0))
+    else:
+        ct.store(y, (0, 0), ct.cumsum(t, 1))
+
+
+@pytest.mark.parametrize("custom", [False, True], ids=["cumsum", "scan"])
+def test_a_scan_is_work_efficient_when_compiled(custom):
+    """A row of 1024 float32 in 128 threads, 8 a thread: each thread adds its runs' elements
+    one after the other, then one offset and one total per run and step across 32 lanes and
+    4 warps (7 steps), then the offset to each element: 40 additions, where doubling every
+    element at every step took 120 (custom) or 79 (cumsum); one shuffle per run and lane
+    step (10), not one per element."""
+    x = np.zeros((1, 1024), np.float32)
+    ptx = ct.compile(runs_of_a_row, (x, x, 1024, custom), arch="sm_90").ptx
+    assert len(re.findall(r"\badd(\.rn)?\.f32", ptx)) <= 40
+    assert len(re.findall(r"\bshfl\.sync", ptx)) <= 10

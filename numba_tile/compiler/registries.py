@@ -23,6 +23,7 @@ from .lowering import constants, device_output as lowering_device_output, elemen
     memory as lowering_memory, pipelines as lowering_pipelines, reductions as \
     lowering_reductions, shapes as lowering_shapes, text as lowering_text, \
     gather as lowering_gather, atomics as lowering_atomics, scans as lowering_scans, \
+    scan_runs as lowering_scan_runs, \
     keywords as lowering_keywords, dataclasses as lowering_dataclasses, \
     tuples as lowering_tuples, joins as lowering_joins, \
     partitions as lowering_partitions, \

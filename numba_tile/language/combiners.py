@@ -12,7 +12,8 @@ from ..kernel import function
 from ..rules import combiners as combiner_rules
 from .debugging import static_eval, static_iter
 from .elementwise import where
-from .scans import swap_halves, upper_halves
+from .scans import merge_runs, run_element, split_runs, stack_runs, swap_halves, \
+    upper_halves
 from .shapes import broadcast_to, extract, reshape
 
 # A closure cannot be called with *args of a tuple that an unrolled loop builds, and a
@@ -108,13 +109,15 @@ _REDUCE_STEPS = (None,) + tuple(_reduce_step(n) for n in range(1, _MOST_TILES + 
 
 
 @functools.lru_cache(maxsize=None)
-def _program(op, count, steps):
+def _program(op, count, steps, run=1):
     """The tile code of a whole ``op`` on ``count`` tiles (0: a single tile) in ``steps``
-    steps, without loops: ``run(x, shape, steps, func, option)``, ``option`` being
+    steps (of runs of ``run`` elements: :func:`_runs_scan_lines`), without loops:
+    ``run(x, shape, plan, func, option)``, ``plan`` being the scan's
+    :func:`~numba_tile.rules.combiners.scan_plan` or the reduction's steps, ``option``
     ``reverse`` for a scan and where the result is for a reduction
     (:func:`~numba_tile.rules.combiners.reduced_part`). Chosen at compile time
     as the one item of a ``static_iter`` loop (a static_eval's value may not differ from one
-    inlined copy of a helper to the next); one per (op, count, steps)."""
+    inlined copy of a helper to the next); one per (op, count, steps, run)."""
     if count > _MOST_TILES:
         raise TileTypeError(f"{op}() combines at most {_MOST_TILES} tiles, got {count}")
     tiles = max(count, 1)
@@ -123,22 +126,89 @@ def _program(op, count, steps):
     else:
         lines = ["tiles = (" + "".join(f"broadcast_to(x[{i}], shape), "
                                        for i in range(count)) + ")"]
-    if op == "scan":  # the running results, and the totals of their blocks
-        lines.append("tiles = (tiles, tiles)")
-    lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
+    if run > 1:
+        lines += _runs_scan_lines(tiles, run, steps)
+        lines.append("tiles = (" + "".join(f"r{k}, " for k in range(tiles)) + ")")
+    else:
+        if op == "scan":  # the running results, and the totals of their blocks
+            lines += ["steps = plan[3]", "tiles = (tiles, tiles)"]
+        else:
+            lines.append("steps = plan")
+        lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
     if op == "scan":
-        lines.append("tiles = tiles[0]")
+        if run == 1:
+            lines.append("tiles = tiles[0]")
     else:  # every element holds its axis's total: the first one's is the result
         lines.append("tiles = (" + "".join(
             f"reshape(extract(tiles[{i}], option[0], option[1]), option[2]), "
             for i in range(tiles)) + ")")
     lines.append("return tiles[0]" if count == 0 else "return tiles")
     namespace = {"broadcast_to": broadcast_to, "extract": extract, "reshape": reshape,
-                 "step": (_SCAN_STEPS if op == "scan" else _REDUCE_STEPS)[tiles]}
-    name = f"{op}_{count}_{steps}"
-    exec(f"def {name}(x, shape, steps, func, option):\n" +  # noqa: S102
+                 "step": (_SCAN_STEPS if op == "scan" else _REDUCE_STEPS)[tiles],
+                 "split_runs": split_runs, "merge_runs": merge_runs,
+                 "run_element": run_element, "stack_runs": stack_runs,
+                 "upper_halves": upper_halves, "swap_halves": swap_halves, "where": where,
+                 "checked": _checked, "totals_of": _TOTALS[tiles]}
+    name = f"{op}_{count}_{steps}_{run}"
+    exec(f"def {name}(x, shape, plan, func, option):\n" +  # noqa: S102
          "".join(f"    {line}\n" for line in lines), namespace)
     return function(namespace[name], host=True)
+
+
+def _each(count, line):
+    """``line`` for each tile number ``#`` (``{all:EXPR}``: EXPR of every tile, joined)."""
+    if "{all:" in line:
+        start = line.index("{all:")
+        end = line.index("}", start)
+        joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
+        return _each(count, line[:start] + joined + line[end + 1:])
+    return [line]
+
+
+def _runs_scan_lines(count, run, steps):
+    """The body of a scan in runs (:func:`~numba_tile.rules.combiners.scan_plan`): the runs
+    scanned one element after the other, their totals doubled into each run's offset
+    (``has``: whether the run has one yet: the first run of the axis never does), and the
+    offsets combined with the elements. ``option`` is ``reverse``: a reversed scan takes
+    the elements of a run from the last, and the upper half of a block first."""
+    tiles = range(count)
+    lines = ["axis, inner, run, steps = plan"]
+    lines += [f"y{k} = split_runs(tiles[{k}], axis, run)" for k in tiles]
+    lines += [f"e{k}_{j} = run_element(y{k}, inner, {j})" for k in tiles for j in range(run)]
+    for reverse in (True, False):
+        order = list(reversed(range(run))) if reverse else list(range(run))
+        body = [f"p{k}_{order[0]} = e{k}_{order[0]}" for k in tiles]
+        for before, j in zip(order, order[1:]):
+            body += _each(count, f"{{all:p#_{j}}} = func({{all:p#_{before}}}, {{all:e#_{j}}})")
+            body += _each(count, f"{{all:p#_{j}}}, = checked('scan', tiles, ({{all:p#_{j}}},))")
+        body += [f"t{k} = p{k}_{order[-1]}" for k in tiles]
+        lines += ["if option:" if reverse else "else:"] + ["    " + b for b in body]
+    for step in range(steps):
+        lines += [f"width_axis, width = steps[{step}]",
+                  "upper = upper_halves(t0, width_axis, width)",
+                  "if option:", "    second = where(upper, False, True)",
+                  "else:", "    second = upper"]
+        lines += [f"q{k} = swap_halves(t{k}, width_axis, width)" for k in tiles]
+        if step == 0:  # the offsets start here, where a run first follows another
+            lines += [f"o{k} = where(second, q{k}, t{k})" for k in tiles]
+            lines.append("has = second")
+        else:
+            lines += _each(count, "{all:c#} = func({all:q#}, {all:o#})")
+            lines += _each(count, "{all:c#}, = checked('scan', tiles, ({all:c#},))")
+            lines += [f"o{k} = where(second, where(has, c{k}, q{k}), o{k})" for k in tiles]
+            lines.append("has = has | second")
+        lines += _each(count, "{all:t#}, = totals_of((({all:t#},), ({all:q#},), tiles), "
+                              "second, func, 'scan')")
+    for j in range(run):
+        if steps:
+            lines += _each(count, f"{{all:f#_{j}}} = func({{all:o#}}, {{all:p#_{j}}})")
+            lines += _each(count, f"{{all:f#_{j}}}, = checked('scan', tiles, "
+                                  f"({{all:f#_{j}}},))")
+            lines += [f"p{k}_{j} = where(has, f{k}_{j}, p{k}_{j})" for k in tiles]
+    parts = [", ".join(f"p{k}_{j}" for j in range(run)) for k in tiles]
+    lines += [f"r{k} = merge_runs(stack_runs(({parts[k]},), y{k}, inner), axis)"
+              for k in tiles]
+    return lines
 
 
 @function(host=True)  # (the interpreter calls it as it is, from ct.scan)
@@ -161,9 +231,9 @@ def scan(x, /, axis, func, identity, *, reverse=False):
     """
     count, axis, shape = static_eval(combiner_rules.operands("scan", x, axis, identity))
     static_eval(combiner_rules.check_combiner("scan", func))
-    steps = static_eval(combiner_rules.combining_steps(shape, axis))
-    for run in static_iter((_program("scan", count, len(steps)),)):
-        result = run(x, shape, steps, func, reverse)
+    plan = static_eval(combiner_rules.scan_plan(shape, axis))
+    for run in static_iter((_program("scan", count, len(plan[3]), plan[2]),)):
+        result = run(x, shape, plan, func, reverse)
     return result
 
 

@@ -9,7 +9,8 @@ from .. import dtypes as d
 from ..interpreter.context import tile_op
 from ..interpreter.conversion import flush_subnormals, round_float
 from ..interpreter.tile import Tile, tile_argument
-from ..rules.scans import halves, scan, scan_options
+from ..rules.scans import halves, run_index, run_merge, run_split, run_stack, scan, \
+    scan_options
 
 
 def _scan(op, x, axis, reverse, rounding_mode, flush_to_zero):
@@ -106,3 +107,83 @@ def upper_halves(x, /, axis, width):
     shape = [1] * len(x.shape)
     shape[axis] = x.shape[axis]
     return Tile(d.bool_, np.broadcast_to(index.reshape(shape), x.shape).copy(), x.is_constant)
+
+
+# -- a thread's runs of consecutive elements, for a work-efficient scan (.combiners) -------
+@tile_op
+def split_runs(x, /, axis, run):
+    """``x`` with ``axis`` split into ``(n // run, run)``: runs of ``run`` consecutive
+    elements (compiled, each run in one thread's registers; a reshape that moves nothing
+    where the layout already keeps them there).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import split_runs
+    >>> @ct.kernel
+    ... def show():
+    ...     print(split_runs(ct.arange(8, dtype=ct.int32), 0, 4))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
+    """
+    x = tile_argument(x, "split_runs")
+    axis, run = run_split(x.shape, axis, run)
+    shape = x.shape[:axis] + (x.shape[axis] // run, run) + x.shape[axis + 1:]
+    return Tile(x.dtype, x.values.reshape(shape), x.is_constant)
+
+
+@tile_op
+def merge_runs(x, /, axis):
+    """The inverse of :func:`split_runs`: axes ``axis`` and ``axis + 1`` made one.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import merge_runs, split_runs
+    >>> @ct.kernel
+    ... def show():
+    ...     print(merge_runs(split_runs(ct.arange(8, dtype=ct.int32), 0, 4), 0))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    x = tile_argument(x, "merge_runs")
+    axis = run_merge(x.shape, axis)
+    shape = x.shape[:axis] + (x.shape[axis] * x.shape[axis + 1],) + x.shape[axis + 2:]
+    return Tile(x.dtype, x.values.reshape(shape), x.is_constant)
+
+
+@tile_op
+def run_element(x, /, axis, index):
+    """Element ``index`` of each run along ``axis`` (the inner axis of :func:`split_runs`),
+    that axis kept with length 1 (compiled, a register of the thread; nothing moves).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import run_element, split_runs
+    >>> @ct.kernel
+    ... def show():
+    ...     print(run_element(split_runs(ct.arange(8, dtype=ct.int32), 0, 4), 1, 3))
+    >>> ct.launch(0, (1,), show, ())
+    [[3], [7]]
+    """
+    x = tile_argument(x, "run_element")
+    axis, index = run_index(x.shape, axis, index)
+    return Tile(x.dtype, np.ascontiguousarray(np.take(x.values, [index], axis=axis)),
+                x.is_constant)
+
+
+@tile_op
+def stack_runs(parts, like, /, axis):
+    """The inverse of :func:`run_element`: the tiles ``parts`` (one per element of a run,
+    each of length 1 along ``axis``) side by side along ``axis``, a tile of ``like``'s
+    shape (compiled, in ``like``'s layout: each register taken from its part).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.language.scans import run_element, split_runs, stack_runs
+    >>> @ct.kernel
+    ... def show():
+    ...     runs = split_runs(ct.arange(4, dtype=ct.int32), 0, 2)
+    ...     print(stack_runs((run_element(runs, 1, 1), run_element(runs, 1, 0)), runs, 1))
+    >>> ct.launch(0, (1,), show, ())
+    [[1, 0], [3, 2]]
+    """
+    like = tile_argument(like, "stack_runs")
+    parts = [tile_argument(p, "stack_runs") for p in parts]
+    axis = run_stack(like.shape, [p.shape for p in parts], [p.dtype for p in parts], axis)
+    return Tile(parts[0].dtype, np.concatenate([p.values for p in parts], axis=axis),
+                all(p.is_constant for p in parts))

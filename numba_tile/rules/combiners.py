@@ -7,12 +7,17 @@ that ``func`` leaves unchanged. Both executors run the same tile code
 (:mod:`numba_tile.language.combiners`), which asks these rules, at compile time, for the
 steps of the combining tree:
 
-* a scan doubles the blocks of scanned elements one step at a time (:func:`combining_steps`,
-  the widths 1, 2, 4, ... of the halves): each element holds its running result within its
-  block and the block's total; in a pair of neighbouring blocks, ``low`` then ``high``,
-  ``high``'s elements are combined with ``low``'s total, ``func(total, element)``, and both
-  totals become ``func(low's, high's)``. ``log2(n)`` steps scan ``n`` elements; a reverse
-  scan combines ``low``'s elements with ``high``'s total, ``func(element, total)``.
+* a scan along the last axis (:func:`scan_plan`) first scans runs of :data:`SCAN_RUN`
+  consecutive elements one after the other (compiled, each run is in one thread's
+  registers), then doubles blocks of runs one step at a time (:func:`combining_steps`, the
+  widths 1, 2, 4, ... of the halves): each run holds its *offset*, the combined totals of
+  the runs before it in its block, and its block's total; in a pair of neighbouring blocks,
+  ``low`` then ``high``, the offsets of ``high``'s runs are combined after ``low``'s total,
+  ``func(total, offset)``, and both totals become ``func(low's, high's)``; a last
+  ``func(offset, element)`` gives each element its result. That is one call of ``func`` per
+  run and step (compiled, per thread), not per element: a work-efficient scan. Along
+  another axis the blocks double from single elements, each element holding its running
+  result. A reverse scan is the scan of the flipped axis (``high`` comes first).
 * a reduction does the same with the totals alone, so that it combines neighbouring
   elements first; every element ends with the whole axis's total (:func:`reduced_part`
   takes one).
@@ -99,6 +104,31 @@ def combining_steps(shape, axis):
         steps.append((axis, width))
         width *= 2
     return tuple(steps)
+
+
+#: the elements of a thread's run that a scan along the last axis takes one after the other
+#: (compiled tiles are made with runs of 4 or 8 along their last axis, so 4 stay in registers)
+SCAN_RUN = 4
+
+
+def scan_plan(shape, axis):
+    """How a scan along ``axis`` of ``shape`` proceeds: ``(axis, axis + 1, run, steps)``.
+    Along the last axis, ``run`` consecutive elements are scanned one after the other and
+    ``steps`` are the doublings of :func:`combining_steps` on the runs' totals (the axis
+    split into ``(n // run, run)``); along another axis ``run`` is 1 and ``steps`` double
+    blocks of single elements.
+
+    >>> from numba_tile.rules.combiners import scan_plan
+    >>> scan_plan((2, 32), 1)
+    (1, 2, 4, ((1, 1), (1, 2), (1, 4)))
+    >>> scan_plan((8, 2), 0)
+    (0, 1, 1, ((0, 1), (0, 2), (0, 4)))
+    """
+    run = min(SCAN_RUN, shape[axis]) if axis == len(shape) - 1 else 1
+    if run == 1:
+        return axis, axis + 1, 1, combining_steps(shape, axis)
+    runs = tuple(shape[:axis]) + (shape[axis] // run,)
+    return axis, axis + 1, run, combining_steps(runs, axis)
 
 
 def reduced_part(shape, axis, keepdims):

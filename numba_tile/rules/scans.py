@@ -80,3 +80,64 @@ def halves(shape, axis, width):
         raise TileTypeError(f"the half width {width!r} must be a power of two below the "
                             f"axis length {shape[axis]}")
     return axis, width
+
+
+def run_split(shape, axis, run):
+    """Rule of ``split_runs``: ``axis`` of ``shape`` made non-negative, and ``run`` a power
+    of two that divides its length. Returns ``(axis, run)``.
+
+    >>> from numba_tile.rules.scans import run_split
+    >>> run_split((4, 8), -1, 4)
+    (1, 4)
+    """
+    axis = normalize_axis(axis, len(shape))
+    if not (isinstance(run, int) and 0 < run <= shape[axis] and run & (run - 1) == 0):
+        raise TileTypeError(f"the run length {run!r} must be a power of two up to the axis "
+                            f"length {shape[axis]}")
+    return axis, run
+
+
+def run_merge(shape, axis):
+    """Rule of ``merge_runs``: ``axis`` (made non-negative) and the next one exist.
+
+    >>> from numba_tile.rules.scans import run_merge
+    >>> run_merge((2, 4, 4), 1)
+    1
+    """
+    axis = normalize_axis(axis, len(shape))
+    if axis + 1 >= len(shape):
+        raise TileTypeError(f"merge_runs() needs an axis after axis {axis}")
+    return axis
+
+
+def run_index(shape, axis, index):
+    """Rule of ``run_element``: ``(axis, index)``, the axis made non-negative and the index
+    a constant inside it.
+
+    >>> from numba_tile.rules.scans import run_index
+    >>> run_index((2, 4), -1, 3)
+    (1, 3)
+    """
+    axis = normalize_axis(axis, len(shape))
+    if not (isinstance(index, int) and 0 <= index < shape[axis]):
+        raise TileTypeError(f"the run element {index!r} must be a constant below "
+                            f"{shape[axis]}")
+    return axis, index
+
+
+def run_stack(shape, part_shapes, part_dtypes, axis):
+    """Rule of ``stack_runs``: one part per element along ``axis`` of ``shape``, each of
+    ``shape`` with length 1 there, all of one dtype; the axis made non-negative.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.scans import run_stack
+    >>> run_stack((2, 2), [(2, 1), (2, 1)], [ct.int32, ct.int32], 1)
+    1
+    """
+    axis = normalize_axis(axis, len(shape))
+    part = tuple(shape[:axis]) + (1,) + tuple(shape[axis + 1:])
+    if len(part_shapes) != shape[axis] or any(tuple(s) != part for s in part_shapes) or \
+            len(set(part_dtypes)) != 1:
+        raise TileTypeError(f"stack_runs() needs {shape[axis]} tiles of shape {part} and one "
+                            f"dtype")
+    return axis

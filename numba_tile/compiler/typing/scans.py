@@ -5,8 +5,12 @@ moves along the scanned axis moves along it alone, by a power of two (the blocke
 of loads and factories); otherwise it takes the default layout, and the input is moved
 there first."""
 
+from numba.core import types
+
 from ... import dtypes as d
+from ...errors import TileTypeError
 from ...language import scans
+from ...layouts import blocked
 from ...rules import scans as scan_rules
 from ..types import TileType
 from .templates import compile_time_value, constant_value, register_template, tile_argument
@@ -64,3 +68,54 @@ def infer_halves(kind):
 
 register_template(scans.swap_halves, infer_halves("swap_halves"))
 register_template(scans.upper_halves, infer_halves("upper_halves"))
+
+
+def _register_only(layout, axis):
+    """True where only register bits move along ``axis`` of ``layout``."""
+    return not any(vector[axis] for dim in ("lane", "warp") for vector in layout.bases[dim])
+
+
+def infer_split_runs(values):
+    """A run kept in registers: ``x``'s layout seen on the split shape where the run's
+    bits are register bits; otherwise a blocked layout with runs of that length along the
+    last axis (the input is moved there), or the default one for another axis."""
+    x = tile_argument(values, "split_runs")
+    axis, run = scan_rules.run_split(x.shape, constant_value(values["axis"]),
+                                     constant_value(values["run"]))
+    split = x.layout.split_axis(axis, run)
+    if not _register_only(split, axis + 1):
+        split = blocked(split.shape, x.num_warps, 16 // run) if axis == x.ndim - 1 else None
+    return TileType(x.dtype, x.shape[:axis] + (x.shape[axis] // run, run) +
+                    x.shape[axis + 1:], x.num_warps, split)
+
+
+def infer_merge_runs(values):
+    x = tile_argument(values, "merge_runs")
+    axis = scan_rules.run_merge(x.shape, constant_value(values["axis"]))
+    merged = x.layout.merge_axes(axis)
+    return TileType(x.dtype, merged.shape, x.num_warps, merged)
+
+
+def infer_run_element(values):
+    """The run's axis collapsed: the other registers of the run repeat the element."""
+    x = tile_argument(values, "run_element")
+    axis, _ = scan_rules.run_index(x.shape, constant_value(values["axis"]),
+                                   constant_value(values["index"]))
+    collapsed = x.layout.collapse((axis,))
+    return TileType(x.dtype, collapsed.shape, x.num_warps, collapsed)
+
+
+def infer_stack_runs(values):
+    like, parts = values["like"], values["parts"]
+    if not isinstance(like, TileType) or not isinstance(parts, types.BaseTuple) or not all(
+            isinstance(p, TileType) for p in parts):
+        raise TileTypeError("stack_runs() needs a tuple of tiles and a tile")
+    scan_rules.run_stack(like.shape, [p.shape for p in parts], [p.dtype for p in parts],
+                         constant_value(values["axis"]))
+    return TileType(parts[0].dtype, like.shape, like.num_warps, like.layout)
+
+
+register_template(scans.split_runs, infer_split_runs)
+register_template(scans.merge_runs, infer_merge_runs)
+register_template(scans.run_element, infer_run_element)
+register_template(scans.stack_runs, infer_stack_runs)
