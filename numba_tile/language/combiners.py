@@ -111,13 +111,13 @@ _REDUCE_STEPS = (None,) + tuple(_reduce_step(n) for n in range(1, _MOST_TILES + 
 @functools.lru_cache(maxsize=None)
 def _program(op, count, steps, run=1):
     """The tile code of a whole ``op`` on ``count`` tiles (0: a single tile) in ``steps``
-    steps (of runs of ``run`` elements: :func:`_runs_scan_lines`), without loops:
-    ``run(x, shape, plan, func, option)``, ``plan`` being the scan's
-    :func:`~numba_tile.rules.combiners.scan_plan` or the reduction's steps, ``option``
-    ``reverse`` for a scan and where the result is for a reduction
-    (:func:`~numba_tile.rules.combiners.reduced_part`). Chosen at compile time
-    as the one item of a ``static_iter`` loop (a static_eval's value may not differ from one
-    inlined copy of a helper to the next); one per (op, count, steps, run)."""
+    doubling steps, after runs of ``run`` elements (:func:`_runs_scan_lines`,
+    :func:`_runs_reduce_lines`), without loops: ``run(x, shape, plan, func, option)``,
+    ``plan`` being the :func:`~numba_tile.rules.combiners.scan_plan` or
+    :func:`~numba_tile.rules.combiners.reduce_plan`, ``option`` ``reverse`` for a scan.
+    Chosen at compile time as the one item of a ``static_iter`` loop (a static_eval's value
+    may not differ from one inlined copy of a helper to the next); one per (op, count,
+    steps, run)."""
     if count > _MOST_TILES:
         raise TileTypeError(f"{op}() combines at most {_MOST_TILES} tiles, got {count}")
     tiles = max(count, 1)
@@ -126,21 +126,21 @@ def _program(op, count, steps, run=1):
     else:
         lines = ["tiles = (" + "".join(f"broadcast_to(x[{i}], shape), "
                                        for i in range(count)) + ")"]
-    if run > 1:
+    if op == "scan" and run > 1:
         lines += _runs_scan_lines(tiles, run, steps)
         lines.append("tiles = (" + "".join(f"r{k}, " for k in range(tiles)) + ")")
-    else:
-        if op == "scan":  # the running results, and the totals of their blocks
-            lines += ["steps = plan[3]", "tiles = (tiles, tiles)"]
-        else:
-            lines.append("steps = plan")
+    elif op == "scan":  # the running results, and the totals of their blocks
+        lines += ["steps = plan[3]", "tiles = (tiles, tiles)"]
         lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
-    if op == "scan":
-        if run == 1:
-            lines.append("tiles = tiles[0]")
-    else:  # every element holds its axis's total: the first one's is the result
+        lines.append("tiles = tiles[0]")
+    else:
+        lines.append("axis, inner, run, steps, index, first, result = plan")
+        if run > 1:  # each run's total, its elements combined one after the other
+            lines += _runs_reduce_lines(tiles, run)
+        lines += [f"tiles = step(tiles, steps[{k}], func, option)" for k in range(steps)]
+        # every element holds its axis's total: the first one's is the result
         lines.append("tiles = (" + "".join(
-            f"reshape(extract(tiles[{i}], option[0], option[1]), option[2]), "
+            f"reshape(extract(tiles[{i}], index, first), result), "
             for i in range(tiles)) + ")")
     lines.append("return tiles[0]" if count == 0 else "return tiles")
     namespace = {"broadcast_to": broadcast_to, "extract": extract, "reshape": reshape,
@@ -163,6 +163,20 @@ def _each(count, line):
         joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
         return _each(count, line[:start] + joined + line[end + 1:])
     return [line]
+
+
+def _runs_reduce_lines(count, run):
+    """The totals of the runs of a reduction (:func:`~numba_tile.rules.combiners.reduce_plan`),
+    each run's elements combined one after the other; they become ``tiles``."""
+    tiles = range(count)
+    lines = [f"y{k} = split_runs(tiles[{k}], axis, run)" for k in tiles]
+    lines += [f"t{k} = run_element(y{k}, inner, 0)" for k in tiles]
+    for j in range(1, run):
+        lines += [f"e{k} = run_element(y{k}, inner, {j})" for k in tiles]
+        lines += _each(count, "{all:t#} = func({all:t#}, {all:e#})")
+        lines += _each(count, "{all:t#}, = checked('reduce', tiles, ({all:t#},))")
+    lines.append("tiles = (" + "".join(f"t{k}, " for k in tiles) + ")")
+    return lines
 
 
 def _runs_scan_lines(count, run, steps):
@@ -259,8 +273,7 @@ def reduce(x, /, axis, func, identity, *, keepdims=False):
     """
     count, axis, shape = static_eval(combiner_rules.operands("reduce", x, axis, identity))
     static_eval(combiner_rules.check_combiner("reduce", func))
-    steps = static_eval(combiner_rules.combining_steps(shape, axis))
-    part = static_eval(combiner_rules.reduced_part(shape, axis, keepdims))
-    for run in static_iter((_program("reduce", count, len(steps)),)):
-        result = run(x, shape, steps, func, part)
+    plan = static_eval(combiner_rules.reduce_plan(shape, axis, keepdims))
+    for run in static_iter((_program("reduce", count, len(plan[3]), plan[2]),)):
+        result = run(x, shape, plan, func, 0)
     return result

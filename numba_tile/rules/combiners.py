@@ -131,6 +131,25 @@ def scan_plan(shape, axis):
     return axis, axis + 1, run, combining_steps(runs, axis)
 
 
+def reduce_plan(shape, axis, keepdims):
+    """How a reduction along ``axis`` of ``shape`` proceeds, as a scan does
+    (:func:`scan_plan`: runs of ``run`` elements combined one after the other, then
+    ``steps`` doubling the runs' totals), and where its result is: ``(axis, axis + 1, run,
+    steps, index, first, result)``, the ``extract`` index and shape of the first total and
+    the result's shape (:func:`reduced_part`).
+
+    >>> from numba_tile.rules.combiners import reduce_plan
+    >>> reduce_plan((2, 16), 1, keepdims=True)
+    (1, 2, 4, ((1, 1), (1, 2)), (0, 0, 0), (2, 1, 1), (2, 1))
+    """
+    axis, inner, run, steps = scan_plan(shape, axis)
+    index, first, result = reduced_part(shape, axis, keepdims)
+    if run > 1:  # the totals of the runs: the axis split, the run's length 1
+        first = tuple(shape[:axis]) + (1, 1) + tuple(shape[axis + 1:])
+        index = (0,) * len(first)
+    return axis, inner, run, steps, index, first, result
+
+
 def reduced_part(shape, axis, keepdims):
     """Where a reduction's result is once every element holds its axis's total: the
     ``extract`` index and shape of the first element along ``axis``, and the shape of the
