@@ -86,12 +86,13 @@ def test_row_sum(run_kernel, rng, shape, params):
 def test_every_case_has_its_implementations_and_a_default_first():
     """numba_tile, PyTorch and Triton; no Triton where it has no such operation (gathers,
     scatters and histograms are pointer arithmetic there) or none is written here (cumsum,
-    the custom scan, and the block-scaled product, whose reference is PyTorch's
-    dequantize-then-matmul)."""
+    the custom scan, the block-scaled product, whose reference is PyTorch's
+    dequantize-then-matmul, and the 8-bit products next to cuBLASLt's)."""
     for case in cases.all_cases():
         names = [i.name for i in case.implementations]
         memory = case.name.split("_")[0] in ("embedding", "scatter", "histogram", "cumsum",
-                                             "scan", "mma")
+                                             "scan", "mma") or case.name.startswith(
+                                                 ("matmul_f8", "matmul_i8"))
         assert names == (["numba_tile", "torch"] if memory else ["numba_tile", "torch",
                                                                   "triton"])
         assert all(i.params for i in case.implementations)

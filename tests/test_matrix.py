@@ -324,10 +324,16 @@ TRANSPOSED_ORDERS = [("C", (1, 0)), ((1, 0), "C"), ((1, 0), (1, 0))]
 @pytest.mark.parametrize("in_dtype,acc_dtype,tolerance,tiles", [
     (ct.float16, ct.float32, 1e-5, (64, 64, 32)), (ct.float16, ct.float32, 1e-5, (64, 64, 64)),
     (ct.bfloat16, ct.float32, 1e-5, (64, 32, 32)), (ct.int8, ct.int32, 0, (32, 32, 64)),
-    (ct.float64, ct.float64, 1e-12, (32, 16, 16))], ids=str)
+    (ct.float64, ct.float64, 1e-12, (32, 16, 16)), (ct.int8, ct.int32, 0, (64, 64, 128)),
+    (ct.uint8, ct.int32, 0, (64, 128, 64)),
+    # (Hopper's float8 tensor cores sum the products of one wgmma in fewer bits than
+    # float32: about 1e-4, as cuBLASLt's float8 products)
+    (ct.float8_e4m3fn, ct.float32, 5e-4, (64, 64, 64)),
+    (ct.float8_e5m2, ct.float32, 5e-4, (64, 64, 128))], ids=str)
 def test_k_loop_with_transposed_operands(run_kernel, rng, orders, in_dtype, acc_dtype,
                                          tolerance, tiles):
-    """Partial tiles at every edge; on sm_90 float16 runs as wgmma with B read K-major."""
+    """Partial tiles at every edge; on sm_90 float16 runs as wgmma with B read K-major, and
+    so do float8 and 8-bit integers (64-row tiles of A, whose wgmma reads B K-major only)."""
     (m, n, k), (tm, tn, tk) = (100, 72, 160), tiles
     a = random_matrix(rng, (m, k), in_dtype)
     b = random_matrix(rng, (k, n), in_dtype)
@@ -338,6 +344,63 @@ def test_k_loop_with_transposed_operands(run_kernel, rng, orders, in_dtype, acc_
     run_kernel(transposed_operands_kernel, (-(-m // tm), -(-n // tn)),
                (a_arg, b_arg, c, k, tm, tn, tk, a_order, b_order, acc_dtype))
     check(c, np.matmul(wide(a), wide(b)), tolerance)
+
+
+@ct.kernel
+def k_major_b_kernel(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                     TK: ct.Constant[int], ACC_DTYPE: ct.Constant, FAST: ct.Constant[bool]):
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ACC_DTYPE)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(BT, (k, bn), (TK, TN), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc, use_fast_acc=FAST)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("in_dtype,acc_dtype,kind,warps,fast", [
+    (ct.float8_e4m3fn, ct.float32, "m64n64k32.f32.e4m3.e4m3", 8, False),
+    (ct.float8_e5m2, ct.float32, "m64n64k32.f32.e5m2.e5m2", 8, False),
+    (ct.float8_e4m3fn, ct.float32, "m64n128k32.f32.e4m3.e4m3", 4, True),
+    (ct.int8, ct.int32, "m64n128k32.s32.s8.s8", 4, False),
+    (ct.uint8, ct.int32, "m64n128k32.s32.u8.u8", 4, False)], ids=str)
+def test_eight_bit_products_run_as_wgmma_without_spills(in_dtype, acc_dtype, kind, warps,
+                                                        fast):
+    """128 x 128 x 128 tiles of 8-bit inputs, B read K-major (an (N, K) array loaded with
+    ``order=(1, 0)``): ``wgmma`` of depth 32 fed from the pipeline's stages, and no spills
+    (the ``mma.sync`` path spilled at 128 x 128 x 64). A float8 product's sums are added to
+    the accumulator in float32 by the threads after each call, 64 columns at a time (8
+    warps: 64 accumulators a thread beside them), unless ``use_fast_acc``."""
+    a, bt = np.zeros((512, 512), NP[in_dtype]), np.zeros((512, 512), NP[in_dtype])
+    c = np.zeros((512, 512), NP[acc_dtype])
+    compiled = ct.compile(k_major_b_kernel.replace_hints(num_warps=warps),
+                          (a, bt, c, 128, 128, 128, acc_dtype, fast), arch="sm_90")
+    assert f"wgmma.mma_async.sync.aligned.{kind}" in compiled.ptx
+    assert "mma.sync" not in compiled.ptx
+    assert ("add.f32" in compiled.ptx) == (in_dtype.is_float and not fast)
+    if compiled.cubin is not None:
+        assert compiled.spill_bytes == 0
+
+
+@pytest.mark.parametrize("fast,tolerance", [(False, 2e-4), (True, 5e-3)])
+def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tolerance):
+    """K = 4096 of float8_e4m3fn: added in float32 after each call of 128 deep, the error is
+    that of cuBLASLt's default (about 1.5e-4); Hopper's tensor cores keep fewer bits in the
+    running sum (``use_fast_acc``: about 1e-3 over this K). The interpreter sums exactly."""
+    m, n, k = 128, 128, 4096
+    a = rng.standard_normal((m, k)).astype(NP[ct.float8_e4m3fn])
+    bt = rng.standard_normal((n, k)).astype(NP[ct.float8_e4m3fn])
+    c = poisoned((m, n), np.float32)
+    run_kernel(k_major_b_kernel.replace_hints(num_warps=8), (1, 1),
+               (a, bt, c, 128, 128, 128, ct.float32, fast))
+    check(c, np.matmul(wide(a), wide(bt).T), tolerance)
+
+
+def test_use_fast_acc_is_for_float8_inputs(run_kernel):
+    a, bt = np.ones((64, 64), np.float16), np.ones((64, 64), np.float16)
+    with pytest.raises(ct.TileTypeError, match="use_fast_acc=True needs float8 inputs"):
+        run_kernel(k_major_b_kernel, (1, 1), (a, bt, np.zeros((64, 64), np.float32), 64, 64,
+                                              64, ct.float32, True))
 
 
 def test_tf32_k_loop_with_transposed_b(run_kernel, rng):

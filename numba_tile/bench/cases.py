@@ -377,7 +377,7 @@ def all_cases(quick=False):
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [
         attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal)
         for head_dim in (64, 128) for causal in (False, True)] + _memory_cases(quick) + \
-        _scaled_cases(quick)
+        _scaled_cases(quick) + _eight_bit_cases(quick)
 
 
 def _memory_cases(quick):
@@ -388,6 +388,11 @@ def _memory_cases(quick):
 def _scaled_cases(quick):
     from .scaled_cases import scaled_cases  # (as _memory_cases)
     return scaled_cases(quick)
+
+
+def _eight_bit_cases(quick):
+    from .eight_bit_cases import eight_bit_cases  # (as _memory_cases)
+    return eight_bit_cases(quick)
 
 
 def select(cases, names):

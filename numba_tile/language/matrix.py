@@ -23,7 +23,10 @@ def mma(x, y, /, acc, *, use_fast_acc=False):
     (broadcast: a 2-d operand beside a 3-d one, or a batch of 1, repeats along the batch).
 
     Supported (inputs -> accumulator): f16 -> f16/f32, bf16 -> f32, tf32 -> f32, f32 -> f32,
-    f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32.
+    f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32. ``use_fast_acc`` (float8
+    inputs only) lets Hopper's tensor cores keep the running sum of the products in fewer
+    bits, as cuBLASLt's fast accumulation does; without it, each call's products are summed
+    there and added to ``acc`` in float32. The interpreter sums exactly either way.
 
     >>> import numba_tile as ct
     >>> @ct.kernel
@@ -34,7 +37,7 @@ def mma(x, y, /, acc, *, use_fast_acc=False):
     [[3.0, 4.0], [7.0, 12.0]]
     """
     x, y, acc = to_tile(x), to_tile(y), to_tile(acc)
-    spec = rules.mma(x, y, acc)
+    spec = rules.mma(x, y, acc, use_fast_acc)
     # Products are exact in float64 for every supported input; sum in float64, round once.
     compute = d.float64 if acc.dtype.is_float else d.int64
     product = np.matmul(x.values.astype(compute.storage), y.values.astype(compute.storage))

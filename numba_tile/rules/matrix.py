@@ -9,7 +9,7 @@ True
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import common_dtype
-from .core import Spec, describe
+from .core import Spec, describe, require_constant
 
 MMA_PAIRS = {
     d.float16: (d.float16, d.float32),
@@ -53,8 +53,28 @@ def _matrix_shapes(x, y, what):
     return xs[:-1] + ys[-1:]
 
 
-def mma(x, y, acc):
-    """Rule of ``mma(x, y, acc)``: returns the result spec (the accumulator's)."""
+def mma(x, y, acc, use_fast_acc=False):
+    """Rule of ``mma(x, y, acc, use_fast_acc=...)``: returns the result spec (the
+    accumulator's). ``use_fast_acc`` (a constant bool) is for float8 inputs only.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.matrix import mma
+    >>> from numba_tile.interpreter.tile import Tile
+    >>> import numpy as np
+    >>> h = Tile(ct.float16, np.zeros((16, 16), np.float16))
+    >>> try:
+    ...     mma(h, h, Tile(ct.float32, np.zeros((16, 16), np.float32)), use_fast_acc=True)
+    ... except ct.TileTypeError as error:
+    ...     print(error)
+    use_fast_acc=True needs float8 inputs (float8_e4m3fn or float8_e5m2), got float16
+    """
+    use_fast_acc = require_constant(use_fast_acc, "use_fast_acc")
+    if not isinstance(use_fast_acc, bool):
+        raise TileTypeError(f"use_fast_acc of mma() must be a constant bool, got "
+                            f"{use_fast_acc!r}")
+    if use_fast_acc and x.dtype not in (d.float8_e4m3fn, d.float8_e5m2):
+        raise TileTypeError(f"use_fast_acc=True needs float8 inputs (float8_e4m3fn or "
+                            f"float8_e5m2), got {x.dtype}")
     if x.dtype is not y.dtype:
         raise TileTypeError(f"mma() needs operands of one dtype, got {x.dtype} and {y.dtype}")
     allowed = MMA_PAIRS.get(x.dtype, ())

@@ -494,8 +494,9 @@ def _uses(func_ir, var):
 def _is_mma_operand(func_ir, block, statement, var, loop_blocks):
     call = statement.value if isinstance(statement, ir.Assign) else None
     return (any(block is b for b in loop_blocks) and isinstance(call, ir.Expr) and
-            call.op == "call" and callee(func_ir, call) is matrix.mma and not call.kws and
-            len(call.args) == 3 and all(v.name != var.name for v in call.args[2:]) and
+            call.op == "call" and callee(func_ir, call) is matrix.mma and
+            all(name == "use_fast_acc" for name, _ in call.kws) and len(call.args) == 3 and
+            all(v.name != var.name for v in call.args[2:] + [v for _, v in call.kws]) and
             statement.target.name != var.name)
 
 

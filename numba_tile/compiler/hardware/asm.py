@@ -164,11 +164,11 @@ def wgmma_wait(pending, registers=()):
     return Asm(f"wgmma.wait_group.sync.aligned {pending};", ",".join(ties + ["~{memory}"]))
 
 
-def wgmma(instruction, count, a_registers, itemsize, k_major_b):
-    """One ``wgmma`` (``instruction``: shape and types) adding to ``count`` float32
-    accumulators: A from a descriptor, or from ``a_registers`` registers (0: descriptor);
-    then B's descriptor and the predicate that keeps the accumulators; scales 1, and the
-    layouts of A and B where the inputs have them (2-byte inputs)."""
+def wgmma(instruction, count, a_registers, itemsize, k_major_b, integer=False):
+    """One ``wgmma`` (``instruction``: shape and types) adding to ``count`` float32 (int32:
+    ``integer``) accumulators: A from a descriptor, or from ``a_registers`` registers (0:
+    descriptor); then B's descriptor and the predicate that keeps the accumulators; scales 1
+    (floats only), and the layouts of A and B where the inputs have them (2-byte inputs)."""
     outputs = _operands(0, count)
     after_a = count + max(a_registers, 1)
     if a_registers:
@@ -177,10 +177,11 @@ def wgmma(instruction, count, a_registers, itemsize, k_major_b):
         layouts = f", {0 if k_major_b else 1}"  # A in registers: B's layout only
     else:
         a_text, a_constraints = f"${count}", ["l"]
-        layouts = "" if itemsize == 4 else f", 0, {0 if k_major_b else 1}"
+        layouts = "" if itemsize != 2 else f", 0, {0 if k_major_b else 1}"
+    scales = "" if integer else ", 1, 1"
     text = (f"{{ .reg .pred p; setp.ne.b32 p, ${after_a + 1}, 0; "
-            f"{instruction} {{{outputs}}}, {a_text}, ${after_a}, p, 1, 1{layouts}; }}")
-    constraints = ",".join(["=f"] * count + a_constraints + ["l", "r"] +
+            f"{instruction} {{{outputs}}}, {a_text}, ${after_a}, p{scales}{layouts}; }}")
+    constraints = ",".join(["=r" if integer else "=f"] * count + a_constraints + ["l", "r"] +
                            [str(i) for i in range(count)])
     return Asm(text, constraints + ",~{memory}")
 
@@ -314,10 +315,12 @@ def examples():
         add(instruction, (9, 0))
     for ndim in (2, 3):
         add(tensor_copy(0, ndim), (9, 0))
-    for kind, itemsize in (("f32.f16.f16", 2), ("f32.bf16.bf16", 2), ("f32.tf32.tf32", 4)):
+    for kind, itemsize in (("f32.f16.f16", 2), ("f32.bf16.bf16", 2), ("f32.tf32.tf32", 4),
+                           ("f32.e4m3.e4m3", 1), ("f32.e5m2.e5m2", 1), ("s32.s8.s8", 1),
+                           ("s32.u8.u8", 1)):
         k = 32 // itemsize
         for a_registers in ((0, 4) if itemsize == 2 else (0,)):
             for k_major_b in (True, False) if itemsize == 2 else (True,):
                 add(wgmma(f"wgmma.mma_async.sync.aligned.m64n64k{k}.{kind}", 32, a_registers,
-                          itemsize, k_major_b), (9, 0))
+                          itemsize, k_major_b, kind.startswith("s32")), (9, 0))
     return found

@@ -10,13 +10,16 @@ so warpgroup ``g`` works on the 64-row slices starting at ``64 g + 16 W i``, eac
 that of ``wgmma``'s result fragment in order.
 
 The operands are in shared memory in the swizzles both the tensor memory accelerator and
-``wgmma`` know (:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`): A is K-major (rows of K:
-64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128 bytes: the
-"transposed" B of ``wgmma``), except for tfloat32, which ``wgmma`` reads K-major only: the
-float32 tiles of a pipelined load are rounded (unless the TMA rounded them as it copied),
-and B transposed, in their stages. A matrix
-descriptor gives the tensor cores each operand's start and strides. Writes by threads (``st.shared``, ``cp.async``) become visible to them
-through ``fence.proxy.async`` and a barrier.
+``wgmma`` know (:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`): A is K-major
+(rows of K: 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128
+bytes: the "transposed" B of ``wgmma``), except for tfloat32 and 8-bit inputs, which
+``wgmma`` reads K-major only: the float32 tiles of a pipelined load are rounded (unless the
+TMA rounded them as it copied), and B transposed, in their stages; float8 and 8-bit integer
+products run as ``wgmma`` where a pipelined load gives B transposed (an ``(N, K)`` array
+loaded with ``order=(1, 0)``, as cuBLASLt takes 8-bit B), else as ``mma.sync``. A matrix
+descriptor gives the tensor cores each operand's start and strides. Writes by threads
+(``st.shared``, ``cp.async``) become visible to them through ``fence.proxy.async`` and a
+barrier.
 """
 
 from llvmlite import ir
@@ -36,15 +39,21 @@ I16 = ir.IntType(16)
 
 # (input dtype, accumulator dtype) -> the PTX types of d, a, b
 _KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.bf16.bf16",
-          (d.tfloat32, d.float32): "f32.tf32.tf32"}
+          (d.tfloat32, d.float32): "f32.tf32.tf32",
+          (d.float8_e4m3fn, d.float32): "f32.e4m3.e4m3",
+          (d.float8_e5m2, d.float32): "f32.e5m2.e5m2",
+          (d.int8, d.int32): "s32.s8.s8", (d.uint8, d.int32): "s32.u8.u8"}
 STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
+PROMOTED_DEPTH = 2
+PROMOTED_COLUMNS = 64  # the N of a float8 product whose sums are added by the threads
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
 
 
 def applies(x_type, y_type, acc_type):
     """True where the product runs as ``wgmma`` (sm_90; float16/bfloat16, or tfloat32 tiles
-    of a pipelined load, into float32; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
+    of a pipelined load, into float32; float8 into float32 and 8-bit integers into int32
+    where B is K-major; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
     and rows of 64 bytes or a multiple of 128 in shared memory)."""
     from .mma_sync import is_one_matrix  # (mma_sync asks this module which products it runs)
     if current().target != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
@@ -66,9 +75,13 @@ def applies(x_type, y_type, acc_type):
             b_moves % threads == 0 and not staged_transposed(x_type) and all(
                 isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32)
                 for t in (x_type, y_type))
+    if itemsize == 1 and staged_transposed(x_type):  # (A^T: not read M-major)
+        return False
     if staged_transposed(y_type):  # B^T in its stage: K-major, as A
         return n % 8 == 0
-    return n * itemsize % 128 == 0
+    # 1-byte inputs: wgmma reads B K-major only, which a pipelined load gives where it
+    # reads B transposed (``order=(1, 0)`` of an (N, K) array); others run as mma.sync
+    return itemsize == 2 and n * itemsize % 128 == 0
 
 
 def staged_transposed(tile_type):
@@ -77,21 +90,32 @@ def staged_transposed(tile_type):
 
 
 def k_major_b(x_type, y_type):
-    """True where ``wgmma`` reads B K-major: 4-byte inputs, which it cannot read N-major
-    (transposed in their stage), or a B that a pipelined load left transposed."""
-    return x_type.dtype.itemsize == 4 or staged_transposed(y_type)
+    """True where ``wgmma`` reads B K-major: 4-byte and 1-byte inputs, which it cannot read
+    N-major (tfloat32's B transposed in its stage), or a B that a pipelined load left
+    transposed."""
+    return x_type.dtype.itemsize != 2 or staged_transposed(y_type)
 
 
-def instruction(x_type, y_type, acc_type):
-    n = min(y_type.shape[-1], 256)
+def instruction(x_type, y_type, acc_type, columns=256):
+    n = min(y_type.shape[-1], columns)
     k = STEP_BYTES // x_type.dtype.itemsize
     return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
 
+def promotes(x_type, fast_accumulation):
+    """True where a product's sums are added to the accumulator by the threads, in float32,
+    after each call's ``wgmma``: float8 inputs without ``use_fast_acc`` (Hopper's tensor
+    cores keep fewer bits in a float8 product's running sum: added there over K = 8192,
+    the relative error is 2e-3; added per call of 64 or 128 deep, 1.5e-4, as cuBLASLt's
+    default)."""
+    return x_type.dtype in (d.float8_e4m3fn, d.float8_e5m2) and not fast_accumulation
+
+
 def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result,
-                deferred=False):
+                deferred=False, fast_accumulation=False):
     """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``; ``deferred`` (a
-    product of :mod:`~numba_tile.compiler.frontend.deferred_products`): not waited for where it can run on."""
+    product of :mod:`~numba_tile.compiler.frontend.deferred_products`): not waited for
+    where it can run on; ``fast_accumulation``: ``use_fast_acc`` (see :func:`promotes`)."""
     from .mma_sync import operand_pointers  # (an import cycle: see applies)
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
@@ -109,10 +133,13 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     # write: such a product is waited for at once
     deferred = deferred and isinstance(y_type, StagedTileType) and (
         a_words is not None or isinstance(x_type, StagedTileType))
+    promoted = promotes(x_type, fast_accumulation)  # (then waited for, and added, at once)
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = result.num_warps
     itemsize = x_type.dtype.itemsize
-    columns = min(n, 256)  # a wgmma's N
+    # a wgmma's N; where promoted, 64: the call's sums of one 64 x 64 block (32 registers)
+    # are added while the next block's products run
+    columns = min(n, PROMOTED_COLUMNS if promoted else 256)
     step_elements = STEP_BYTES // itemsize
     # K-major rows: 128-byte columns of 128-byte swizzle, or whole rows of 64 bytes (64-byte
     # swizzle, 8 rows of 64 bytes to an atom)
@@ -132,6 +159,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     a_base = builder.ptrtoint(a_pointer, I32)
     b_base = builder.ptrtoint(b_pointer, I32)
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
+    sums = []  # (first register, the call's sums of a block) where promoted, not yet added
     per_slice = n // 2  # a thread's registers of one 64-row slice
     asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
@@ -140,6 +168,10 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
         for chunk in range(n // columns):
             first = i * per_slice + chunk * (columns // 2)
             fragment = registers[first:first + columns // 2]
+            if promoted:  # the call's own sums: the first step does not add (scale-d 0)
+                fragment = [F32(0.0)] * len(fragment)
+                if sums:  # (the registers of the new sums were written by threads)
+                    asm.emit(builder, asm.WGMMA_FENCE)
             for step in range(k // step_elements):
                 # A: the step's 32 bytes in its column block of M rows
                 column = step * step_elements
@@ -157,9 +189,21 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                                                         k * 128 + column * 128))
                     b_descriptor = _descriptor(builder, b_address, k * 128, ATOM_BYTES,
                                                SWIZZLE_128B)
-                fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
-                                  a_operand, b_descriptor, itemsize, transposed)
-            registers[first:first + columns // 2] = fragment
+                fragment = _wgmma(builder, instruction(x_type, y_type, acc_type, columns),
+                                  fragment, a_operand, b_descriptor, itemsize, transposed,
+                                  keep=not (promoted and step == 0))
+            if promoted:  # one group a block: the previous block's sums are added
+                asm.emit(builder, asm.WGMMA_COMMIT)
+                sums.append((first, fragment))
+                if len(sums) == PROMOTED_DEPTH:
+                    registers = _promoted(builder, registers, sums.pop(0),
+                                          PROMOTED_DEPTH - 1)
+            else:
+                registers[first:first + columns // 2] = fragment
+    if promoted:
+        while sums:
+            registers = _promoted(builder, registers, sums.pop(0), len(sums))
+        return make_tile(context, builder, result, registers)
     asm.emit(builder, asm.WGMMA_COMMIT)
     # operands of a pipeline stay in their stage until the next iteration's copies start
     # (after a barrier): the product may run on while this iteration's copies are issued,
@@ -285,15 +329,32 @@ def _registers_as_a(builder, x_type, x, warps):
              for step in range(k // 16)] for i in range(m // (16 * warps))]
 
 
-def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b):
-    """One ``wgmma`` adding to ``fragment``: A K-major (a descriptor, or four registers),
-    B K-major or N-major (2-byte inputs only: their instruction says which, tfloat32's has
-    no such operand), scales 1."""
+def _promoted(builder, registers, sums, pending):
+    """The accumulator ``registers`` with ``sums`` (``(first register, values)``) added in
+    float32 once at most ``pending`` product groups still run (the values pass through the
+    wait, so that no addition reads them before)."""
+    first, values = sums
+    done = asm.emit(builder, asm.wgmma_wait(pending, "f" * len(values)), values,
+                    values[0].type if len(values) == 1 else
+                    ir.LiteralStructType([F32] * len(values)))
+    done = [done] if len(values) == 1 else [builder.extract_value(done, i)
+                                            for i in range(len(values))]
+    registers = list(registers)
+    for offset, value in enumerate(done):
+        registers[first + offset] = builder.fadd(registers[first + offset], value)
+    return registers
+
+
+def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b, keep=True):
+    """One ``wgmma`` adding to ``fragment`` (``keep`` False: replacing it): A K-major (a
+    descriptor, or four registers), B K-major or N-major (2-byte inputs only: their
+    instruction says which, tfloat32's has no such operand), scales 1."""
     count = len(fragment)
     in_registers = isinstance(a_operand, list)
     a_registers = a_operand if in_registers else [a_operand]
     instruction = asm.wgmma(text, count, len(a_registers) if in_registers else 0, itemsize,
-                            k_major_b)
-    out = asm.emit(builder, instruction, a_registers + [b_descriptor, I32(1)] + fragment,
+                            k_major_b, ".s32." in text)
+    out = asm.emit(builder, instruction, a_registers + [b_descriptor, I32(int(keep))] +
+                   fragment,
                    ir.LiteralStructType([fragment[0].type] * count))
     return [builder.extract_value(out, i) for i in range(count)]

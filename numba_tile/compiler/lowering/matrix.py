@@ -25,6 +25,7 @@ from numba.core import cgutils, types
 
 from ... import dtypes as d
 from ...language import matrix
+from ..abstract import constant_of
 from ..compilation import current
 from ..hardware import mma_sync, wgmma, asm
 from ..hardware.staged_loads import StagedTileType, staged_to_registers
@@ -151,8 +152,9 @@ def mma_product(context, builder, sig, args, deferred=False):
     x_type, y_type = operand_types
     found = mma_sync.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
+        fast = len(sig.args) > 3 and bool(constant_of(sig.args[3]))  # use_fast_acc
         value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
-                                     acc_type, args[2], result, deferred)
+                                     acc_type, args[2], result, deferred, fast)
         return value, found.instruction.startswith("wgmma")
     args, operand_types = list(args), [x_type, y_type]
     for i in (0, 1):  # tiles of pipelined loads, read into registers
@@ -188,9 +190,10 @@ def lower_matmul(context, builder, sig, args):
 
 
 def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, result=None,
-                         deferred=False):
+                         deferred=False, fast_accumulation=False):
     """The registers of ``mma(x, y, acc)`` on tensor cores (``result``: its type, by default
-    the accumulator's; ``deferred``: a ``wgmma`` not waited for where it can run on)."""
+    the accumulator's; ``deferred``: a ``wgmma`` not waited for where it can run on;
+    ``fast_accumulation``: ``use_fast_acc``)."""
     result = result or acc_type
     found = mma_sync.plan(x_type, y_type, acc_type)
     if isinstance(x_type, StagedTileType) and x_type.transposed:
@@ -199,7 +202,7 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
         x_type, x = staged_to_registers(context, builder, x_type, x)
     if found.instruction.startswith("wgmma"):
         return wgmma.lower_wgmma(context, builder, found, x_type, x, y_type, y,
-                                         acc_type, acc, result, deferred)
+                                 acc_type, acc, result, deferred, fast_accumulation)
     return mma_sync.lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc,
                                   result)
 

@@ -14,7 +14,7 @@ from ..hardware.mma_sync import result_type, matmul_accumulator
 from ..hardware.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
-from .templates import register_template, registry
+from .templates import constant_value, register_template, registry
 
 
 def infer_mma(values):
@@ -24,7 +24,8 @@ def infer_mma(values):
     x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
     if not all(isinstance(t, TileType) for t in (x_tile, y_tile, acc)):
         return None
-    matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc))
+    matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc),
+                     constant_value(values["use_fast_acc"]))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
     return result_type(x, y, acc)

@@ -1,0 +1,122 @@
+"""The 8-bit matrix product cases of the benchmark: float8_e4m3fn into float32 (result in
+bfloat16) next to ``torch._scaled_mm`` (cuBLASLt) with unit scales, and int8 into int32 next
+to ``torch._int_mm``, in one run. Both libraries take B "column-major" (its transpose ``bt``,
+``(N, K)``, rows of K contiguous), which is how Hopper's ``wgmma`` reads 8-bit B; the kernel
+loads ``bt`` with ``order=(1, 0)``. The bytes moved are the operands and the result, once
+each.
+
+>>> from numba_tile.bench import eight_bit_cases
+>>> [case.name for case in eight_bit_cases.eight_bit_cases(quick=True)]
+['matmul_f8_1024', 'matmul_i8_1024']
+"""
+
+import numba_tile as ct
+from .cases import Case, Implementation, Target, _returning
+from .kernels import _grouped_tile, _with_warps
+
+
+@ct.kernel
+def matmul_k_major(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                   TK: ct.Constant[int], GROUP: ct.Constant[int]):
+    """``C = A @ BT^T``, one ``TM x TN`` tile of ``C`` per block (grouped order), float32
+    accumulation for floats, int32 for integers."""
+    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(BT.shape[0], TN), GROUP)
+    acc = ct.full((TM, TN), 0, ct.int32 if A.dtype.is_integral else ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(BT, (k, bn), (TK, TN), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_warps=None,
+                          num_stages=None, group=8):
+    """``(kernel, grid, args)`` computing ``c = a @ bt.T`` with :func:`matmul_k_major`.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.eight_bit_cases import matmul_k_major_launch
+    >>> a = np.ones((16, 32), np.int8); bt = np.full((16, 32), 2, np.int8)
+    >>> c = np.zeros((16, 16), np.int32)
+    >>> kernel, grid, args = matmul_k_major_launch(a, bt, c, tile_m=16, tile_n=16, tile_k=32)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> int(c[3, 5])
+    64
+    """
+    grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(bt.shape[0], tile_n),)
+    return (_with_warps(matmul_k_major, num_warps, num_stages=num_stages), grid,
+            (a, bt, c, tile_m, tile_n, tile_k, group))
+
+
+def torch_scaled_mm(a, bt):
+    """cuBLASLt's float8 product (unit scales), bfloat16 result."""
+    import torch
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+    return torch._scaled_mm(a, bt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+
+def torch_int_mm(a, bt):
+    """cuBLASLt's int8 product, int32 result."""
+    import torch
+    return torch._int_mm(a, bt.t())
+
+
+_INT8_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8},
+               {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 4},
+               {"tile_m": 128, "tile_n": 256, "tile_k": 64, "num_warps": 8},
+               {"tile_m": 256, "tile_n": 128, "tile_k": 128, "num_warps": 8})
+# float8 sums added per call in float32 (``use_fast_acc`` off, as ``torch._scaled_mm``'s
+# default) need registers for them beside the accumulator: 64 accumulators a thread
+_FLOAT8_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8},
+                 {"tile_m": 64, "tile_n": 128, "tile_k": 128, "num_warps": 4},
+                 {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 8},
+                 {"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8})
+
+
+def eight_bit_case(kind, n):
+    """An ``n x n x n`` product of ``kind`` ``"f8"`` (float8_e4m3fn, bfloat16 result) or
+    ``"i8"`` (int8, int32 result)."""
+    floats = kind == "f8"
+
+    def make_inputs(torch, generator):
+        if floats:
+            return tuple(torch.randn((n, n), generator=generator, device="cuda")
+                         .to(torch.float8_e4m3fn) for _ in range(2))
+        return tuple(torch.randint(-128, 128, (n, n), generator=generator, device="cuda",
+                                   dtype=torch.int8) for _ in range(2))
+
+    def reference(a, bt):
+        return a.double() @ bt.double().t()
+
+    def prepare(a, bt, **params):
+        import torch
+        out = torch.full((n, n), float("nan"), dtype=torch.bfloat16, device="cuda") if floats \
+            else torch.full((n, n), -1, dtype=torch.int32, device="cuda")
+        kernel, grid, args = matmul_k_major_launch(a, bt, out, **params)
+        stream = torch.cuda.current_stream()
+
+        def run():
+            ct.launch(stream, grid, kernel, args)
+            return out
+        return run
+
+    reference_name = "torch._scaled_mm" if floats else "torch._int_mm"
+    return Case(
+        name=f"matmul_{kind}_{n}",
+        title=f"matmul, {n} x {n} x {n}, {'float8_e4m3fn' if floats else 'int8'} "
+              f"(B K-major), next to {reference_name}",
+        dtype="bfloat16" if floats else "int32", bytes_moved=2 * n * n + n * n * (
+            2 if floats else 4),
+        make_inputs=make_inputs, reference=reference,
+        implementations=(
+            Implementation("numba_tile", prepare, _FLOAT8_TILES if floats else _INT8_TILES),
+            Implementation("torch", _returning(torch_scaled_mm if floats else torch_int_mm)),
+        ),
+        target=Target(0.9, "torch"), flops=2 * n ** 3,
+        tolerance_override=None if floats else 1e-12)
+
+
+def eight_bit_cases(quick=False):
+    """The float8 and int8 cases at 8192 (1024 for a smoke run)."""
+    n = 1024 if quick else 8192
+    return [eight_bit_case("f8", n), eight_bit_case("i8", n)]
