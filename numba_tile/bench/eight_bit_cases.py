@@ -1,13 +1,15 @@
 """The 8-bit matrix product cases of the benchmark: float8_e4m3fn into float32 (result in
-bfloat16) next to ``torch._scaled_mm`` (cuBLASLt) with unit scales, and int8 into int32 next
-to ``torch._int_mm``, in one run. Both libraries take B "column-major" (its transpose ``bt``,
+bfloat16) next to ``torch._scaled_mm`` (cuBLASLt) with unit scales, both with their default
+float32 additions (``matmul_f8``) and both with the tensor cores' fast accumulation
+(``matmul_f8_fast``: ``use_fast_acc=True``, ``use_fast_accum=True``), and int8 into int32
+next to ``torch._int_mm``, in one run. Both libraries take B "column-major" (its transpose ``bt``,
 ``(N, K)``, rows of K contiguous), which is how Hopper's ``wgmma`` reads 8-bit B; the kernel
 loads ``bt`` with ``order=(1, 0)``. The bytes moved are the operands and the result, once
 each.
 
 >>> from numba_tile.bench import eight_bit_cases
 >>> [case.name for case in eight_bit_cases.eight_bit_cases(quick=True)]
-['matmul_f8_1024', 'matmul_i8_1024']
+['matmul_f8_1024', 'matmul_f8_fast_1024', 'matmul_i8_1024']
 """
 
 import numba_tile as ct
@@ -17,20 +19,20 @@ from .kernels import _grouped_tile, _with_warps
 
 @ct.kernel
 def matmul_k_major(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
-                   TK: ct.Constant[int], GROUP: ct.Constant[int]):
+                   TK: ct.Constant[int], GROUP: ct.Constant[int], FAST: ct.Constant[bool]):
     """``C = A @ BT^T``, one ``TM x TN`` tile of ``C`` per block (grouped order), float32
-    accumulation for floats, int32 for integers."""
+    accumulation for floats (``FAST``: ``use_fast_acc``), int32 for integers."""
     bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(BT.shape[0], TN), GROUP)
     acc = ct.full((TM, TN), 0, ct.int32 if A.dtype.is_integral else ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
         b = ct.load(BT, (k, bn), (TK, TN), order=(1, 0), padding_mode=ct.PaddingMode.ZERO)
-        acc = ct.mma(a, b, acc)
+        acc = ct.mma(a, b, acc, use_fast_acc=FAST)
     ct.store(C, (bm, bn), acc.astype(C.dtype))
 
 
 def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_warps=None,
-                          num_stages=None, group=8):
+                          num_stages=None, group=8, fast=False):
     """``(kernel, grid, args)`` computing ``c = a @ bt.T`` with :func:`matmul_k_major`.
 
     >>> import numpy as np, numba_tile as ct
@@ -45,14 +47,15 @@ def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_w
     """
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(bt.shape[0], tile_n),)
     return (_with_warps(matmul_k_major, num_warps, num_stages=num_stages), grid,
-            (a, bt, c, tile_m, tile_n, tile_k, group))
+            (a, bt, c, tile_m, tile_n, tile_k, group, fast))
 
 
-def torch_scaled_mm(a, bt):
+def torch_scaled_mm(a, bt, fast=False):
     """cuBLASLt's float8 product (unit scales), bfloat16 result."""
     import torch
     one = torch.ones((), device="cuda", dtype=torch.float32)
-    return torch._scaled_mm(a, bt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    return torch._scaled_mm(a, bt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                            use_fast_accum=fast)
 
 
 def torch_int_mm(a, bt):
@@ -67,16 +70,19 @@ _INT8_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8},
                {"tile_m": 256, "tile_n": 128, "tile_k": 128, "num_warps": 8})
 # float8 sums added per call in float32 (``use_fast_acc`` off, as ``torch._scaled_mm``'s
 # default) need registers for them beside the accumulator: 64 accumulators a thread
-_FLOAT8_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8},
-                 {"tile_m": 64, "tile_n": 128, "tile_k": 128, "num_warps": 4},
-                 {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 8},
+# (each call's products are waited for before their sums are added: deep calls, 256 along
+# K, keep the tensor cores busy longest between the waits)
+_FLOAT8_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 256, "num_warps": 8,
+                  "num_stages": 3},
+                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8},
                  {"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8})
 
 
 def eight_bit_case(kind, n):
-    """An ``n x n x n`` product of ``kind`` ``"f8"`` (float8_e4m3fn, bfloat16 result) or
-    ``"i8"`` (int8, int32 result)."""
-    floats = kind == "f8"
+    """An ``n x n x n`` product of ``kind`` ``"f8"`` (float8_e4m3fn, bfloat16 result),
+    ``"f8_fast"`` (the same with fast accumulation) or ``"i8"`` (int8, int32 result)."""
+    floats = kind.startswith("f8")
+    fast = kind == "f8_fast"
 
     def make_inputs(torch, generator):
         if floats:
@@ -92,7 +98,7 @@ def eight_bit_case(kind, n):
         import torch
         out = torch.full((n, n), float("nan"), dtype=torch.bfloat16, device="cuda") if floats \
             else torch.full((n, n), -1, dtype=torch.int32, device="cuda")
-        kernel, grid, args = matmul_k_major_launch(a, bt, out, **params)
+        kernel, grid, args = matmul_k_major_launch(a, bt, out, fast=fast, **params)
         stream = torch.cuda.current_stream()
 
         def run():
@@ -104,19 +110,21 @@ def eight_bit_case(kind, n):
     return Case(
         name=f"matmul_{kind}_{n}",
         title=f"matmul, {n} x {n} x {n}, {'float8_e4m3fn' if floats else 'int8'} "
-              f"(B K-major), next to {reference_name}",
+              f"(B K-major{', fast accumulation' if fast else ''}), next to {reference_name}",
         dtype="bfloat16" if floats else "int32", bytes_moved=2 * n * n + n * n * (
             2 if floats else 4),
         make_inputs=make_inputs, reference=reference,
         implementations=(
-            Implementation("numba_tile", prepare, _FLOAT8_TILES if floats else _INT8_TILES),
-            Implementation("torch", _returning(torch_scaled_mm if floats else torch_int_mm)),
+            Implementation("numba_tile", prepare, _FLOAT8_TILES if floats and not fast
+                           else _INT8_TILES),
+            Implementation("torch", _returning(torch_scaled_mm, fast=fast) if floats
+                           else _returning(torch_int_mm)),
         ),
         target=Target(0.9, "torch"), flops=2 * n ** 3,
         tolerance_override=None if floats else 1e-12)
 
 
 def eight_bit_cases(quick=False):
-    """The float8 and int8 cases at 8192 (1024 for a smoke run)."""
+    """The float8 (twice) and int8 cases at 8192 (1024 for a smoke run)."""
     n = 1024 if quick else 8192
-    return [eight_bit_case("f8", n), eight_bit_case("i8", n)]
+    return [eight_bit_case("f8", n), eight_bit_case("f8_fast", n), eight_bit_case("i8", n)]
