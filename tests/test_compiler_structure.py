@@ -127,7 +127,7 @@ def test_the_frontend_passes_go_where_they_are_declared():
     names = [p.__name__ for p, _ in inserted]
     assert names == ["TakePartitionRegions", "RewriteDeviceOutput", "GenericRewrites",
                      "InlineCalls",
-                     "UnrollStaticIter",
+                     "UnrollStaticIter", "KeepLoopTests",
                      "PruneConstantBranches", "JoinHelperReturns", "PipelineMmaLoads",
                      "DeferProductWaits", "LiteralUnroll", "RewriteDeviceOutput",
                      "PruneConstantBranches", "InlineDataclassMembers", "OrderJoins",
