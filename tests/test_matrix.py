@@ -5,6 +5,7 @@ Results are compared with NumPy in float64 (exactly for integers).
 """
 
 import functools
+import re
 
 import ml_dtypes
 import numpy as np
@@ -401,6 +402,21 @@ def test_use_fast_acc_is_for_float8_inputs(run_kernel):
     with pytest.raises(ct.TileTypeError, match="use_fast_acc=True needs float8 inputs"):
         run_kernel(k_major_b_kernel, (1, 1), (a, bt, np.zeros((64, 64), np.float32), 64, 64,
                                               64, ct.float32, True))
+
+
+def test_a_tf32_product_reads_b_where_it_landed():
+    """tfloat32 products of a pipelined k-loop with B as the array holds it (rows of N): on
+    sm_90 they run as ``C^T = B^T A^T``, B^T's fragments read by each thread from B's stage
+    (``wgmma`` with A in registers; 64 rows of C^T, 256 columns: the 256 rows of the tile),
+    so the k-loop has no transposed copy of B and no barrier for one: two barriers in the
+    whole kernel, where transposing B took eight."""
+    from numba_tile.bench.kernels import matmul_tf32
+    a = np.zeros((1024, 1024), np.float32)
+    ptx = ct.compile(matmul_tf32.replace_hints(num_warps=8), (a, a, a, 256, 128, 32, 8),
+                     arch="sm_90").ptx
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32\s+"
+                     r"\{[^}]*\},\s*\{%r", ptx)
+    assert len(re.findall(r"\bbar\.sync|\bbarrier\.sync", ptx)) <= 2
 
 
 def test_tf32_k_loop_with_transposed_b(run_kernel, rng):

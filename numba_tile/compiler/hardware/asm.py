@@ -174,7 +174,8 @@ def wgmma(instruction, count, a_registers, itemsize, k_major_b, integer=False):
     if a_registers:
         a_text = "{" + _operands(count, a_registers) + "}"
         a_constraints = ["r"] * a_registers
-        layouts = f", {0 if k_major_b else 1}"  # A in registers: B's layout only
+        # A in registers: B's layout only (2-byte inputs)
+        layouts = f", {0 if k_major_b else 1}" if itemsize == 2 else ""
     else:
         a_text, a_constraints = f"${count}", ["l"]
         layouts = "" if itemsize != 2 else f", 0, {0 if k_major_b else 1}"
@@ -319,7 +320,7 @@ def examples():
                            ("f32.e4m3.e4m3", 1), ("f32.e5m2.e5m2", 1), ("s32.s8.s8", 1),
                            ("s32.u8.u8", 1)):
         k = 32 // itemsize
-        for a_registers in ((0, 4) if itemsize == 2 else (0,)):
+        for a_registers in ((0, 4) if itemsize in (2, 4) else (0,)):
             for k_major_b in (True, False) if itemsize == 2 else (True,):
                 add(wgmma(f"wgmma.mma_async.sync.aligned.m64n64k{k}.{kind}", 32, a_registers,
                           itemsize, k_major_b, kind.startswith("s32")), (9, 0))

@@ -115,7 +115,9 @@ def plan(x_type, y_type, acc_type):
     shape = acc_type.shape
     if wgmma.applies(x_type, y_type, acc_type):
         warps = acc_type.num_warps
-        return Plan(warps, 1, _lifted(mma_accumulator((m, n), warps, 1), shape),
+        layout = wgmma.swapped_layout(m, n, warps) if wgmma.swapped(x_type, y_type) else \
+            mma_accumulator((m, n), warps, 1)
+        return Plan(warps, 1, _lifted(layout, shape),
                     wgmma.instruction(x_type, y_type, acc_type))
     step_m, step_n, step_k = fragment_shape(x_type.dtype)
     if m % step_m or n % step_n or k % step_k:

@@ -13,8 +13,9 @@ The operands are in shared memory in the swizzles both the tensor memory acceler
 ``wgmma`` know (:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`): A is K-major
 (rows of K: 64 bytes, or a multiple of 128), B is N-major (rows of N, a multiple of 128
 bytes: the "transposed" B of ``wgmma``), except for tfloat32 and 8-bit inputs, which
-``wgmma`` reads K-major only: the float32 tiles of a pipelined load are rounded (unless the
-TMA rounded them as it copied), and B transposed, in their stages; float8 and 8-bit integer
+``wgmma`` reads K-major only: the float32 tiles of a pipelined load are rounded in their
+stages (unless the TMA rounded them as it copied), and a product whose B is N-major there
+runs as ``C^T = B^T A^T``, B^T read into registers (:func:`swapped`); float8 and 8-bit integer
 products run as ``wgmma`` where a pipelined load gives B transposed (an ``(N, K)`` array
 loaded with ``order=(1, 0)``, as cuBLASLt takes 8-bit B), else as ``mma.sync``. A matrix
 descriptor gives the tensor cores each operand's start and strides. Writes by threads
@@ -62,17 +63,20 @@ def applies(x_type, y_type, acc_type):
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = acc_type.num_warps
     itemsize = x_type.dtype.itemsize
-    if not (warps % 4 == 0 and m % (16 * warps) == 0 and
-            (k * itemsize % 128 == 0 or k * itemsize == 64) and (n <= 256 or n % 256 == 0)):
+    # the rows and columns of the wgmma's result: those of C, or of C^T (swapped)
+    rows, columns = (n, m) if swapped(x_type, y_type) else (m, n)
+    if not (warps % 4 == 0 and rows % (16 * warps) == 0 and
+            (k * itemsize % 128 == 0 or k * itemsize == 64) and
+            (columns <= 256 or columns % 256 == 0)):
         return False
+    if swapped(x_type, y_type):  # every thread rounds the same number of chunks of A
+        return m % 8 == 0 and k % 8 == 0 and (m * k // 4) % (32 * warps) == 0
     if x_type.dtype.itemsize == 4:
-        # tiles of a pipelined load (float32 in their stages), whose B is transposed there
-        # unless it came transposed: every thread rounds the same number of 16-byte chunks
-        # of A (and of a transposed B), or moves the same number of 4 x 4 blocks of B
+        # tiles of a pipelined load (float32 in their stages), B transposed there (else the
+        # product is swapped): every thread rounds the same number of 16-byte chunks
         threads = 32 * warps
-        b_moves = n * k // 4 if staged_transposed(y_type) else k * n // 16
         return n % 8 == 0 and k % 16 == 0 and (m * k // 4) % threads == 0 and \
-            b_moves % threads == 0 and not staged_transposed(x_type) and all(
+            (n * k // 4) % threads == 0 and not staged_transposed(x_type) and all(
                 isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32)
                 for t in (x_type, y_type))
     if itemsize == 1 and staged_transposed(x_type):  # (A^T: not read M-major)
@@ -82,6 +86,24 @@ def applies(x_type, y_type, acc_type):
     # 1-byte inputs: wgmma reads B K-major only, which a pipelined load gives where it
     # reads B transposed (``order=(1, 0)`` of an (N, K) array); others run as mma.sync
     return itemsize == 2 and n * itemsize % 128 == 0
+
+
+def swapped(x_type, y_type):
+    """True where a tfloat32 product of two tiles of one pipelined load each, B N-major in
+    its stage (rows of N, as the array holds them), runs as ``C^T = B^T A^T``: ``wgmma``
+    reads tfloat32 operands K-major only, and so takes A^T (A's stage: rows of K) from
+    shared memory, and B^T from registers, each thread reading its elements from B's stage
+    (no transposed copy of B, no barrier). The result's layout is the wgmma fragment of C^T,
+    transposed (:func:`swapped_layout`)."""
+    return x_type.dtype.itemsize == 4 and all(
+        isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32) and
+        not staged_transposed(t) for t in (x_type, y_type))
+
+
+def swapped_layout(m, n, warps):
+    """The layout of C (``m x n``) that a swapped product (:func:`swapped`) leaves: the
+    accumulator fragment of C^T (its rows over the warps), transposed."""
+    return mma_accumulator((n, m), warps, 1).permute((1, 0))
 
 
 def staged_transposed(tile_type):
@@ -97,7 +119,7 @@ def k_major_b(x_type, y_type):
 
 
 def instruction(x_type, y_type, acc_type, columns=256):
-    n = min(y_type.shape[-1], columns)
+    n = min(x_type.shape[-2] if swapped(x_type, y_type) else y_type.shape[-1], columns)
     k = STEP_BYTES // x_type.dtype.itemsize
     return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
@@ -119,6 +141,9 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     from .mma_sync import operand_pointers  # (an import cycle: see applies)
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
+    if swapped(x_type, y_type):
+        return _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result,
+                              deferred)
     transposed = k_major_b(x_type, y_type)
     a_words = _registers_as_a(builder, x_type, x, result.num_warps)
     if x_type.dtype.itemsize == 4:
@@ -217,73 +242,104 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     return make_tile(context, builder, result, registers)
 
 
+def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result, deferred):
+    """``mma(x, y, acc)`` of tfloat32 tiles as ``C^T = B^T A^T`` (see :func:`swapped`):
+    for each 64-row slice of C^T (64 columns of B) and each 8-deep step, a thread's four
+    elements of B^T (rows g and g + 8 of its warp's 16, columns t and t + 4: ``g = lane /
+    4``, ``t = lane % 4``) are read from B's stage and rounded, all before the products
+    start; A^T is A's stage as it landed (rounded in place first unless the TMA rounded
+    it)."""
+    (m, k), n = x_type.shape[-2:], y_type.shape[-1]
+    warps = result.num_warps
+    a_pointer, _ = _tfloat32_operands(context, builder, x_type, x, y_type, y)
+    columns = min(m, 256)  # the wgmma's N: columns of C^T, rows of C
+    k_row_bytes = min(k * 4, 128)
+    k_swizzle, k_atom = (SWIZZLE_128B, ATOM_BYTES) if k_row_bytes == 128 else \
+        (SWIZZLE_64B, ATOM_BYTES // 2)
+    row_elements = k_row_bytes // 4
+    lane, warp = thread_ids(builder)
+    group, in_group = builder.lshr(warp, I32(2)), builder.and_(warp, I32(3))
+    g, t = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
+    round_b = y_type.stored is not d.tfloat32
+    slices, steps = n // (16 * warps), k // 8
+    words = []  # [slice][step]: the four words of B^T
+    for i in range(slices):
+        row = builder.add(builder.add(builder.mul(group, I32(64)), I32(16 * warps * i)),
+                          builder.add(builder.mul(in_group, I32(16)), g))
+        words.append([])
+        for step in range(steps):
+            found = []
+            for row_offset, column_offset in ((0, 0), (8, 0), (0, 4), (8, 4)):
+                # B^T[r][c] is B[c][r]: row c of B's stage, column r
+                index = swizzled_offset(builder, builder.add(t, I32(8 * step + column_offset)),
+                                        builder.add(row, I32(row_offset)), (k, n), 4)
+                address = builder.bitcast(builder.gep(y, [builder.mul(index, I32(4))]),
+                                          F32.as_pointer(3))
+                value = builder.load(address)
+                if round_b:
+                    value = from_float32(builder, value, d.tfloat32)
+                found.append(builder.bitcast(value, I32))
+            words[i].append(found)
+    a_base = builder.ptrtoint(a_pointer, I32)
+    registers = [builder.extract_value(acc, r) for r in range(result.registers)]
+    per_slice = m // 2  # a thread's registers of one 64-row slice of C^T
+    asm.emit(builder, asm.WGMMA_FENCE)
+    for i in range(slices):
+        for chunk in range(m // columns):
+            first = i * per_slice + chunk * (columns // 2)
+            fragment = registers[first:first + columns // 2]
+            for step in range(steps):
+                column = step * 8
+                # A^T as wgmma's B: the chunk's rows of A, K-major
+                address = builder.add(a_base, I32(
+                    (column // row_elements) * m * k_row_bytes + chunk * columns * k_row_bytes +
+                    (column % row_elements) * 4))
+                b_descriptor = _descriptor(builder, address, 16, k_atom, k_swizzle)
+                fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
+                                  words[i][step], b_descriptor, 4, True)
+            registers[first:first + columns // 2] = fragment
+    asm.emit(builder, asm.WGMMA_COMMIT)
+    in_flight = x_type.pipeline_id == y_type.pipeline_id and \
+        x_type.pipeline_id in current().products_in_flight
+    if not deferred:
+        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
+    return make_tile(context, builder, result, registers)
+
+
 def _tfloat32_operands(context, builder, x_type, x, y_type, y):
-    """Byte pointers to the tfloat32 operands ``wgmma`` reads, made in place from the
-    float32 tiles in their stages: A rounded, B rounded and transposed (K-major, as A), so
-    that the product can run on while the next stage is prepared. Tiles the TMA rounded as
-    it copied them (``stored`` tfloat32) are not rounded again: then A is read as it
-    landed, and so is a B that came transposed. Each thread rounds whole
-    16-byte chunks of A and moves 4 x 4 blocks of B (four 16-byte reads of rows of N, then,
-    once every thread has read, four 16-byte writes of rows of K); within each quarter of a
-    warp (the lanes one 16-byte access serves together) the blocks are 2 rows by 4 columns
-    of blocks, so that the swizzle spreads both the reads and the writes over the banks."""
+    """Byte pointers to the tfloat32 operands in their stages that ``wgmma`` reads from
+    there, K-major: A, and a B that came transposed (a swapped product reads B through
+    registers: :func:`_lower_swapped`). Each is rounded in place, each thread rounding whole
+    16-byte chunks, unless the TMA rounded it as it copied (``stored`` tfloat32); a fence
+    and a barrier then make the rounded values visible to the tensor cores."""
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     threads = 32 * x_type.num_warps
     vector = ir.VectorType(F32, 4)
     tid = nvvmutils.call_sreg(builder, "tid.x")
 
-    def chunk(pointer, row, column, shape):
-        index = swizzled_offset(builder, row, column, shape, 4)
-        return builder.bitcast(builder.gep(pointer, [builder.mul(index, I32(4))]),
-                               vector.as_pointer(3))
-
-    def rounded(values):
-        return _vector(builder, [from_float32(builder, value, d.tfloat32) for value in values])
-
     def round_in_place(pointer, rows):
         """Every 16-byte chunk of a K-major operand of ``rows`` rows rounded in place."""
         for first in range(0, rows * k // 4, threads):
             index = builder.add(tid, I32(first))
-            place = chunk(pointer, builder.udiv(index, I32(k // 4)),
-                          builder.mul(builder.urem(index, I32(k // 4)), I32(4)), (rows, k))
+            offset = swizzled_offset(builder, builder.udiv(index, I32(k // 4)),
+                                     builder.mul(builder.urem(index, I32(k // 4)), I32(4)),
+                                     (rows, k), 4)
+            place = builder.bitcast(builder.gep(pointer, [builder.mul(offset, I32(4))]),
+                                    vector.as_pointer(3))
             values = builder.load(place)
-            builder.store(rounded([builder.extract_element(values, I32(i)) for i in range(4)]),
-                          place)
+            builder.store(_vector(builder, [
+                from_float32(builder, builder.extract_element(values, I32(i)), d.tfloat32)
+                for i in range(4)]), place)
 
-    def needs_rounding(tile_type):
-        return tile_type.stored is not d.tfloat32
-
-    if needs_rounding(x_type):
-        round_in_place(x, m)
-    if staged_transposed(y_type):  # B^T already: rounded as A is
-        if needs_rounding(y_type):
-            round_in_place(y, n)
-        if needs_rounding(x_type) or needs_rounding(y_type):
-            fence_async_proxy(builder)
-            barrier(builder)
-        return x, y
-    # B: 4 x 4 blocks, block (kb, nb) holding rows 4 kb .. 4 kb + 3 of B, columns 4 nb ..
-    k_blocks = k // 4
-    moves = []
-    for first in range(0, k_blocks * (n // 4), threads):
-        index = builder.add(tid, I32(first))
-        quarter, rest = builder.and_(index, I32(7)), builder.lshr(index, I32(3))
-        kb = builder.add(builder.and_(quarter, I32(3)),
-                         builder.mul(builder.urem(rest, I32(k_blocks // 4)), I32(4)))
-        nb = builder.add(builder.lshr(quarter, I32(2)),
-                         builder.mul(builder.udiv(rest, I32(k_blocks // 4)), I32(2)))
-        row0, column0 = builder.mul(kb, I32(4)), builder.mul(nb, I32(4))
-        rows = [builder.load(chunk(y, builder.add(row0, I32(i)), column0, (k, n)))
-                for i in range(4)]
-        moves.append((row0, column0, rows))
-    barrier(builder)  # B is read whole before it is written over
-    for row0, column0, rows in moves:
-        for j in range(4):
-            values = [builder.extract_element(rows[i], I32(j)) for i in range(4)]
-            column = rounded(values) if needs_rounding(y_type) else _vector(builder, values)
-            builder.store(column, chunk(y, builder.add(column0, I32(j)), row0, (n, k)))
-    fence_async_proxy(builder)
-    barrier(builder)
+    rounded = False
+    for tile_type, pointer, rows in ((x_type, x, m), (y_type, y, n)):
+        if tile_type.stored is not d.tfloat32 and (tile_type is x_type or
+                                                   staged_transposed(y_type)):
+            round_in_place(pointer, rows)
+            rounded = True
+    if rounded:
+        fence_async_proxy(builder)
+        barrier(builder)
     return x, y
 
 
