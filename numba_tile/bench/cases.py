@@ -446,7 +446,7 @@ _ATTENTION_TILES = {
          {"tile_m": 128, "tile_n": 64, "num_warps": 8, "occupancy": 2},
          {"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True, "occupancy": 2}),
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
-          {"tile_m": 128, "tile_n": 128, "num_warps": 8},
+          {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8})}
 _TRITON_ATTENTION_TILES = (
     {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3},
