@@ -132,7 +132,8 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "DeferProductWaits", "LiteralUnroll", "RewriteDeviceOutput",
                      "PruneConstantBranches", "InlineDataclassMembers", "OrderJoins",
                      "NopythonTypeInference",
-                     "CheckStaticIterItems", "CheckDefinedVariables", "ComputeIndexTilesInPlace",
+                     "CheckStaticIterItems", "CheckDefinedVariables", "CheckIntegerJoins",
+                     "ComputeIndexTilesInPlace",
                      "FindProductsInFlight"]
 
 

@@ -108,3 +108,63 @@ def test_the_other_branch_types_the_loop_head(run_kernel, kernel):
     with pytest.raises(ct.TileTypeError, match=r"Type of `a` depends on path taken: "
                        r"Tile\[int32,\(\)\] \(on one path\) vs\. Tile\[float32,\(\)\]"):
         run_kernel(kernel, (2,), (np.zeros(2, np.float32), 20.0))
+
+
+# -- integers of two widths where paths join: cuTile does not widen ------------------------------
+@ct.kernel
+def widened_in_a_loop(x, READ: ct.Constant[bool]):
+    a = 0
+    for i in range(2):
+        if READ:
+            a = a + ct.int64(3)
+        else:  # (not read: no error)
+            a = ct.int64(3)
+
+
+@ct.kernel
+def constants_of_two_widths(x):
+    if ct.bid(0) == 0:
+        a = 0
+    else:
+        a = 2 ** 40
+    ct.scatter(x, (), a)
+
+
+@ct.kernel
+def scalars_of_two_widths(x):
+    if ct.bid(0) == 0:
+        a = ct.int32(1)
+    else:
+        a = ct.int64(5)
+    ct.scatter(x, (), a)
+
+
+@ct.kernel
+def same_width_in_a_loop(x):
+    a = ct.int64(0)
+    for i in range(2):
+        a = a + ct.int64(3)
+    b = 2 ** 40
+    for i in range(2):
+        b = b + 1
+    ct.scatter(x, (), a + b)
+
+
+def test_integers_of_two_widths_do_not_meet(run_kernel):
+    """``a = 0`` (int32 by value) carried by a loop that makes it int64, or an ``if`` whose
+    sides give int32 and int64, is cuTile's path error where ``a`` is read (Numba's typing
+    widened them compiled; the interpreter raised in loops only); unread, nothing."""
+    x = np.zeros((), np.int64)
+    with pytest.raises(ct.TileTypeError, match=r"Type of `a` depends on path taken: "
+                       r"Tile\[int32,\(\)\] \(on one path\) vs\. Tile\[int64,\(\)\]"):
+        run_kernel(widened_in_a_loop, (1,), (x, True))
+    run_kernel(widened_in_a_loop, (1,), (x, False))
+    for kernel in (constants_of_two_widths, scalars_of_two_widths):
+        with pytest.raises(ct.TileTypeError, match="Type of `a` depends on path taken"):
+            run_kernel(kernel, (1,), (x,))
+
+
+def test_integers_of_one_width_meet(run_kernel):
+    x = np.zeros((), np.int64)
+    run_kernel(same_width_in_a_loop, (1,), (x,))
+    assert int(x) == 6 + 2 ** 40 + 2

@@ -134,7 +134,8 @@ def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
     """
     other = if_true if taken else if_false
     if other is None or not (cheap[0 if taken else 1] or value is None or _is_loose(value) or
-                             constant_key(value) is not None):
+                             constant_key(value) is not None or
+                             getattr(value, "is_constant", False)):
         return None
     try:
         with np.errstate(all="ignore"):
@@ -150,9 +151,6 @@ def path_mismatch(name, value, taken, if_true, if_false, cheap=(False, False)):
         first, second = carried(first), carried(second)
     except Exception:  # an integer no dtype holds: its own error, where it is used
         return None
-    if any(_is_loose(v) and not isinstance(v, bool) for v in (value, other_value)) and all(
-            getattr(getattr(v, "dtype", None), "is_integral", False) for v in (first, second)):
-        return None  # a loose integer and an integer of another width: the wider, compiled
     return mismatch(name, first, second)
 
 
@@ -386,9 +384,9 @@ def _checked_against_old(name, dtype, take, in_body):
 
 
 def _differ(first, second):
-    """Whether loosely typed constants of dtypes ``first`` and ``second`` cannot meet: two
-    integers of two widths meet as the wider when compiled (Numba's rule)."""
-    return first is not second and not (first.is_integral and second.is_integral)
+    """Whether loosely typed constants of dtypes ``first`` and ``second`` cannot meet (two
+    integers of two widths do not either: cuTile does not widen at a join)."""
+    return first is not second
 
 
 def _mismatch(what, first, second):

@@ -45,6 +45,7 @@ from .constant_branches import PruneConstantBranches
 from .dataclass_members import InlineDataclassMembers
 from .deferred_products import DeferProductWaits
 from .defined_variables import CheckDefinedVariables
+from .integer_joins import CheckIntegerJoins
 from .device_output import RewriteDeviceOutput
 from .helper_returns import JoinHelperReturns
 from .contract import TYPED
@@ -73,7 +74,8 @@ STEPS = (
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,
-                                          ComputeIndexTilesInPlace, FindProductsInFlight)),
+                                          CheckIntegerJoins, ComputeIndexTilesInPlace,
+                                          FindProductsInFlight)),
 )
 
 
