@@ -30,6 +30,17 @@ def _checked(op, inputs, results):
     return (results,)[static_eval(combiner_rules.check_results(op, inputs, results))]
 
 
+def _joined(count, line):
+    """``line`` with each ``{all:EXPR}`` replaced by ``EXPR`` for the tiles ``0 .. count - 1``
+    (``#`` standing for the number), joined with commas."""
+    while "{all:" in line:
+        start = line.index("{all:")
+        end = line.index("}", start)
+        joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
+        line = line[:start] + joined + line[end + 1:]
+    return line
+
+
 def _generated(name, count, lines):
     """A tile-code function ``name_count(tiles, step, func, option)`` made of ``lines``: a
     line starting with ``each:`` is repeated for each tile, ``#`` standing for its number;
@@ -40,12 +51,7 @@ def _generated(name, count, lines):
         if line.startswith("each:"):
             body += ["    " + line[5:].replace("#", str(i)) for i in range(count)]
             continue
-        while "{all:" in line:
-            start = line.index("{all:")
-            end = line.index("}", start)
-            joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
-            line = line[:start] + joined + line[end + 1:]
-        body.append("    " + line)
+        body.append("    " + _joined(count, line))
     namespace = {"checked": _checked, "swap_halves": swap_halves,
                  "upper_halves": upper_halves, "where": where,
                  "totals_of": _TOTALS[count] if name != "totals" else None}
@@ -155,16 +161,6 @@ def _program(op, count, steps, run=1):
     return function(namespace[name], host=True)
 
 
-def _each(count, line):
-    """``line`` for each tile number ``#`` (``{all:EXPR}``: EXPR of every tile, joined)."""
-    if "{all:" in line:
-        start = line.index("{all:")
-        end = line.index("}", start)
-        joined = ", ".join(line[start + 5:end].replace("#", str(i)) for i in range(count))
-        return _each(count, line[:start] + joined + line[end + 1:])
-    return [line]
-
-
 def _runs_reduce_lines(count, run):
     """The totals of the runs of a reduction (:func:`~numba_tile.rules.combiners.reduce_plan`),
     each run's elements combined one after the other; they become ``tiles``."""
@@ -173,8 +169,8 @@ def _runs_reduce_lines(count, run):
     lines += [f"t{k} = run_element(y{k}, inner, 0)" for k in tiles]
     for j in range(1, run):
         lines += [f"e{k} = run_element(y{k}, inner, {j})" for k in tiles]
-        lines += _each(count, "{all:t#} = func({all:t#}, {all:e#})")
-        lines += _each(count, "{all:t#}, = checked('reduce', tiles, ({all:t#},))")
+        lines.append(_joined(count, "{all:t#} = func({all:t#}, {all:e#})"))
+        lines.append(_joined(count, "{all:t#}, = checked('reduce', tiles, ({all:t#},))"))
     lines.append("tiles = (" + "".join(f"t{k}, " for k in tiles) + ")")
     return lines
 
@@ -193,8 +189,10 @@ def _runs_scan_lines(count, run, steps):
         order = list(reversed(range(run))) if reverse else list(range(run))
         body = [f"p{k}_{order[0]} = e{k}_{order[0]}" for k in tiles]
         for before, j in zip(order, order[1:]):
-            body += _each(count, f"{{all:p#_{j}}} = func({{all:p#_{before}}}, {{all:e#_{j}}})")
-            body += _each(count, f"{{all:p#_{j}}}, = checked('scan', tiles, ({{all:p#_{j}}},))")
+            body.append(_joined(count, f"{{all:p#_{j}}} = func({{all:p#_{before}}}, "
+                                       f"{{all:e#_{j}}})"))
+            body.append(_joined(count, f"{{all:p#_{j}}}, = checked('scan', tiles, "
+                                       f"({{all:p#_{j}}},))"))
         body += [f"t{k} = p{k}_{order[-1]}" for k in tiles]
         lines += ["if option:" if reverse else "else:"] + ["    " + b for b in body]
     for step in range(steps):
@@ -207,17 +205,17 @@ def _runs_scan_lines(count, run, steps):
             lines += [f"o{k} = where(second, q{k}, t{k})" for k in tiles]
             lines.append("has = second")
         else:
-            lines += _each(count, "{all:c#} = func({all:q#}, {all:o#})")
-            lines += _each(count, "{all:c#}, = checked('scan', tiles, ({all:c#},))")
+            lines.append(_joined(count, "{all:c#} = func({all:q#}, {all:o#})"))
+            lines.append(_joined(count, "{all:c#}, = checked('scan', tiles, ({all:c#},))"))
             lines += [f"o{k} = where(second, where(has, c{k}, q{k}), o{k})" for k in tiles]
             lines.append("has = has | second")
-        lines += _each(count, "{all:t#}, = totals_of((({all:t#},), ({all:q#},), tiles), "
-                              "second, func, 'scan')")
+        lines.append(_joined(count, "{all:t#}, = totals_of((({all:t#},), ({all:q#},), tiles), "
+                                    "second, func, 'scan')"))
     for j in range(run):
         if steps:
-            lines += _each(count, f"{{all:f#_{j}}} = func({{all:o#}}, {{all:p#_{j}}})")
-            lines += _each(count, f"{{all:f#_{j}}}, = checked('scan', tiles, "
-                                  f"({{all:f#_{j}}},))")
+            lines.append(_joined(count, f"{{all:f#_{j}}} = func({{all:o#}}, {{all:p#_{j}}})"))
+            lines.append(_joined(count, f"{{all:f#_{j}}}, = checked('scan', tiles, "
+                                        f"({{all:f#_{j}}},))"))
             lines += [f"p{k}_{j} = where(has, f{k}_{j}, p{k}_{j})" for k in tiles]
     parts = [", ".join(f"p{k}_{j}" for j in range(run)) for k in tiles]
     lines += [f"r{k} = merge_runs(stack_runs(({parts[k]},), y{k}, inner), axis)"

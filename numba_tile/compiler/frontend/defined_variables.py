@@ -119,7 +119,7 @@ def undefined_variable_error(func_ir, typemap):
     for label in flow.order:
         names = set(flow.on_entry(label) or ())
         for statement in blocks[label].body:
-            if _is_phi(statement):
+            if is_phi(statement):
                 names.add(statement.target.name)
                 continue
             target = statement.target.name if isinstance(statement, ir.Assign) else None
@@ -143,7 +143,7 @@ def _phi_error(flow, reads):
     iteration."""
     phis = {}
     for label in flow.order:
-        statements = [s for s in flow.blocks[label].body if _is_phi(s)]
+        statements = [s for s in flow.blocks[label].body if is_phi(s)]
         for position, statement in enumerate(statements):
             phis[statement.target.name] = (label, position, statement.value)
     work = [read for read in reads if read[0] in phis]
@@ -178,7 +178,8 @@ def _incoming(phi, label):
     return None
 
 
-def _is_phi(statement):
+def is_phi(statement):
+    """True for an SSA phi: ``name = phi(...)``."""
     return isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) and \
         statement.value.op == "phi"
 

@@ -36,7 +36,7 @@ from ...errors import SourceLocation, TileTypeError
 from ...promotion import loose_concrete_dtype
 from ..types import TypedConstant
 from .contract import TYPED, tile_pass
-from .defined_variables import user_name
+from .defined_variables import is_phi, user_name
 
 
 def _dtype(numba_type):
@@ -57,11 +57,7 @@ def _dtype(numba_type):
 
 
 def _phis(func_ir):
-    for block in func_ir.blocks.values():
-        for statement in block.body:
-            if isinstance(statement, ir.Assign) and isinstance(statement.value, ir.Expr) \
-                    and statement.value.op == "phi":
-                yield statement
+    return [s for block in func_ir.blocks.values() for s in block.body if is_phi(s)]
 
 
 def _first_reads(func_ir, phis):
@@ -92,7 +88,7 @@ def _first_reads(func_ir, phis):
 def check_integer_joins(func_ir, typemap):
     """Raise cuTile's ``TileTypeError`` at the first read of a user's variable whose paths
     give it integers of two dtypes."""
-    phis = list(_phis(func_ir))
+    phis = _phis(func_ir)
     reads = None
     for statement in phis:
         name = user_name(statement.target.name)

@@ -124,6 +124,45 @@ def instruction(x_type, y_type, acc_type, columns=256):
     return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
 
+class _KMajor:
+    """Where a K-major operand of ``k``-deep rows of ``itemsize``-byte elements lies in
+    shared memory: rows of 128 bytes or more are cut into 128-byte columns stored one after
+    the other (128-byte swizzle); rows of 64 bytes are stored whole (64-byte swizzle, eight
+    rows of 64 bytes to an atom)."""
+
+    def __init__(self, k, itemsize):
+        self.itemsize = itemsize
+        self.row_bytes = min(k * itemsize, 128)
+        self.swizzle, self.atom = (SWIZZLE_128B, ATOM_BYTES) if self.row_bytes == 128 else \
+            (SWIZZLE_64B, ATOM_BYTES // 2)
+        self.row_elements = self.row_bytes // itemsize
+
+    def offset(self, row, column, rows):
+        """The byte offset of ``(row, column)`` (a step's first column) in an operand of
+        ``rows`` rows."""
+        return (column // self.row_elements) * rows * self.row_bytes + \
+            row * self.row_bytes + (column % self.row_elements) * self.itemsize
+
+    def descriptor(self, builder, address):
+        """The matrix descriptor of the step that starts at byte ``address`` (an i32)."""
+        return _descriptor(builder, address, 16, self.atom, self.swizzle)
+
+
+def _done(context, builder, x_type, y_type, result, registers, deferred):
+    """The result of a product's ``wgmma``s once committed: waited for at once, or, where
+    its operands stay in their pipeline's stage until the next iteration's copies start
+    (after a barrier), once the next product has started (the loop ends by waiting for it),
+    or not here where ``deferred``. Otherwise the operands' shared memory may be written
+    again once the barrier that follows passes."""
+    asm.emit(builder, asm.WGMMA_COMMIT)
+    in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
+        and x_type.pipeline_id == y_type.pipeline_id \
+        and x_type.pipeline_id in current().products_in_flight
+    if not deferred:
+        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
+    return make_tile(context, builder, result, registers)
+
+
 def promotes(x_type, fast_accumulation):
     """True where a product's sums are added to the accumulator by the threads, in float32,
     after each call's ``wgmma``: float8 inputs without ``use_fast_acc`` (Hopper's tensor
@@ -166,19 +205,8 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     # are added while the next block's products run
     columns = min(n, PROMOTED_COLUMNS if promoted else 256)
     step_elements = STEP_BYTES // itemsize
-    # K-major rows: 128-byte columns of 128-byte swizzle, or whole rows of 64 bytes (64-byte
-    # swizzle, 8 rows of 64 bytes to an atom)
-    k_row_bytes = min(k * itemsize, 128)
-    k_swizzle, k_atom = (SWIZZLE_128B, ATOM_BYTES) if k_row_bytes == 128 else \
-        (SWIZZLE_64B, ATOM_BYTES // 2)
-    row_elements = k_row_bytes // itemsize
+    k_major = _KMajor(k, itemsize)
     b_row_elements = 128 // itemsize
-
-    def k_major_offset(row, column, rows):
-        """The byte offset of ``(row, column)`` (a step's first column) of a K-major
-        operand of ``rows`` rows: column blocks of 128 bytes, one after the other."""
-        return (column // row_elements) * rows * k_row_bytes + row * k_row_bytes + \
-            (column % row_elements) * itemsize
     _, warp = thread_ids(builder)
     group = builder.lshr(warp, I32(2))
     a_base = builder.ptrtoint(a_pointer, I32)
@@ -189,7 +217,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
         row0 = builder.add(builder.mul(group, I32(64)), I32(16 * warps * i))
-        a_row = builder.add(a_base, builder.mul(row0, I32(k_row_bytes)))
+        a_row = builder.add(a_base, builder.mul(row0, I32(k_major.row_bytes)))
         for chunk in range(n // columns):
             first = i * per_slice + chunk * (columns // 2)
             fragment = registers[first:first + columns // 2]
@@ -203,12 +231,11 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                 if a_words is not None:
                     a_operand = a_words[i][step]
                 else:
-                    a_address = builder.add(a_row, I32(k_major_offset(0, column, m)))
-                    a_operand = _descriptor(builder, a_address, 16, k_atom, k_swizzle)
+                    a_operand = k_major.descriptor(builder, builder.add(
+                        a_row, I32(k_major.offset(0, column, m))))
                 if transposed:  # B^T, K-major as A: the chunk's rows of N
-                    b_address = builder.add(b_base, I32(k_major_offset(chunk * columns, column,
-                                                                       n)))
-                    b_descriptor = _descriptor(builder, b_address, 16, k_atom, k_swizzle)
+                    b_descriptor = k_major.descriptor(builder, builder.add(
+                        b_base, I32(k_major.offset(chunk * columns, column, n))))
                 else:  # B: 16 rows of 128 bytes in each 64-column block (k * 128 bytes apart)
                     b_address = builder.add(b_base, I32((chunk * columns // b_row_elements) *
                                                         k * 128 + column * 128))
@@ -229,17 +256,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
         while sums:
             registers = _promoted(builder, registers, sums.pop(0), len(sums))
         return make_tile(context, builder, result, registers)
-    asm.emit(builder, asm.WGMMA_COMMIT)
-    # operands of a pipeline stay in their stage until the next iteration's copies start
-    # (after a barrier): the product may run on while this iteration's copies are issued,
-    # waited for once the next one is started (the loop ends by waiting for it); otherwise
-    # their shared memory may be written again once the barrier that follows passes
-    in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
-        and x_type.pipeline_id == y_type.pipeline_id \
-        and x_type.pipeline_id in current().products_in_flight
-    if not deferred:
-        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
-    return make_tile(context, builder, result, registers)
+    return _done(context, builder, x_type, y_type, result, registers, deferred)
 
 
 def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result, deferred):
@@ -253,10 +270,7 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
     warps = result.num_warps
     a_pointer, _ = _tfloat32_operands(context, builder, x_type, x, y_type, y)
     columns = min(m, 256)  # the wgmma's N: columns of C^T, rows of C
-    k_row_bytes = min(k * 4, 128)
-    k_swizzle, k_atom = (SWIZZLE_128B, ATOM_BYTES) if k_row_bytes == 128 else \
-        (SWIZZLE_64B, ATOM_BYTES // 2)
-    row_elements = k_row_bytes // 4
+    k_major = _KMajor(k, 4)
     lane, warp = thread_ids(builder)
     group, in_group = builder.lshr(warp, I32(2)), builder.and_(warp, I32(3))
     g, t = builder.lshr(lane, I32(2)), builder.and_(lane, I32(3))
@@ -291,19 +305,12 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
             for step in range(steps):
                 column = step * 8
                 # A^T as wgmma's B: the chunk's rows of A, K-major
-                address = builder.add(a_base, I32(
-                    (column // row_elements) * m * k_row_bytes + chunk * columns * k_row_bytes +
-                    (column % row_elements) * 4))
-                b_descriptor = _descriptor(builder, address, 16, k_atom, k_swizzle)
+                b_descriptor = k_major.descriptor(builder, builder.add(
+                    a_base, I32(k_major.offset(chunk * columns, column, m))))
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
                                   words[i][step], b_descriptor, 4, True)
             registers[first:first + columns // 2] = fragment
-    asm.emit(builder, asm.WGMMA_COMMIT)
-    in_flight = x_type.pipeline_id == y_type.pipeline_id and \
-        x_type.pipeline_id in current().products_in_flight
-    if not deferred:
-        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
-    return make_tile(context, builder, result, registers)
+    return _done(context, builder, x_type, y_type, result, registers, deferred)
 
 
 def _tfloat32_operands(context, builder, x_type, x, y_type, y):

@@ -10,6 +10,7 @@ from numba.core import types
 from ...language import scans
 from ..abstract import constant_of
 from ..types import TileType
+from ..typing.scans import register_only
 from .registry import registry
 from .tiles import I32, make_tile, move_tile, register_coordinates, relayout, \
     thread_coordinates, tile_registers
@@ -37,10 +38,6 @@ lower(scans.split_runs, types.Any, types.Any, types.Any)(_same_registers)
 lower(scans.merge_runs, types.Any, types.Any)(_same_registers)
 
 
-def _axis_in_registers(layout, axis):
-    return not any(v[axis] for dim in ("lane", "warp") for v in layout.bases[dim])
-
-
 @lower(scans.run_element, types.Any, types.Any, types.Any)
 def lower_run_element(context, builder, sig, args):
     """Each register takes the register of the same thread that holds its run's element
@@ -49,7 +46,7 @@ def lower_run_element(context, builder, sig, args):
     axis, index = constant_of(sig.args[1]), constant_of(sig.args[2])
     axis %= len(x_type.shape)
     layout = x_type.layout
-    if _axis_in_registers(layout, axis):
+    if register_only(layout, axis):
         holders = {}
         for register in range(x_type.registers):
             holders.setdefault(layout.apply(register=register), register)
@@ -83,7 +80,7 @@ def lower_stack_runs(context, builder, sig, args):
         if part_type.layout != collapsed:
             value = move_tile(context, builder, part_type, value, target)
         parts.append(tile_registers(builder, target, value))
-    in_registers = _axis_in_registers(layout, axis)
+    in_registers = register_only(layout, axis)
     base = None if in_registers else thread_coordinates(builder, layout)
     values = []
     for register in range(result_type.registers):

@@ -61,8 +61,8 @@ def _lower_scan(op):
             if flush:
                 start = arithmetic._flush(builder, start, work)
             elements.append(start)
-        identity = arithmetic.constant(work, _IDENTITIES[combine_op] if work.is_float
-                                       else abs(_IDENTITIES[combine_op]))
+        identity = _IDENTITIES[combine_op]
+        identity = arithmetic.constant(work, identity if work.is_float else int(identity))
         scanned = _scan_registers(builder, x_type, axis, elements,
                                   _Combiner(combine, reverse), identity)
         return make_tile(context, builder, result_type, [
@@ -81,10 +81,6 @@ class _Combiner:
 
     def before(self, earlier, later):
         return self.combine(later, earlier) if self.reverse else self.combine(earlier, later)
-
-    def in_axis_order(self, low, high):
-        """The combine of two neighbouring blocks' totals, the lower coordinates first."""
-        return self.combine(low, high)
 
 
 def _run_bits(layout, axis):
@@ -114,7 +110,7 @@ def _scan_registers(builder, x_type, axis, elements, combiner, identity):
                     other = totals[(group ^ bit) & ~folded]
                     offsets[group] = other if offsets[group] is None else \
                         combiner.before(other, offsets[group])
-            totals = {key: combiner.in_axis_order(totals[key], totals[key | bit])
+            totals = {key: combiner.combine(totals[key], totals[key | bit])
                       for key in totals if not key & bit}
             folded |= bit
             continue
@@ -131,7 +127,7 @@ def _scan_registers(builder, x_type, axis, elements, combiner, identity):
                 takes, other if offset is None else combiner.before(other, offset),
                 identity if offset is None else offset)
         # the sum of both halves (the scans' operations commute)
-        totals = {key: combiner.in_axis_order(t, partner[key]) for key, t in totals.items()}
+        totals = {key: combiner.combine(t, partner[key]) for key, t in totals.items()}
     return [value if offsets[r & ~run_mask] is None else
             combiner.before(offsets[r & ~run_mask], value) for r, value in enumerate(prefix)]
 

@@ -70,8 +70,9 @@ register_template(scans.swap_halves, infer_halves("swap_halves"))
 register_template(scans.upper_halves, infer_halves("upper_halves"))
 
 
-def _register_only(layout, axis):
-    """True where only register bits move along ``axis`` of ``layout``."""
+def register_only(layout, axis):
+    """True where only register bits move along ``axis`` of ``layout`` (the axis never
+    crosses a lane or a warp)."""
     return not any(vector[axis] for dim in ("lane", "warp") for vector in layout.bases[dim])
 
 
@@ -83,7 +84,7 @@ def infer_split_runs(values):
     axis, run = scan_rules.run_split(x.shape, constant_value(values["axis"]),
                                      constant_value(values["run"]))
     split = x.layout.split_axis(axis, run)
-    if not _register_only(split, axis + 1):
+    if not register_only(split, axis + 1):
         split = blocked(split.shape, x.num_warps, 16 // run) if axis == x.ndim - 1 else None
     return TileType(x.dtype, x.shape[:axis] + (x.shape[axis] // run, run) +
                     x.shape[axis + 1:], x.num_warps, split)
