@@ -19,7 +19,6 @@ from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
 from .errors import TileCompilerTimeoutError, TileError
 from .kernel import ByTarget, Kernel
 
-DEFAULT_NUM_WARPS = 4
 
 
 def _option(kernel, name, arch, default):
@@ -126,10 +125,10 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
             warn_of_serialized_products(found)
             return found
     try:
-        num_warps = _option(kernel, "num_warps", arch, DEFAULT_NUM_WARPS)
+        num_warps = _option(kernel, "num_warps", arch, None)  # None: the compiler's choice
         occupancy = _option(kernel, "occupancy", arch, None)
         num_stages = _option(kernel, "num_stages", arch, None)
-        ptx, entry, scratch_bytes, tensor_maps = compile_to_ptx(
+        ptx, entry, scratch_bytes, tensor_maps, num_warps = compile_to_ptx(
             kernel.fn, arg_types, arch, num_warps, occupancy, num_stages)
         cubin, log = link_cubin(ptx, arch)
         compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes,

@@ -180,6 +180,31 @@ class LinearLayout:
                                           v[axis + 2:] for v in vectors]
                                     for dim, vectors in self.bases.items()})
 
+    def without_unit_change(self, shape):
+        """The same hardware map on ``shape``, which is this layout's shape with axes of
+        length 1 dropped or added (a reshape that moves nothing), else None.
+
+        >>> from numba_tile.layouts import blocked
+        >>> layout = blocked((1, 1, 4, 32), num_warps=1, element_bytes=4)
+        >>> squeezed = layout.without_unit_change((4, 32))
+        >>> squeezed.shape, squeezed.apply(register=3, lane=9) == layout.apply(3, 9)[2:]
+        ((4, 32), True)
+        >>> layout.without_unit_change((2, 64)) is None
+        True
+        """
+        kept = [axis for axis, n in enumerate(self.shape) if n != 1]
+        placed = [axis for axis, n in enumerate(shape) if n != 1]
+        if [self.shape[a] for a in kept] != [shape[a] for a in placed]:
+            return None
+
+        def moved(vector):
+            out = [0] * len(shape)
+            for source, target in zip(kept, placed):
+                out[target] = vector[source]
+            return tuple(out)
+        return LinearLayout(shape, {dim: [moved(v) for v in vectors]
+                                    for dim, vectors in self.bases.items()})
+
     def owner_of(self, coords):
         """A ``(register, lane, warp)`` location holding ``coords`` (the lowest), or None."""
         target = self._flat(coords)

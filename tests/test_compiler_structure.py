@@ -133,7 +133,7 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "PruneConstantBranches", "InlineDataclassMembers", "OrderJoins",
                      "NopythonTypeInference",
                      "CheckStaticIterItems", "CheckDefinedVariables", "CheckIntegerJoins",
-                     "ComputeIndexTilesInPlace",
+                     "ChooseWarps", "ComputeIndexTilesInPlace",
                      "FindProductsInFlight"]
 
 

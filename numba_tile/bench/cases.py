@@ -314,14 +314,18 @@ def batched_matmul_case(dtype, batch, n):
         target=Target(0.75, "torch"), flops=2 * batch * n ** 3)
 
 
-def attention_case(dtype, shape, causal):
+def attention_case(dtype, shape, causal, documented=False):
     """Flash-attention forward on ``shape = (batch, heads, seq, head_dim)`` queries, keys
-    and values, scale ``1 / sqrt(head_dim)``, ``causal`` or not.
+    and values, scale ``1 / sqrt(head_dim)``, ``causal`` or not. ``documented``: the
+    kernel written as cuTile's documentation teaches
+    (:mod:`~numba_tile.bench.documented_attention`), unchanged, against sdpa alone.
 
     >>> from numba_tile.bench.cases import attention_case
     >>> case = attention_case("float16", (4, 16, 4096, 64), causal=True)
     >>> case.name, case.flops == 4 * 4 * 16 * 4096 ** 2 * 64 // 2
     ('attention_f16_d64_causal', True)
+    >>> attention_case("float16", (4, 16, 4096, 128), False, documented=True).name
+    'attention_documented_f16_d128'
     """
     batch, heads, seq, head_dim = shape
 
@@ -340,21 +344,29 @@ def attention_case(dtype, shape, causal):
         return out
 
     flops = 4 * batch * heads * seq * seq * head_dim // (2 if causal else 1)
-    return Case(
-        name=f"attention_{_SHORT[dtype]}_d{head_dim}" + ("_causal" if causal else ""),
-        title=f"attention forward, {batch} x {heads} heads x {seq} x {head_dim}, {dtype}"
-              + (", causal" if causal else ""),
-        dtype=dtype, bytes_moved=4 * batch * heads * seq * head_dim * _ITEMSIZE[dtype],
-        make_inputs=make_inputs, reference=reference,
-        implementations=(
+    sdpa = Implementation("torch", _returning(references.torch_attention, causal=causal))
+    if documented:
+        from .documented_attention import documented_attention_launch
+        implementations = (Implementation(
+            "numba_tile", _numba_tile(documented_attention_launch, _like_first, causal=causal),
+            _DOCUMENTED_ATTENTION_TILES), sdpa)
+    else:
+        implementations = (
             Implementation("numba_tile", _numba_tile(kernels.attention_launch, _like_first,
                                                      causal=causal),
                            _ATTENTION_TILES[head_dim]),
-            Implementation("torch", _returning(references.torch_attention, causal=causal)),
+            sdpa,
             Implementation("triton", _triton(references.triton_attention, _like_first,
-                                             causal=causal), _TRITON_ATTENTION_TILES),
-        ),
-        target=Target(0.7, "torch"), flops=flops)
+                                             causal=causal), _TRITON_ATTENTION_TILES))
+    return Case(
+        name=f"attention_{'documented_' if documented else ''}{_SHORT[dtype]}_d{head_dim}"
+             + ("_causal" if causal else ""),
+        title=f"attention forward, {batch} x {heads} heads x {seq} x {head_dim}, {dtype}"
+              + (", causal" if causal else "")
+              + (", written as cuTile's documentation teaches" if documented else ""),
+        dtype=dtype, bytes_moved=4 * batch * heads * seq * head_dim * _ITEMSIZE[dtype],
+        make_inputs=make_inputs, reference=reference, implementations=implementations,
+        target=Target(0.9 if documented else 0.7, "torch"), flops=flops)
 
 
 def all_cases(quick=False):
@@ -375,8 +387,9 @@ def all_cases(quick=False):
         matmul_case(dtype, size, tf32=dtype == "float32")
         for dtype in ("float16", "bfloat16", "float32") for size in sizes] + [
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [
-        attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal)
-        for head_dim in (64, 128) for causal in (False, True)] + _memory_cases(quick) + \
+        attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal, documented)
+        for documented in (False, True) for head_dim in (64, 128)
+        for causal in (False, True)] + _memory_cases(quick) + \
         _scaled_cases(quick) + _eight_bit_cases(quick)
 
 
@@ -448,6 +461,9 @@ _ATTENTION_TILES = {
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8})}
+# tile sizes only: the kernel's options are its own (occupancy=2, warps and stages chosen)
+_DOCUMENTED_ATTENTION_TILES = ({"tile_m": 128, "tile_n": 64}, {"tile_m": 128, "tile_n": 128},
+                               {"tile_m": 64, "tile_n": 64})
 _TRITON_ATTENTION_TILES = (
     {"block_m": 128, "block_n": 64, "num_warps": 4, "num_stages": 3},
     {"block_m": 128, "block_n": 64, "num_warps": 8, "num_stages": 3},

@@ -101,9 +101,11 @@ class Compilation:
     (:func:`~numba_tile.compiler.types.run_length_for`)."""
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
-                 default_run=DEFAULT_RUN_ELEMENTS):
+                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False):
         self.target = tuple(target)
         self.num_warps = num_warps
+        # True where the kernel left its warps to the compiler (see frontend.warps)
+        self.warps_open = warps_open
         self.num_stages = num_stages
         self.default_run = default_run
         self.shared = SharedMemoryPlan(self.target)

@@ -105,6 +105,12 @@ def staged_as_tfloat32(tile):
     raise _only_compiled("staged_as_tfloat32")
 
 
+def staged_reshape(tile, shape):
+    """``ct.reshape(tile, shape)`` of a pipelined or resident load: a tile that only loses
+    or gains leading axes of length 1 stays in its stage."""
+    raise _only_compiled("staged_reshape")
+
+
 def pipeline_end(pipeline, last):
     """At the end of each iteration: after the ``last`` one, the products still running on
     the pipeline's tiles are waited for."""

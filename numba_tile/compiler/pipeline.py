@@ -29,7 +29,7 @@ from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionErr
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
-from .compilation import Compilation, StaticIterState, compiling
+from .compilation import DEFAULT_NUM_WARPS, Compilation, StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
 from .contexts import contexts
@@ -39,6 +39,7 @@ from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
 from .frontend.passes import insert as insert_passes
+from .frontend.warps import WarpsChosen
 from .types import ArrayType, PartitionType, run_length_for
 from .typing.static_iteration import UnrollAgain
 
@@ -127,7 +128,9 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
     ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
     :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
     blocks an SM should hold at once: the compiler then limits registers to fit them;
-    ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size)."""
+    ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size);
+    ``num_warps`` None leaves the warps to the compiler (:mod:`.frontend.warps`), and the
+    result then ends with the warps chosen."""
     cc = parse_arch(arch)
     # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
     # shared memory sizes)
@@ -139,7 +142,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
             _LOWERED[key] = lowered
             while len(_LOWERED) > _LOWERED_KEPT:
                 _LOWERED.popitem(last=False)
-        library, entry, scratch_bytes, tensor_maps = lowered
+        library, entry, scratch_bytes, tensor_maps, chosen_warps = lowered
         ptx = unused_atomics_as_reductions(_ptx(library, cc))
         ptx = tma.declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
@@ -149,7 +152,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
         tile_error = as_tile_error(error)
         _name_the_function(tile_error.loc, fn)
         raise tile_error from error
-    return ptx, entry, scratch_bytes, tensor_maps
+    return ptx, entry, scratch_bytes, tensor_maps, chosen_warps
 
 
 def _name_the_function(loc, kernel_fn):
@@ -389,13 +392,16 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
     as_code, static_globals, static_values = set(), {}, {}
     static_iter = StaticIterState()
-    # once more for each static_eval compiled as code or as a global function, and for the
-    # static_iter loops whose items the typing found
+    warps_open = num_warps is None
+    num_warps = num_warps or DEFAULT_NUM_WARPS
+    # once more for each static_eval compiled as code or as a global function, for the
+    # static_iter loops whose items the typing found, and with the warps the products need
     for attempt in itertools.count():
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
             default_run=run_length_for([t.dtype for t in arg_types
-                                        if isinstance(t, (ArrayType, PartitionType))]))
+                                        if isinstance(t, (ArrayType, PartitionType))]),
+            warps_open=warps_open)
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
         compilation.static_iter = static_iter
@@ -413,6 +419,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
             as_code.add(again.key)
         except AsGlobal as again:
             static_globals[again.key] = again.value
+        except WarpsChosen as again:
+            num_warps, warps_open = again.num_warps, False
         except UnrollAgain:
             if attempt == _MOST_UNROLLING_ATTEMPTS:
                 raise TileInternalError("The items of the kernel's static_iter loops keep "
@@ -431,7 +439,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     cuda_compiler.kernel_fixup(kernel, False)
     nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
     library.finalize()
-    return library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps)
+    return (library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps),
+            num_warps)
 
 
 def _statement_location(tb, attribute=None):

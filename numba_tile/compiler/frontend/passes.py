@@ -21,9 +21,10 @@ goes before or after:
    the sides of an ``if`` join put in cuTile's order (:mod:`.join_order`); after it, the
    items of the ``static_iter`` loops that typing found checked (the kernel compiled again
    where they are new), every variable read checked to be set on every path
-   (:mod:`.defined_variables`), index tiles asked for the layout of their reader (typing
-   again), then the products that run on into the next iteration found from the final
-   types.
+   (:mod:`.defined_variables`), the warps chosen where the kernel left them to the
+   compiler (compiled again where its products need more, :mod:`.warps`), index tiles
+   asked for the layout of their reader (typing again), then the products that run on into
+   the next iteration found from the final types.
 
 Each of our passes declares what it needs (:func:`tile_pass`): the declared order is checked
 when the pipeline is built (:func:`ordered`), and each pass checks, when it runs, that what
@@ -56,6 +57,7 @@ from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
 from .static_iter import CheckStaticIterItems, UnrollStaticIter
+from .warps import ChooseWarps
 
 class Step(NamedTuple):
     """Our ``passes``, in order, ``where`` (``"before"`` or ``"after"``) numba-cuda's pass
@@ -74,8 +76,8 @@ STEPS = (
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,
-                                          CheckIntegerJoins, ComputeIndexTilesInPlace,
-                                          FindProductsInFlight)),
+                                          CheckIntegerJoins, ChooseWarps,
+                                          ComputeIndexTilesInPlace, FindProductsInFlight)),
 )
 
 

@@ -11,10 +11,9 @@ the loads of iteration ``k`` are independent of the products before it, so they 
 started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
 This pass finds such loads (in the blocks every iteration runs, in a loop that has no loop
 inside and is inside none; their results used only as operands of ``mma`` calls that every
-iteration runs, directly or through ``.astype(ct.tfloat32)`` (then ``staged_as_tfloat32``:
-rounded where the product reads them); their arguments computed from the loop variable and
-values
-fixed during the loop by plain arithmetic) and rewrites the loop into calls of
+iteration runs, directly or through conversions to tfloat32 and reshapes (see
+:mod:`.staged_uses`); their arguments computed from the loop variable and values fixed
+during the loop by plain arithmetic) and rewrites the loop into calls of
 :mod:`~numba_tile.compiler.hardware.staged_loads`::
 
     pipe = pipeline_begin(id, <the loads' arguments>)         # before the loop
@@ -50,16 +49,14 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
-from ... import dtypes
-from ...language import matrix, memory
-from ..abstract import constant_of
+from ...language import memory
 from ..compilation import current
 from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
-from ..types import ArrayType
+    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile
 from .contract import tile_pass
 from .device_output import callee
+from .staged_uses import is_mma_operand, mma_operand_uses
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 _PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
@@ -118,15 +115,13 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
             if arguments is None or len(func_ir._definitions.get(
                     statement.target.name, ())) != 1:
                 continue
-            uses = list(_uses(func_ir, statement.target))
-            if not uses or not all(_is_mma_operand(func_ir, b, s, statement.target,
-                                                   list(func_ir.blocks.values()))
-                                   for b, s in uses):
+            found = mma_operand_uses(func_ir, statement.target, list(func_ir.blocks.values()))
+            if found is None or found.roundings:
                 continue
-            use_labels = {next(name for name, b in func_ir.blocks.items() if b is use_block)
-                          for use_block, _ in uses}
+            use_labels = _product_labels(func_ir, statement.target, found)
             if not any(label not in loop.body and use_labels & loop.body for loop in loops):
                 continue
+            found.rewrite(func_ir)
             scope, loc = block.scope, statement.loc
             function = scope.redefine("$resident_tile", loc)
             resident_id = scope.redefine("$resident_id", loc)
@@ -152,6 +147,13 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
     return rewritten
 
 
+def _product_labels(func_ir, var, found):
+    """The labels of the blocks whose products read ``var``, or a reshape of it."""
+    tiles = [var] + [call.target for _, call in found.reshapes]
+    return {label for label, block in func_ir.blocks.items() for statement in block.body
+            if any(is_mma_operand(func_ir, block, statement, tile, [block]) for tile in tiles)}
+
+
 def _definition(func_ir, var):
     try:
         return func_ir.get_definition(var)
@@ -162,11 +164,11 @@ def _definition(func_ir, var):
 class _Load:
     """One pipelined load: its statement and the variables of its arguments."""
 
-    def __init__(self, statement, arguments, roundings):
+    def __init__(self, statement, arguments, operand_uses):
         # array, index, shape, padding, order
         self.statement, self.arguments = statement, arguments
-        # (getattr, call, to its own dtype) of each .astype(ct.tfloat32) or identity astype
-        self.roundings = roundings
+        # the conversions and reshapes between the load and its products
+        self.operand_uses = operand_uses
 
 
 class _PipelinedLoop:
@@ -246,13 +248,13 @@ class _PipelinedLoop:
         for label in every_iteration:
             for statement in blocks[label].body:
                 arguments = _load_arguments(func_ir, statement)
-                roundings = None if arguments is None else _mma_operand(
+                operand_uses = None if arguments is None else mma_operand_uses(
                     func_ir, statement.target, every_block, arguments[0], arg_types)
-                if roundings is not None:
+                if operand_uses is not None:
                     needed = _argument_slice(func_ir, earlier, loop_blocks, arguments,
                                              induction)
                     if needed is not None:
-                        loads.append(_Load(statement, arguments, roundings))
+                        loads.append(_Load(statement, arguments, operand_uses))
                         clones.extend(s for s in needed
                                       if all(c is not s for c in clones))
                 earlier.append(statement)
@@ -271,9 +273,7 @@ class _PipelinedLoop:
                                                             for load in self.loads]
         # (before the rewriting changes the loads' uses)
         compilation.tensor_map_rounding[self.pipeline_id] = [
-            bool(load.roundings) and not any(same for _, _, same in load.roundings) and
-            len(list(_uses(self.func_ir, load.statement.target))) == len(load.roundings)
-            for load in self.loads]
+            load.operand_uses.rounded_only for load in self.loads]
         before = []
         start, step = self._range_bounds(before)
         trip = self._call(before, builtins.len, [self.range_var], "$pipeline_trip")
@@ -308,21 +308,9 @@ class _PipelinedLoop:
             block = next(b for b in blocks.values() if load.statement in b.body)
             at = block.body.index(load.statement)
             block.body[at:at + 1] = statements
-            for method, call, same in load.roundings:
-                # the tile stays in its stage: rounded to tfloat32 where mma reads it (or
-                # as it is, for an astype to its own dtype)
-                method.value = ir.Const(None, method.loc)
-                rounding = []
-                if same:
-                    rounding.append(ir.Assign(load.statement.target, call.target, call.loc))
-                else:
-                    function = self._global(rounding, staged_as_tfloat32)
-                    rounding.append(ir.Assign(ir.Expr.call(
-                        function, [load.statement.target], (), call.loc), call.target,
-                        call.loc))
-                block = next(b for b in blocks.values() if call in b.body)
-                at = block.body.index(call)
-                block.body[at:at + 1] = rounding
+            # the tile stays in its stage: reshaped and rounded to tfloat32 where mma reads
+            # it (or as it is, for an astype to its own dtype)
+            load.operand_uses.rewrite(self.func_ir)
         entry.body[0:0] = wait
         # at the end of each iteration (every block that jumps back to the header): start the
         # copies `distance` iterations ahead, count the iteration, and after the last one
@@ -456,119 +444,6 @@ def _load_arguments(func_ir, statement):
     if set(bound) - set(LOAD_FIELDS) - set(_IGNORED_HINTS):
         return None
     return tuple(bound.get(name) for name in LOAD_FIELDS)
-
-
-def _mma_operand(func_ir, target, loop_blocks, array=None, arg_types=()):
-    """How the load's variable (assigned once) reaches ``ct.mma``: read only as an operand
-    (``x``, ``y``) of ``mma`` calls in ``loop_blocks``, directly or through
-    ``.astype(ct.tfloat32)`` or an ``astype`` to the dtype of its ``array`` (each
-    ``(getattr, call, to its own dtype)`` of those is listed), so that its value never
-    outlives the iteration; None otherwise."""
-    if len(func_ir._definitions.get(target.name, ())) != 1:
-        return None
-    roundings, uses = [], 0
-    for block, statement in _uses(func_ir, target):
-        uses += 1
-        if _is_mma_operand(func_ir, block, statement, target, loop_blocks):
-            continue
-        rounding = _cast_for_mma(func_ir, statement, target, loop_blocks, array, arg_types)
-        if rounding is None:
-            return None
-        roundings.append(rounding)
-    return roundings if uses else None
-
-
-def _uses(func_ir, var):
-    """``(block, statement)`` of each statement that reads ``var``."""
-    for block in func_ir.blocks.values():
-        for statement in block.body:
-            if isinstance(statement, ir.Del):
-                continue
-            used = [v for v in statement.list_vars() if v.name == var.name]
-            if isinstance(statement, ir.Assign) and statement.target.name == var.name:
-                used = used[1:]
-            if used:
-                yield block, statement
-
-
-def _is_mma_operand(func_ir, block, statement, var, loop_blocks):
-    call = statement.value if isinstance(statement, ir.Assign) else None
-    return (any(block is b for b in loop_blocks) and isinstance(call, ir.Expr) and
-            call.op == "call" and callee(func_ir, call) is matrix.mma and
-            all(name == "use_fast_acc" for name, _ in call.kws) and len(call.args) == 3 and
-            all(v.name != var.name for v in call.args[2:] + [v for _, v in call.kws]) and
-            statement.target.name != var.name)
-
-
-def _cast_for_mma(func_ir, statement, var, loop_blocks, array, arg_types):
-    """``(getattr, call, same)`` where ``statement`` starts ``var.astype(ct.tfloat32)`` or
-    ``var.astype(<the dtype of array>)`` (``same``: as ``dtype = ct.tfloat32 if A.dtype ==
-    ct.float32 else A.dtype`` gives for float16) whose result only feeds ``mma`` in
-    ``loop_blocks``, else None."""
-    value = statement.value if isinstance(statement, ir.Assign) else None
-    if not (isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "astype"
-            and value.value.name == var.name):
-        return None
-    method = statement.target
-    uses = list(_uses(func_ir, method))
-    if len(uses) != 1 or len(func_ir._definitions.get(method.name, ())) != 1:
-        return None
-    block, call_statement = uses[0]
-    call = call_statement.value if isinstance(call_statement, ir.Assign) else None
-    if not (isinstance(call, ir.Expr) and call.op == "call" and call.func.name == method.name
-            and len(call.args) == 1 and not call.kws and call.vararg is None and
-            any(block is b for b in loop_blocks)):
-        return None
-    dtype = _dtype_constant(func_ir, call.args[0], arg_types)
-    same = dtype is not None and dtype is _array_dtype(func_ir, array, arg_types)
-    if dtype is not dtypes.tfloat32 and not same:
-        return None
-    result = call_statement.target
-    if len(func_ir._definitions.get(result.name, ())) != 1 or not all(
-            _is_mma_operand(func_ir, b, s, result, loop_blocks)
-            for b, s in _uses(func_ir, result)):
-        return None
-    return statement, call_statement, same
-
-
-def _argument_type(func_ir, var, arg_types):
-    """The type of the kernel argument ``var`` holds (through plain copies), or None."""
-    definition = _definition(func_ir, var) if var is not None else None
-    while isinstance(definition, ir.Var):
-        definition = _definition(func_ir, definition)
-    if isinstance(definition, ir.Arg) and definition.index < len(arg_types):
-        return arg_types[definition.index]
-    return None
-
-
-def _array_dtype(func_ir, var, arg_types):
-    array = _argument_type(func_ir, var, arg_types)
-    return array.dtype if isinstance(array, ArrayType) else None
-
-
-def _dtype_constant(func_ir, var, arg_types):
-    """The dtype ``var`` holds where it is known before typing: a constant, a ``Constant``
-    parameter, or ``A.dtype`` of an array argument; else None."""
-    definition = var
-    while isinstance(definition, ir.Var):
-        value = _definition(func_ir, definition)
-        if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "dtype":
-            return _array_dtype(func_ir, value.value, arg_types)
-        if isinstance(value, ir.Arg):
-            found = constant_of(_argument_type(func_ir, definition, arg_types), None)
-            return found if isinstance(found, dtypes.DType) else None
-        if not isinstance(value, ir.Var):
-            break
-        definition = value
-    found = _constant(func_ir, var)
-    return found if isinstance(found, dtypes.DType) else None
-
-
-def _constant(func_ir, var):
-    try:
-        return func_ir.infer_constant(var)
-    except Exception:  # not a constant (Numba raises its own error kinds)
-        return None
 
 
 def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):

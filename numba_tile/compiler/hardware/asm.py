@@ -314,7 +314,7 @@ def examples():
                         MBARRIER_TRY_WAIT, WGMMA_FENCE, WGMMA_COMMIT, wgmma_wait(0),
                         wgmma_wait(1, "ff"), wgmma_wait(3, "rhd")):
         add(instruction, (9, 0))
-    for ndim in (2, 3):
+    for ndim in (2, 3, 4, 5):
         add(tensor_copy(0, ndim), (9, 0))
     for kind, itemsize in (("f32.f16.f16", 2), ("f32.bf16.bf16", 2), ("f32.tf32.tf32", 4),
                            ("f32.e4m3.e4m3", 1), ("f32.e5m2.e5m2", 1), ("s32.s8.s8", 1),

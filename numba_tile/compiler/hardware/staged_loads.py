@@ -18,7 +18,8 @@ sm_90 the tiles of arrays that are kernel parameters are copied by the tensor me
 accelerator instead (:mod:`~numba_tile.compiler.hardware.tma`): thread 0 starts a stage's copies, each stage's
 ``mbarrier`` tells when they landed, and one barrier a step tells that a stage is free.
 
-Pipelining applies to tiles of one matrix (2-d, or 3-d with one batch) of arrays specialized as
+Pipelining applies to tiles of one matrix (2-d, or up to 5-d with every other axis of
+length 1) of arrays specialized as
 aligned (see
 :func:`~numba_tile.compiler.types.is_aligned`: then each 16-byte copy lies wholly inside or
 outside the array), with zero or undetermined padding, on GPUs with ``cp.async`` (compute
@@ -53,6 +54,7 @@ from . import tma, asm
 
 I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
+MAX_RANK = 5  # the TMA's, and what the copies take: one matrix, leading axes of length 1
 COPY_BYTES = 16  # one cp.async
 BARRIER_BYTES = 8  # one mbarrier
 
@@ -172,7 +174,7 @@ def _stageable(array, shape, padding_mode, order):
     ahead, else None."""
     mode = constant_of(padding_mode, None)
     shape = constant_of(shape, None)
-    if not (isinstance(array, ArrayType) and array.aligned and array.ndim in (2, 3)
+    if not (isinstance(array, ArrayType) and array.aligned and 2 <= array.ndim <= MAX_RANK
             and isinstance(shape, tuple) and len(shape) == array.ndim
             and all(n == 1 for n in shape[:-2])
             and mode in (None, PaddingMode.UNDETERMINED, PaddingMode.ZERO)):

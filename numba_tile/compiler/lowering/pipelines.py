@@ -4,15 +4,18 @@ their stage (see :mod:`~numba_tile.compiler.hardware.staged_loads`)."""
 
 from llvmlite import ir
 from numba.core import types
+from numba.core.typing import signature
 
 from ... import dtypes as d
+from ...language import shapes
 from ..compilation import current
 from ..hardware import asm, tma
 from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
     stage_pointer, staged_to_registers
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
+    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, \
+    staged_reshape
 from ..typing.pipelines import plain_load_signature
 from . import arithmetic
 from .registry import lower
@@ -144,3 +147,15 @@ def lower_staged_as_tfloat32(context, builder, sig, args):
     return make_tile(context, builder, sig.return_type, [
         arithmetic.convert(context, builder, builder.extract_value(value, r), tile_type.dtype,
                            d.tfloat32) for r in range(tile_type.registers)])
+
+
+@lower(staged_reshape, types.Any, types.Any)
+def lower_staged_reshape(context, builder, sig, args):
+    (tile_type, shape_type), (value, shape) = sig.args, args
+    if isinstance(sig.return_type, StagedTileType):
+        return value  # the same stage
+    if isinstance(tile_type, StagedTileType):
+        tile_type, value = staged_to_registers(context, builder, tile_type, value)
+    reshape = context.get_function(shapes.reshape, signature(sig.return_type, tile_type,
+                                                             shape_type))
+    return reshape(builder, [value, shape])

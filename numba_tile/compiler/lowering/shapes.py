@@ -29,6 +29,8 @@ lower = registry.lower
 
 def _lower_reshape(context, builder, sig, args):
     src, dst = sig.args[0], sig.return_type
+    if src.layout.without_unit_change(dst.shape) == dst.layout:
+        return args[0]  # axes of length 1 dropped or added: the same registers
     if math.prod(src.shape) == 1:  # one element, held by every thread
         return make_tile(context, builder, dst, [builder.extract_value(args[0], 0)] *
                          dst.registers)

@@ -12,10 +12,12 @@ from ..abstract import constant_of
 from ..compilation import current
 from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32
+    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, \
+    staged_reshape
 from ..types import TileType
 from .memory import infer_load
-from .templates import registry
+from .shapes import infer_reshape
+from .templates import constant_value, registry
 
 
 class _PipelineTemplate(AbstractTemplate):
@@ -109,6 +111,36 @@ class StagedAsTfloat32Template(_PipelineTemplate):
         if isinstance(tile, TileType):  # an astype of the tile in registers
             return signature(tile.with_dtype(d.tfloat32), *args)
         return None
+
+
+@registry.register_global(staged_reshape)
+class StagedReshapeTemplate(_PipelineTemplate):
+    key = staged_reshape
+
+    def generic(self, args, kws):
+        tile, shape = args
+        if isinstance(tile, StagedTileType):
+            wanted = constant_value(shape)  # (run-time values are not ints)
+            if stays_staged(tile.shape, wanted):
+                return signature(StagedTileType(
+                    tile.dtype, wanted, tile.num_warps, tile.pipeline_id, stored=tile.stored,
+                    transposed=tile.transposed), *args)
+        if isinstance(tile, StagedTileType):
+            tile = tile.as_tile()
+        return signature(infer_reshape({"x": tile, "shape": shape}), *args)
+
+
+def stays_staged(shape, wanted):
+    """True where reshaping a staged tile of ``shape`` to ``wanted`` only drops or adds
+    leading axes of length 1: the matrix in the stage is the same.
+
+    >>> from numba_tile.compiler.typing.pipelines import stays_staged
+    >>> stays_staged((1, 1, 64, 128), (64, 128)), stays_staged((1, 64, 128), (64, 1, 128))
+    (True, False)
+    """
+    return isinstance(wanted, tuple) and len(wanted) >= 2 and \
+        all(type(n) is int for n in wanted) and tuple(wanted[-2:]) == tuple(shape[-2:]) and \
+        all(n == 1 for n in tuple(shape[:-2]) + tuple(wanted[:-2]))
 
 
 def plain_load_signature(array, index, shape, mode, order):

@@ -26,8 +26,9 @@ def infer_reshape(values):
         return TileType(dtype, shape_rules.reshape((), constant_value(values["shape"])),
                         current().num_warps)
     x = tile_argument(values, "reshape")
-    return TileType(x.dtype, shape_rules.reshape(x.shape, constant_value(values["shape"])),
-                    x.num_warps)
+    shape = shape_rules.reshape(x.shape, constant_value(values["shape"]))
+    # dropping or adding axes of length 1 keeps every element where it is
+    return TileType(x.dtype, shape, x.num_warps, x.layout.without_unit_change(shape))
 
 
 def infer_permute(values):
