@@ -5,9 +5,10 @@ A kernel is compiled with :data:`~numba_tile.compiler.compilation.DEFAULT_NUM_WA
 first. Where its products' accumulators (each ``ct.mma``/``ct.matmul``/``ct.mma_scaled``
 of the source counted once, whatever loop unrolling copied it) would take more than
 :data:`ACCUMULATOR_WORDS` 32-bit registers a thread in those warps, it is compiled again
-with :data:`MORE_WARPS`: a 128 x 128 float32 accumulator is 128 registers a thread in 4
-warps, which leaves too few for its operands, and the two accumulators of attention (the
-scores and the output) more than that. Tiles are split over the warps by their layouts, so
+with :data:`MORE_WARPS` where every product has rows for them (:func:`warps_for`): a
+128 x 128 float32 accumulator is 128 registers a thread in 4 warps, which leaves too few for
+its operands, and the two accumulators of attention (the scores and the output) more than
+that. Tiles are split over the warps by their layouts, so
 the result is the same; only the speed changes. A ``num_warps`` given to the kernel is kept.
 
 >>> import numpy as np, numba_tile as ct
@@ -21,6 +22,8 @@ the result is the same; only the speed changes. A ``num_warps`` given to the ker
 >>> ct.compile(product.replace_hints(num_warps=4), (a, a.T.copy(), c), arch="sm_90").num_warps
 4
 """
+
+import math
 
 from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
@@ -44,9 +47,8 @@ class WarpsChosen(Exception):
         self.num_warps = num_warps
 
 
-def accumulator_words(func_ir, typemap, calltypes):
-    """The 32-bit words of the results of the kernel's products, each statement of the
-    source counted once."""
+def products(func_ir, typemap, calltypes):
+    """The result types of the kernel's products, one for each statement of the source."""
     seen = {}
     for block in func_ir.blocks.values():
         for statement in block.body:
@@ -56,9 +58,30 @@ def accumulator_words(func_ir, typemap, calltypes):
                 continue
             result = calltypes[expr].return_type
             if isinstance(result, TileType):
-                words = -(-result.layout.num_elements * result.dtype.itemsize // 4)
-                seen[(statement.loc.filename, statement.loc.line, result.shape)] = words
-    return sum(seen.values())
+                seen[(statement.loc.filename, statement.loc.line, result.shape)] = result
+    return list(seen.values())
+
+
+def warps_for(results, num_warps):
+    """The warps for products with the tile types ``results`` in a kernel compiled with
+    ``num_warps``: :data:`MORE_WARPS` where their accumulators take more than
+    :data:`ACCUMULATOR_WORDS` registers a thread and each has rows for all of them (16 a
+    warp: two warpgroups of ``wgmma`` take 64 rows each), else ``num_warps``.
+
+    >>> from numba_tile import dtypes as d
+    >>> from numba_tile.compiler.types import TileType
+    >>> from numba_tile.compiler.frontend.warps import warps_for
+    >>> scores, output = TileType(d.float32, (128, 64), 4), TileType(d.float32, (128, 128), 4)
+    >>> warps_for([scores, output], 4), warps_for([scores], 4)
+    (8, 4)
+    >>> warps_for([TileType(d.float32, (64, 256), 4)], 4)  # too few rows for 8 warps
+    4
+    """
+    words = sum(-(-math.prod(t.shape) * t.dtype.itemsize // 4) for t in results)
+    rows = min((t.shape[-2] if t.ndim >= 2 else 1 for t in results), default=0)
+    if words > ACCUMULATOR_WORDS * 32 * num_warps and rows >= 16 * MORE_WARPS > 16 * num_warps:
+        return MORE_WARPS
+    return num_warps
 
 
 @tile_pass("choose the warps", needs=(TYPED,))
@@ -76,8 +99,8 @@ class ChooseWarps(FunctionPass):
         compilation = current()
         if not compilation.warps_open:
             return False
-        threads = 32 * compilation.num_warps
-        words = accumulator_words(state.func_ir, state.typemap, state.calltypes)
-        if words > ACCUMULATOR_WORDS * threads and compilation.num_warps < MORE_WARPS:
-            raise WarpsChosen(MORE_WARPS)
+        chosen = warps_for(products(state.func_ir, state.typemap, state.calltypes),
+                           compilation.num_warps)
+        if chosen != compilation.num_warps:
+            raise WarpsChosen(chosen)
         return False

@@ -1,0 +1,156 @@
+"""Kernels written as cuTile's documentation teaches: matrices read as ``(1, 1, m, k)`` boxes
+of 4-d arrays and reshaped (they stay in their pipeline stage), reshapes that only drop or
+add axes of length 1 (they move nothing), and warps left to the compiler (chosen from the
+products' accumulators).
+
+Values are compared with NumPy in float64; outputs are poisoned and guarded.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+from conftest import relative_error
+from numba_tile.bench.documented_attention import attention_as_documented, \
+    documented_attention_launch
+
+GUARD = 3
+
+
+def guarded(shape, dtype):
+    buffer = np.full(tuple(n + 2 * GUARD for n in shape), np.nan, dtype)
+    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
+
+
+def guards_untouched(buffer, shape):
+    outside = np.ones(buffer.shape, bool)
+    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
+    return bool(np.isnan(buffer[outside].astype(np.float64)).all())
+
+
+@ct.kernel(num_stages=3)
+def batched_matmul_4d(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                      TK: ct.Constant[int], TRANSPOSED_B: ct.Constant[bool]):
+    """``C[b, h] = A[b, h] @ B[b, h]`` (``B[b, h].T`` where ``TRANSPOSED_B``) in boxes of the
+    4-d arrays reshaped to matrices, both reshape spellings."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    b, h = ct.bid(2) // A.shape[1], ct.bid(2) % A.shape[1]
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[3], TK)):
+        a = ct.load(A, (b, h, bm, k), (1, 1, TM, TK)).reshape((TM, TK))
+        if TRANSPOSED_B:
+            y = ct.load(B, (b, h, k, bn), (1, 1, TK, TN), order=(0, 1, 3, 2))
+        else:
+            y = ct.load(B, (b, h, k, bn), (1, 1, TK, TN))
+        acc = ct.mma(a, ct.reshape(y, (TK, TN)), acc)
+    ct.store(C, (b, h, bm, bn), acc.reshape((1, 1, TM, TN)))
+
+
+@ct.kernel(num_stages=3)
+def matmul_2d(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    """:func:`batched_matmul_4d` on one matrix held as a 2-d array."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@pytest.mark.parametrize("transposed_b", [False, True])
+def test_products_of_reshaped_4d_boxes(run_kernel, rng, transposed_b):
+    batch, heads, m, n, k = 2, 3, 128, 64, 96
+    a = rng.uniform(-1, 1, (batch, heads, m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (batch, heads, k, n)).astype(np.float16)
+    held = np.ascontiguousarray(b.transpose(0, 1, 3, 2)) if transposed_b else b
+    buffer, c = guarded((batch, heads, m, n), np.float32)
+    run_kernel(batched_matmul_4d, (m // 64, n // 32, batch * heads),
+               (a, held, c, 64, 32, 32, transposed_b))
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+def _counts(ptx, *patterns):
+    return [len(re.findall(pattern, ptx)) for pattern in patterns]
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_reshaped_boxes_stay_in_their_stage(arch):
+    """The 4-d kernel's products read their stages as the 2-d one's do: no operand goes
+    through registers and the scratch buffer; on sm_90 the TMA copies 4-d boxes."""
+    a4, b4, c4 = (np.zeros((2, 3, 128, 128), np.float16), np.zeros((2, 3, 128, 128), np.float16),
+                  np.zeros((2, 3, 128, 128), np.float32))
+    four = ct.compile(batched_matmul_4d, (a4, b4, c4, 64, 64, 32, False), arch=arch).ptx
+    two = ct.compile(matmul_2d, (a4[0, 0], b4[0, 0], c4[0, 0], 64, 64, 32), arch=arch).ptx
+    patterns = (r"\bld\.shared", r"\bst\.shared", r"\bbar\.sync", r"\bldmatrix",
+                r"\bwgmma\.mma_async", r"\bcp\.async\.cg")
+    assert _counts(four, *patterns) == _counts(two, *patterns)
+    if arch == "sm_90":
+        assert "cp.async.bulk.tensor.4d" in four and "cp.async.bulk.tensor.2d" in two
+
+
+@ct.kernel
+def squeeze_and_expand(X, Y, Z):
+    """A ``(1, 64, 32)`` box reshaped to ``(64, 32)`` and stored; the same reshaped to
+    ``(1, 1, 64, 32)`` and stored into a 4-d array."""
+    x = ct.load(X, (0, 0, 0), (1, 64, 32))
+    ct.store(Y, (0, 0), x.reshape((64, 32)) * 2)
+    ct.store(Z, (0, 0, 0, 0), ct.reshape(x + 1, (1, 1, 64, 32)))
+
+
+def test_unit_axis_reshapes(run_kernel, rng):
+    x = rng.uniform(-4, 4, (1, 64, 32)).astype(np.float32)
+    y_buffer, y = guarded((64, 32), np.float32)
+    z_buffer, z = guarded((1, 1, 64, 32), np.float32)
+    run_kernel(squeeze_and_expand, (1,), (x, y, z))
+    assert np.array_equal(y, x[0] * 2) and np.array_equal(z, (x + 1)[None])
+    assert guards_untouched(y_buffer, y.shape) and guards_untouched(z_buffer, z.shape)
+
+
+def test_unit_axis_reshapes_move_nothing():
+    """Dropping or adding axes of length 1 keeps each element in its register: no pass
+    through shared memory."""
+    x = np.zeros((1, 64, 32), np.float32)
+    ptx = ct.compile(squeeze_and_expand, (x, x[0], x[None]), arch="sm_90").ptx
+    assert _counts(ptx, r"\bst\.shared", r"\bbar\.sync") == [0, 0]
+
+
+def _attention_reference(q, k, v, causal):
+    scores = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 1, 3, 2)
+    scores /= math.sqrt(q.shape[-1])
+    if causal:
+        seq = q.shape[2]
+        scores = np.where(np.tril(np.ones((seq, seq), bool)), scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return weights / weights.sum(-1, keepdims=True) @ v.astype(np.float64)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_as_documented(run_kernel, rng, causal):
+    q, k, v = (rng.uniform(-2, 2, (1, 2, 128, 64)).astype(np.float16) for _ in range(3))
+    buffer, out = guarded(q.shape, np.float16)
+    kernel, grid, args = documented_attention_launch(q, k, v, out, causal=causal, tile_m=64,
+                                                     tile_n=32)
+    run_kernel(kernel, grid, args)
+    # float16 probabilities and output, the approximate exponential and division
+    assert relative_error(out, _attention_reference(q, k, v, causal)) < 2e-3
+    assert guards_untouched(buffer, out.shape)
+
+
+def test_warps_chosen_from_the_products():
+    """A kernel that gives no ``num_warps`` gets 8 where its accumulators would take more
+    than 64 registers a thread in 4 warps and have 128 rows or more, else 4; a kernel that
+    gives them keeps them."""
+    q = np.zeros((1, 2, 256, 128), np.float16)
+
+    def warps(kernel, tile_m, tile_n):
+        args = documented_attention_launch(q, q, q, q, tile_m=tile_m, tile_n=tile_n)[2]
+        return ct.compile(kernel, args, arch="sm_90").num_warps
+    assert warps(attention_as_documented, 128, 64) == 8  # 96 registers a thread in 4 warps
+    assert warps(attention_as_documented, 64, 64) == 4  # 64 rows: one warpgroup's
+    assert warps(attention_as_documented.replace_hints(num_warps=4), 128, 64) == 4
+    x = np.zeros((1, 64, 32), np.float32)
+    assert ct.compile(squeeze_and_expand, (x, x[0], x[None]), arch="sm_90").num_warps == 4
