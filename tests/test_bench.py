@@ -87,12 +87,14 @@ def test_every_case_has_its_implementations_and_a_default_first():
     """numba_tile, PyTorch and Triton; no Triton where it has no such operation (gathers,
     scatters and histograms are pointer arithmetic there) or none is written here (cumsum,
     the custom scan, the block-scaled product, whose reference is PyTorch's
-    dequantize-then-matmul, and the 8-bit products next to cuBLASLt's)."""
+    dequantize-then-matmul, the 8-bit products next to cuBLASLt's, and the attention kernel
+    written as cuTile's documentation teaches, which is measured against sdpa)."""
     for case in cases.all_cases():
         names = [i.name for i in case.implementations]
         memory = case.name.split("_")[0] in ("embedding", "scatter", "histogram", "cumsum",
                                              "scan", "mma") or case.name.startswith(
-                                                 ("matmul_f8", "matmul_i8"))
+                                                 ("matmul_f8", "matmul_i8",
+                                                  "attention_documented"))
         assert names == (["numba_tile", "torch"] if memory else ["numba_tile", "torch",
                                                                   "triton"])
         assert all(i.params for i in case.implementations)
