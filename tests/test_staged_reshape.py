@@ -154,3 +154,13 @@ def test_warps_chosen_from_the_products():
     assert warps(attention_as_documented.replace_hints(num_warps=4), 128, 64) == 4
     x = np.zeros((1, 64, 32), np.float32)
     assert ct.compile(squeeze_and_expand, (x, x[0], x[None]), arch="sm_90").num_warps == 4
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_documented_attention_benchmark_variants_do_not_spill(causal):
+    from numba_tile.bench.cases import _DOCUMENTED_ATTENTION_TILES
+    q = np.zeros((4, 16, 4096, 128), np.float16)
+    for tiles in _DOCUMENTED_ATTENTION_TILES:
+        kernel, _, args = documented_attention_launch(q, q, q, q, causal=causal, **tiles)
+        compiled = ct.compile(kernel, args, arch="sm_90")
+        assert compiled.cubin is not None and compiled.spill_bytes == 0, tiles
