@@ -60,6 +60,14 @@ class RewriteDeviceOutput(FunctionPass):
         return changed
 
 
+def definition(func_ir, var):
+    """What ``var`` is assigned, where the IR knows one definition, or None."""
+    try:
+        return func_ir.get_definition(var)
+    except KeyError:
+        return None
+
+
 def callee(func_ir, call):
     """The function a call of Numba IR calls, where it is a constant (a global), or None."""
     try:

@@ -55,7 +55,7 @@ from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile
 from .contract import tile_pass
-from .device_output import callee
+from .device_output import callee, definition
 from .staged_uses import is_mma_operand, mma_operand_uses
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
@@ -154,13 +154,6 @@ def _product_labels(func_ir, var, found):
             if any(is_mma_operand(func_ir, block, statement, tile, [block]) for tile in tiles)}
 
 
-def _definition(func_ir, var):
-    try:
-        return func_ir.get_definition(var)
-    except KeyError:
-        return None
-
-
 class _Load:
     """One pipelined load: its statement and the variables of its arguments."""
 
@@ -197,10 +190,10 @@ class _PipelinedLoop:
         iternexts = list(header.find_exprs("iternext"))
         if len(iternexts) != 1 or len(loop.entries) != 1 or len(loop.exits) != 1:
             return None
-        getiter = _definition(func_ir, iternexts[0].value)
+        getiter = definition(func_ir, iternexts[0].value)
         if not (isinstance(getiter, ir.Expr) and getiter.op == "getiter"):
             return None
-        range_call = _definition(func_ir, getiter.value)
+        range_call = definition(func_ir, getiter.value)
         if not (isinstance(range_call, ir.Expr) and range_call.op == "call" and
                 callee(func_ir, range_call) is range and not range_call.kws and
                 1 <= len(range_call.args) <= 3 and range_call.vararg is None):
@@ -337,11 +330,11 @@ class _PipelinedLoop:
         does not say ``allow_tma=False``), else None."""
         allow = dict(load.statement.value.kws).get("allow_tma")
         if allow is not None:
-            value = _definition(self.func_ir, allow)
+            value = definition(self.func_ir, allow)
             if not isinstance(value, (ir.Const, ir.Global, ir.FreeVar)) or \
                     value.value not in (None, True):
                 return None
-        array = _definition(self.func_ir, load.arguments[0])
+        array = definition(self.func_ir, load.arguments[0])
         return array.index if isinstance(array, ir.Arg) else None
 
     def _range_bounds(self, statements):

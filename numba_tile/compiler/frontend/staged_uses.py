@@ -23,7 +23,7 @@ from ...language import matrix, shapes
 from ..abstract import constant_of
 from ..intrinsics import staged_as_tfloat32, staged_reshape
 from ..types import ArrayType
-from .device_output import callee
+from .device_output import callee, definition
 
 
 class OperandUses:
@@ -183,20 +183,13 @@ def _cast_for_mma(func_ir, statement, var, blocks, array, arg_types):
     return statement, call_statement, same
 
 
-def _definition(func_ir, var):
-    try:
-        return func_ir.get_definition(var)
-    except KeyError:
-        return None
-
-
 def _argument_type(func_ir, var, arg_types):
     """The type of the kernel argument ``var`` holds (through plain copies), or None."""
-    definition = _definition(func_ir, var) if var is not None else None
-    while isinstance(definition, ir.Var):
-        definition = _definition(func_ir, definition)
-    if isinstance(definition, ir.Arg) and definition.index < len(arg_types):
-        return arg_types[definition.index]
+    found = definition(func_ir, var) if var is not None else None
+    while isinstance(found, ir.Var):
+        found = definition(func_ir, found)
+    if isinstance(found, ir.Arg) and found.index < len(arg_types):
+        return arg_types[found.index]
     return None
 
 
@@ -208,17 +201,17 @@ def _array_dtype(func_ir, var, arg_types):
 def _dtype_constant(func_ir, var, arg_types):
     """The dtype ``var`` holds where it is known before typing: a constant, a ``Constant``
     parameter, or ``A.dtype`` of an array argument; else None."""
-    definition = var
-    while isinstance(definition, ir.Var):
-        value = _definition(func_ir, definition)
+    current = var
+    while isinstance(current, ir.Var):
+        value = definition(func_ir, current)
         if isinstance(value, ir.Expr) and value.op == "getattr" and value.attr == "dtype":
             return _array_dtype(func_ir, value.value, arg_types)
         if isinstance(value, ir.Arg):
-            found = constant_of(_argument_type(func_ir, definition, arg_types), None)
+            found = constant_of(_argument_type(func_ir, current, arg_types), None)
             return found if isinstance(found, dtypes.DType) else None
         if not isinstance(value, ir.Var):
             break
-        definition = value
+        current = value
     try:
         found = func_ir.infer_constant(var)
     except Exception:  # not a constant (Numba raises its own error kinds)

@@ -32,7 +32,7 @@ from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_
     compiled_static_iter_instance, iteration_plans
 from .closures import captured_variables
 from .contract import TYPED, tile_pass
-from .device_output import callee, source_location
+from .device_output import callee, definition, source_location
 from .inlining import InlineCalls
 from .static_values import ValuesBeforeTyping
 
@@ -135,13 +135,6 @@ class CheckStaticIterItems(FunctionPass):
         return False
 
 
-def _definition(func_ir, var):
-    try:
-        return func_ir.get_definition(var)
-    except KeyError:
-        return None
-
-
 def _number_calls(func_ir, static, run):
     """Make each ``compiled_static_iter`` call of the IR a call of an instance (see
     :class:`~numba_tile.compiler.compilation.StaticIterState`); a ``ct.static_iter`` the
@@ -161,7 +154,7 @@ def _number_calls(func_ir, static, run):
                     loc=source_location(call.loc))
             if function is not compiled_static_iter:
                 continue
-            key = _definition(func_ir, call.args[0]).value
+            key = definition(func_ir, call.args[0]).value
             occurrence = seen[key] = seen.get(key, -1) + 1
             instance = static.instance(("top", run, key, occurrence), key)
             at = block.body.index(statement)
@@ -191,10 +184,10 @@ def _first_static_iter_loop(func_ir):
         iternexts = list(func_ir.blocks[loop.header].find_exprs("iternext"))
         if len(iternexts) != 1:
             continue
-        getiter = _definition(func_ir, iternexts[0].value)
+        getiter = definition(func_ir, iternexts[0].value)
         if not (isinstance(getiter, ir.Expr) and getiter.op == "getiter"):
             continue
-        call = _definition(func_ir, getiter.value)
+        call = definition(func_ir, getiter.value)
         if isinstance(call, ir.Expr) and call.op == "call" and \
                 callee(func_ir, call) is compiled_static_iter_instance:
             return loop, iternexts[0], getiter, call, cfg
@@ -207,7 +200,7 @@ class _Unroller:
     def __init__(self, func_ir, loop, iternext, getiter, call, cfg):
         self.func_ir, self.blocks, self.cfg = func_ir, func_ir.blocks, cfg
         self.loop, self.iternext, self.getiter, self.call = loop, iternext, getiter, call
-        self.instance = _definition(func_ir, call.args[0]).value
+        self.instance = definition(func_ir, call.args[0]).value
         self.site = next((label, index) for label, block in self.blocks.items()
                          for index, statement in enumerate(block.body)
                          if isinstance(statement, ir.Assign) and statement.value is call)
