@@ -457,7 +457,7 @@ _TRITON_TF32_TILES = (
 _ATTENTION_TILES = {
     64: ({"tile_m": 128, "tile_n": 64, "num_warps": 8},
          {"tile_m": 128, "tile_n": 64, "num_warps": 8, "occupancy": 2},
-         {"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True, "occupancy": 2}),
+         {"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True}),
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8})}

@@ -71,11 +71,10 @@ _INT8_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8},
 # float8 sums added per call in float32 (``use_fast_acc`` off, as ``torch._scaled_mm``'s
 # default) need registers for them beside the accumulator: 64 accumulators a thread
 # (each call's products are waited for before their sums are added: deep calls, 256 along
-# K, keep the tensor cores busy longest between the waits)
+# K, keep the tensor cores busy longest between the waits); 128 x 256 tiles spill
 _FLOAT8_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 256, "num_warps": 8,
                   "num_stages": 3},
-                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8},
-                 {"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8})
+                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8})
 
 
 def eight_bit_case(kind, n):
