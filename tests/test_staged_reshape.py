@@ -164,3 +164,26 @@ def test_documented_attention_benchmark_variants_do_not_spill(causal):
         kernel, _, args = documented_attention_launch(q, q, q, q, causal=causal, **tiles)
         compiled = ct.compile(kernel, args, arch="sm_90")
         assert compiled.cubin is not None and compiled.spill_bytes == 0, tiles
+
+
+@ct.kernel(num_stages=2)
+def product_of_flat_rows(A, B_ROWS, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                         TK: ct.Constant[int]):
+    """``C = A @ B`` where row ``k`` of ``B_ROWS`` holds rows ``k * TK`` to ``(k + 1) * TK``
+    of ``B`` one after the other: a reshape that is not only of unit axes, which cannot
+    stay in the stage."""
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(A.shape[1] // TK):
+        b = ct.load(B_ROWS, (k, 0), (1, TK * TN)).reshape((TK, TN))
+        acc = ct.mma(ct.load(A, (ct.bid(0), k), (TM, TK)), b, acc)
+    ct.store(C, (ct.bid(0), 0), acc)
+
+
+def test_other_reshapes_of_pipelined_loads(run_kernel, rng):
+    m, k, n = 64, 64, 32
+    a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
+    b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
+    buffer, c = guarded((m, n), np.float32)
+    run_kernel(product_of_flat_rows, (m // 32,), (a, b.reshape(k // 16, 16 * n), c, 32, n, 16))
+    assert relative_error(c, a.astype(np.float64) @ b.astype(np.float64)) < 1e-5
+    assert guards_untouched(buffer, c.shape)
