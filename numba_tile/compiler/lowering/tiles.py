@@ -264,8 +264,10 @@ def swizzled_offset(builder, row, column, shape, itemsize):
     ``wgmma``:
 
     * rows of a multiple of 128 bytes are cut into columns of 128 bytes stored one after
-      the other (each ``rows x 128`` bytes); in them row ``r``'s eight 16-byte chunks are
-      permuted by XOR with ``r % 8`` (the 128-byte swizzle);
+      the other (each ``rows x 128`` bytes); the eight 16-byte chunks of each 128-byte line
+      are permuted by XOR with the line's number modulo 8 (the 128-byte swizzle: with a
+      multiple of 8 rows, row ``r``'s number ``r % 8``; with fewer rows, as the TMA writes
+      them, the line's place in the stage, whose start is 1024-byte aligned);
     * rows of 64 or 32 bytes are stored one after the other, their 4 or 2 chunks permuted
       by XOR with the number of the 128-byte line they are in (the 64- and 32-byte
       swizzles); rows of 16 bytes are not swizzled.
@@ -280,7 +282,8 @@ def swizzled_offset(builder, row, column, shape, itemsize):
         per_line = 128 // itemsize
         block = builder.udiv(column, I32(per_line))
         within = builder.urem(column, I32(per_line))
-        chunk_bits = builder.shl(builder.and_(row, I32(7)), I32(chunk_shift))
+        line = row if rows % 8 == 0 else builder.add(builder.mul(block, I32(rows)), row)
+        chunk_bits = builder.shl(builder.and_(line, I32(7)), I32(chunk_shift))
         return builder.add(builder.add(builder.mul(block, I32(rows * per_line)),
                                        builder.mul(row, I32(per_line))),
                            builder.xor(within, chunk_bits))
