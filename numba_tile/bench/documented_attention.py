@@ -78,8 +78,21 @@ def attention_as_documented(Q, K, V, Out, sm_scale, TILE_M: ct.Constant[int],
 def documented_attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64):
     """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
     head_dim)``) into ``out`` with :func:`attention_as_documented`, scale
-    ``1 / sqrt(head_dim)``: a block for each row block of each head (see the module's
-    example)."""
+    ``1 / sqrt(head_dim)``: a block for each row block of each head.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.documented_attention import documented_attention_launch
+    >>> q = np.ones((2, 3, 64, 16), np.float16)
+    >>> v = np.arange(2 * 3 * 64 * 16, dtype=np.float16).reshape(q.shape) % 8
+    >>> out = np.full_like(q, np.nan)
+    >>> kernel, grid, args = documented_attention_launch(q, q, v, out, tile_m=32, tile_n=32)
+    >>> grid
+    (2, 6, 1)
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> bool(np.allclose(out[1, 2, 0], v[1, 2].astype(np.float32).mean(axis=0), rtol=1e-3))
+    True
+    """
     batch, heads, seq, head_dim = q.shape
     grid = (ct.cdiv(seq, tile_m), batch * heads, 1)
     return (attention_as_documented, grid,
