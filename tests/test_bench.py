@@ -465,5 +465,6 @@ def test_cutile_annotations_and_helpers_are_its_own():
     closure = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
     assert closure["helper"].__globals__["ct"] is other  # a helper of a kernel in a function
     assert fn.__code__ is kernel_fn.__code__
-    wrapped = cutile.translate_function(kernels.matmul.fn, other).__globals__["_grouped_tile"]
+    wrapped = cutile.translate_function(kernels.attention.fn,
+                                        other).__globals__["_attention_block"]
     assert wrapped[0] == "fn" and wrapped[1].__globals__["ct"] is other

@@ -856,13 +856,27 @@ def nested_k_loop(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Co
         ct.store(C, (bm, bn), acc)
 
 
-def test_nested_k_loops_are_not_pipelined():
-    """The inner loop's stages would be refilled by the next outer iteration while its last
-    products may still read them."""
+@pytest.mark.parametrize("arch,copy", [("sm_80", r"\bcp\.async\.cg"),
+                                       ("sm_90", r"\bcp\.async\.bulk\.tensor")])
+def test_nested_k_loops_are_pipelined(arch, copy):
+    """The inner loop copies ahead; each run of it waits before its first copies until the
+    last run's products and copies are done (one barrier more than a lone k-loop's)."""
     a = np.zeros((128, 128), np.float16)
-    compiled = ct.compile(nested_k_loop, (a, a, np.zeros((128, 128), np.float32), 64, 64, 32),
-                          arch="sm_90")
-    assert "cp.async" not in compiled.ptx
+    args = (a, a, np.zeros((128, 128), np.float32), 64, 64, 32)
+    nested = ct.compile(nested_k_loop, args, arch=arch).ptx
+    alone = ct.compile(one_k_loop, args, arch=arch).ptx
+    assert re.search(copy, nested)
+    assert len(re.findall(r"\bbar\.sync", nested)) == len(re.findall(r"\bbar\.sync", alone)) + 1
+
+
+@ct.kernel
+def one_k_loop(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int]):
+    """:func:`nested_k_loop` for one row block of ``C``."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
 
 
 def test_one_stage_reserves_no_ring():

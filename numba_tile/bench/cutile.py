@@ -188,7 +188,8 @@ def translate_function(fn, module):
     >>> fn = translate_function(kernels.matmul.fn, other)
     >>> fn.__globals__["ct"] is other, fn.__globals__["math"] is kernels.math
     (True, True)
-    >>> fn.__globals__["_grouped_tile"].__globals__["ct"] is other
+    >>> helper = translate_function(kernels.attention.fn, other).__globals__["_attention_block"]
+    >>> helper.__globals__["ct"] is other
     True
     """
     return _Translator(module).function(fn)

@@ -22,7 +22,8 @@ def matmul_k_major(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
                    TK: ct.Constant[int], GROUP: ct.Constant[int], FAST: ct.Constant[bool]):
     """``C = A @ BT^T``, one ``TM x TN`` tile of ``C`` per block (grouped order), float32
     accumulation for floats (``FAST``: ``use_fast_acc``), int32 for integers."""
-    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(BT.shape[0], TN), GROUP)
+    bm, bn = _grouped_tile(ct.bid(0), ct.cdiv(A.shape[0], TM), ct.cdiv(BT.shape[0], TN),
+                            GROUP)
     acc = ct.full((TM, TN), 0, ct.int32 if A.dtype.is_integral else ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)

@@ -100,11 +100,10 @@ def row_scan(x, y, ROWS: ct.Constant[int], TILE_N: ct.Constant[int]):
 
 
 @ct.function
-def _grouped_tile(num_m, num_n, GROUP):
-    """Tile ``(bm, bn)`` of block ``ct.bid(0)`` in a grouped order: ``GROUP`` rows of tiles
-    at a time, column by column, so that the blocks running together share rows of A and
-    columns of B in the L2 cache."""
-    pid = ct.bid(0)
+def _grouped_tile(pid, num_m, num_n, GROUP):
+    """Tile ``(bm, bn)`` number ``pid`` in a grouped order: ``GROUP`` rows of tiles at a
+    time, column by column, so that the blocks running together share rows of A and columns
+    of B in the L2 cache."""
     in_group = GROUP * num_n
     first_m = (pid // in_group) * GROUP
     rows = min(num_m - first_m, GROUP)
@@ -117,7 +116,8 @@ def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[
     """``C = A @ B`` (2-d), one ``TM x TN`` tile of ``C`` per block (blocks in a grouped
     order, see :func:`_grouped_tile`), float32 accumulation: the k-loop of cuda.tile's
     matmul sample."""
-    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
+    bm, bn = _grouped_tile(ct.bid(0), ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN),
+                            GROUP)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
@@ -127,11 +127,29 @@ def matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[
 
 
 @ct.kernel
+def persistent_matmul(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                      TK: ct.Constant[int], GROUP: ct.Constant[int]):
+    """:func:`matmul` as a persistent kernel: a few blocks (one per multiprocessor), each
+    taking every ``ct.num_blocks(0)``-th tile of ``C`` in the grouped order and running the
+    k-loop for it, which the compiler pipelines as in :func:`matmul`."""
+    num_m, num_n = ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN)
+    for tile in range(ct.bid(0), num_m * num_n, ct.num_blocks(0)):
+        bm, bn = _grouped_tile(tile, num_m, num_n, GROUP)
+        acc = ct.full((TM, TN), 0, ct.float32)
+        for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+            a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@ct.kernel
 def matmul_tf32(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
                 GROUP: ct.Constant[int]):
     """:func:`matmul` of float32 matrices with the operands rounded to tfloat32 for the
     tensor cores."""
-    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
+    bm, bn = _grouped_tile(ct.bid(0), ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN),
+                            GROUP)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
@@ -249,9 +267,10 @@ def attention_pipelined(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Co
 
 
 def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
-                  num_stages=None, tf32=False, group=8):
+                  num_stages=None, tf32=False, group=8, persistent_blocks=None):
     """``(kernel, grid, args)`` computing ``c = a @ b`` in ``tile_m x tile_n`` tiles, the
-    blocks in groups of ``group`` rows of tiles.
+    blocks in groups of ``group`` rows of tiles; ``persistent_blocks``: that many blocks of
+    :func:`persistent_matmul` (where there are more tiles), instead of one per tile.
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import matmul_launch
@@ -265,8 +284,11 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
            [12., 12.]], dtype=float16)
     """
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(b.shape[1], tile_n),)
-    return (_with_warps(matmul_tf32 if tf32 else matmul, num_warps, num_stages=num_stages),
-            grid, (a, b, c, tile_m, tile_n, tile_k, group))
+    kernel = matmul_tf32 if tf32 else matmul
+    if persistent_blocks is not None and not tf32:
+        kernel, grid = persistent_matmul, (min(grid[0], persistent_blocks),)
+    return (_with_warps(kernel, num_warps, num_stages=num_stages), grid,
+            (a, b, c, tile_m, tile_n, tile_k, group))
 
 
 def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,

@@ -22,7 +22,7 @@ def scaled_matmul(A, A_scale, B, B_scale, C, TM: ct.Constant[int], TN: ct.Consta
                   TK: ct.Constant[int], GROUP: ct.Constant[int]):
     """``C = (A * A_scale) @ (B * B_scale)``, each scale repeated over 32 elements along K,
     one ``TM x TN`` tile of ``C`` per block (grouped order), float32 accumulation."""
-    bm, bn = _grouped_tile(ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
+    bm, bn = _grouped_tile(ct.bid(0), ct.cdiv(A.shape[0], TM), ct.cdiv(B.shape[1], TN), GROUP)
     acc = ct.full((TM, TN), 0, ct.float32)
     for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
         a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)

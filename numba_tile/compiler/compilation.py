@@ -115,6 +115,8 @@ class Compilation:
         # ids of the pipelines whose products (wgmma) run on while the next copies start,
         # found once the kernel is typed (see frontend.products_in_flight)
         self.products_in_flight = set()
+        # ids of the pipelines whose loop is inside another loop (it runs more than once)
+        self.pipelines_run_again = set()
         # whether any product runs as wgmma (found with them): without one, the commits and
         # waits that keep the counts of deferred products are left out (an empty group
         # is no work, but compute-sanitizer reports its wait as a shared memory read)

@@ -58,9 +58,15 @@ def products_retired(pending):
 
 
 # -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.hardware.staged_loads`) ---
+def pipeline_prepare(pipeline_id):
+    """At the kernel's start: the stages' barriers of pipeline ``pipeline_id`` made ready,
+    once (their phases carry on from one run of the loop to the next)."""
+    raise _only_compiled("pipeline_prepare")
+
+
 def pipeline_begin(pipeline_id, *loads):
-    """The pipeline of a loop: ``loads`` are ``(array, index, shape, padding_mode, order)``
-    of each pipelined load, flattened."""
+    """The pipeline of a loop, before each run of it: ``loads`` are ``(array, index, shape,
+    padding_mode, order)`` of each pipelined load, flattened."""
     raise _only_compiled("pipeline_begin")
 
 
@@ -69,14 +75,17 @@ def pipeline_distance(pipeline):
     raise _only_compiled("pipeline_distance")
 
 
-def pipeline_issue(pipeline, ahead, valid, *loads):
-    """Before the loop: start the copies of iteration ``ahead`` (a constant) into its stage,
-    if ``ahead`` is below the distance; ``valid`` is false past the loop's last iteration."""
+def pipeline_issue(pipeline, ahead, valid, first, *loads):
+    """Before the loop: start the copies of its iteration ``ahead`` (a constant) into its
+    stage, if ``ahead`` is below the distance; ``valid`` is false past the loop's last
+    iteration; ``first``: the pipeline's count of iterations before this run of the loop
+    (the stages and their barriers' phases go on where the last run left them)."""
     raise _only_compiled("pipeline_issue")
 
 
 def pipeline_wait(pipeline, iteration):
-    """At the start of iteration ``iteration``: wait until its tiles have landed."""
+    """At the start of iteration ``iteration`` (counted over every run of the loop): wait
+    until its tiles have landed."""
     raise _only_compiled("pipeline_wait")
 
 

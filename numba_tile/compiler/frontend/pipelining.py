@@ -10,25 +10,34 @@ In the k-loop of a matrix product::
 the loads of iteration ``k`` are independent of the products before it, so they can be
 started ``stages - 1`` iterations early and land in shared memory while tensor cores work.
 This pass finds such loads (in the blocks every iteration runs, in a loop that has no loop
-inside and is inside none; their results used only as operands of ``mma`` calls that every
+inside; their results used only as operands of ``mma`` calls that every
 iteration runs, directly or through conversions to tfloat32 and reshapes (see
 :mod:`.staged_uses`); their arguments computed from the loop variable and values fixed
 during the loop by plain arithmetic) and rewrites the loop into calls of
 :mod:`~numba_tile.compiler.hardware.staged_loads`::
 
-    pipe = pipeline_begin(id, <the loads' arguments>)         # before the loop
-    distance = pipeline_distance(pipe)                       # stages - 1: known when typed
-    pipeline_issue(pipe, 0, 0 < len(r), <arguments at k = start>)
-    pipeline_issue(pipe, 1, 1 < len(r), <arguments at k = start + step>) ...
+    pipeline_prepare(id)                                     # at the kernel's start
     count = 0
+    ...
+    first = count                                            # before the loop
+    pipe = pipeline_begin(id, <the loads' arguments>)
+    distance = pipeline_distance(pipe)                       # stages - 1: known when typed
+    pipeline_issue(pipe, 0, 0 < len(r), first, <arguments at k = start>)
+    pipeline_issue(pipe, 1, 1 < len(r), first, <arguments at k = start + step>) ...
     for k in r:
         pipeline_wait(pipe, count)
         a = pipeline_tile(pipe, 0, count, A, (bm, k), (TM, TK), padding, order)
         ...                                                  # the products
-        pipeline_advance(pipe, count, count + distance < len(r),
+        pipeline_advance(pipe, count, count - first + distance < len(r),
                          <arguments at k + distance * step>)
         count = count + 1
-        pipeline_end(pipe, count >= len(r))
+        pipeline_end(pipe, count - first >= len(r))
+
+``count`` goes on from one run of the loop to the next where an outer loop runs it again
+(the k-loop of a persistent kernel, one block looping over the tiles of ``C``): each run
+uses the stages after the last run's, whose barriers are then in the phases the count
+tells, and ``pipeline_begin`` first waits until the last run's products and copies are
+done with the stages.
 
 The argument computations are copied with the loop variable replaced. The number of stages
 is chosen when the loads are typed (their tile sizes give the shared memory a stage needs),
@@ -53,7 +62,8 @@ from ...language import memory
 from ..compilation import current
 from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_tile, pipeline_wait, resident_tile
+    pipeline_end, pipeline_issue, pipeline_prepare, pipeline_tile, pipeline_wait, \
+    resident_tile
 from .contract import tile_pass
 from .device_output import callee, definition
 from .staged_uses import is_mma_operand, mma_operand_uses
@@ -86,17 +96,18 @@ class PipelineMmaLoads(FunctionPass):
         cfg = compute_cfg_from_blocks(func_ir.blocks)
         loops = list(cfg.loops().values())
         for loop in loops:
-            # a loop inside another would refill its stages on each run of the outer one
-            # while the last products of the previous run may still read them; a loop with
-            # loops inside may run its products a varying number of times
-            if any(other is not loop and (loop.header in other.body or
-                                          other.header in loop.body) for other in loops):
+            # a loop with loops inside may run its products a varying number of times
+            if any(other is not loop and other.header in loop.body for other in loops):
                 continue
             found = _PipelinedLoop.find(func_ir, cfg, loop, pipeline_id=rewritten,
                                         arg_types=state.args)
             if found is None:
                 continue
-            found.rewrite()
+            # a loop inside another (the k-loop of a persistent kernel) runs again: each
+            # run first waits until the last one's products and copies are done
+            run_again = any(other is not loop and loop.header in other.body
+                            for other in loops)
+            found.rewrite(cfg.entry_point(), run_again)
             func_ir._definitions = build_definitions(func_ir.blocks)
             rewritten += 1
         residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
@@ -259,7 +270,10 @@ class _PipelinedLoop:
                    induction, loads, clones, header)
 
     # -- rewriting --------------------------------------------------------------------------
-    def rewrite(self):
+    def rewrite(self, kernel_entry, run_again):
+        """Rewrite the loop (see the module's docstring); ``kernel_entry``: the label of the
+        kernel's first block, where the iterations start being counted; ``run_again``: the
+        loop is inside another."""
         blocks = self.func_ir.blocks
         compilation = current()
         compilation.tensor_map_sources[self.pipeline_id] = [self._parameter_of(load)
@@ -267,7 +281,18 @@ class _PipelinedLoop:
         # (before the rewriting changes the loads' uses)
         compilation.tensor_map_rounding[self.pipeline_id] = [
             load.operand_uses.rounded_only for load in self.loads]
+        if run_again:
+            compilation.pipelines_run_again.add(self.pipeline_id)
+        # the iterations are counted over all runs of the loop: each uses the stage after
+        # the last one's, whose barrier is then in the phase that the count tells
+        count = self.scope.redefine("$pipeline_count", self.loc)
+        prepare = []
+        self._call(prepare, pipeline_prepare, [self._const(prepare, self.pipeline_id)])
+        prepare.append(ir.Assign(ir.Const(0, self.loc), count, self.loc))
+        blocks[kernel_entry].body[-1:-1] = prepare
         before = []
+        first = self.scope.redefine("$pipeline_first", self.loc)
+        before.append(ir.Assign(count, first, self.loc))
         start, step = self._range_bounds(before)
         trip = self._call(before, builtins.len, [self.range_var], "$pipeline_trip")
         pipe = distance = None
@@ -282,9 +307,7 @@ class _PipelinedLoop:
                                   "$pipeline")
                 distance = self._call(before, pipeline_distance, [pipe], "$pipeline_distance")
             valid = self._binop(before, operator.lt, position, trip)
-            self._call(before, pipeline_issue, [pipe, position, valid] + loads)
-        count = self.scope.redefine("$pipeline_count", self.loc)
-        before.append(ir.Assign(ir.Const(0, self.loc), count, self.loc))
+            self._call(before, pipeline_issue, [pipe, position, valid, first] + loads)
         preheader = blocks[self.preheader]
         preheader.body[-1:-1] = before
 
@@ -317,12 +340,15 @@ class _PipelinedLoop:
             k = self._binop(end, operator.add, self._induction_var(),
                             self._binop(end, operator.mul, distance, step))
             loads = self._copied_arguments(end, k)
+            done = self._binop(end, operator.sub, count, first)  # in this run, before it
             valid = self._binop(end, operator.lt,
-                                self._binop(end, operator.add, count, distance), trip)
+                                self._binop(end, operator.add, done, distance), trip)
             self._call(end, pipeline_advance, [pipe, count, valid] + loads)
             next_count = self._binop(end, operator.add, count, self._const(end, 1))
             end.append(ir.Assign(next_count, count, self.loc))
-            self._call(end, pipeline_end, [pipe, self._binop(end, operator.ge, count, trip)])
+            last = self._binop(end, operator.ge,
+                               self._binop(end, operator.add, done, self._const(end, 1)), trip)
+            self._call(end, pipeline_end, [pipe, last])
             block.body[-1:-1] = end
 
     def _parameter_of(self, load):

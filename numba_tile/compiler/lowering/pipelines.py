@@ -8,14 +8,15 @@ from numba.core.typing import signature
 
 from ... import dtypes as d
 from ...language import shapes
+from ..abstract import constant_of
 from ..compilation import current
 from ..hardware import asm, tma
 from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
     stage_pointer, staged_to_registers
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, \
-    staged_reshape
+    pipeline_issue, pipeline_prepare, pipeline_tile, pipeline_wait, resident_tile, \
+    staged_as_tfloat32, staged_reshape
 from ..typing.pipelines import plain_load_signature
 from . import arithmetic
 from .registry import lower
@@ -31,12 +32,28 @@ def _as_bool(context, builder, numba_type, value):
     return context.cast(builder, value, numba_type, types.boolean)
 
 
+@lower(pipeline_prepare, types.Any)
+def lower_pipeline_prepare(context, builder, sig, args):
+    # (typed by then: the pipeline was planned where its pipeline_begin was typed)
+    pipeline = current().pipelines.get(constant_of(sig.args[0]))
+    if pipeline is not None and pipeline.tensor_maps:
+        # the stages' barriers, ready before the first copy; made once, since making one
+        # again is only allowed after invalidating it, and a loop may not have run
+        tma.init_barriers(builder, [barrier_pointer(builder, pipeline, I32(stage))
+                                    for stage in range(pipeline.stages)])
+        barrier(builder)
+    return context.get_dummy_value()
+
+
 @lower(pipeline_begin, types.VarArg(types.Any))
 def lower_pipeline_begin(context, builder, sig, args):
     pipeline = sig.return_type
-    if pipeline.tensor_maps:  # the stages' barriers, ready before the first copy
-        tma.init_barriers(builder, [barrier_pointer(builder, pipeline, I32(stage))
-                                            for stage in range(pipeline.stages)])
+    if pipeline.pipelined and pipeline.pipeline_id in current().pipelines_run_again:
+        # a run after another: the last one's products were waited for by their warpgroups
+        # (pipeline_end), its copies past its end zero-filled stages (cp.async): once all of
+        # them are done, the stages are free for this run's first copies
+        if not pipeline.tensor_maps:
+            asm.emit(builder, asm.cp_async_wait(0))
         barrier(builder)
     return context.get_dummy_value()
 
@@ -50,9 +67,11 @@ def lower_pipeline_distance(context, builder, sig, args):
 def lower_pipeline_issue(context, builder, sig, args):
     pipeline, ahead = sig.args[0], sig.args[1].literal_value
     if pipeline.pipelined and ahead < pipeline.distance:
-        load_types, load_values = _loads(sig, args, 3)
-        issue_copies(context, builder, pipeline, I32(ahead),
-               _as_bool(context, builder, sig.args[2], args[2]), load_types, load_values)
+        first = context.cast(builder, args[3], sig.args[3], types.int32)
+        load_types, load_values = _loads(sig, args, 4)
+        issue_copies(context, builder, pipeline, builder.add(first, I32(ahead)),
+                     _as_bool(context, builder, sig.args[2], args[2]), load_types,
+                     load_values)
     return context.get_dummy_value()
 
 
