@@ -281,7 +281,7 @@ def matmul_case(dtype, n, tf32=False):
         implementations=(
             Implementation("numba_tile", _numba_tile(kernels.matmul_launch, _product_output,
                                                      tf32=tf32),
-                           _TF32_TILES if tf32 else _MATMUL_TILES),
+                           _TF32_TILES if tf32 else _PERSISTENT_MATMUL_TILES),
             Implementation("torch", _returning(references.torch_matmul, tf32=tf32)),
             Implementation("triton", _triton(references.triton_matmul, _product_output),
                            _TRITON_TF32_TILES if tf32 else _TRITON_MATMUL_TILES),
@@ -443,6 +443,10 @@ _MATMUL_TILES = (
     {"tile_m": 256, "tile_n": 128, "tile_k": 64, "num_warps": 8, "num_stages": 2},
     {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 4, "num_stages": 3},
     {"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 4})
+# and a persistent kernel: a block per multiprocessor looping over the tiles of C
+_PERSISTENT_MATMUL_TILES = _MATMUL_TILES + (
+    {"tile_m": 128, "tile_n": 256, "tile_k": 64, "num_warps": 8, "num_stages": 4,
+     "persistent_blocks": "multiprocessors"},)
 _TF32_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 32, "num_warps": 8, "num_stages": 3},
                {"tile_m": 256, "tile_n": 128, "tile_k": 32, "num_warps": 8},
                {"tile_m": 128, "tile_n": 128, "tile_k": 16, "num_warps": 4})

@@ -270,7 +270,8 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
                   num_stages=None, tf32=False, group=8, persistent_blocks=None):
     """``(kernel, grid, args)`` computing ``c = a @ b`` in ``tile_m x tile_n`` tiles, the
     blocks in groups of ``group`` rows of tiles; ``persistent_blocks``: that many blocks of
-    :func:`persistent_matmul` (where there are more tiles), instead of one per tile.
+    :func:`persistent_matmul` (where there are more tiles), instead of one per tile
+    (``"multiprocessors"``: one per multiprocessor of the GPU of ``a``, a PyTorch tensor).
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import matmul_launch
@@ -286,6 +287,10 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(b.shape[1], tile_n),)
     kernel = matmul_tf32 if tf32 else matmul
     if persistent_blocks is not None and not tf32:
+        if persistent_blocks == "multiprocessors":
+            import torch
+            persistent_blocks = torch.cuda.get_device_properties(
+                a.device).multi_processor_count
         kernel, grid = persistent_matmul, (min(grid[0], persistent_blocks),)
     return (_with_warps(kernel, num_warps, num_stages=num_stages), grid,
             (a, b, c, tile_m, tile_n, tile_k, group))
