@@ -156,6 +156,39 @@ def test_warps_chosen_from_the_products():
     assert ct.compile(squeeze_and_expand, (x, x[0], x[None]), arch="sm_90").num_warps == 4
 
 
+@ct.function
+def _row_block(pid=None):
+    """The row block ``pid``, by default the block's own: a helper whose branch on its
+    ``None`` default is decided when compiling."""
+    if pid is None:
+        pid = ct.bid(0)
+    return pid
+
+
+@ct.kernel
+def wide_product_with_helper(A, B, C):
+    """A 128 x 128 float32 accumulator (8 warps chosen: the kernel is compiled again) in a
+    kernel that calls a helper with a ``None`` default."""
+    bm = _row_block()
+    acc = ct.zeros((128, 128), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], 32)):
+        acc = ct.mma(ct.load(A, (bm, k), (128, 32)), ct.load(B, (k, 0), (32, 128)), acc)
+    ct.store(C, (_row_block(bm), 0), acc)
+
+
+def test_kernel_compiled_again_for_its_warps_decides_the_same_branches(run_kernel, rng):
+    """The compile run again with the warps chosen sees the helper as the first one did
+    (it used to reuse numba-cuda's flags, left without the SSA form by the first compile's
+    inlining, and failed: "Type of `pid` depends on path taken")."""
+    a = rng.uniform(-1, 1, (256, 64)).astype(np.float16)
+    b = rng.uniform(-1, 1, (64, 128)).astype(np.float16)
+    buffer, c = guarded((256, 128), np.float32)
+    run_kernel(wide_product_with_helper, (2,), (a, b, c))
+    assert relative_error(c, a.astype(np.float64) @ b.astype(np.float64)) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+    assert ct.compile(wide_product_with_helper, (a, b, c), arch="sm_90").num_warps == 8
+
+
 @pytest.mark.parametrize("causal", [False, True])
 def test_documented_attention_benchmark_variants_do_not_spill(causal):
     from numba_tile.bench.cases import _DOCUMENTED_ATTENTION_TILES

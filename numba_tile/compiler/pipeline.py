@@ -379,9 +379,11 @@ def _ptx(library, cc):
 _MOST_UNROLLING_ATTEMPTS = 200
 
 
-def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
-    """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
-    typing_context, target_context = contexts()
+def _flags(cc):
+    """numba-cuda's flags of one compile. Each compile gets its own: numba-cuda's inlining
+    of a helper leaves ``enable_ssa`` set as the helper's front end ran, so a compile run
+    again with the same flags (warps chosen, static items found) would skip the SSA form
+    that the first one had, and decide branches differently."""
     flags = cuda_compiler.CUDAFlags()
     flags.no_compile = True
     flags.no_cpython_wrapper = True
@@ -390,6 +392,12 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     flags.error_model = "numpy"
     flags.compute_capability = cc
     flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
+    return flags
+
+
+def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
+    """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
+    typing_context, target_context = contexts()
     as_code, static_globals, static_values = set(), {}, {}
     static_iter = StaticIterState()
     warps_open = num_warps is None
@@ -411,7 +419,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
                 result = cuda_compiler.compile_extra(
                     typingctx=typing_context, targetctx=target_context,
                     func=kernel_for_compilation(fn),
-                    args=tuple(arg_types), return_type=None, flags=flags, locals={},
+                    args=tuple(arg_types), return_type=None, flags=_flags(cc), locals={},
                     pipeline_class=TileCompiler,
                     call_conv=CUDACallConv(target_context), abi_info={})
             break
