@@ -83,9 +83,11 @@ def pipeline_issue(pipeline, ahead, valid, first, *loads):
     raise _only_compiled("pipeline_issue")
 
 
-def pipeline_wait(pipeline, iteration):
+def pipeline_wait(pipeline, iteration, first_of_run, last_of_run):
     """At the start of iteration ``iteration`` (counted over every run of the loop): wait
-    until its tiles have landed."""
+    until its tiles have landed; ``first_of_run``, ``last_of_run``: whether it is the first
+    or last iteration of this run of the loop (a float8 product's sums carried from one
+    iteration to the next start and end there)."""
     raise _only_compiled("pipeline_wait")
 
 
