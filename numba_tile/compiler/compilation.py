@@ -117,12 +117,6 @@ class Compilation:
         self.products_in_flight = set()
         # ids of the pipelines whose loop is inside another loop (it runs more than once)
         self.pipelines_run_again = set()
-        # ids of the pipelines whose one float8 product adds its sums in float32 and carries
-        # its last block's sums into the next iteration (see hardware.wgmma), found with
-        # products_in_flight; (LLVM function name, pipeline id) -> the stack slots of the
-        # carried sums and of the iteration's place in the run, made where first lowered
-        self.carried_promotions = set()
-        self.promotion_slots = {}
         # whether any product runs as wgmma (found with them): without one, the commits and
         # waits that keep the counts of deferred products are left out (an empty group
         # is no work, but compute-sanitizer reports its wait as a shared memory read)

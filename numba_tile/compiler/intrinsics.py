@@ -83,11 +83,9 @@ def pipeline_issue(pipeline, ahead, valid, first, *loads):
     raise _only_compiled("pipeline_issue")
 
 
-def pipeline_wait(pipeline, iteration, first_of_run, last_of_run):
+def pipeline_wait(pipeline, iteration):
     """At the start of iteration ``iteration`` (counted over every run of the loop): wait
-    until its tiles have landed; ``first_of_run``, ``last_of_run``: whether it is the first
-    or last iteration of this run of the loop (a float8 product's sums carried from one
-    iteration to the next start and end there)."""
+    until its tiles have landed."""
     raise _only_compiled("pipeline_wait")
 
 

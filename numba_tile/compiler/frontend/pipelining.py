@@ -25,7 +25,7 @@ during the loop by plain arithmetic) and rewrites the loop into calls of
     pipeline_issue(pipe, 0, 0 < len(r), first, <arguments at k = start>)
     pipeline_issue(pipe, 1, 1 < len(r), first, <arguments at k = start + step>) ...
     for k in r:
-        pipeline_wait(pipe, count, count == first, count - first + 1 >= len(r))
+        pipeline_wait(pipe, count)
         a = pipeline_tile(pipe, 0, count, A, (bm, k), (TM, TK), padding, order)
         ...                                                  # the products
         pipeline_advance(pipe, count, count - first + distance < len(r),
@@ -313,11 +313,7 @@ class _PipelinedLoop:
 
         entry = blocks[self.entry]
         wait = []
-        done = self._binop(wait, operator.sub, count, first)  # iterations of this run before
-        first_of_run = self._binop(wait, operator.eq, done, self._const(wait, 0))
-        last_of_run = self._binop(wait, operator.ge, self._binop(
-            wait, operator.add, done, self._const(wait, 1)), trip)
-        self._call(wait, pipeline_wait, [pipe, count, first_of_run, last_of_run])
+        self._call(wait, pipeline_wait, [pipe, count])
         for which, load in enumerate(self.loads):
             statements = []
             function = self._global(statements, pipeline_tile)

@@ -11,9 +11,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix
 from ..compilation import current
-from ..abstract import constant_of
 from ..hardware.mma_sync import plan
-from ..hardware.wgmma import promotes
 from ..intrinsics import deferred_mma
 from ..hardware.staged_loads import StagedTileType
 from .contract import TYPED, tile_pass
@@ -50,7 +48,6 @@ class FindProductsInFlight(FunctionPass):
 
     def run_pass(self, state):
         compilation = current()
-        promoted = {}  # pipeline id -> its float8 products that add their sums in float32
         for block in state.func_ir.blocks.values():
             for statement in block.body:
                 expr = statement.value if isinstance(statement, numba_ir.Assign) else None
@@ -65,11 +62,4 @@ class FindProductsInFlight(FunctionPass):
                 found = runs_on(*operand_types, compilation.pipelines)
                 if found is not None:
                     compilation.products_in_flight.add(found)
-                    arguments = state.calltypes[expr].args
-                    fast = len(arguments) > 3 and bool(constant_of(arguments[3], False))
-                    if promotes(operand_types[0], fast):
-                        promoted[found] = promoted.get(found, 0) + 1
-        # (two such products of one pipeline would need a carry each: they add at once)
-        compilation.carried_promotions.update(
-            pipeline for pipeline, count in promoted.items() if count == 1)
         return False

@@ -32,7 +32,7 @@ from ..compilation import current
 from ..lowering.narrow_floats import from_float32
 from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
-from . import asm, carried_sums
+from . import asm
 from .staged_loads import StagedTileType
 
 F32 = ir.FloatType()
@@ -214,14 +214,6 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     sums = []  # (first register, the call's sums of a block) where promoted, not yet added
     per_slice = n // 2  # a thread's registers of one 64-row slice
-    carry = promoted and isinstance(x_type, StagedTileType) and \
-        isinstance(y_type, StagedTileType) and x_type.pipeline_id == y_type.pipeline_id \
-        and carried_sums.carries(x_type.pipeline_id)
-    if carry:  # the last block's sums of the previous iteration: added after the first block
-        first_of_run, last_of_run = carried_sums.place_in_run(builder, x_type.pipeline_id)
-        last_block = (m // (16 * warps) - 1) * per_slice + (n // columns - 1) * (columns // 2)
-        sums.append((last_block, carried_sums.carried_in(builder, x_type.pipeline_id,
-                                                         columns // 2, first_of_run)))
     asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
         row0 = builder.add(builder.mul(group, I32(64)), I32(16 * warps * i))
@@ -261,9 +253,6 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
             else:
                 registers[first:first + columns // 2] = fragment
     if promoted:
-        if carry:
-            registers = _added_or_carried(builder, registers, sums.pop(0), x_type.pipeline_id,
-                                          last_of_run)
         while sums:
             registers = _promoted(builder, registers, sums.pop(0), len(sums))
         return make_tile(context, builder, result, registers)
@@ -417,27 +406,6 @@ def _promoted(builder, registers, sums, pending):
     for offset, value in enumerate(done):
         registers[first + offset] = builder.fadd(registers[first + offset], value)
     return registers
-
-
-def _added_or_carried(builder, registers, sums, pipeline_id, last):
-    """The accumulator ``registers`` with the call's last block of ``sums`` added once done
-    where ``last`` (the run's last iteration), else as they are, the sums left running and
-    carried into the next iteration (:mod:`.carried_sums`)."""
-    with builder.if_else(last, likely=False) as (on_last, otherwise):
-        with on_last:
-            added = _promoted(builder, registers, sums, 0)
-            added_in = builder.block
-        with otherwise:
-            carried_sums.carry_out(builder, pipeline_id, sums[1])
-            kept_in = builder.block
-    merged = list(registers)
-    for offset in range(len(sums[1])):
-        register = sums[0] + offset
-        phi = builder.phi(F32)
-        phi.add_incoming(added[register], added_in)
-        phi.add_incoming(registers[register], kept_in)
-        merged[register] = phi
-    return merged
 
 
 def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b, keep=True):

@@ -10,7 +10,7 @@ from ... import dtypes as d
 from ...language import shapes
 from ..abstract import constant_of
 from ..compilation import current
-from ..hardware import asm, carried_sums, tma
+from ..hardware import asm, tma
 from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
     stage_pointer, staged_to_registers
@@ -75,13 +75,9 @@ def lower_pipeline_issue(context, builder, sig, args):
     return context.get_dummy_value()
 
 
-@lower(pipeline_wait, types.Any, types.Any, types.Any, types.Any)
+@lower(pipeline_wait, types.Any, types.Any)
 def lower_pipeline_wait(context, builder, sig, args):
     pipeline = sig.args[0]
-    if carried_sums.carries(pipeline.pipeline_id):
-        carried_sums.store_place_in_run(builder, pipeline.pipeline_id,
-                                        *(_as_bool(context, builder, sig.args[i], args[i])
-                                          for i in (2, 3)))
     if pipeline.tensor_maps:
         # the stage's barrier completes once per use of the stage: phases 0, 1, 0, ...
         iteration = context.cast(builder, args[1], sig.args[1], types.int32)
