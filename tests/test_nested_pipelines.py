@@ -60,6 +60,37 @@ def triangular_products(A, B, C, TM: ct.Constant[int], TK: ct.Constant[int]):
         ct.store(C, (bm, bn), acc)
 
 
+@ct.kernel
+def triangular_float8_products(A, BT, C, TM: ct.Constant[int], TK: ct.Constant[int]):
+    """:func:`triangular_products` of float8 inputs, B given as ``B^T`` (rows of K) and read
+    transposed: on Hopper ``wgmma`` fed by the TMA, each call's sums added in float32."""
+    bm = ct.bid(0)
+    for bn in range(ct.cdiv(C.shape[1], TM)):
+        acc = ct.zeros((TM, TM), ct.float32)
+        for k in range(bm):
+            b = ct.load(BT, (k, bn), (TK, TM), order=(1, 0))
+            acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), b, acc)
+        ct.store(C, (bm, bn), acc)
+
+
+def test_float8_k_loops_of_varying_lengths(run_kernel, rng):
+    import ml_dtypes
+    tm = tk = 64
+    m, n = 4 * tm, 3 * tm  # runs of 0 to 3 iterations, three runs a block
+    a = rng.standard_normal((m, m)).astype(ml_dtypes.float8_e4m3fn)
+    bt = rng.standard_normal((n, m)).astype(ml_dtypes.float8_e4m3fn)
+    buffer, c = guarded((m, n), np.float32)
+    run_kernel(triangular_float8_products, (m // tm,), (a, bt, c, tm, tk))
+    expected = np.zeros((m, n))
+    for i in range(m // tm):
+        rows, depth = slice(i * tm, (i + 1) * tm), i * tk
+        expected[rows] = a[rows, :depth].astype(np.float64) @ bt[:, :depth].astype(
+            np.float64).T
+    # (Hopper's float8 tensor cores sum one call's products in fewer bits than float32)
+    assert relative_error(c, expected) < 5e-4
+    assert guards_untouched(buffer, c.shape)
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_persistent_matmul(run_kernel, rng, dtype):
     m, n, k = 192, 160, 224  # tiles past the edges (of m and n), 7 k-tiles a run
