@@ -283,6 +283,15 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
     >>> c
     array([[ 3.,  3.],
            [12., 12.]], dtype=float16)
+    >>> a = np.ones((64, 16), np.float16); c = np.full((64, 64), np.nan, np.float16)
+    >>> kernel, grid, args = matmul_launch(a, a.T.copy(), c, tile_m=16, tile_n=16,
+    ...                                    tile_k=16, persistent_blocks=3)
+    >>> kernel.__name__, grid  # 3 blocks for the 16 tiles of c
+    ('persistent_matmul', (3,))
+    >>> with ct.interpret():
+    ...     ct.launch(0, grid, kernel, args)
+    >>> np.unique(c)
+    array([16.], dtype=float16)
     """
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(b.shape[1], tile_n),)
     kernel = matmul_tf32 if tf32 else matmul
