@@ -21,6 +21,7 @@ The modes run are ``interpret`` and ``compile``, plus ``gpu`` where a GPU is pre
 """
 
 import atexit
+import math
 import os
 import pickle
 import re
@@ -254,6 +255,31 @@ def run_kernel(request):
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+GUARD = 8  # elements of guard on every side of a test's output (see guarded)
+
+
+def guarded(shape, dtype=np.float32, fill=np.nan):
+    """``(buffer, view)``: a buffer of ``fill`` with ``GUARD`` elements around a view of
+    ``shape`` along every axis. A kernel writes the view; its guards show writes outside.
+
+    >>> buffer, view = guarded((2,))
+    >>> buffer.shape, view.shape
+    ((18,), (2,))
+    """
+    buffer = np.full(tuple(n + 2 * GUARD for n in shape), fill, dtype)
+    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
+
+
+def guards_untouched(buffer, shape, fill=np.nan):
+    """True where every element of ``buffer`` around the view of :func:`guarded` (of
+    ``shape``) still holds ``fill``."""
+    outside = np.ones(buffer.shape, bool)
+    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
+    if isinstance(fill, float) and math.isnan(fill):
+        return bool(np.isnan(buffer[outside].astype(np.float64)).all())
+    return bool((buffer[outside] == fill).all())
 
 
 def relative_error(actual, expected):

@@ -15,20 +15,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import relative_error
-
-GUARD = 4
-
-
-def guarded(shape, dtype, fill):
-    buffer = np.full(tuple(n + 2 * GUARD for n in shape), fill, dtype)
-    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
-
-
-def guards_untouched(buffer, shape, fill):
-    outside = np.ones(buffer.shape, bool)
-    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
-    return (buffer[outside] == fill).all()
+from conftest import GUARD, guarded, guards_untouched, relative_error
 
 
 def _add(a, b):

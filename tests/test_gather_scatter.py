@@ -12,23 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-
-GUARD = 8
-
-
-def guarded(shape, dtype, fill=np.nan):
-    """``(buffer, view)``: a ``fill`` buffer with ``GUARD`` elements around a view of
-    ``shape`` along every axis."""
-    buffer = np.full(tuple(n + 2 * GUARD for n in shape), fill, dtype)
-    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
-
-
-def guards_untouched(buffer, shape, fill=np.nan):
-    outside = np.ones(buffer.shape, bool)
-    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
-    if isinstance(fill, float) and math.isnan(fill):
-        return np.isnan(buffer[outside].astype(np.float64)).all()
-    return (buffer[outside] == fill).all()
+from conftest import guarded, guards_untouched
 
 
 def random_values(rng, shape, dtype):

@@ -11,16 +11,8 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
+from conftest import GUARD, guarded
 from numba_tile.rules.memory import SLICE_BOUNDS
-
-GUARD = 8
-
-
-def guarded(shape, dtype=np.float32):
-    """``(buffer, view)``: a NaN buffer with ``GUARD`` elements before and after a view of
-    ``shape`` along every axis."""
-    buffer = np.full(tuple(n + 2 * GUARD for n in shape), np.nan, dtype)
-    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
 
 
 def assert_only(buffer, view, expected):

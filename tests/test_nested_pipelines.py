@@ -12,20 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import relative_error
-
-GUARD = 3
-
-
-def guarded(shape, dtype):
-    buffer = np.full(tuple(n + 2 * GUARD for n in shape), np.nan, dtype)
-    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
-
-
-def guards_untouched(buffer, shape):
-    outside = np.ones(buffer.shape, bool)
-    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
-    return bool(np.isnan(buffer[outside].astype(np.float64)).all())
+from conftest import guarded, guards_untouched, relative_error
 
 
 @ct.kernel(num_stages=3)

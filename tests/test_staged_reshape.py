@@ -13,22 +13,9 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import relative_error
+from conftest import guarded, guards_untouched, relative_error
 from numba_tile.bench.documented_attention import attention_as_documented, \
     documented_attention_launch
-
-GUARD = 3
-
-
-def guarded(shape, dtype):
-    buffer = np.full(tuple(n + 2 * GUARD for n in shape), np.nan, dtype)
-    return buffer, buffer[tuple(slice(GUARD, GUARD + n) for n in shape)]
-
-
-def guards_untouched(buffer, shape):
-    outside = np.ones(buffer.shape, bool)
-    outside[tuple(slice(GUARD, GUARD + n) for n in shape)] = False
-    return bool(np.isnan(buffer[outside].astype(np.float64)).all())
 
 
 @ct.kernel(num_stages=3)
