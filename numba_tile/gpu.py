@@ -223,6 +223,7 @@ class LoadedKernel:
                 _Driver.BUFFER_POINTER, start, _Driver.BUFFER_SIZE,
                 ctypes.addressof(self._size), _Driver.END)
         self._lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
+        self._arguments = {}  # (grid, stream handle) -> the arguments of cuLaunchKernel
         self._handle = None
         if _get_driver() is not None:
             try:
@@ -252,8 +253,13 @@ class LoadedKernel:
         if dependent and driver.dependent_launches and _compute_capability(
                 self.compiled.arch) >= (9, 0):
             start = driver.launch_dependent
-        arguments = (self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
-                     driver.stream(stream), self._kernel_params, self._extra)
+        arguments = self._arguments.get((grid, stream))
+        if arguments is None:  # the driver call's arguments, the same for a grid and stream
+            if len(self._arguments) >= 64:
+                self._arguments.clear()
+            arguments = self._arguments[grid, stream] = (
+                self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
+                driver.stream(stream), self._kernel_params, self._extra)
         with self._lock:
             self._pack(flat_values)
             status = start(*arguments)

@@ -12,7 +12,16 @@ from .kernel import Kernel
 from .partitions import inferred_grid
 
 compile_timeout = None  # seconds; set by compiler_timeout()
-_forced = threading.local()
+
+
+class _ForcedMode(threading.local):
+    """What ``interpret()`` forces in this thread: True, False, or None (the environment
+    decides). A class attribute gives threads that never set it None without the exception
+    a missing attribute costs (every launch reads it)."""
+    value = None
+
+
+_forced = _ForcedMode()
 
 _MAX_GRID = (2**31 - 1, 65535, 65535)
 
@@ -25,7 +34,7 @@ def interpret_mode():
     ...     ct.interpret_mode()
     True
     """
-    forced = getattr(_forced, "value", None)
+    forced = _forced.value
     if forced is not None:
         return forced
     raw = _environment_value()
@@ -72,7 +81,7 @@ def interpret(enabled=True):
     >>> a
     array([1., 1.], dtype=float32)
     """
-    previous = getattr(_forced, "value", None)
+    previous = _forced.value
     _forced.value = bool(enabled)
     try:
         yield
