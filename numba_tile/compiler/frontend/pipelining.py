@@ -383,8 +383,11 @@ class _PipelinedLoop:
         """The loads' arguments computed again with the loop variable replaced by ``k``:
         ``[array, index, shape, padding, order]`` of each load, flattened."""
         renamed = {name: k for name in self.induction}
+        # the copies' variables stay in the function's scopes: a Var copied deeply copies
+        # its whole scope (every variable of the function) unless the memo holds it
+        scopes = {id(block.scope): block.scope for block in self.func_ir.blocks.values()}
         for statement in self.clones:
-            value = copy.deepcopy(statement.value)
+            value = copy.deepcopy(statement.value, dict(scopes))
             if isinstance(value, ir.Var):
                 value = renamed.get(value.name, value)
             else:
