@@ -54,7 +54,6 @@ import dis
 import enum
 import hashlib
 import importlib.metadata
-import inspect
 import io
 import os
 import pickle
@@ -67,6 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache_trust
+from .source_code import source_lines
 
 FORMAT_VERSION = 3
 ENTRY_SUFFIX = ".nbtile"  # the file name of an entry: its key, then this
@@ -321,7 +321,7 @@ class _Fingerprint:
             return ("function-ref", _qualified(fn))
         self._seen.add(id(fn))
         try:
-            source = inspect.getsource(fn)
+            source = "".join(source_lines(fn)[0])
         except (OSError, TypeError):
             if require_source:
                 raise _Uncacheable(f"no source for {fn.__qualname__}") from None

@@ -7,7 +7,6 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 
 import ast
 import collections
-import inspect
 import itertools
 import os
 import re
@@ -29,6 +28,7 @@ from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionErr
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
+from ..source_code import source_lines
 from .compilation import DEFAULT_NUM_WARPS, Compilation, StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
@@ -168,7 +168,7 @@ def _name_the_function(loc, kernel_fn):
         if code is None or code.co_filename != loc.filename:
             continue
         try:
-            lines, first = inspect.getsourcelines(candidate)
+            lines, first = source_lines(candidate)
         except (OSError, TypeError):
             continue
         if first <= loc.line < first + len(lines) and (best is None or first > best[0]):

@@ -22,11 +22,11 @@ numba_tile.errors.TileSyntaxError: del is not supported in tile code
 """
 
 import ast
-import inspect
 import textwrap
 
 from ..comprehensions import binding_problem, is_tuple_comprehension, static_construct
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
+from ..source_code import source_lines
 
 _STATEMENTS = {
     ast.Try: "try/except is not supported in tile code",
@@ -55,8 +55,8 @@ def check_kernel_source(fn):
     """Raise ``TileSyntaxError`` at the first construct of ``fn``'s source that tile code
     does not take; nothing where the source cannot be found."""
     try:
-        lines, first_line = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        lines, first_line = source_lines(fn)
+        filename = fn.__code__.co_filename
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError):
         return
@@ -211,8 +211,8 @@ def _parsed(fn):
     if code is None or code.co_name == "<lambda>":
         return None
     try:  # (of the code: a functools.wraps wrapper's own source, not what it wraps)
-        lines, first_line = inspect.getsourcelines(code)
-        filename = inspect.getsourcefile(code) or code.co_filename
+        lines, first_line = source_lines(code)
+        filename = code.co_filename
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except (OSError, TypeError, SyntaxError):
         return None
