@@ -6,6 +6,7 @@ k-loop to the next.
 Values are compared with NumPy in float64; outputs are poisoned and guarded.
 """
 
+import math
 import re
 
 import numpy as np
@@ -76,6 +77,50 @@ def test_float8_k_loops_of_varying_lengths(run_kernel, rng):
     # (Hopper's float8 tensor cores sum one call's products in fewer bits than float32)
     assert relative_error(c, expected) < 5e-4
     assert guards_untouched(buffer, c.shape)
+
+
+@ct.kernel
+def persistent_attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
+                         TN: ct.Constant[int], D: ct.Constant[int]):
+    """Flash attention with a block looping over row blocks of every head (``Q, K, V, Out``
+    are ``(heads * SEQ, D)``): each row block's queries are staged once in the outer loop,
+    and the keys and values of the inner loop are pipelined, run after run."""
+    for tile in range(ct.bid(0), Q.shape[0] // TM, ct.num_blocks(0)):
+        first_key = tile // (SEQ // TM) * (SEQ // TN)
+        q = ct.load(Q, (tile, 0), (TM, D))
+        m_i = ct.full((TM, 1), -math.inf, ct.float32)
+        l_i = ct.zeros((TM, 1), ct.float32)
+        acc = ct.zeros((TM, D), ct.float32)
+        for j in range(SEQ // TN):
+            k_t = ct.load(K, (0, first_key + j), (D, TN), order=(1, 0))
+            scores = ct.mma(q, k_t, ct.zeros((TM, TN), ct.float32))
+            m_new = ct.maximum(m_i, ct.max(scores, axis=1, keepdims=True) * qk_scale)
+            p = ct.exp2(scores * qk_scale - m_new)
+            alpha = ct.exp2(m_i - m_new)
+            l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+            v = ct.load(V, (first_key + j, 0), (TN, D))
+            acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+            m_i = m_new
+        out = ct.truediv(acc, l_i, rounding_mode=ct.RoundingMode.FULL)  # (no slow path)
+        ct.store(Out, (tile, 0), out.astype(Out.dtype))
+
+
+def test_persistent_attention(run_kernel, rng):
+    heads, seq, d = 2, 128, 64
+    q, k, v = (rng.uniform(-2, 2, (heads * seq, d)).astype(np.float16) for _ in range(3))
+    buffer, out = guarded(q.shape, np.float16)
+    # 3 blocks for the 4 row blocks of 64 (one block runs two), 4 key blocks each
+    run_kernel(persistent_attention, (3,), (q, k, v, out, math.log2(math.e) / math.sqrt(d),
+                                            seq, 64, 32, d))
+    expected = np.empty(q.shape)
+    for h in range(heads):
+        rows = slice(h * seq, (h + 1) * seq)
+        scores = q[rows].astype(np.float64) @ k[rows].astype(np.float64).T / math.sqrt(d)
+        weights = np.exp(scores - scores.max(-1, keepdims=True))
+        expected[rows] = weights / weights.sum(-1, keepdims=True) @ v[rows].astype(np.float64)
+    # (float16 probabilities and output)
+    assert relative_error(out, expected) < 2e-3
+    assert guards_untouched(buffer, out.shape)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
