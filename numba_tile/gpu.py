@@ -265,7 +265,10 @@ class LoadedKernel:
             status = start(*arguments)
             if status == _Driver.INVALID_CONTEXT:  # a thread that never made one current
                 from cuda.core import Device
-                Device().set_current()
+                # the one GPU of the process (with several, the launch made its arrays'
+                # device current first); Device() would ask the driver for the current
+                # device, a failing call that compute-sanitizer reports
+                Device(0).set_current()
                 status = start(*arguments)
         if status:
             driver.check(status)
