@@ -340,7 +340,9 @@ def _current_arch(device=None):
     arch = _arch_of_device.get(device)
     if arch is None:
         from cuda.core import Device
-        found = Device() if device is None else Device(device)
+        # with one GPU, it by number: Device() asks the driver for the current device, a
+        # call that fails (an error compute-sanitizer reports) while no context is current
+        found = Device(0 if device is None and not several_gpus() else device)
         found.set_current()
         major, minor = found.compute_capability
         arch = _arch_of_device[device] = f"sm_{major}{minor}"
