@@ -120,9 +120,15 @@ def staged_reshape(tile, shape):
     raise _only_compiled("staged_reshape")
 
 
+def pipeline_last(iterator):
+    """Whether the iteration ending is the loop's last: ``iterator``, the loop's range
+    iterator, has no more values."""
+    raise _only_compiled("pipeline_last")
+
+
 def pipeline_end(pipeline, last):
-    """At the end of each iteration: after the ``last`` one, the products still running on
-    the pipeline's tiles are waited for."""
+    """Where ``last`` (True on the loop's way out): the products still running on the
+    pipeline's tiles are waited for."""
     raise _only_compiled("pipeline_end")
 
 

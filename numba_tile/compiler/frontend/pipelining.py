@@ -31,7 +31,10 @@ during the loop by plain arithmetic) and rewrites the loop into calls of
         pipeline_advance(pipe, count, count - first + distance < len(r),
                          <arguments at k + distance * step>)
         count = count + 1
-        pipeline_end(pipe, count - first >= len(r))
+        if pipeline_last(<the range's iterator>):           # the header's next test
+            pipeline_end(pipe, True)                         # wait for the products
+            <to the header, which leaves the loop>
+        <else the header's step without its test, and on to the next iteration>
 
 ``count`` goes on from one run of the loop to the next where an outer loop runs it again
 (the k-loop of a persistent kernel, one block looping over the tiles of ``C``): each run
@@ -58,11 +61,11 @@ from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
-from ...language import memory
+from ...language import matrix, memory
 from ..compilation import current
 from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
-    pipeline_end, pipeline_issue, pipeline_prepare, pipeline_tile, pipeline_wait, \
+    pipeline_end, pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \
     resident_tile
 from .contract import tile_pass
 from .device_output import callee, definition
@@ -177,12 +180,13 @@ class _Load:
 
 class _PipelinedLoop:
     def __init__(self, func_ir, loop, pipeline_id, preheader, entry, range_call, range_var,
-                 induction, loads, clones, iteration_block):
+                 induction, loads, clones, iteration_block, iterator):
         self.func_ir, self.loop, self.pipeline_id = func_ir, loop, pipeline_id
         self.preheader, self.entry = preheader, entry
         self.range_call, self.range_var = range_call, range_var
         self.induction, self.loads, self.clones = induction, loads, clones
         self.iteration_block = iteration_block  # where the iterator gives the next value
+        self.iterator = iterator  # the range's iterator, which the loop's test reads
         self.scope = func_ir.blocks[entry].scope
         self.loc = loads[0].statement.loc
 
@@ -267,7 +271,7 @@ class _PipelinedLoop:
         order = {id(s): i for i, s in enumerate(earlier)}
         clones.sort(key=lambda s: order[id(s)])
         return cls(func_ir, loop, pipeline_id, preheader, entry, range_call, getiter.value,
-                   induction, loads, clones, header)
+                   induction, loads, clones, header, iternexts[0].value)
 
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self, kernel_entry, run_again):
@@ -276,6 +280,7 @@ class _PipelinedLoop:
         loop is inside another."""
         blocks = self.func_ir.blocks
         compilation = current()
+        products_of_two_loads = self._products_of_two_loads()
         compilation.tensor_map_sources[self.pipeline_id] = [self._parameter_of(load)
                                                             for load in self.loads]
         # (before the rewriting changes the loads' uses)
@@ -330,8 +335,12 @@ class _PipelinedLoop:
         entry.body[0:0] = wait
         # at the end of each iteration (every block that jumps back to the header): start the
         # copies `distance` iterations ahead, count the iteration, and after the last one
-        # wait for products still running
-        for label in self.loop.body:
+        # wait for products still running (where Numba's SSA form has not been made yet
+        # (see static_iter), on the loop's way out, else at the end of the last iteration)
+        has_phis = any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr) and
+                       s.value.op == "phi" for b in blocks.values() for s in b.body)
+        leave_through_wait = products_of_two_loads and not has_phis
+        for label in list(self.loop.body):
             block = blocks[label]
             if not (isinstance(block.terminator, ir.Jump) and
                     block.terminator.target == self.loop.header):
@@ -346,10 +355,51 @@ class _PipelinedLoop:
             self._call(end, pipeline_advance, [pipe, count, valid] + loads)
             next_count = self._binop(end, operator.add, count, self._const(end, 1))
             end.append(ir.Assign(next_count, count, self.loc))
-            last = self._binop(end, operator.ge,
-                               self._binop(end, operator.add, done, self._const(end, 1)), trip)
-            self._call(end, pipeline_end, [pipe, last])
-            block.body[-1:-1] = end
+            last = self._call(end, pipeline_last, [self.iterator], "$pipeline_last")
+            if leave_through_wait:
+                block.body[-1:-1] = end
+                block.body[-1] = self._exit_through_wait(last, pipe)
+            else:
+                self._call(end, pipeline_end, [pipe, last])
+                block.body[-1:-1] = end
+
+    def _products_of_two_loads(self):
+        """True where a product reads two of the loop's loads (a k-loop): its products may
+        run on into the next iteration (see
+        :mod:`~numba_tile.compiler.frontend.products_in_flight`)."""
+        tiles = []  # each load's tile, and its reshapes and conversions
+        for load in self.loads:
+            uses = load.operand_uses
+            tiles.append({load.statement.target.name} |
+                         {call.target.name for _, call in uses.reshapes} |
+                         {call.target.name for _, call, _ in uses.roundings})
+        for label in self.loop.body:
+            for statement in self.func_ir.blocks[label].body:
+                call = statement.value if isinstance(statement, ir.Assign) else None
+                if isinstance(call, ir.Expr) and call.op == "call" and \
+                        callee(self.func_ir, call) is matrix.mma and len(call.args) >= 2:
+                    x, y = call.args[0].name, call.args[1].name
+                    if any(x in a and y in b for a in tiles for b in tiles if a is not b):
+                        return True
+        return False
+
+    def _exit_through_wait(self, last, pipe):
+        """The branch that ends an iteration: after the last one, to the loop's test (which
+        then leaves the loop) through a block of its own that waits for the products still
+        running; else on to the next iteration through a copy of the iterator's step,
+        without the test (it would pass: ``last`` is the test it makes). Every way out of
+        the loop then passes the wait, and the loop is left from its header as before."""
+        blocks = self.func_ir.blocks
+        out, again = max(blocks) + 1, max(blocks) + 2
+        blocks[out] = ir.Block(self.scope, self.loc)
+        self._call(blocks[out].body, pipeline_end, [pipe, self._const(blocks[out].body, True)])
+        blocks[out].body.append(ir.Jump(self.loop.header, self.loc))
+        blocks[again] = ir.Block(self.scope, self.loc)
+        scopes = {id(block.scope): block.scope for block in blocks.values()}
+        blocks[again].body = [copy.deepcopy(statement, dict(scopes))
+                              for statement in self.iteration_block.body[:-1]]
+        blocks[again].body.append(ir.Jump(self.entry, self.loc))
+        return ir.Branch(last, out, again, self.loc)
 
     def _parameter_of(self, load):
         """The kernel parameter the load's array is, where the TMA may copy it (the call

@@ -155,12 +155,18 @@ def _done(context, builder, x_type, y_type, result, registers, deferred):
     or not here where ``deferred``. Otherwise the operands' shared memory may be written
     again once the barrier that follows passes."""
     asm.emit(builder, asm.WGMMA_COMMIT)
-    in_flight = isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
+    if not deferred:
+        asm.emit(builder, asm.wgmma_wait(1 if _runs_on(x_type, y_type) else 0))
+    return make_tile(context, builder, result, registers)
+
+
+def _runs_on(x_type, y_type):
+    """True where the product of ``x_type`` and ``y_type`` runs on into the next iteration
+    (operands of one pipeline whose products do, see
+    :mod:`~numba_tile.compiler.frontend.products_in_flight`)."""
+    return isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
         and x_type.pipeline_id == y_type.pipeline_id \
         and x_type.pipeline_id in current().products_in_flight
-    if not deferred:
-        asm.emit(builder, asm.wgmma_wait(1 if in_flight else 0))
-    return make_tile(context, builder, result, registers)
 
 
 def promotes(x_type, fast_accumulation):
@@ -268,6 +274,11 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
     it)."""
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     warps = result.num_warps
+    if _runs_on(x_type, y_type):
+        # the last iteration's product may still read its B^T from registers, which this
+        # one's are about to take: ptxas does not keep them apart across the loop's back
+        # edge (wrong sums on the H100 without this wait)
+        asm.emit(builder, asm.wgmma_wait(0))
     a_pointer, _ = _tfloat32_operands(context, builder, x_type, x, y_type, y)
     columns = min(m, 256)  # the wgmma's N: columns of C^T, rows of C
     k_major = _KMajor(k, 4)

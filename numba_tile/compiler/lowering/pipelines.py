@@ -5,6 +5,7 @@ their stage (see :mod:`~numba_tile.compiler.hardware.staged_loads`)."""
 from llvmlite import ir
 from numba.core import types
 from numba.core.typing import signature
+from numba.cuda import cgutils
 
 from ... import dtypes as d
 from ...language import shapes
@@ -15,8 +16,8 @@ from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
     stage_pointer, staged_to_registers
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_prepare, pipeline_tile, pipeline_wait, resident_tile, \
-    staged_as_tfloat32, staged_reshape
+    pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \
+    resident_tile, staged_as_tfloat32, staged_reshape
 from ..typing.pipelines import plain_load_signature
 from . import arithmetic
 from .registry import lower
@@ -113,13 +114,28 @@ def lower_pipeline_advance(context, builder, sig, args):
     return context.get_dummy_value()
 
 
+@lower(pipeline_last, types.Any)
+def lower_pipeline_last(context, builder, sig, args):
+    # the test the loop's header makes next (the iterator's count of values left): where
+    # the iteration goes on, LLVM knows the header's test true and leaves it out, so that
+    # the loop's one way out is through pipeline_end
+    iterator = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+    left = builder.load(iterator.count)
+    return builder.icmp_signed("<=", left, left.type(0))
+
+
 @lower(pipeline_end, types.Any, types.Any)
 def lower_pipeline_end(context, builder, sig, args):
-    # inside the loop: waiting after it, where the path that skips the loop joins, would
-    # make ptxas serialize every wgmma
+    # best on the loop's way out alone: a wait where the way that skips the loop joins it
+    # would make ptxas serialize every wgmma, and one that ptxas cannot tell is on every way
+    # out (inside the loop, under a test) makes it wait for the products in every iteration
     if sig.args[0].pipeline_id in current().products_in_flight:
-        with builder.if_then(_as_bool(context, builder, sig.args[1], args[1]), likely=False):
+        last = sig.args[1]
+        if isinstance(last, types.BooleanLiteral) and last.literal_value:
             asm.emit(builder, asm.wgmma_wait(0))
+        else:
+            with builder.if_then(_as_bool(context, builder, last, args[1]), likely=False):
+                asm.emit(builder, asm.wgmma_wait(0))
     return context.get_dummy_value()
 
 

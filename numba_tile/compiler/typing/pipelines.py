@@ -12,7 +12,7 @@ from ..abstract import constant_of
 from ..compilation import current
 from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_prepare, pipeline_tile, pipeline_wait, resident_tile, \
+    pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, resident_tile, \
     staged_as_tfloat32, staged_reshape
 from ..types import TileType
 from .memory import infer_load
@@ -46,7 +46,8 @@ def _register_fixed_result(fn, result):
 
 for _fn, _result in ((pipeline_prepare, types.none),
                      (pipeline_distance, types.int32), (pipeline_wait, types.none),
-                     (pipeline_advance, types.none), (pipeline_end, types.none)):
+                     (pipeline_advance, types.none), (pipeline_end, types.none),
+                     (pipeline_last, types.boolean)):
     _register_fixed_result(_fn, _result)
 
 
