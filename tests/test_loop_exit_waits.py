@@ -122,3 +122,31 @@ def test_tfloat32_products_wait_for_the_last_before_reading_b():
     before = loop[:first_product]
     assert "wgmma.wait_group.sync.aligned 0;" in before
     assert before.rindex("wgmma.wait_group.sync.aligned 0;") < before.rindex("ld.shared")
+
+
+@ct.kernel(num_stages=3)
+def matmul_skipping_odd_extras(A, B, C, E, TM: ct.Constant[int], TN: ct.Constant[int],
+                               TK: ct.Constant[int]):
+    """``C = A @ B`` and ``E`` the sum of the even k-steps' indices: a ``continue`` after
+    the product gives the loop two ends of an iteration."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), ct.float32)
+    extra = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+        if k % 2 == 1:
+            continue
+        extra = extra + k
+    ct.store(C, (bm, bn), acc)
+    ct.store(E, (bm, bn), extra)
+
+
+def test_k_loop_with_two_ends_of_an_iteration(run_kernel, rng):
+    tm, tn, tk = 64, 64, 32
+    a, b, expected = _inputs(rng, 2 * tm, tn, 5 * tk)
+    buffer, c = guarded((2 * tm, tn), np.float32)
+    extra_buffer, extra = guarded((2 * tm, tn), np.float32)
+    run_kernel(matmul_skipping_odd_extras, (2, 1), (a, b, c, extra, tm, tn, tk))
+    assert relative_error(c, expected) < 1e-5
+    assert np.array_equal(extra, np.full((2 * tm, tn), 0 + 2 + 4, np.float32))
+    assert guards_untouched(buffer, c.shape) and guards_untouched(extra_buffer, extra.shape)
