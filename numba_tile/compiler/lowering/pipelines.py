@@ -129,13 +129,10 @@ def lower_pipeline_end(context, builder, sig, args):
     # best on the loop's way out alone: a wait where the way that skips the loop joins it
     # would make ptxas serialize every wgmma, and one that ptxas cannot tell is on every way
     # out (inside the loop, under a test) makes it wait for the products in every iteration
+    # (on the way out, ``last`` is the constant True: LLVM drops the test)
     if sig.args[0].pipeline_id in current().products_in_flight:
-        last = sig.args[1]
-        if isinstance(last, types.BooleanLiteral) and last.literal_value:
+        with builder.if_then(_as_bool(context, builder, sig.args[1], args[1]), likely=False):
             asm.emit(builder, asm.wgmma_wait(0))
-        else:
-            with builder.if_then(_as_bool(context, builder, last, args[1]), likely=False):
-                asm.emit(builder, asm.wgmma_wait(0))
     return context.get_dummy_value()
 
 
