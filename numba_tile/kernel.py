@@ -84,9 +84,11 @@ _OPTION_CHECKS = {
     # and: shared-memory stages of the pipelined loads that feed mma in a loop (None: chosen
     # by size; 1: no pipelining)
     "num_stages": _check("num_stages", lambda v: _int(v) and 1 <= v <= 8, "an int in 1..8"),
+    # and: a producer warp that issues the copies of the pipelined loads (on sm_90)
+    "warp_specialize": _check("warp_specialize", lambda v: isinstance(v, bool), "True or False"),
 }
 _DEFAULTS = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None,
-             "num_warps": None, "num_stages": None}
+             "num_warps": None, "num_stages": None, "warp_specialize": False}
 
 
 def validate_options(options):
@@ -172,7 +174,9 @@ class kernel(Kernel):
     Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32), ``opt_level`` (0..3),
     ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
     the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
-    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes).
+    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes)
+    and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
+    copies of those loads, see docs/performance; False by default).
     Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
     option's own default. A bad value is ``ValueError``. A kernel is an instance of this
     class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).

@@ -465,7 +465,9 @@ _ATTENTION_TILES = {
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8},
-          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3})}
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3},
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
+           "warp_specialize": True})}
 # tile sizes only: the kernel's options are its own (occupancy=2, warps and stages chosen)
 # (128 x 128 tiles need more than the 128 registers a thread that occupancy=2 leaves 8 warps)
 _DOCUMENTED_ATTENTION_TILES = ({"tile_m": 128, "tile_n": 64}, {"tile_m": 64, "tile_n": 64})

@@ -328,12 +328,13 @@ def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_war
 
 
 def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_warps=None,
-                     num_stages=None, pipelined=False, occupancy=None):
+                     num_stages=None, pipelined=False, occupancy=None, warp_specialize=False):
     """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
     head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``;
-    ``pipelined``: the kernel :func:`attention_pipelined`. A causal grid puts the heads on
-    its first axis and starts the blocks of the longest rows first, so that the short ones
-    fill the last wave.
+    ``pipelined``: the kernel :func:`attention_pipelined`; ``warp_specialize``: the kernel
+    option of that name (a producer warp starts the copies of the keys and values). A
+    causal grid puts the heads on its first axis and starts the blocks of the longest rows
+    first, so that the short ones fill the last wave.
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import attention_launch
@@ -355,7 +356,7 @@ def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_w
     if causal:
         grid = grid[::-1]
     kernel = attention_pipelined if pipelined else attention
-    return (_with_warps(kernel, num_warps, occupancy, num_stages), grid,
+    return (_with_warps(kernel, num_warps, occupancy, num_stages, warp_specialize), grid,
             (*flat, scale, seq, tile_m, tile_n, head_dim, bool(causal)))
 
 
@@ -489,10 +490,13 @@ def _row_tile(n):
 
 
 @functools.lru_cache(maxsize=None)
-def _with_warps(kernel, num_warps, occupancy=None, num_stages=None):
-    """``kernel`` with the ``num_warps``, ``occupancy`` and ``num_stages`` options (one
-    object per value, so that each keeps its compile cache across launches)."""
+def _with_warps(kernel, num_warps, occupancy=None, num_stages=None, warp_specialize=False):
+    """``kernel`` with the ``num_warps``, ``occupancy``, ``num_stages`` and
+    ``warp_specialize`` options (one object per value, so that each keeps its compile cache
+    across launches)."""
     hints = {name: value for name, value in (("num_warps", num_warps),
                                              ("occupancy", occupancy),
-                                             ("num_stages", num_stages)) if value is not None}
+                                             ("num_stages", num_stages),
+                                             ("warp_specialize", warp_specialize or None))
+             if value is not None}
     return kernel.replace_hints(**hints) if hints else kernel

@@ -36,6 +36,10 @@ SHARED_LIMITS = {(8, 0): 163 * 1024, (8, 7): 163 * 1024, (9, 0): 227 * 1024,
 SHARED_LIMIT_UNLISTED = 99 * 1024
 # 1024 bytes: where the 128-byte swizzle pattern of wgmma repeats
 SHARED_ALIGNMENT = 1024
+# the warps a producer adds to the block (frontend.producer_warp): one. (A warpgroup could
+# give the others most of its registers with setmaxnreg, but ptxas ignores that in the
+# relocatable code nvJitLink compiles: its C7504.)
+PRODUCER_WARPS = 1
 DEFAULT_TARGET = (8, 0)
 DEFAULT_NUM_WARPS = 4
 DEFAULT_RUN_ELEMENTS = 4
@@ -101,12 +105,14 @@ class Compilation:
     (:func:`~numba_tile.compiler.types.run_length_for`)."""
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
-                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False):
+                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=False):
         self.target = tuple(target)
         self.num_warps = num_warps
         # True where the kernel left its warps to the compiler (see frontend.warps)
         self.warps_open = warps_open
         self.num_stages = num_stages
+        # the kernel's option: a producer warp for a pipelined loop (frontend.producer_warp)
+        self.warp_specialize = warp_specialize
         self.default_run = default_run
         self.shared = SharedMemoryPlan(self.target)
         # pipeline id -> its PipelineType (or None for a resident tile left in registers),
@@ -117,6 +123,8 @@ class Compilation:
         self.products_in_flight = set()
         # ids of the pipelines whose loop is inside another loop (it runs more than once)
         self.pipelines_run_again = set()
+        # the id of the pipeline whose copies a producer warp may issue (frontend.producer_warp)
+        self.producer_pipeline = None
         # whether any product runs as wgmma (found with them): without one, the commits and
         # waits that keep the counts of deferred products are left out (an empty group
         # is no work, but compute-sanitizer reports its wait as a shared memory read)
@@ -163,6 +171,15 @@ class Compilation:
         # the Tile errors the source rewrites found, each raised where its code is typed
         # (typing.rewrite_errors)
         self.rewrite_errors = []
+
+    @property
+    def producer_warps(self):
+        """The warps added to the block where a producer warp issues the copies of the
+        pipeline :attr:`producer_pipeline` (its copies are the TMA's), else 0. Known once
+        the kernel is typed."""
+        pipeline = self.pipelines.get(self.producer_pipeline)
+        produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
+        return PRODUCER_WARPS if produced else 0
 
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on

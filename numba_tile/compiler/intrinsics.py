@@ -132,6 +132,20 @@ def pipeline_end(pipeline, last):
     raise _only_compiled("pipeline_end")
 
 
+def pipeline_producer(pipeline_id):
+    """At the kernel's start, where a producer warp may issue the copies of pipeline
+    ``pipeline_id`` (:mod:`.frontend.producer_warp`): its barriers made ready, and True in
+    the producer warp (False everywhere where the pipeline's copies are not the TMA's)."""
+    raise _only_compiled("pipeline_producer")
+
+
+def pipeline_produce(pipeline, iteration, *loads):
+    """In the producer warp: once the consumers are done with the stage of iteration
+    ``iteration``, start the copies of that iteration's tiles (``loads`` as in
+    :func:`pipeline_advance`) into it."""
+    raise _only_compiled("pipeline_produce")
+
+
 # -- Partitions (:mod:`.frontend.partitions`) ----------------------------------------------
 def partition_region(partition):
     """The region of the ``ct.partition`` argument ``partition`` that this tile block writes

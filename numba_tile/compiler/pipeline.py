@@ -48,7 +48,8 @@ class CompiledKernel:
     """A compiled tile kernel: PTX, cubin and the resource report.
 
     ``registers``, ``spill_bytes`` and ``shared_bytes`` come from the linker's report (0 when
-    no cubin could be made); ``num_warps`` is the thread block size in warps.
+    no cubin could be made); ``num_warps`` is the thread block size in warps (with a
+    producer warp, one more than the kernel's tile code runs on).
     """
 
     def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0,
@@ -123,22 +124,25 @@ _LOWERED = collections.OrderedDict()
 _LOWERED_KEPT = 8
 
 
-def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None):
+def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None,
+                   warp_specialize=False):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
     :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
     blocks an SM should hold at once: the compiler then limits registers to fit them;
     ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size);
     ``num_warps`` None leaves the warps to the compiler (:mod:`.frontend.warps`), and the
-    result then ends with the warps chosen."""
+    result then ends with the warps chosen (the block's, with a producer warp where
+    ``warp_specialize`` gave one, :mod:`.frontend.producer_warp`)."""
     cc = parse_arch(arch)
     # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
     # shared memory sizes)
-    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, cc)
+    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, warp_specialize, cc)
     try:
         lowered = _LOWERED.get(key)
         if lowered is None:
-            lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages)
+            lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages,
+                             warp_specialize)
             _LOWERED[key] = lowered
             while len(_LOWERED) > _LOWERED_KEPT:
                 _LOWERED.popitem(last=False)
@@ -395,7 +399,8 @@ def _flags(cc):
     return flags
 
 
-def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
+def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
+           warp_specialize=False):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     as_code, static_globals, static_values = set(), {}, {}
@@ -407,6 +412,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     for attempt in itertools.count():
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
+            warp_specialize=warp_specialize,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, (ArrayType, PartitionType))]),
             warps_open=warps_open)
@@ -445,10 +451,13 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None):
     kernel = library.get_function(entry)
     library._entry_name = entry
     cuda_compiler.kernel_fixup(kernel, False)
-    nvvm.set_launch_bounds(kernel, (32 * num_warps, occupancy) if occupancy else 32 * num_warps)
+    # (a producer warp, frontend.producer_warp, is one more than the tile code's warps)
+    block_warps = num_warps + compilation.producer_warps
+    nvvm.set_launch_bounds(kernel, (32 * block_warps, occupancy) if occupancy else
+                           32 * block_warps)
     library.finalize()
     return (library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps),
-            num_warps)
+            block_warps)
 
 
 def _statement_location(tb, attribute=None):

@@ -69,6 +69,7 @@ from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline
     resident_tile
 from .contract import tile_pass
 from .device_output import callee, definition
+from .producer_warp import add_producer_warp
 from .staged_uses import is_mma_operand, mma_operand_uses
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
@@ -98,6 +99,7 @@ class PipelineMmaLoads(FunctionPass):
         rewritten = 0
         cfg = compute_cfg_from_blocks(func_ir.blocks)
         loops = list(cfg.loops().values())
+        pipelined = []
         for loop in loops:
             # a loop with loops inside may run its products a varying number of times
             if any(other is not loop and other.header in loop.body for other in loops):
@@ -113,6 +115,12 @@ class PipelineMmaLoads(FunctionPass):
             found.rewrite(cfg.entry_point(), run_again)
             func_ir._definitions = build_definitions(func_ir.blocks)
             rewritten += 1
+            pipelined.append((found, run_again))
+        if len(pipelined) == 1 and not pipelined[0][1] and current().warp_specialize and \
+                not _has_phis(func_ir) and \
+                add_producer_warp(func_ir, cfg, pipelined[0][0], cfg.entry_point()):
+            current().producer_pipeline = pipelined[0][0].pipeline_id
+            func_ir._definitions = build_definitions(func_ir.blocks)
         residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
         return rewritten + residents > 0
 
@@ -337,9 +345,7 @@ class _PipelinedLoop:
         # copies `distance` iterations ahead, count the iteration, and after the last one
         # wait for products still running (where Numba's SSA form has not been made yet
         # (see static_iter), on the loop's way out, else at the end of the last iteration)
-        has_phis = any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr) and
-                       s.value.op == "phi" for b in blocks.values() for s in b.body)
-        leave_through_wait = products_of_two_loads and not has_phis
+        leave_through_wait = products_of_two_loads and not _has_phis(self.func_ir)
         for label in list(self.loop.body):
             block = blocks[label]
             if not (isinstance(block.terminator, ir.Jump) and
@@ -429,10 +435,12 @@ class _PipelinedLoop:
                 return statement.target
         raise AssertionError("the loop has no loop variable")
 
-    def _copied_arguments(self, statements, k):
+    def _copied_arguments(self, statements, k, renamed=None):
         """The loads' arguments computed again with the loop variable replaced by ``k``:
-        ``[array, index, shape, padding, order]`` of each load, flattened."""
-        renamed = {name: k for name in self.induction}
+        ``[array, index, shape, padding, order]`` of each load, flattened; ``renamed``:
+        the copies of values fixed during the loop to read instead (by name)."""
+        renamed = dict(renamed or {})
+        renamed.update({name: k for name in self.induction})
         # the copies' variables stay in the function's scopes: a Var copied deeply copies
         # its whole scope (every variable of the function) unless the memo holds it
         scopes = {id(block.scope): block.scope for block in self.func_ir.blocks.values()}
@@ -479,6 +487,13 @@ class _PipelinedLoop:
         var = self.scope.redefine("$pipeline_index", self.loc)
         statements.append(ir.Assign(ir.Expr.binop(fn, lhs, rhs, self.loc), var, self.loc))
         return var
+
+
+def _has_phis(func_ir):
+    """True where Numba's SSA form has been made (after ``static_iter``, see
+    :mod:`.static_iter`)."""
+    return any(isinstance(s, ir.Assign) and isinstance(s.value, ir.Expr) and
+               s.value.op == "phi" for b in func_ir.blocks.values() for s in b.body)
 
 
 def _induction_names(header, entry, iternext):

@@ -134,6 +134,8 @@ def cp_async_wait(pending):
 
 # -- mbarrier and the tensor memory accelerator -------------------------------------------
 MBARRIER_INIT = Asm("mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}")
+MBARRIER_INIT_COUNT = Asm("mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}")
+MBARRIER_ARRIVE = Asm("mbarrier.arrive.shared::cta.b64 _, [$0];", "r,~{memory}")
 MBARRIER_INIT_FENCE = Asm("fence.mbarrier_init.release.cluster;", "~{memory}")
 MBARRIER_EXPECT_BYTES = Asm("mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
                             "r,r,~{memory}")
@@ -310,8 +312,9 @@ def examples():
     add(CP_ASYNC_COMMIT)
     add(cp_async_wait(0))
     add(cp_async_wait(2))
-    for instruction in (MBARRIER_INIT, MBARRIER_INIT_FENCE, MBARRIER_EXPECT_BYTES,
-                        MBARRIER_TRY_WAIT, WGMMA_FENCE, WGMMA_COMMIT, wgmma_wait(0),
+    for instruction in (MBARRIER_INIT, MBARRIER_INIT_COUNT, MBARRIER_ARRIVE,
+                        MBARRIER_INIT_FENCE, MBARRIER_EXPECT_BYTES, MBARRIER_TRY_WAIT,
+                        WGMMA_FENCE, WGMMA_COMMIT, wgmma_wait(0),
                         wgmma_wait(1, "ff"), wgmma_wait(3, "rhd")):
         add(instruction, (9, 0))
     for ndim in (2, 3, 4, 5):

@@ -16,11 +16,13 @@ from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
 
 
 
-def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_values):
-    """Start the copies of one iteration's tiles into its stage, as one group."""
+def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_values,
+                 issuer=None):
+    """Start the copies of one iteration's tiles into its stage, as one group; ``issuer``
+    (TMA copies): true in the thread that starts them (thread 0 where None)."""
     if pipeline.tensor_maps:
         return _issue_bulk(context, builder, pipeline, iteration, valid, load_types,
-                           load_values)
+                           load_values, issuer)
     tid = nvvmutils.call_sreg(builder, "tid.x")
     threads = 32 * current().num_warps
     for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(
@@ -56,12 +58,14 @@ def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_
     asm.emit(builder, asm.CP_ASYNC_COMMIT)
 
 
-def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values):
-    """Start the TMA copies of one iteration's tiles into its stage (thread 0 alone), which
-    complete on the stage's barrier; none past the loop's end."""
+def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_values,
+                issuer=None):
+    """Start the TMA copies of one iteration's tiles into its stage (one thread alone),
+    which complete on the stage's barrier; none past the loop's end."""
     stage_barrier = barrier_pointer(builder, pipeline, stage_of(builder, pipeline,
                                                                     iteration))
-    with builder.if_then(builder.and_(valid, tma.first_thread(builder))):
+    issuer = tma.first_thread(builder) if issuer is None else issuer
+    with builder.if_then(builder.and_(valid, issuer)):
         tma.expect_bytes(builder, stage_barrier, sum(
             math.prod(shape) * dtype.itemsize for dtype, shape, _ in pipeline.tiles))
         for which, ((array_type, index_type, *_), (array, index, *_)) in enumerate(

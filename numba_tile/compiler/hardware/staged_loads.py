@@ -87,8 +87,11 @@ class PipelineType(types.Type):
 
     @property
     def ring_bytes(self):
-        """The stages, then (TMA) a block of their barriers."""
-        barriers = aligned_to_stage(BARRIER_BYTES * self.stages) if self.tensor_maps else 0
+        """The stages, then (TMA) a block of their barriers: one a stage that completes
+        when its copies land, then (for a producer warp) one that completes when the
+        consumers are done with it."""
+        barriers = aligned_to_stage(2 * BARRIER_BYTES * self.stages) if self.tensor_maps \
+            else 0
         return self.stages * self.stage_bytes + barriers
 
     @property
@@ -289,10 +292,11 @@ def stage_pointer(builder, pipeline, iteration, which):
     return builder.gep(ring_pointer(builder, pipeline), [offset])
 
 
-def barrier_pointer(builder, pipeline, stage):
-    """The ``mbarrier`` of ``stage`` (a TMA pipeline's), after the stages."""
-    offset = builder.add(I32(pipeline.stages * pipeline.stage_bytes),
-                         builder.mul(stage, I32(BARRIER_BYTES)))
+def barrier_pointer(builder, pipeline, stage, free=False):
+    """The ``mbarrier`` of ``stage`` (a TMA pipeline's), after the stages: the one its
+    copies complete, or (``free``) the one its consumers complete when done with it."""
+    offset = builder.add(I32(pipeline.stages * (pipeline.stage_bytes + (
+        BARRIER_BYTES if free else 0))), builder.mul(stage, I32(BARRIER_BYTES)))
     return builder.gep(ring_pointer(builder, pipeline), [offset])
 
 

@@ -116,12 +116,18 @@ def _shared_address(builder, pointer):
     return builder.ptrtoint(pointer, I32)
 
 
-def init_barriers(builder, barriers):
+def init_barriers(builder, barriers, arrivals=()):
     """Thread 0 makes each ``mbarrier`` (shared-memory pointers) wait for one arrival (the
-    thread that starts a stage's copies) and its bytes; then the block may use them."""
+    thread that starts a stage's copies) and its bytes, or for its count in ``arrivals``
+    (one a barrier, 1 where missing); then the block may use them."""
     with builder.if_then(first_thread(builder)):
-        for pointer in barriers:
-            asm.emit(builder, asm.MBARRIER_INIT, [_shared_address(builder, pointer)])
+        for i, pointer in enumerate(barriers):
+            count = arrivals[i] if i < len(arrivals) else 1
+            if count == 1:
+                asm.emit(builder, asm.MBARRIER_INIT, [_shared_address(builder, pointer)])
+            else:
+                asm.emit(builder, asm.MBARRIER_INIT_COUNT,
+                         [_shared_address(builder, pointer), I32(count)])
         # the initialization visible to the asynchronous proxy (the TMA's completions)
         asm.emit(builder, asm.MBARRIER_INIT_FENCE)
 
@@ -152,6 +158,12 @@ def wait_barrier(builder, barrier, parity):
                                                       parity], I32)
     builder.cbranch(builder.icmp_unsigned("!=", ready, I32(0)), done, waiting)
     builder.position_at_end(done)
+
+
+def arrive(builder, barrier):
+    """This thread arrives at ``barrier`` (its shared-memory writes and reads before it are
+    then over for whoever waits for the phase)."""
+    asm.emit(builder, asm.MBARRIER_ARRIVE, [_shared_address(builder, barrier)])
 
 
 def first_thread(builder):

@@ -5,7 +5,7 @@ their stage (see :mod:`~numba_tile.compiler.hardware.staged_loads`)."""
 from llvmlite import ir
 from numba.core import types
 from numba.core.typing import signature
-from numba.cuda import cgutils
+from numba.cuda import cgutils, nvvmutils
 
 from ... import dtypes as d
 from ...language import shapes
@@ -16,12 +16,12 @@ from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
     stage_pointer, staged_to_registers
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
-    pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \
-    resident_tile, staged_as_tfloat32, staged_reshape
+    pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
+    pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, staged_reshape
 from ..typing.pipelines import plain_load_signature
 from . import arithmetic
 from .registry import lower
-from .tiles import I32, barrier, fence_async_proxy, make_tile
+from .tiles import I32, barrier, block_barrier, fence_async_proxy, make_tile
 
 
 def _loads(sig, args, start):
@@ -33,11 +33,19 @@ def _as_bool(context, builder, numba_type, value):
     return context.cast(builder, value, numba_type, types.boolean)
 
 
+def _produced(pipeline):
+    """True where a producer warp issues the pipeline's copies
+    (:mod:`~numba_tile.compiler.frontend.producer_warp`)."""
+    compilation = current()
+    return bool(compilation.producer_warps) and \
+        compilation.producer_pipeline == pipeline.pipeline_id
+
+
 @lower(pipeline_prepare, types.Any)
 def lower_pipeline_prepare(context, builder, sig, args):
     # (typed by then: the pipeline was planned where its pipeline_begin was typed)
     pipeline = current().pipelines.get(constant_of(sig.args[0]))
-    if pipeline is not None and pipeline.tensor_maps:
+    if pipeline is not None and pipeline.tensor_maps and not _produced(pipeline):
         # the stages' barriers, ready before the first copy; made once, since making one
         # again is only allowed after invalidating it, and a loop may not have run
         tma.init_barriers(builder, [barrier_pointer(builder, pipeline, I32(stage))
@@ -67,7 +75,7 @@ def lower_pipeline_distance(context, builder, sig, args):
 @lower(pipeline_issue, types.VarArg(types.Any))
 def lower_pipeline_issue(context, builder, sig, args):
     pipeline, ahead = sig.args[0], sig.args[1].literal_value
-    if pipeline.pipelined and ahead < pipeline.distance:
+    if pipeline.pipelined and ahead < pipeline.distance and not _produced(pipeline):
         first = context.cast(builder, args[3], sig.args[3], types.int32)
         load_types, load_values = _loads(sig, args, 4)
         issue_copies(context, builder, pipeline, builder.add(first, I32(ahead)),
@@ -102,6 +110,9 @@ def lower_pipeline_advance(context, builder, sig, args):
     if not pipeline.pipelined:
         return context.get_dummy_value()
     iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+    if _produced(pipeline):
+        _release_previous(builder, pipeline, iteration)
+        return context.get_dummy_value()
     if pipeline.pipeline_id in current().products_in_flight or pipeline.tensor_maps:
         # each warpgroup has waited for its product of the previous iteration (all but the
         # latest), or every thread has read its tiles (the TMA's wait has no barrier): once
@@ -111,6 +122,56 @@ def lower_pipeline_advance(context, builder, sig, args):
     load_types, load_values = _loads(sig, args, 3)
     issue_copies(context, builder, pipeline, ahead, _as_bool(context, builder, sig.args[2], args[2]),
            load_types, load_values)
+    return context.get_dummy_value()
+
+
+def _release_previous(builder, pipeline, iteration):
+    """Every thread tells the producer warp that it is done with the stage of the
+    iteration before ``iteration``: where the producer would refill it without one (see
+    lower_pipeline_advance), its products of that iteration have been waited for, and its
+    reads are over. (An arrival from every thread, where the stage's barrier counts them
+    all: one thread's a warp, after the warp's threads meet, measured slower.)"""
+    with builder.if_then(builder.icmp_signed(">", iteration, I32(0))):
+        stage = stage_of(builder, pipeline, builder.sub(iteration, I32(1)))
+        tma.arrive(builder, barrier_pointer(builder, pipeline, stage, free=True))
+
+
+@lower(pipeline_producer, types.Any)
+def lower_pipeline_producer(context, builder, sig, args):
+    compilation = current()
+    pipeline = compilation.pipelines.get(constant_of(sig.args[0]))
+    if pipeline is None or not _produced(pipeline):
+        return cgutils.false_bit
+    stages = [I32(stage) for stage in range(pipeline.stages)]
+    # a stage's copies land: one arrival (the producer's, with the bytes); a stage is
+    # free: one from each thread of the tile code
+    tma.init_barriers(builder, [barrier_pointer(builder, pipeline, s) for s in stages] +
+                      [barrier_pointer(builder, pipeline, s, free=True) for s in stages],
+                      [1] * len(stages) + [32 * compilation.num_warps] * len(stages))
+    block_barrier(builder)  # the producer's too: it is the last barrier it comes to
+    return builder.icmp_unsigned(">=", nvvmutils.call_sreg(builder, "tid.x"),
+                                 I32(32 * compilation.num_warps))
+
+
+@lower(pipeline_produce, types.VarArg(types.Any))
+def lower_pipeline_produce(context, builder, sig, args):
+    pipeline = sig.args[0]
+    if not _produced(pipeline):
+        return context.get_dummy_value()
+    iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+    stage = stage_of(builder, pipeline, iteration)
+    with builder.if_then(builder.icmp_signed(">=", iteration, I32(pipeline.stages))):
+        # the stage's last use, iteration - stages, is the phase (iteration / stages - 1)
+        # of its "free" barrier
+        parity = builder.and_(builder.add(builder.udiv(iteration, I32(pipeline.stages)),
+                                          I32(1)), I32(1))
+        tma.wait_barrier(builder, barrier_pointer(builder, pipeline, stage, free=True),
+                         parity)
+    load_types, load_values = _loads(sig, args, 2)
+    issuer = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"),
+                                   I32(32 * current().num_warps))
+    issue_copies(context, builder, pipeline, iteration, cgutils.true_bit, load_types,
+                 load_values, issuer)
     return context.get_dummy_value()
 
 

@@ -25,6 +25,9 @@ I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 FULL_MASK = I32(0xFFFFFFFF)
+# the named barrier of the tile code's warps where a producer warp runs beside them (0 is
+# the whole block's)
+CONSUMER_BARRIER = 1
 
 
 # -- thread geometry ------------------------------------------------------------------------
@@ -200,6 +203,20 @@ def load_shared(builder, pointer, llvm_type):
 
 
 def barrier(builder):
+    """Wait until every thread of the block's tile code has come here: the whole block, or
+    where a producer warp issues copies (:mod:`~numba_tile.compiler.frontend.producer_warp`)
+    the other warps, on a barrier of their own (the producer never comes to one)."""
+    compilation = current()
+    if compilation.producer_warps:
+        fn = builder.module.declare_intrinsic("llvm.nvvm.barrier.sync.cnt", fnty=ir.FunctionType(
+            ir.VoidType(), [I32, I32]))
+        builder.call(fn, [I32(CONSUMER_BARRIER), I32(32 * compilation.num_warps)])
+        return
+    block_barrier(builder)
+
+
+def block_barrier(builder):
+    """Wait until every thread of the block has come here."""
     fn = builder.module.declare_intrinsic("llvm.nvvm.barrier0", fnty=ir.FunctionType(
         ir.VoidType(), []))
     builder.call(fn, [])

@@ -1,0 +1,187 @@
+"""The kernel option ``warp_specialize``: on sm_90 a producer warp, added to the block,
+starts the TMA copies of a pipelined loop's loads while the kernel's own warps (the
+consumers) only wait for their stages and tell the producer, by an ``mbarrier`` arrival,
+when they are done with one; their barriers become named barriers of the consumers alone.
+
+Values are compared with NumPy in float64 (interpreter, compile and GPU modes: the
+interpreter takes the option and ignores it); outputs are poisoned and guarded. The compile
+checks read the PTX of sm_90 and sm_80.
+"""
+
+import numpy as np
+import pytest
+
+import numba_tile as ct
+from conftest import guarded, guards_untouched, relative_error
+
+
+@ct.kernel(num_stages=3, warp_specialize=True)
+def scaled_matmul(A, B, S, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                  TK: ct.Constant[int]):
+    """``C = sum(S) * (A @ B)``: the sum, before the loop, is a reduction across the
+    block's warps (shared memory and barriers while the producer copies)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    scale = ct.sum(ct.load(S, (0,), (256,)))
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc * scale)
+
+
+@ct.kernel(num_stages=3, warp_specialize=True)
+def matmul_and_even_steps(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                          TK: ct.Constant[int]):
+    """``C = A @ B`` plus the sum of the even k-steps' indices: a ``continue`` after the
+    product gives the loop two ends of an iteration, each telling the producer its stage
+    is free."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), ct.float32)
+    extra = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+        if k % 2 == 1:
+            continue
+        extra = extra + k
+    ct.store(C, (bm, bn), acc + extra)
+
+
+@ct.kernel(num_stages=3, warp_specialize=True)
+def matmul_of_some_blocks(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                          TK: ct.Constant[int]):
+    """``C = A @ B`` in the blocks of the first block row, 1 elsewhere: a way through the
+    kernel skips the loop, so no producer warp (it would wait for consumers that never
+    come)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 1, ct.float32)
+    if bm == 0:
+        acc = ct.zeros((TM, TN), ct.float32)
+        for k in range(ct.cdiv(A.shape[1], TK)):
+            acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+@ct.kernel(num_stages=3, warp_specialize=True)
+def matmul_with_a_joined_bound(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                               TK: ct.Constant[int]):
+    """``C = A @ B``, the loop's bound a value two sides of an ``if`` give: not one plain
+    computation, so the producer could not compute it again (no producer warp)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    if bn == 0:
+        steps = ct.cdiv(A.shape[1], TK)
+    else:
+        steps = A.shape[1] // TK
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(steps):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
+def _inputs(rng, m, n, depth):
+    a = rng.standard_normal((m, depth)).astype(np.float16)
+    b = rng.standard_normal((depth, n)).astype(np.float16)
+    return a, b, a.astype(np.float64) @ b.astype(np.float64)
+
+
+TM, TN, TK = 64, 64, 32
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 4, 7])
+def test_matmul_with_a_producer_warp(run_kernel, rng, steps):
+    """1 to 7 iterations with 3 stages: fewer than the stages (the producer never waits),
+    as many, and more (it waits for the consumers to free each stage)."""
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, steps * TK)
+    s = rng.uniform(0.5, 1.5, 256).astype(np.float32)
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(scaled_matmul, (2, 2), (a, b, s, c, TM, TN, TK))
+    assert relative_error(c, expected * s.astype(np.float64).sum()) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+@pytest.mark.parametrize("kernel, extra", [(matmul_and_even_steps, 0 + 2 + 4),
+                                           (matmul_with_a_joined_bound, 0)])
+def test_matmul_variants_with_the_option(run_kernel, rng, kernel, extra):
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, 5 * TK)
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(kernel, (2, 2), (a, b, c, TM, TN, TK))
+    assert relative_error(c, expected + extra) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+def test_matmul_where_a_way_skips_the_loop(run_kernel, rng):
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, 4 * TK)
+    expected[TM:] = 1
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(matmul_of_some_blocks, (2, 2), (a, b, c, TM, TN, TK))
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+def _reference_attention(q, k, v, causal):
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+    if causal:
+        seq = q.shape[-2]
+        scores = np.where(np.tril(np.ones((seq, seq), bool)), scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return weights / weights.sum(-1, keepdims=True) @ v
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_attention_with_a_producer_warp(run_kernel, rng, causal, head_dim):
+    from numba_tile.bench.kernels import attention_launch
+    q, k, v = (rng.standard_normal((1, 2, 256, head_dim)).astype(np.float16)
+               for _ in range(3))
+    buffer, out = guarded(q.shape, np.float16)
+    out = np.ascontiguousarray(out)
+    kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=64, tile_n=64,
+                                          num_warps=4, num_stages=3, warp_specialize=True)
+    run_kernel(kernel, grid, args)
+    assert relative_error(out, _reference_attention(q, k, v, causal)) < 2e-3
+
+
+def _compiled(kernel, arch, depth=4 * TK):
+    a = np.zeros((2 * TM, depth), np.float16)
+    b = np.zeros((depth, 2 * TN), np.float16)
+    args = (a, b, np.zeros((2 * TM, 2 * TN), np.float32), TM, TN, TK)
+    if kernel is scaled_matmul:
+        args = args[:2] + (np.zeros(256, np.float32),) + args[2:]
+    return ct.compile(kernel, args, arch=arch)
+
+
+def test_the_block_gets_a_producer_warp_on_sm_90():
+    """One warp more than the kernel's 4; the consumers' barriers name barrier 1 and count
+    their 128 threads; each tells the producer when a stage is free."""
+    compiled = _compiled(scaled_matmul, "sm_90")
+    assert compiled.num_warps == 5
+    ptx = compiled.ptx
+    assert "barrier.sync 1, 128;" in ptx.replace("\t", " ").replace("  ", " ")
+    assert "mbarrier.arrive.shared::cta.b64" in ptx
+    assert ".maxntid 160, 1, 1" in ptx
+
+
+@pytest.mark.parametrize("kernel", [matmul_of_some_blocks, matmul_with_a_joined_bound])
+def test_no_producer_warp_where_the_loop_cannot_have_one(kernel):
+    compiled = _compiled(kernel, "sm_90")
+    assert compiled.num_warps == 4
+    assert "mbarrier.arrive.shared" not in compiled.ptx
+
+
+def test_no_producer_warp_without_the_tma():
+    """On sm_80 the copies are every thread's ``cp.async``: the option changes nothing."""
+    assert _compiled(scaled_matmul, "sm_80").num_warps == 4
+
+
+def test_no_producer_warp_for_a_loop_run_again():
+    """The k-loop of a persistent matmul runs once a tile: no producer warp."""
+    from numba_tile.bench.kernels import matmul_launch
+    a = np.zeros((256, 256), np.float16)  # (values do not matter to a compile)
+    kernel, _, args = matmul_launch(a, a, a.copy(), tile_m=128, tile_n=128, tile_k=64,
+                                    num_warps=4, persistent_blocks=2)
+    kernel = kernel.replace_hints(warp_specialize=True)
+    assert ct.compile(kernel, args, arch="sm_90").num_warps == 4
+
+
+def test_the_option_takes_a_bool():
+    with pytest.raises(ValueError, match="warp_specialize"):
+        ct.kernel(warp_specialize=1)(scaled_matmul.fn)
