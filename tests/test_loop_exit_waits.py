@@ -141,12 +141,17 @@ def matmul_skipping_odd_extras(A, B, C, E, TM: ct.Constant[int], TN: ct.Constant
     ct.store(E, (bm, bn), extra)
 
 
-def test_k_loop_with_two_ends_of_an_iteration(run_kernel, rng):
+@pytest.mark.parametrize("kernel", [
+    matmul_skipping_odd_extras,
+    # a producer warp (see test_warp_specialize.py): each end of an iteration frees a stage
+    matmul_skipping_odd_extras.replace_hints(warp_specialize=True)],
+    ids=["block barrier", "producer warp"])
+def test_k_loop_with_two_ends_of_an_iteration(run_kernel, rng, kernel):
     tm, tn, tk = 64, 64, 32
     a, b, expected = _inputs(rng, 2 * tm, tn, 5 * tk)
     buffer, c = guarded((2 * tm, tn), np.float32)
     extra_buffer, extra = guarded((2 * tm, tn), np.float32)
-    run_kernel(matmul_skipping_odd_extras, (2, 1), (a, b, c, extra, tm, tn, tk))
+    run_kernel(kernel, (2, 1), (a, b, c, extra, tm, tn, tk))
     assert relative_error(c, expected) < 1e-5
     assert np.array_equal(extra, np.full((2 * tm, tn), 0 + 2 + 4, np.float32))
     assert guards_untouched(buffer, c.shape) and guards_untouched(extra_buffer, extra.shape)

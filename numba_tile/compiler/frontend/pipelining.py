@@ -69,15 +69,15 @@ from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline
     resident_tile
 from .contract import tile_pass
 from .device_output import callee, definition
-from .producer_warp import add_producer_warp
 from .staged_uses import is_mma_operand, mma_operand_uses
+from . import producer_warp  # (it reads this module's is_pure when it runs)
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
-_PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
+PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
                builtins.max, builtins.abs, builtins.int, builtins.len)
 # (not ``getitem``: with an index computed from the loop variable, the copies for
 # iterations past the end would index past the end of the sequence)
-_PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
+PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
                      "static_getitem", "cast")
 # ct.load's own signature: a load's arguments are found by name, as Python binds them
 _LOAD_SIGNATURE = inspect.signature(getattr(memory.load, "__tile_op__", memory.load))
@@ -117,8 +117,8 @@ class PipelineMmaLoads(FunctionPass):
             rewritten += 1
             pipelined.append((found, run_again))
         if len(pipelined) == 1 and not pipelined[0][1] and current().warp_specialize and \
-                not _has_phis(func_ir) and \
-                add_producer_warp(func_ir, cfg, pipelined[0][0], cfg.entry_point()):
+                not _has_phis(func_ir) and producer_warp.add_producer_warp(
+                    func_ir, cfg, pipelined[0][0], cfg.entry_point()):
             current().producer_pipeline = pipelined[0][0].pipeline_id
             func_ir._definitions = build_definitions(func_ir.blocks)
         residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
@@ -555,7 +555,7 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
         if not assignments:
             continue  # fixed during the loop
         statement = before.get(var.name)
-        if len(assignments) != 1 or statement is None or not _is_pure(func_ir,
+        if len(assignments) != 1 or statement is None or not is_pure(func_ir,
                                                                         statement.value):
             return None
         if position[id(statement)] >= reader:
@@ -568,14 +568,17 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
     return needed
 
 
-def _is_pure(func_ir, value):
+def is_pure(func_ir, value, calls=PURE_CALLS, expressions=PURE_EXPRESSIONS):
+    """True where ``value`` (an IR value) is a plain computation that a copy may run
+    again: a constant, a global, a variable, one of ``expressions`` or a call of one of
+    ``calls``."""
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
         return True
     if not isinstance(value, ir.Expr):
         return False
-    if value.op in _PURE_EXPRESSIONS:
+    if value.op in expressions:
         return True
     if value.op == "call":
         function = callee(func_ir, value)
-        return any(function is f for f in _PURE_CALLS) and not value.vararg
+        return any(function is f for f in calls) and not value.vararg
     return False

@@ -41,16 +41,9 @@ import operator
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import replace_vars_inner
 
-from ...language import memory
 from ..intrinsics import pipeline_begin, pipeline_produce, pipeline_producer
-from .device_output import callee
+from . import pipelining
 
-# expressions the producer may compute again: what the pipelining pass copies ahead, the
-# unpacking of a tuple a helper returned, and ``range``
-_PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
-               builtins.max, builtins.abs, builtins.int, builtins.len, builtins.range)
-_PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
-                     "static_getitem", "cast", "exhaust_iter")
 
 
 def add_producer_warp(func_ir, cfg, loop, kernel_entry):
@@ -153,12 +146,17 @@ def _copies_of(func_ir, roots, parameters, scope, statements):
     copy, or None where one is not a plain computation with one definition."""
     renamed = {}
     memo = _memo(func_ir.blocks)
+    # what the pipelining pass copies ahead, ``range``, and the unpacking of a tuple a
+    # helper returned
+    calls = pipelining.PURE_CALLS + (builtins.range,)
+    expressions = pipelining.PURE_EXPRESSIONS + ("exhaust_iter",)
 
     def copy_of(var, depth=0):
         if var.name in renamed or var.name in parameters:
             return True
         definitions = func_ir._definitions.get(var.name, ())
-        if len(definitions) != 1 or depth > 200 or not _is_pure(func_ir, definitions[0]):
+        if len(definitions) != 1 or depth > 200 or not pipelining.is_pure(
+                func_ir, definitions[0], calls, expressions):
             return False
         value = definitions[0]
         if not all(copy_of(v, depth + 1) for v in _read_vars(value)):
@@ -174,16 +172,3 @@ def _copies_of(func_ir, roots, parameters, scope, statements):
         return True
 
     return renamed if all(copy_of(v) for v in roots) else None
-
-
-def _is_pure(func_ir, value):
-    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
-        return True
-    if not isinstance(value, ir.Expr):
-        return False
-    if value.op in _PURE_EXPRESSIONS:
-        return True
-    if value.op == "call":
-        function = callee(func_ir, value)
-        return any(function is f for f in _PURE_CALLS) and not value.vararg
-    return False
