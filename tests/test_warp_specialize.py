@@ -61,6 +61,22 @@ def matmul_with_a_joined_bound(A, B, C, TM: ct.Constant[int], TN: ct.Constant[in
     ct.store(C, (bm, bn), acc)
 
 
+@ct.kernel(num_stages=3, warp_specialize=True)
+def two_matmuls(A, B, C, D, TM: ct.Constant[int], TN: ct.Constant[int],
+                TK: ct.Constant[int]):
+    """``C = A @ B`` and ``D = 2 A @ B`` in two loops: a producer warp serves one loop
+    only, so the kernel gets none."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(ct.cdiv(A.shape[1], TK)):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(D, (bm, bn), acc * 2)
+
+
 def _inputs(rng, m, n, depth):
     a = rng.standard_normal((m, depth)).astype(np.float16)
     b = rng.standard_normal((depth, n)).astype(np.float16)
@@ -80,6 +96,28 @@ def test_matmul_with_a_producer_warp(run_kernel, rng, steps):
     run_kernel(scaled_matmul, (2, 2), (a, b, s, c, TM, TN, TK))
     assert relative_error(c, expected * s.astype(np.float64).sum()) < 1e-5
     assert guards_untouched(buffer, c.shape)
+
+
+@pytest.mark.parametrize("num_warps", [2, 8])
+def test_producer_warp_beside_other_warp_counts(run_kernel, rng, num_warps):
+    """Two warps (products by ``mma.sync``, reading their stages) and eight (two
+    warpgroups); the consumers' barrier counts their threads."""
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, 5 * TK)
+    s = rng.uniform(0.5, 1.5, 256).astype(np.float32)
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(scaled_matmul.replace_hints(num_warps=num_warps), (2, 2),
+               (a, b, s, c, TM, TN, TK))
+    assert relative_error(c, expected * s.astype(np.float64).sum()) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+def test_two_pipelined_loops(run_kernel, rng):
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, 4 * TK)
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    other_buffer, d = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(two_matmuls, (2, 2), (a, b, c, d, TM, TN, TK))
+    assert relative_error(c, expected) < 1e-5 and relative_error(d, 2 * expected) < 1e-5
+    assert guards_untouched(buffer, c.shape) and guards_untouched(other_buffer, d.shape)
 
 
 def test_matmul_with_a_joined_bound(run_kernel, rng):
@@ -127,8 +165,10 @@ def _compiled(kernel, arch, depth=4 * TK):
     a = np.zeros((2 * TM, depth), np.float16)
     b = np.zeros((depth, 2 * TN), np.float16)
     args = (a, b, np.zeros((2 * TM, 2 * TN), np.float32), TM, TN, TK)
-    if kernel is scaled_matmul:
+    if kernel.fn is scaled_matmul.fn:
         args = args[:2] + (np.zeros(256, np.float32),) + args[2:]
+    if kernel is two_matmuls:
+        args = args[:3] + (args[2].copy(),) + args[3:]
     return ct.compile(kernel, args, arch=arch)
 
 
@@ -137,13 +177,15 @@ def test_the_block_gets_a_producer_warp_on_sm_90():
     their 128 threads; each tells the producer when a stage is free."""
     compiled = _compiled(scaled_matmul, "sm_90")
     assert compiled.num_warps == 5
+    assert _compiled(scaled_matmul.replace_hints(num_warps=8), "sm_90").num_warps == 9
     ptx = compiled.ptx
     assert "barrier.sync 1, 128;" in ptx.replace("\t", " ").replace("  ", " ")
     assert "mbarrier.arrive.shared::cta.b64" in ptx
     assert ".maxntid 160, 1, 1" in ptx
 
 
-@pytest.mark.parametrize("kernel", [matmul_of_some_blocks, matmul_with_a_joined_bound])
+@pytest.mark.parametrize("kernel", [matmul_of_some_blocks, matmul_with_a_joined_bound,
+                                    two_matmuls])
 def test_no_producer_warp_where_the_loop_cannot_have_one(kernel):
     compiled = _compiled(kernel, "sm_90")
     assert compiled.num_warps == 4
