@@ -74,11 +74,11 @@ from . import producer_warp  # (it reads this module's is_pure when it runs)
 
 # calls an argument computation may make (copies of it run ahead of the loop's iteration)
 PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
-               builtins.max, builtins.abs, builtins.int, builtins.len)
+              builtins.max, builtins.abs, builtins.int, builtins.len)
 # (not ``getitem``: with an index computed from the loop variable, the copies for
 # iterations past the end would index past the end of the sequence)
 PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
-                     "static_getitem", "cast")
+                    "static_getitem", "cast")
 # ct.load's own signature: a load's arguments are found by name, as Python binds them
 _LOAD_SIGNATURE = inspect.signature(getattr(memory.load, "__tile_op__", memory.load))
 _IGNORED_HINTS = ("latency", "allow_tma")
@@ -556,7 +556,7 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
             continue  # fixed during the loop
         statement = before.get(var.name)
         if len(assignments) != 1 or statement is None or not is_pure(func_ir,
-                                                                        statement.value):
+                                                                       statement.value):
             return None
         if position[id(statement)] >= reader:
             return None  # read before it is assigned: the previous iteration's value

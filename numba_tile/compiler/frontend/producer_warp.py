@@ -45,7 +45,6 @@ from ..intrinsics import pipeline_begin, pipeline_produce, pipeline_producer
 from . import pipelining
 
 
-
 def add_producer_warp(func_ir, cfg, loop, kernel_entry):
     """Give the pipelined loop ``loop`` (a ``_PipelinedLoop``, rewritten) a producer warp
     (see the module's docstring). Returns False, leaving the IR as it was, where it cannot
