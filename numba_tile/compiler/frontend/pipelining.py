@@ -70,15 +70,9 @@ from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline
 from .contract import tile_pass
 from .device_output import callee, definition
 from .staged_uses import is_mma_operand, mma_operand_uses
-from . import producer_warp  # (it reads this module's is_pure when it runs)
+from . import producer_warp
+from .plain_computations import is_pure
 
-# calls an argument computation may make (copies of it run ahead of the loop's iteration)
-PURE_CALLS = (memory.bid, memory.num_blocks, memory.cdiv, memory.num_tiles, builtins.min,
-              builtins.max, builtins.abs, builtins.int, builtins.len)
-# (not ``getitem``: with an index computed from the loop variable, the copies for
-# iterations past the end would index past the end of the sequence)
-PURE_EXPRESSIONS = ("build_tuple", "binop", "inplace_binop", "unary", "getattr",
-                    "static_getitem", "cast")
 # ct.load's own signature: a load's arguments are found by name, as Python binds them
 _LOAD_SIGNATURE = inspect.signature(getattr(memory.load, "__tile_op__", memory.load))
 _IGNORED_HINTS = ("latency", "allow_tma")
@@ -566,19 +560,3 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
             [statement.value] if isinstance(statement.value, ir.Var) else []
         pending.extend((v, position[id(statement)]) for v in used)
     return needed
-
-
-def is_pure(func_ir, value, calls=PURE_CALLS, expressions=PURE_EXPRESSIONS):
-    """True where ``value`` (an IR value) is a plain computation that a copy may run
-    again: a constant, a global, a variable, one of ``expressions`` or a call of one of
-    ``calls``."""
-    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar, ir.Var)):
-        return True
-    if not isinstance(value, ir.Expr):
-        return False
-    if value.op in expressions:
-        return True
-    if value.op == "call":
-        function = callee(func_ir, value)
-        return any(function is f for f in calls) and not value.vararg
-    return False

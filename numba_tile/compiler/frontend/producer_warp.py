@@ -42,7 +42,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import replace_vars_inner
 
 from ..intrinsics import pipeline_begin, pipeline_produce, pipeline_producer
-from . import pipelining
+from .plain_computations import PURE_CALLS, PURE_EXPRESSIONS, is_pure
 
 
 def add_producer_warp(func_ir, cfg, loop, kernel_entry):
@@ -147,14 +147,14 @@ def _copies_of(func_ir, roots, parameters, scope, statements):
     memo = _memo(func_ir.blocks)
     # what the pipelining pass copies ahead, ``range``, and the unpacking of a tuple a
     # helper returned
-    calls = pipelining.PURE_CALLS + (builtins.range,)
-    expressions = pipelining.PURE_EXPRESSIONS + ("exhaust_iter",)
+    calls = PURE_CALLS + (builtins.range,)
+    expressions = PURE_EXPRESSIONS + ("exhaust_iter",)
 
     def copy_of(var, depth=0):
         if var.name in renamed or var.name in parameters:
             return True
         definitions = func_ir._definitions.get(var.name, ())
-        if len(definitions) != 1 or depth > 200 or not pipelining.is_pure(
+        if len(definitions) != 1 or depth > 200 or not is_pure(
                 func_ir, definitions[0], calls, expressions):
             return False
         value = definitions[0]
