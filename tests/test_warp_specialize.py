@@ -77,6 +77,19 @@ def two_matmuls(A, B, C, D, TM: ct.Constant[int], TN: ct.Constant[int],
     ct.store(D, (bm, bn), acc * 2)
 
 
+@ct.kernel(num_stages=3, warp_specialize=True)
+def matmul_of_doubled_steps(A, B, C, steps, TM: ct.Constant[int], TN: ct.Constant[int],
+                            TK: ct.Constant[int]):
+    """``C = A @ B`` over ``2 * steps`` k-steps, the parameter set again before the loop:
+    the producer computes the bound the loop reads, not the parameter's first value."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    steps = steps * 2
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(steps):
+        acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)), acc)
+    ct.store(C, (bm, bn), acc)
+
+
 def _inputs(rng, m, n, depth):
     a = rng.standard_normal((m, depth)).astype(np.float16)
     b = rng.standard_normal((depth, n)).astype(np.float16)
@@ -118,6 +131,14 @@ def test_two_pipelined_loops(run_kernel, rng):
     run_kernel(two_matmuls, (2, 2), (a, b, c, d, TM, TN, TK))
     assert relative_error(c, expected) < 1e-5 and relative_error(d, 2 * expected) < 1e-5
     assert guards_untouched(buffer, c.shape) and guards_untouched(other_buffer, d.shape)
+
+
+def test_matmul_with_a_parameter_set_again(run_kernel, rng):
+    a, b, expected = _inputs(rng, 2 * TM, 2 * TN, 6 * TK)
+    buffer, c = guarded((2 * TM, 2 * TN), np.float32)
+    run_kernel(matmul_of_doubled_steps, (2, 2), (a, b, c, 3, TM, TN, TK))
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
 
 
 def test_matmul_with_a_joined_bound(run_kernel, rng):

@@ -27,11 +27,11 @@ elsewhere ``pipeline_producer`` is False and the branch is dead code.
 
 The kernel option ``warp_specialize=True`` asks for it (it pays for some kernels only, see
 docs/performance). A loop gets a producer warp where it is the kernel's one pipelined loop,
-the kernel runs it on every way through it (else
-the producer would wait for consumers that never come), it runs once (not inside another
-loop), and every value the range and the indices read is a kernel parameter or computed
-from them by plain arithmetic (the same calls the pipelining pass copies, and ``range``
-itself): the producer computes them again before it starts.
+the kernel runs it on every way through it (else the producer would wait for consumers
+that never come), it runs once (not inside another loop), and every value the range and
+the indices read is a kernel parameter or computed from them by plain arithmetic, each with
+one definition (the same calls the pipelining pass copies, and ``range`` itself): the
+producer computes them again before it starts.
 """
 
 import builtins
@@ -151,9 +151,12 @@ def _copies_of(func_ir, roots, parameters, scope, statements):
     expressions = PURE_EXPRESSIONS + ("exhaust_iter",)
 
     def copy_of(var, depth=0):
-        if var.name in renamed or var.name in parameters:
+        if var.name in renamed:
             return True
         definitions = func_ir._definitions.get(var.name, ())
+        if var.name in parameters:
+            # read as the kernel's start sets it: only where nothing sets it again
+            return len(definitions) == 1
         if len(definitions) != 1 or depth > 200 or not is_pure(
                 func_ir, definitions[0], calls, expressions):
             return False
