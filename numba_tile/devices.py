@@ -16,6 +16,7 @@ import sys
 from .partitions import Partition
 
 _POINTER_DEVICE_ORDINAL = 9  # CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
+_PEER_ACCESS_ALREADY_ENABLED = 704  # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
 
 
 class _DeviceQueries:
@@ -37,6 +38,8 @@ class _DeviceQueries:
         self._is_capturing = library.cuStreamIsCapturing
         self._is_capturing.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
         self._is_capturing.restype = ctypes.c_int
+        self._library = library
+        self.peers_reached = set()  # (device, peer): peer access turned on
 
     def pointer_device(self, pointer):
         """The ordinal of the device whose memory holds ``pointer``, or None (not device
@@ -45,6 +48,30 @@ class _DeviceQueries:
         status = self._pointer_attribute(ctypes.byref(ordinal), _POINTER_DEVICE_ORDINAL,
                                          pointer)
         return ordinal.value if status == 0 else None
+
+    def has_context(self, device):
+        """Whether this process has made ``device``'s primary context (memory it allocated
+        there is then in it)."""
+        flags, active = ctypes.c_uint(), ctypes.c_int()
+        status = self._library.cuDevicePrimaryCtxGetState(device, ctypes.byref(flags),
+                                                          ctypes.byref(active))
+        return status == 0 and bool(active.value)
+
+    def enable_peer_access(self, device, peer):
+        """Let ``device`` (its primary context made current) read the memory of ``peer``'s
+        primary context; False where the two GPUs have no peer access."""
+        library = self._library
+        possible = ctypes.c_int()
+        if library.cuDeviceCanAccessPeer(ctypes.byref(possible), device, peer) or \
+                not possible.value:
+            return False
+        make_current(device)
+        context = ctypes.c_void_p()
+        if library.cuDevicePrimaryCtxRetain(ctypes.byref(context), peer):
+            return False
+        status = library.cuCtxEnablePeerAccess(context, 0)
+        # the peer's context stays retained: its memory is read from now on
+        return status in (0, _PEER_ACCESS_ALREADY_ENABLED)
 
     def stream_device(self, handle):
         """The ordinal of the device of the stream ``handle`` (None for the legacy and
@@ -96,32 +123,58 @@ def describe_devices(names_by_device):
 
 
 def launch_device(parameters, kernel_args, stream_handle):
-    """The device a launch runs on: the one holding every array among ``kernel_args`` (and
-    in tuples or lists among them), or the current device where no argument is an array.
-    Arrays on several devices, or a stream of another device, are a ``ValueError``."""
+    """The device a launch runs on: the one holding every array among ``kernel_args``
+    outside lists and tuples (else the stream's device, else the current one). Arrays on
+    several devices, or a stream of another device, are a ``ValueError``; arrays in lists
+    and tuples on other devices are read through peer access (:func:`_reach_peers`)."""
     queries = _get_queries()
-    found = {}
+    found, listed = {}, []
     for name, value in zip(parameters, kernel_args):
-        items = value if isinstance(value, (tuple, list)) else (value,)
-        for item in items:
+        in_list = isinstance(value, (tuple, list))
+        for item in value if in_list else (value,):
             pointer = _data_pointer(item)
-            if not pointer:
+            device = queries.pointer_device(pointer) if pointer else None
+            if device is None:
                 continue
-            device = queries.pointer_device(pointer)
-            if device is not None:
+            if in_list:
+                listed.append((name, device))
+            else:
                 found.setdefault(device, []).append(name)
     if len(found) > 1:
         raise ValueError(f"The kernel's arrays are on different GPUs: "
                          f"{describe_devices(found)}; move them to one device")
     device = next(iter(found), None)
-    if device is None:
-        from cuda.core import Device
-        return Device().device_id
     stream_device = queries.stream_device(stream_handle)
-    if stream_device is not None and stream_device != device:
+    if device is None:
+        device = stream_device
+    elif stream_device is not None and stream_device != device:
         raise ValueError(f"The stream belongs to GPU {stream_device}, but the kernel's arrays "
                          f"are on GPU {device}; launch on a stream of device {device}")
+    if device is None:
+        listed_devices = {item_device for _, item_device in listed}
+        if len(listed_devices) == 1:
+            device = listed_devices.pop()
+        else:
+            from cuda.core import Device
+            device = Device().device_id
+    _reach_peers(queries, device, listed)
     return device
+
+
+def _reach_peers(queries, device, listed):
+    """Turn on peer access from ``device`` to the GPUs of the ``(name, device)`` arrays of
+    lists, once a pair, a ``ValueError`` where the two have none. Only where this
+    process holds the other GPU's context: memory of another process (symmetric memory, an
+    IPC handle) is mapped for ``device`` by whoever mapped it."""
+    for name, peer in listed:
+        if peer == device or (device, peer) in queries.peers_reached or \
+                not queries.has_context(peer):
+            continue
+        if not queries.enable_peer_access(device, peer):
+            raise ValueError(f"Argument '{name}': an array on GPU {peer}, which GPU {device} "
+                             f"(where the launch runs) cannot read: the two GPUs have no peer "
+                             f"access")
+        queries.peers_reached.add((device, peer))
 
 
 def make_current(device):
