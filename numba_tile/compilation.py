@@ -249,7 +249,7 @@ def _entry_manifest(kernel, signature, compiled, object_name):
         starts.append(start)
         start += len(parameter["fields"])
     keys = ("parameter", "ndim", "itemsize", "box_columns", "box_rows", "swizzle", "tfloat32")
-    tensor_maps = [dict(zip(keys, spec), first_field=starts[spec[0]])
+    tensor_maps = [dict(zip(keys, spec), first_field=exported.map_source_start(spec, starts))
                    for spec in compiled.tensor_maps]
     return {"symbol": compiled.name, "object": object_name, "parameters": parameters,
             "fields": "".join(p["fields"] for p in parameters), "tensor_maps": tensor_maps,

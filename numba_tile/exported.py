@@ -421,6 +421,23 @@ _MAP_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}  # CU_TENSOR_MAP_SWIZZLE_*
 _MAP_L2_PROMOTION_128B = 2
 
 
+def map_source_start(spec, starts):
+    """Where the values (address, shape, strides) of the array of tensor map ``spec`` start
+    among a launch's flat parameter values, given where each parameter's start: ``spec[0]``
+    is the parameter, or ``(parameter, item)`` for an item of a list parameter, whose items
+    follow one another.
+
+    >>> from numba_tile.exported import map_source_start
+    >>> map_source_start((1, 2), [0, 5]), map_source_start(((1, 2), 2), [0, 5])
+    (5, 15)
+    """
+    parameter, ndim = spec[0], spec[1]
+    if isinstance(parameter, int):
+        return starts[parameter]
+    number, item = parameter
+    return starts[number] + item * (1 + 2 * ndim)
+
+
 def encode_tensor_map(spec, pointer, shape, strides):
     """The 128 bytes of a tensor map (a TMA copy's description) over the array at
     ``pointer`` of ``shape`` and ``strides`` (in elements, the array's own axis order).

@@ -12,7 +12,7 @@ are kept by what they are made from.
 True
 """
 
-from .exported import encode_tensor_map as encode
+from .exported import encode_tensor_map as encode, map_source_start
 
 _MAX_KEPT = 4096
 _kept = {}
@@ -31,7 +31,7 @@ def encode_arguments(specs, flat_values, offsets):
     """
     maps = []
     for spec in specs:
-        start = offsets[spec[0]]
+        start = map_source_start(spec, offsets)
         ndim = spec[1]
         key = (spec, *flat_values[start:start + 1 + 2 * ndim])
         found = _kept.get(key)

@@ -132,8 +132,12 @@ class Compilation:
         # the TensorMapSpec of each tensor map the launch passes, in parameter order
         self.tensor_maps = []
         # pipeline id -> for each of its loads, the kernel parameter its array is, or None
-        # (not a parameter, or allow_tma=False): found by the pipelining pass, before typing
+        # (not a parameter, or allow_tma=False), or for an item of a list argument
+        # ``(parameter, number of items)``: found by the pipelining pass, before typing
         self.tensor_map_sources = {}
+        # list parameter -> its items' values (LLVM), set at the kernel's start where the TMA
+        # copies from its items: a copy finds its item's map by comparing with them
+        self.list_items = {}
         # pipeline id -> for each of its loads, True where its tile is only read rounded to
         # tfloat32, which the tensor memory accelerator can do as it copies
         self.tensor_map_rounding = {}

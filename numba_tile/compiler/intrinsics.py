@@ -58,9 +58,10 @@ def products_retired(pending):
 
 
 # -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.hardware.staged_loads`) ---
-def pipeline_prepare(pipeline_id):
+def pipeline_prepare(pipeline_id, *lists):
     """At the kernel's start: the stages' barriers of pipeline ``pipeline_id`` made ready,
-    once (their phases carry on from one run of the loop to the next)."""
+    once (their phases carry on from one run of the loop to the next). ``lists``: pairs of
+    ``(parameter number, list argument)`` whose items the TMA copies from."""
     raise _only_compiled("pipeline_prepare")
 
 

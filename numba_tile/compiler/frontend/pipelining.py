@@ -67,6 +67,7 @@ from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \
     resident_tile
+from ..types import ListType
 from .contract import tile_pass
 from .device_output import callee, definition
 from .staged_uses import is_mma_operand, mma_operand_uses
@@ -182,8 +183,9 @@ class _Load:
 
 class _PipelinedLoop:
     def __init__(self, func_ir, loop, pipeline_id, preheader, entry, range_call, range_var,
-                 induction, loads, clones, iteration_block, iterator):
+                 induction, loads, clones, iteration_block, iterator, arg_types=()):
         self.func_ir, self.loop, self.pipeline_id = func_ir, loop, pipeline_id
+        self.arg_types = tuple(arg_types)
         self.preheader, self.entry = preheader, entry
         self.range_call, self.range_var = range_call, range_var
         self.induction, self.loads, self.clones = induction, loads, clones
@@ -273,7 +275,7 @@ class _PipelinedLoop:
         order = {id(s): i for i, s in enumerate(earlier)}
         clones.sort(key=lambda s: order[id(s)])
         return cls(func_ir, loop, pipeline_id, preheader, entry, range_call, getiter.value,
-                   induction, loads, clones, header, iternexts[0].value)
+                   induction, loads, clones, header, iternexts[0].value, arg_types)
 
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self, kernel_entry, run_again):
@@ -282,9 +284,12 @@ class _PipelinedLoop:
         loop is inside another."""
         blocks = self.func_ir.blocks
         compilation = current()
+        self._hoist_fixed_items()
         products_of_two_loads = self._products_of_two_loads()
-        compilation.tensor_map_sources[self.pipeline_id] = [self._parameter_of(load)
-                                                            for load in self.loads]
+        sources = [self._parameter_of(load) for load in self.loads]
+        compilation.tensor_map_sources[self.pipeline_id] = [
+            source if source is None or isinstance(source, int) else source[:2]
+            for source in sources]
         # (before the rewriting changes the loads' uses)
         compilation.tensor_map_rounding[self.pipeline_id] = [
             load.operand_uses.rounded_only for load in self.loads]
@@ -294,7 +299,13 @@ class _PipelinedLoop:
         # the last one's, whose barrier is then in the phase that the count tells
         count = self.scope.redefine("$pipeline_count", self.loc)
         prepare = []
-        self._call(prepare, pipeline_prepare, [self._const(prepare, self.pipeline_id)])
+        # the list arguments whose items the TMA copies: their items' maps are told apart
+        # by the items themselves, which the kernel's start hands over
+        lists = {source[0]: source[2] for source in sources
+                 if source is not None and not isinstance(source, int)}
+        self._call(prepare, pipeline_prepare, [self._const(prepare, self.pipeline_id)] + [
+            v for parameter, var in lists.items()
+            for v in (self._const(prepare, parameter), var)])
         prepare.append(ir.Assign(ir.Const(0, self.loc), count, self.loc))
         blocks[kernel_entry].body[-1:-1] = prepare
         before = []
@@ -363,6 +374,20 @@ class _PipelinedLoop:
                 self._call(end, pipeline_end, [pipe, last])
                 block.body[-1:-1] = end
 
+    def _hoist_fixed_items(self):
+        """Move each ``arrays[i]`` of the loads' arguments (an item fixed during the loop,
+        see :func:`_fixed_item`) to the end of the loop's preheader, where it is taken
+        once: in the loop, and in the copies ahead of each iteration, picking the item
+        again is a branch on ``i`` each time (the copies ahead of the first iterations
+        took it before the loop already)."""
+        preheader = self.func_ir.blocks[self.preheader]
+        for statement in [s for s in self.clones if isinstance(s.value, ir.Expr) and
+                          s.value.op == "getitem"]:
+            block = next(b for b in self.func_ir.blocks.values() if statement in b.body)
+            block.body.remove(statement)
+            preheader.body.insert(len(preheader.body) - 1, statement)
+            self.clones.remove(statement)
+
     def _products_of_two_loads(self):
         """True where a product reads two of the loop's loads (a k-loop): its products may
         run on into the next iteration (see
@@ -403,7 +428,8 @@ class _PipelinedLoop:
 
     def _parameter_of(self, load):
         """The kernel parameter the load's array is, where the TMA may copy it (the call
-        does not say ``allow_tma=False``), else None."""
+        does not say ``allow_tma=False``), else None; for an item of a list argument
+        (``arrays[i]``), ``(parameter, number of items, the list's variable)``."""
         allow = dict(load.statement.value.kws).get("allow_tma")
         if allow is not None:
             value = definition(self.func_ir, allow)
@@ -411,7 +437,14 @@ class _PipelinedLoop:
                     value.value not in (None, True):
                 return None
         array = definition(self.func_ir, load.arguments[0])
-        return array.index if isinstance(array, ir.Arg) else None
+        if isinstance(array, ir.Arg):
+            return array.index
+        if isinstance(array, ir.Expr) and array.op in ("getitem", "static_getitem"):
+            container = definition(self.func_ir, array.value)
+            if isinstance(container, ir.Arg) and container.index < len(self.arg_types) and \
+                    isinstance(self.arg_types[container.index], ListType):
+                return (container.index, self.arg_types[container.index].count, array.value)
+        return None
 
     def _range_bounds(self, statements):
         args = self.range_call.args
@@ -527,6 +560,15 @@ def _load_arguments(func_ir, statement):
     return tuple(bound.get(name) for name in LOAD_FIELDS)
 
 
+def _fixed_item(value, assigned_in_loop, induction):
+    """True for ``sequence[i]`` where neither the sequence nor ``i`` changes during the
+    loop (an item of a list argument, chosen before the loop): the copies ahead of the
+    loop's iterations index it the same, never past its end."""
+    return isinstance(value, ir.Expr) and value.op == "getitem" and all(
+        v.name not in assigned_in_loop and v.name not in induction
+        for v in (value.value, value.index))
+
+
 def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
     """The statements among ``earlier`` (those every iteration runs before the load) that
     compute its arguments, where all of them are plain arithmetic of the loop variable and
@@ -549,8 +591,9 @@ def _argument_slice(func_ir, earlier, loop_blocks, arguments, induction):
         if not assignments:
             continue  # fixed during the loop
         statement = before.get(var.name)
-        if len(assignments) != 1 or statement is None or not is_pure(func_ir,
-                                                                       statement.value):
+        if len(assignments) != 1 or statement is None or not (
+                is_pure(func_ir, statement.value) or
+                _fixed_item(statement.value, assigned_in_loop, induction)):
             return None
         if position[id(statement)] >= reader:
             return None  # read before it is assigned: the previous iteration's value

@@ -84,6 +84,9 @@ IDENTITY_PERMUTE = Asm("prmt.b32 $0, $1, 0, 0x3210;", "=r,r", False)
 DYNAMIC_SHARED_SIZE = Asm("mov.u32 $0, %dynamic_smem_size;", "=r", False)
 # writes to shared memory made visible to the asynchronous proxy (wgmma, the TMA)
 FENCE_ASYNC_PROXY = Asm("fence.proxy.async.shared::cta;", "~{memory}")
+# global memory that an acquire made visible (written by other blocks' plain stores) made
+# visible to the TMA's later copies too
+FENCE_ASYNC_PROXY_GLOBAL = Asm("fence.proxy.async.global;", "~{memory}")
 # programmatic dependent launch (sm_90+); memory clobbers: no load moves above the wait, no
 # store below the release
 GRID_DEPENDENCY_WAIT = Asm("griddepcontrol.wait;", "~{memory}")
@@ -290,6 +293,7 @@ def examples():
         add(atomic_add_vector(order, scope, width), (9, 0))
     add(atomic_cas("acq_rel", "gpu", "b32", "r"))
     add(FENCE_ASYNC_PROXY, (9, 0))
+    add(FENCE_ASYNC_PROXY_GLOBAL, (9, 0))
     add(GRID_DEPENDENCY_WAIT, (9, 0))
     add(GRID_DEPENDENCY_LAUNCH_DEPENDENTS, (9, 0))
     for ptx_type, register in (("u8", "r"), ("b32", "r"), ("f64", "d")):

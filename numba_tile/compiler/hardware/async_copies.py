@@ -81,8 +81,8 @@ def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_v
                                *reversed(origin[:-2])]
                 target = builder.gep(stage, [I32(box * shape[-2] * box_columns *
                                                  dtype.itemsize)])
-                tma.copy_box(builder, pipeline.tensor_maps[which], target,
-                                     coordinates, stage_barrier)
+                tma.copy_box(builder, pipeline.tensor_maps[which], target, coordinates,
+                             stage_barrier, array)
 
 
 def _as_stored(context, builder, array_type, array, index_type, index, shape, transposed):

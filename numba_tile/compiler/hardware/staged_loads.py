@@ -209,9 +209,10 @@ def _stage_count(stage_bytes, extra_bytes=0):
 
 def _tensor_map_copies(pipeline_id, tiles, loads):
     """``(parameter, ndim, dtype, stored shape, tfloat32)`` of each tile, where the TMA can
-    copy the pipeline's tiles (sm_90, every array an int32-indexed kernel parameter that
-    allows it, every tile a shape it copies into the swizzled layout), else None;
-    ``tfloat32``: a float32 tile only read as tfloat32, which the copy rounds."""
+    copy the pipeline's tiles (sm_90, every array an int32-indexed kernel parameter, or an
+    item of a list parameter, that allows it, every tile a shape it copies into the
+    swizzled layout), else None; ``tfloat32``: a float32 tile only read as tfloat32, which
+    the copy rounds. An item of a list has ``(parameter, number of items)``."""
     compilation = current()
     sources = compilation.tensor_map_sources.get(pipeline_id)
     if compilation.target != (9, 0) or not sources or None in sources or \
@@ -244,7 +245,7 @@ def pipeline_type(pipeline_id, loads):
         copies = _tensor_map_copies(pipeline_id, tiles, loads)
         stages = _stage_count(stage_bytes, SHARED_ALIGNMENT if copies else 0)
         if stages > 1:
-            maps = copies and [tma.tensor_map_slot(*copy) for copy in copies]
+            maps = copies and [tma.tensor_map_slots(*copy) for copy in copies]
             ring_end = compilation.shared.reserve_ring(
                 PipelineType(pipeline_id, tiles, stages, 0, maps).ring_bytes)
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),

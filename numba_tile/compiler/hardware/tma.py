@@ -22,10 +22,11 @@ padding).
 
 import re
 
+from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from ..compilation import current
-from ..lowering.tiles import I32
+from ..lowering.tiles import I32, I64
 from . import asm
 
 PARAMETER_PREFIX = asm.TENSOR_MAP_PARAMETER
@@ -36,8 +37,8 @@ SWIZZLE_SPAN = 128  # bytes: the widest swizzle, and the widest box row it allow
 
 class TensorMapSpec(tuple):
     """What the launch needs to make one tensor map: ``(parameter, ndim, itemsize,
-    box_columns, box_rows, swizzle_bytes, tfloat32)``: the kernel parameter (an array), its
-    rank and element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix
+    box_columns, box_rows, swizzle_bytes, tfloat32)``: the kernel parameter (an array; for
+    an item of a list parameter, ``(parameter, item)``), its rank and element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix
     deep), the swizzle (0, 32, 64 or 128) and whether the copy rounds float32 elements to
     tfloat32 (to nearest, ties to even, as ``astype`` does). A plain tuple, so that compiled
     kernels pickle.
@@ -77,10 +78,21 @@ def boxes(dtype, stored_shape):
     return None
 
 
+def tensor_map_slots(parameter, ndim, dtype, stored_shape, tfloat32=False):
+    """:func:`tensor_map_slot` of an array parameter; of a list parameter (``parameter`` is
+    ``(parameter, number of items)``), the tuple of its items' slots."""
+    if isinstance(parameter, int):
+        return tensor_map_slot(parameter, ndim, dtype, stored_shape, tfloat32)
+    number, items = parameter
+    return tuple(tensor_map_slot((number, item), ndim, dtype, stored_shape, tfloat32)
+                 for item in range(items))
+
+
 def tensor_map_slot(parameter, ndim, dtype, stored_shape, tfloat32=False):
     """The slot (parameter number after the kernel's own) of the map that copies tiles of
-    ``stored_shape`` from array parameter ``parameter`` (rounding them to ``tfloat32``, or
-    not), added to the compilation's maps on first use."""
+    ``stored_shape`` from array parameter ``parameter`` (or item ``item`` of list parameter
+    ``number``, for ``parameter`` ``(number, item)``), rounding them to ``tfloat32`` or not,
+    added to the compilation's maps on first use."""
     box_columns, swizzle, _ = boxes(dtype, stored_shape)
     spec = TensorMapSpec((parameter, ndim, dtype.itemsize, box_columns, stored_shape[-2],
                           swizzle, bool(tfloat32)))
@@ -138,12 +150,51 @@ def expect_bytes(builder, barrier, nbytes):
                                                   I32(nbytes)])
 
 
-def copy_box(builder, slot, target, coordinates, barrier):
+def copy_box(builder, slot, target, coordinates, barrier, array=None):
     """Start the TMA copy of the box of map ``slot`` at element ``coordinates`` (int32,
-    innermost axis first) into ``target`` (shared memory), completing on ``barrier``."""
-    asm.emit(builder, asm.tensor_copy(slot, len(coordinates)),
-             [_shared_address(builder, target), _shared_address(builder, barrier),
-              *coordinates])
+    innermost axis first) into ``target`` (shared memory), completing on ``barrier``.
+    ``slot`` a tuple: the maps of a list parameter's items; the copy takes the map of the
+    item whose fields (address, extents, strides) all equal those of ``array`` (its LLVM
+    value), in a branch that names that map as a constant."""
+    operands = [_shared_address(builder, target), _shared_address(builder, barrier),
+                *coordinates]
+    if isinstance(slot, int):
+        asm.emit(builder, asm.tensor_copy(slot, len(coordinates)), operands)
+        return
+    compilation = current()
+    items = compilation.list_items[compilation.tensor_maps[slot[0]][0][0]]
+    _copy_of_item(builder, list(zip(slot, items)), array, operands, len(coordinates))
+
+
+def _copy_of_item(builder, candidates, array, operands, ndim):
+    """The copy with the map of the first of ``candidates`` (``(slot, item)`` pairs) whose
+    item ``array`` is, else of the last."""
+    (slot, item), rest = candidates[0], candidates[1:]
+    if not rest:
+        asm.emit(builder, asm.tensor_copy(slot, ndim), operands)
+        return
+    same = None
+    for mine, theirs in zip(_scalars(builder, array), _scalars(builder, item)):
+        equal = builder.icmp_unsigned("==", mine, theirs)
+        same = equal if same is None else builder.and_(same, equal)
+    with builder.if_else(same) as (this_item, another_item):
+        with this_item:
+            asm.emit(builder, asm.tensor_copy(slot, ndim), operands)
+        with another_item:
+            _copy_of_item(builder, rest, array, operands, ndim)
+
+
+def _scalars(builder, value):
+    """The scalar fields of an array's value (its address as an integer, its extents and
+    strides), in order."""
+    if isinstance(value.type, ir.PointerType):
+        return [builder.ptrtoint(value, I64)]
+    if isinstance(value.type, (ir.LiteralStructType, ir.ArrayType)):
+        count = len(value.type.elements) if isinstance(value.type, ir.LiteralStructType) \
+            else value.type.count
+        return [scalar for field in range(count)
+                for scalar in _scalars(builder, builder.extract_value(value, field))]
+    return [value]
 
 
 def wait_barrier(builder, barrier, parity):

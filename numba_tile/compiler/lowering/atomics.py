@@ -11,6 +11,10 @@ shared memory, between two barriers; the first barrier also orders every thread'
 accesses before the atomic (what a lock's release needs), the second orders the atomic
 before every thread's later ones (what its acquire needs). An element outside the array or
 masked off is not touched: its old value reads as ``expected`` (``atomic_cas``) or 0.
+
+On sm_90 an acquiring atomic ends with ``fence.proxy.async.global`` in every thread: what it
+made visible (another block's stores, released by its flag) is then seen by the TMA's copies
+too, which read through the asynchronous proxy.
 """
 
 from llvmlite import ir
@@ -139,6 +143,7 @@ def atomic_tile(context, builder, op, dtype, semantics, result_type, addresses, 
         for register in _vector_adds(context, builder, op, dtype, semantics, result_type,
                                      addresses, operands, old_value, values):
             values[register] = old_value(register)
+        _fence_for_copies(builder, semantics)
         return make_tile(context, builder, result_type, [
             values[first[layout.apply(register=r)]] for r in range(result_type.registers)])
     # replicas: the leader updates, then every holder reads the old value from shared memory
@@ -157,7 +162,15 @@ def atomic_tile(context, builder, op, dtype, semantics, result_type, addresses, 
         slot = builder.gep(buffer, [linear_offset(builder, register_coordinates(
             builder, base, layout, register), result_type.shape)])
         values.append(load_shared(builder, slot, element))
+    _fence_for_copies(builder, semantics)
     return make_tile(context, builder, result_type, values)
+
+
+def _fence_for_copies(builder, semantics):
+    """The proxy fence after an acquiring atomic on sm_90 (see the module's docstring)."""
+    if semantics[0] in ("acquire", "acq_rel") and semantics[1] in ("gpu", "sys") and \
+            current().target >= (9, 0):
+        asm.emit(builder, asm.FENCE_ASYNC_PROXY_GLOBAL, [])
 
 
 def _count(shape):

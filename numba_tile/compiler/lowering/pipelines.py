@@ -41,10 +41,14 @@ def _produced(pipeline):
         compilation.producer_pipeline == pipeline.pipeline_id
 
 
-@lower(pipeline_prepare, types.Any)
+@lower(pipeline_prepare, types.VarArg(types.Any))
 def lower_pipeline_prepare(context, builder, sig, args):
     # (typed by then: the pipeline was planned where its pipeline_begin was typed)
     pipeline = current().pipelines.get(constant_of(sig.args[0]))
+    for position in range(1, len(args), 2):  # the items of list arguments, for the copies
+        current().list_items[constant_of(sig.args[position])] = [
+            builder.extract_value(args[position + 1], item)
+            for item in range(sig.args[position + 1].count)]
     if pipeline is not None and pipeline.tensor_maps and not _produced(pipeline):
         # the stages' barriers, ready before the first copy; made once, since making one
         # again is only allowed after invalidating it, and a loop may not have run
