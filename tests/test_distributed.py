@@ -32,6 +32,43 @@ def test_all_gather_matmul_over_a_list_of_arrays(run_kernel, rng, ranks, rows, k
     assert relative_error(out, expected) < tolerance
 
 
+@ct.kernel
+def gather_along_k(inputs, w, out, TM: ct.Constant[int], TN: ct.Constant[int],
+                   TK: ct.Constant[int]):
+    """``out = concatenate(inputs, axis=1) @ w``: the k-loop walks the items one after the
+    other, the item picked by the loop variable (cuTile's all-gather along K)."""
+    per_item = ct.num_tiles(inputs[0], 1, (TM, TK))
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(per_item * len(inputs)):
+        a = ct.load(inputs[k // per_item], (ct.bid(0), k % per_item), (TM, TK))
+        b = ct.load(w, (k, ct.bid(1)), (TK, TN))
+        acc = ct.mma(a, b, acc)
+    ct.store(out, (ct.bid(0), ct.bid(1)), acc)
+
+
+def test_an_item_picked_by_the_loop_variable(run_kernel, rng):
+    inputs = [rng.standard_normal((64, 64)).astype(np.float16) for _ in range(3)]
+    w = rng.standard_normal((192, 64)).astype(np.float16)
+    out = np.full((64, 64), np.nan, np.float32)
+    run_kernel(gather_along_k, (2, 2), (inputs, w, out, 32, 32, 32))
+    expected = np.concatenate(inputs, axis=1).astype(np.float64) @ w.astype(np.float64)
+    assert relative_error(out, expected) < 1e-3
+
+
+def test_the_tma_copies_from_each_item_of_a_list():
+    """On sm_90 every item of the list gets its own tensor map (the copy picks the item's
+    at run time); no tile of the k-loop is loaded without the TMA."""
+    inputs = [np.zeros((256, 128), np.float16) for _ in range(3)]
+    w = np.zeros((128, 128), np.float16)
+    out = np.zeros((768, 128), np.float16)
+    kernel, _, args = all_gather_matmul_launch(inputs, w, out, tile=(128, 128, 64))
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    assert len(compiled.tensor_maps) == 4
+    assert sorted(spec[0] for spec in compiled.tensor_maps
+                  if not isinstance(spec[0], int)) == [(0, 0), (0, 1), (0, 2)]
+    assert "ld.global" not in compiled.ptx and "ld.v4" not in compiled.ptx
+
+
 def test_list_arrays_of_another_dtype_or_rank_are_type_errors(run_kernel):
     w = np.zeros((32, 32), np.float32)
     out = np.zeros((64, 32), np.float32)
@@ -95,6 +132,26 @@ def _rank(rank, world, port, errors):
         errors.put(f"rank {rank}: {type(error).__name__}: {error}")
     finally:
         dist.destroy_process_group()
+
+
+@pytest.mark.skipif(not _two_gpus(), reason="needs two GPUs")
+@pytest.mark.parametrize("device,peer", [(0, 1), (1, 0)])
+def test_a_list_holding_another_gpus_array_reads_it_through_peer_access(device, peer):
+    """Plain tensors (no symmetric memory) of two GPUs in one list: the launch runs where
+    ``w`` and ``out`` are and reads the other GPU's rows over peer access."""
+    import torch
+    generator = torch.Generator().manual_seed(3)
+    rows = [torch.randn((64, 96), generator=generator).to(torch.float16) for _ in range(2)]
+    w = torch.randn((96, 64), generator=generator).to(torch.float16)
+    inputs = [rows[0].to(f"cuda:{device}"), rows[1].to(f"cuda:{peer}")]
+    out = torch.full((128, 64), float("nan"), device=f"cuda:{device}")
+    kernel, grid, args = all_gather_matmul_launch(inputs, w.to(f"cuda:{device}"), out,
+                                                  tile=(32, 32, 32))
+    torch.cuda.set_device(peer)  # the current device is not the launch's
+    ct.launch(torch.cuda.current_stream(device), grid, kernel, args)
+    torch.cuda.synchronize(device)
+    expected = torch.cat(rows).double() @ w.double()
+    assert relative_error(out.cpu().numpy(), expected.numpy()) < 1e-3
 
 
 @pytest.mark.skipif(not _two_gpus(), reason="needs two GPUs and PyTorch's symmetric memory")
