@@ -15,7 +15,9 @@ import pytest
 
 import numba_tile as ct
 from conftest import relative_error
-from numba_tile.bench.distributed import all_gather_matmul, all_gather_matmul_launch
+from conftest import guarded, guards_untouched
+from numba_tile.bench.distributed import CopiedAllGatherMatmul, all_gather_matmul, \
+    all_gather_matmul_copied, all_gather_matmul_launch
 
 
 @pytest.mark.parametrize("ranks,rows,k,n,dtype", [
@@ -67,6 +69,35 @@ def test_the_tma_copies_from_each_item_of_a_list():
     assert sorted(spec[0] for spec in compiled.tensor_maps
                   if not isinstance(spec[0], int)) == [(0, 0), (0, 1), (0, 2)]
     assert "ld.global" not in compiled.ptx and "ld.v4" not in compiled.ptx
+
+
+@pytest.mark.parametrize("me", [0, 2])
+def test_the_copying_all_gather_matmul(run_kernel, rng, me):
+    """Three ranks' rows on one device: copier blocks copy the peers' rows and count them,
+    the blocks of the peers' tiles wait for their bands' counts. Output guarded and
+    poisoned; the gathered rows hold the peers' rows (this rank's band stays as it was)."""
+    ranks, rows, k, n, tile = 3, 64, 64, 96, 32
+    inputs = [rng.standard_normal((rows, k)).astype(np.float16) for _ in range(ranks)]
+    w = rng.standard_normal((k, n)).astype(np.float16)
+    gathered = np.full((ranks * rows, k), np.nan, np.float16)
+    ready = np.zeros(ranks * rows // tile, np.int32)
+    buffer, out = guarded((ranks * rows, n))
+    chunks = k // tile
+    tiles = ranks * rows // tile * (n // tile)
+    run_kernel(all_gather_matmul_copied, (2 + tiles,),
+               (inputs, me, [inputs[me], gathered], w, out, ready, chunks, tile, tile, tile,
+                4, 2))
+    expected = np.concatenate(inputs).astype(np.float64) @ w.astype(np.float64)
+    assert relative_error(out, expected) < 1e-3
+    assert guards_untouched(buffer, out.shape)
+    mine = slice(me * rows, (me + 1) * rows)
+    assert np.isnan(gathered[mine].astype(np.float32)).all()
+    peers = np.ones(ranks * rows, bool)
+    peers[mine] = False
+    assert np.array_equal(gathered[peers], np.concatenate(inputs)[peers])
+    per_band = np.full(ranks, chunks)
+    per_band[me] = 0
+    assert np.array_equal(ready, np.repeat(per_band, rows // tile))
 
 
 def test_list_arrays_of_another_dtype_or_rank_are_type_errors(run_kernel):
@@ -125,9 +156,19 @@ def _rank(rank, world, port, errors):
         gathered = torch.empty((world * ROWS, K), dtype=torch.bfloat16, device="cuda")
         dist.all_gather_into_tensor(gathered, local)
         expected = gathered.double() @ w.double()
-        error = ((out.double() - expected).abs().max() / expected.abs().max()).item()
-        if not error < 1e-2:
-            errors.put(f"rank {rank}: relative error {error}")
+        copied_out = torch.full_like(out, float("nan"))
+        copying = CopiedAllGatherMatmul(peers, rank, w, copied_out, tile=(128, 128, 64))
+        for launch in range(2):  # the counters carry on from one launch to the next
+            copied_out.fill_(float("nan"))
+            handle.barrier()
+            copying.launch(torch.cuda.current_stream())
+            torch.cuda.synchronize()
+            for name, result in (("all_gather_matmul", out),
+                                 (f"CopiedAllGatherMatmul, launch {launch}", copied_out)):
+                error = ((result.double() - expected).abs().max() /
+                         expected.abs().max()).item()
+                if not error < 1e-2:
+                    errors.put(f"rank {rank}, {name}: relative error {error}")
     except Exception as error:  # reported by the parent, which asserts
         errors.put(f"rank {rank}: {type(error).__name__}: {error}")
     finally:

@@ -1,4 +1,4 @@
-"""An all-gather fused with a matrix product, over arrays that live on several GPUs (issue 24):
+"""An all-gather fused with a matrix product, over arrays that live on several GPUs:
 ``out = concatenate(inputs) @ w``, where ``inputs`` holds one array per rank (each rank's
 rows, read where they are: a peer's buffer from ``torch.distributed``'s symmetric memory,
 or an array of this GPU), and a tile block picks its rank's array with a run-time index
@@ -18,6 +18,7 @@ True
 """
 
 import numba_tile as ct
+from .kernels import _grouped_tile
 
 
 @ct.kernel
@@ -47,3 +48,90 @@ def all_gather_matmul_launch(inputs, w, out, *, tile=(128, 128, 64), num_warps=N
         raise ValueError(f"each rank's rows ({rows}) must be a multiple of the tile's ({tm})")
     return (kernel, (len(inputs) * rows // tm, ct.cdiv(w.shape[1], tn)),
             (list(inputs), w, out, tm, tn, tk))
+
+
+@ct.kernel
+def all_gather_matmul_copied(inputs, me, sources, w, out, ready, target,
+                             TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                             GROUP: ct.Constant[int], COPIERS: ct.Constant[int]):
+    """:func:`all_gather_matmul` that reads each peer's rows once over NVLink. The first
+    ``COPIERS`` blocks copy the peers' rows, ``TM x TN`` chunks in turn, into
+    ``sources[1]`` (``(ranks * M, K)``, on this GPU), counting each chunk in ``ready``
+    (one int32 counter per band of ``TM`` rows). The other blocks take the tiles of
+    ``out``: first those of this rank's own rows (from ``sources[0]``, which is
+    ``inputs[me]``), then each peer's, whose blocks first wait until their band's counter
+    reaches ``target`` (the chunks of a band times the launches so far: the counters are
+    never reset). A block takes tile ``bid(0) - COPIERS``, then every
+    ``num_blocks(0) - COPIERS``-th after it (one block per tile, or a persistent grid).
+    A block waits only for blocks of lower numbers, which start before it. (Reading the
+    peers' rows in place, as :func:`all_gather_matmul` does, reads each once per column
+    of tiles of ``out``.)"""
+    ranks = len(inputs)
+    per_rank = sources[0].shape[0] // TM
+    num_n = ct.cdiv(w.shape[1], TN)
+    chunks = ct.cdiv(sources[0].shape[1], TN)
+    own_tiles = per_rank * num_n
+    if ct.bid(0) < COPIERS:
+        for chunk in range(ct.bid(0), (ranks - 1) * per_rank * chunks, COPIERS):
+            peer = (me + 1 + chunk // (per_rank * chunks)) % ranks
+            band = chunk % (per_rank * chunks) // chunks
+            column = chunk % chunks
+            part = ct.load(inputs[peer], (band, column), (TM, TN))
+            ct.store(sources[1], (peer * per_rank + band, column), part)
+            ct.atomic_add(ready, peer * per_rank + band, 1,
+                          memory_order=ct.MemoryOrder.RELEASE)
+    else:
+        for t in range(ct.bid(0) - COPIERS, ranks * own_tiles, ct.num_blocks(0) - COPIERS):
+            turn = t // own_tiles  # 0: this rank's rows, then each peer's
+            rank = (me + turn) % ranks
+            bm, bn = _grouped_tile(t % own_tiles, per_rank, num_n, GROUP)
+            if turn > 0:
+                while ct.atomic_add(ready, rank * per_rank + bm, 0,
+                                    memory_order=ct.MemoryOrder.ACQUIRE) < target:
+                    pass
+            which = min(turn, 1)
+            row = bm + which * rank * per_rank
+            acc = ct.zeros((TM, TN), ct.float32)
+            for k in range(ct.num_tiles(w, 0, (TK, TN))):
+                a = ct.load(sources[which], (row, k), (TM, TK),
+                            padding_mode=ct.PaddingMode.ZERO)
+                b = ct.load(w, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+                acc = ct.mma(a, b, acc)
+            ct.store(out, (rank * per_rank + bm, bn), acc.astype(out.dtype))
+
+
+class CopiedAllGatherMatmul:
+    """Launches of :func:`all_gather_matmul_copied` on one rank: ``inputs`` (every rank's
+    buffer, as symmetric memory maps them), ``me`` (this rank), ``w`` and ``out``; the
+    gathered rows and the counters are kept from launch to launch. ``copiers``: the blocks
+    that copy; ``blocks``: a persistent grid of that many more (at most as many as are
+    resident at once besides the copiers), or None: one block per tile.
+
+    >>> from numba_tile.bench.distributed import CopiedAllGatherMatmul
+    >>> CopiedAllGatherMatmul.__name__
+    'CopiedAllGatherMatmul'
+    """
+
+    def __init__(self, inputs, me, w, out, blocks=None, *, tile=(128, 256, 64), num_warps=8,
+                 group=8, copiers=16):
+        import torch
+        tm, tn, tk = tile
+        rows, k = inputs[me].shape
+        if rows % tm or k % tn:
+            raise ValueError(f"each rank's rows ({rows}) must be a multiple of {tm} and its "
+                             f"columns ({k}) of {tn}")
+        self.gathered = torch.empty((len(inputs) * rows, k), dtype=inputs[me].dtype,
+                                    device=out.device)
+        self.ready = torch.zeros(len(inputs) * rows // tm, dtype=torch.int32,
+                                 device=out.device)
+        self.kernel = all_gather_matmul_copied.replace_hints(num_warps=num_warps)
+        tiles = len(inputs) * rows // tm * ct.cdiv(w.shape[1], tn)
+        self.grid, self.chunks, self.launches = (copiers + (blocks or tiles),), k // tn, 0
+        self.arguments = [list(inputs), me, [inputs[me], self.gathered], w, out, self.ready,
+                          0, tm, tn, tk, group, copiers]
+
+    def launch(self, stream):
+        """One launch on ``stream``: ``out`` gets ``concatenate(inputs) @ w``."""
+        self.launches += 1
+        self.arguments[6] = self.launches * self.chunks
+        ct.launch(stream, self.grid, self.kernel, tuple(self.arguments))
