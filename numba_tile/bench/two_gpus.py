@@ -36,6 +36,7 @@ import sys
 
 CASE = "all_gather_matmul_bf16"
 TOLERANCE = 1e-2  # bfloat16 outputs
+RANK_TIMEOUT = 600  # seconds a rank may take to compile, check and time everything
 
 
 def tflops(ranks, rows, k, n, milliseconds):
@@ -65,6 +66,8 @@ def _rank(rank, ranks, port, rows, size, repeats, results):
         results.put((rank, _measure(rank, ranks, port, rows, size, repeats)))
     except Exception as error:  # the parent reports it
         results.put((rank, f"{type(error).__name__}: {error}"))
+        results.close()
+        results.join_thread()  # the message is sent before the process ends
         sys.stdout.flush()
         os._exit(1)  # the other rank may wait in a collective: do not wait for it
 
@@ -165,7 +168,8 @@ def run(rows=8192, size=8192, repeats=20):
     (rank 0's figures, the error the larger of the two ranks')."""
     import torch.multiprocessing as mp
     context = mp.get_context("spawn")
-    results = context.SimpleQueue()
+    import queue
+    results = context.Queue()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -173,9 +177,15 @@ def run(rows=8192, size=8192, repeats=20):
                                                      results)) for rank in range(2)]
     for process in processes:
         process.start()
-    by_rank = dict(results.get() for _ in processes)
-    for process in processes:
-        process.join()
+    try:  # a rank that dies without a word (a crash) must not leave the parent waiting
+        by_rank = dict(results.get(timeout=RANK_TIMEOUT) for _ in processes)
+    except queue.Empty:
+        raise RuntimeError(f"a rank gave no result in {RANK_TIMEOUT} s (see its output)")
+    finally:
+        for process in processes:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.terminate()
     failed = [f"rank {rank}: {value}" for rank, value in by_rank.items()
               if isinstance(value, str)]
     if failed:
