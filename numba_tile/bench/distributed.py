@@ -61,9 +61,9 @@ def all_gather_matmul_copied(inputs, me, sources, w, out, ready, target,
     ``out``: first those of this rank's own rows (from ``sources[0]``, which is
     ``inputs[me]``), then each peer's, whose blocks first wait until their band's counter
     reaches ``target`` (the chunks of a band times the launches so far: the counters are
-    never reset). A block takes tile ``bid(0) - COPIERS``, then every
-    ``num_blocks(0) - COPIERS``-th after it (one block per tile, or a persistent grid).
-    A block waits only for blocks of lower numbers, which start before it. (Reading the
+    never reset); block ``bid(0)`` takes tile ``bid(0) - COPIERS``. A block waits only for
+    blocks of lower numbers, which start before it. (A persistent grid, every block taking
+    many tiles, cost 100 more registers a thread and was slower.) (Reading the
     peers' rows in place, as :func:`all_gather_matmul` does, reads each once per column
     of tiles of ``out``.)"""
     ranks = len(inputs)
@@ -81,39 +81,37 @@ def all_gather_matmul_copied(inputs, me, sources, w, out, ready, target,
             ct.atomic_add(ready, peer * per_rank + band, 1,
                           memory_order=ct.MemoryOrder.RELEASE)
     else:
-        for t in range(ct.bid(0) - COPIERS, ranks * own_tiles, ct.num_blocks(0) - COPIERS):
-            turn = t // own_tiles  # 0: this rank's rows, then each peer's
-            rank = (me + turn) % ranks
-            bm, bn = _grouped_tile(t % own_tiles, per_rank, num_n, GROUP)
-            if turn > 0:
-                while ct.atomic_add(ready, rank * per_rank + bm, 0,
-                                    memory_order=ct.MemoryOrder.ACQUIRE) < target:
-                    pass
-            which = min(turn, 1)
-            row = bm + which * rank * per_rank
-            acc = ct.zeros((TM, TN), ct.float32)
-            for k in range(ct.num_tiles(w, 0, (TK, TN))):
-                a = ct.load(sources[which], (row, k), (TM, TK),
-                            padding_mode=ct.PaddingMode.ZERO)
-                b = ct.load(w, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
-                acc = ct.mma(a, b, acc)
-            ct.store(out, (rank * per_rank + bm, bn), acc.astype(out.dtype))
+        t = ct.bid(0) - COPIERS
+        turn = t // own_tiles  # 0: this rank's rows, then each peer's
+        rank = (me + turn) % ranks
+        bm, bn = _grouped_tile(t % own_tiles, per_rank, num_n, GROUP)
+        if turn > 0:
+            while ct.atomic_add(ready, rank * per_rank + bm, 0,
+                                memory_order=ct.MemoryOrder.ACQUIRE) < target:
+                pass
+        which = min(turn, 1)
+        row = bm + which * rank * per_rank
+        acc = ct.zeros((TM, TN), ct.float32)
+        for k in range(ct.num_tiles(w, 0, (TK, TN))):
+            a = ct.load(sources[which], (row, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+            b = ct.load(w, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+            acc = ct.mma(a, b, acc)
+        ct.store(out, (rank * per_rank + bm, bn), acc.astype(out.dtype))
 
 
 class CopiedAllGatherMatmul:
     """Launches of :func:`all_gather_matmul_copied` on one rank: ``inputs`` (every rank's
     buffer, as symmetric memory maps them), ``me`` (this rank), ``w`` and ``out``; the
     gathered rows and the counters are kept from launch to launch. ``copiers``: the blocks
-    that copy; ``blocks``: a persistent grid of that many more (at most as many as are
-    resident at once besides the copiers), or None: one block per tile.
+    that copy (one block per tile of ``out`` besides).
 
     >>> from numba_tile.bench.distributed import CopiedAllGatherMatmul
     >>> CopiedAllGatherMatmul.__name__
     'CopiedAllGatherMatmul'
     """
 
-    def __init__(self, inputs, me, w, out, blocks=None, *, tile=(128, 256, 64), num_warps=8,
-                 group=8, copiers=16):
+    def __init__(self, inputs, me, w, out, *, tile=(128, 256, 64), num_warps=8, group=8,
+                 copiers=16):
         import torch
         tm, tn, tk = tile
         rows, k = inputs[me].shape
@@ -126,7 +124,7 @@ class CopiedAllGatherMatmul:
                                  device=out.device)
         self.kernel = all_gather_matmul_copied.replace_hints(num_warps=num_warps)
         tiles = len(inputs) * rows // tm * ct.cdiv(w.shape[1], tn)
-        self.grid, self.chunks, self.launches = (copiers + (blocks or tiles),), k // tn, 0
+        self.grid, self.chunks, self.launches = (copiers + tiles,), k // tn, 0
         self.arguments = [list(inputs), me, [inputs[me], self.gathered], w, out, self.ready,
                           0, tm, tn, tk, group, copiers]
 
