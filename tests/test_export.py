@@ -123,6 +123,24 @@ def test_tensor_maps_are_in_the_manifest():
         assert spec["itemsize"] == 2 and spec["ndim"] == 2
 
 
+def test_the_maps_of_a_lists_items_are_in_the_manifest():
+    """Each item of a list argument has a map, whose values follow the previous item's."""
+    from numba_tile.bench.distributed import all_gather_matmul_launch
+    inputs = [np.zeros((128, 64), np.float16) for _ in range(3)]
+    w = np.zeros((64, 128), np.float16)
+    out = np.zeros((384, 128), np.float32)
+    kernel, _, args = all_gather_matmul_launch(inputs, w, out, tile=(64, 64, 32))
+    file = io.BytesIO()
+    export_kernel(kernel, [KernelSignature.from_kernel_args(kernel, args)], file,
+                  gpu_code="sm_90", output_format="ptx")
+    maps = exported.load(file).entries[0].tensor_maps
+    starts = sorted((tuple(m["parameter"]) if isinstance(m["parameter"], list)
+                     else m["parameter"], m["first_field"]) for m in maps
+                    if not isinstance(m["parameter"], int))
+    assert starts == [((0, 0), 0), ((0, 1), 5), ((0, 2), 10)]
+    assert [m["first_field"] for m in maps if m["parameter"] == 1] == [15]
+
+
 # -- compile errors: a launch's -------------------------------------------------------------
 @ct.kernel
 def mixes_signs(x, y):
