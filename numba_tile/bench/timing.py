@@ -92,10 +92,12 @@ def gbps(nbytes, milliseconds):
     return nbytes / (milliseconds * 1e-3) / 1e9
 
 
-def time_on_gpu(run, *, repeats=100, warmup=10, flush_l2=True):
+def time_on_gpu(run, *, repeats=100, warmup=10, flush_l2=True, before_each=None):
     """Time ``run()`` (which launches GPU work on PyTorch's current stream): ``warmup`` untimed
     runs, then ``repeats`` runs each between two CUDA events, the L2 cache flushed before
-    each. Returns a :class:`Timing`. Needs PyTorch and a CUDA GPU.
+    each. ``before_each()``: called before each timed run, outside its events (the two-GPU
+    case puts a barrier of its ranks there). Returns a :class:`Timing`. Needs PyTorch and
+    a CUDA GPU.
 
     >>> import torch  # doctest: +SKIP
     >>> x = torch.randn(1 << 26, device="cuda")  # doctest: +SKIP
@@ -112,6 +114,8 @@ def time_on_gpu(run, *, repeats=100, warmup=10, flush_l2=True):
     for start, end in events:
         if flush is not None:
             flush.sum()  # a read: the L2 is left with clean lines of the flush buffer
+        if before_each is not None:
+            before_each()
         start.record()
         run()
         end.record()

@@ -14,8 +14,10 @@ checked against float64 first (its output filled with NaN before):
 * ``numba_tile_pull``: :func:`~numba_tile.bench.distributed.all_gather_matmul`, which
   reads the peer's rows in place over NVLink in its k-loop.
 
-Times are the median over ``R`` runs (CUDA events around each, both ranks started together
-by a barrier); rank 0 prints the table, and ``--out`` writes it to ``two_gpus.json``.
+Times are the median over ``R`` runs, timed as every case of the benchmark is
+(:func:`~numba_tile.bench.timing.time_on_gpu`: CUDA events around each run, the L2 cache
+flushed before it), the ranks' runs lined up by a barrier before each; rank 0 prints the
+table, and ``--out`` writes it to ``two_gpus.json``.
 
 ``--one-gpu`` runs the same kernels in one process with both ranks' rows on one GPU (no
 NVLink: what the kernels cost besides it), next to ``torch.matmul`` and numba_tile's matmul
@@ -31,8 +33,9 @@ import json
 import os
 import pathlib
 import socket
-import statistics
 import sys
+
+from .timing import time_on_gpu
 
 CASE = "all_gather_matmul_bf16"
 TOLERANCE = 1e-2  # bfloat16 outputs
@@ -42,23 +45,6 @@ RANK_TIMEOUT = 600  # seconds a rank may take to compile, check and time everyth
 def tflops(ranks, rows, k, n, milliseconds):
     """The TFLOPS of ``concatenate(ranks x (rows, k)) @ (k, n)`` in ``milliseconds``."""
     return 2 * ranks * rows * k * n / milliseconds / 1e9
-
-
-def _timed(run, repeats, barrier):
-    import torch
-    for _ in range(3):
-        run()
-    times = []
-    for _ in range(repeats):
-        torch.cuda.synchronize()
-        barrier()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def _rank(rank, ranks, port, rows, size, repeats, results):
@@ -121,8 +107,9 @@ def _measure(rank, ranks, port, rows, size, repeats):
             torch.cuda.synchronize()
             result = result[1][0] if name == "torch_fused" else out
             error = ((result.double() - expected).norm() / expected.norm()).item()
-            milliseconds = _timed(run, repeats if name != "numba_tile_pull" else
-                                  max(3, repeats // 10), dist.barrier)
+            milliseconds = time_on_gpu(run, repeats=repeats if name != "numba_tile_pull" else
+                                       max(3, repeats // 10), warmup=3,
+                                       before_each=dist.barrier).median_ms
             measured[name] = (milliseconds, error)
         return measured
     finally:
@@ -131,7 +118,12 @@ def _measure(rank, ranks, port, rows, size, repeats):
 
 def run_on_one_gpu(rows=8192, size=8192, repeats=20):
     """The kernels with both ranks' rows on the current GPU: ``{implementation: {"ms",
-    "tflops", "error", "ok"}}`` (``numba_tile``: rank 0's launch)."""
+    "tflops", "error", "ok"}}`` (``numba_tile``: rank 0's launch). Needs PyTorch and a GPU.
+
+    >>> from numba_tile.bench.two_gpus import run_on_one_gpu
+    >>> sorted(run_on_one_gpu(1024, 1024, repeats=3))  # doctest: +SKIP
+    ['numba_tile', 'numba_tile_matmul', 'numba_tile_pull', 'torch_matmul']
+    """
     import torch
     import numba_tile as ct
     from .distributed import CopiedAllGatherMatmul, all_gather_matmul_launch
@@ -157,7 +149,7 @@ def run_on_one_gpu(rows=8192, size=8192, repeats=20):
         run_once()
         torch.cuda.synchronize()
         error = ((out.double() - expected).norm() / expected.norm()).item()
-        milliseconds = _timed(run_once, repeats, lambda: None)
+        milliseconds = time_on_gpu(run_once, repeats=repeats, warmup=3).median_ms
         table[name] = {"ms": milliseconds, "tflops": tflops(2, rows, size, size, milliseconds),
                        "error": error, "ok": error < TOLERANCE}
     return table
@@ -165,7 +157,13 @@ def run_on_one_gpu(rows=8192, size=8192, repeats=20):
 
 def run(rows=8192, size=8192, repeats=20):
     """Measure the case on two GPUs: ``{implementation: {"ms", "tflops", "error", "ok"}}``
-    (rank 0's figures, the error the larger of the two ranks')."""
+    (rank 0's figures, the error the larger of the two ranks'). Needs PyTorch with NCCL
+    and two GPUs.
+
+    >>> from numba_tile.bench.two_gpus import run
+    >>> run(1024, 1024, repeats=3)["numba_tile"]["ok"]  # doctest: +SKIP
+    True
+    """
     import torch.multiprocessing as mp
     context = mp.get_context("spawn")
     import queue
@@ -199,6 +197,13 @@ def run(rows=8192, size=8192, repeats=20):
 
 
 def main(argv=None):
+    """The command line (see the module's docstring); its exit status: 0 where every
+    result passed its check, 1 where one did not, 2 where the GPUs are missing.
+
+    >>> from numba_tile.bench.two_gpus import main
+    >>> main(["--one-gpu", "--rows", "1024", "--size", "1024"])  # doctest: +SKIP
+    0
+    """
     parser = argparse.ArgumentParser(prog="python -m numba_tile.bench.two_gpus",
                                      description=__doc__.split("\n\n")[1])
     parser.add_argument("--rows", type=int, default=8192, help="rows of A per rank")
