@@ -71,11 +71,12 @@ def test_the_tma_copies_from_each_item_of_a_list():
     assert "ld.global" not in compiled.ptx and "ld.v4" not in compiled.ptx
 
 
-@pytest.mark.parametrize("me", [0, 2])
-def test_the_copying_all_gather_matmul(run_kernel, rng, me):
+@pytest.mark.parametrize("me,extra_blocks", [(0, 0), (2, 0), (1, 3)])
+def test_the_copying_all_gather_matmul(run_kernel, rng, me, extra_blocks):
     """Three ranks' rows on one device: copier blocks copy the peers' rows and count them,
-    the blocks of the peers' tiles wait for their bands' counts. Output guarded and
-    poisoned; the gathered rows hold the peers' rows (this rank's band stays as it was)."""
+    the blocks of the peers' tiles wait for their bands' counts (blocks past the last tile
+    do nothing). Output guarded and poisoned; the gathered rows hold the peers' rows (this
+    rank's band stays as it was)."""
     ranks, rows, k, n, tile = 3, 64, 64, 96, 32
     inputs = [rng.standard_normal((rows, k)).astype(np.float16) for _ in range(ranks)]
     w = rng.standard_normal((k, n)).astype(np.float16)
@@ -84,7 +85,7 @@ def test_the_copying_all_gather_matmul(run_kernel, rng, me):
     buffer, out = guarded((ranks * rows, n))
     chunks = k // tile
     tiles = ranks * rows // tile * (n // tile)
-    run_kernel(all_gather_matmul_copied, (2 + tiles,),
+    run_kernel(all_gather_matmul_copied, (2 + tiles + extra_blocks,),
                (inputs, me, [inputs[me], gathered], w, out, ready, chunks, tile, tile, tile,
                 4, 2))
     expected = np.concatenate(inputs).astype(np.float64) @ w.astype(np.float64)

@@ -61,11 +61,25 @@ def all_gather_matmul_copied(inputs, me, sources, w, out, ready, target,
     ``out``: first those of this rank's own rows (from ``sources[0]``, which is
     ``inputs[me]``), then each peer's, whose blocks first wait until their band's counter
     reaches ``target`` (the chunks of a band times the launches so far: the counters are
-    never reset); block ``bid(0)`` takes tile ``bid(0) - COPIERS``. A block waits only for
-    blocks of lower numbers, which start before it. (A persistent grid, every block taking
-    many tiles, cost 100 more registers a thread and was slower.) (Reading the
-    peers' rows in place, as :func:`all_gather_matmul` does, reads each once per column
-    of tiles of ``out``.)"""
+    never reset); block ``bid(0)`` takes tile ``bid(0) - COPIERS`` (blocks past the last
+    tile do nothing). A block waits only for blocks of lower numbers, which start before
+    it. (A persistent grid, every block taking many tiles, cost 100 more registers a
+    thread and was slower. Reading the peers' rows in place, as
+    :func:`all_gather_matmul` does, reads each once per column of tiles of ``out``.)
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.bench.distributed import all_gather_matmul_copied
+    >>> rng = np.random.default_rng(0)
+    >>> inputs = [rng.standard_normal((32, 32)).astype(np.float32) for _ in range(2)]
+    >>> w = rng.standard_normal((32, 16)).astype(np.float32)
+    >>> gathered = np.zeros((64, 32), np.float32); ready = np.zeros(4, np.int32)
+    >>> out = np.full((64, 16), np.nan, np.float32)
+    >>> args = (inputs, 0, [inputs[0], gathered], w, out, ready, 2, 16, 16, 16, 2, 1)
+    >>> with ct.interpret():  # 1 copier block, then 4 tiles of 16 x 16
+    ...     ct.launch(0, (1 + 4,), all_gather_matmul_copied, args)
+    >>> bool(np.allclose(out, np.concatenate(inputs) @ w, atol=1e-4)), ready.tolist()
+    (True, [0, 0, 2, 2])
+    """
     ranks = len(inputs)
     per_rank = sources[0].shape[0] // TM
     num_n = ct.cdiv(w.shape[1], TN)
@@ -80,7 +94,7 @@ def all_gather_matmul_copied(inputs, me, sources, w, out, ready, target,
             ct.store(sources[1], (peer * per_rank + band, column), part)
             ct.atomic_add(ready, peer * per_rank + band, 1,
                           memory_order=ct.MemoryOrder.RELEASE)
-    else:
+    elif ct.bid(0) - COPIERS < ranks * own_tiles:  # (blocks past the tiles: none to do)
         t = ct.bid(0) - COPIERS
         turn = t // own_tiles  # 0: this rank's rows, then each peer's
         rank = (me + turn) % ranks
@@ -105,9 +119,15 @@ class CopiedAllGatherMatmul:
     gathered rows and the counters are kept from launch to launch. ``copiers``: the blocks
     that copy (one block per tile of ``out`` besides).
 
+    >>> import torch  # doctest: +SKIP
     >>> from numba_tile.bench.distributed import CopiedAllGatherMatmul
-    >>> CopiedAllGatherMatmul.__name__
-    'CopiedAllGatherMatmul'
+    >>> parts = [torch.randn(256, 128, device="cuda") for _ in range(2)]  # doctest: +SKIP
+    >>> w = torch.randn(128, 128, device="cuda")  # doctest: +SKIP
+    >>> out = torch.empty(512, 128, device="cuda")  # doctest: +SKIP
+    >>> fused = CopiedAllGatherMatmul(parts, 0, w, out, tile=(64, 64, 32))  # doctest: +SKIP
+    >>> fused.launch(torch.cuda.current_stream())  # doctest: +SKIP
+    >>> torch.allclose(out, torch.cat(parts) @ w, atol=1e-2)  # doctest: +SKIP
+    True
     """
 
     def __init__(self, inputs, me, w, out, *, tile=(128, 256, 64), num_warps=8, group=8,

@@ -38,10 +38,10 @@ SWIZZLE_SPAN = 128  # bytes: the widest swizzle, and the widest box row it allow
 class TensorMapSpec(tuple):
     """What the launch needs to make one tensor map: ``(parameter, ndim, itemsize,
     box_columns, box_rows, swizzle_bytes, tfloat32)``: the kernel parameter (an array; for
-    an item of a list parameter, ``(parameter, item)``), its rank and element size, the box (``box_columns`` elements of ``box_rows`` rows, one matrix
-    deep), the swizzle (0, 32, 64 or 128) and whether the copy rounds float32 elements to
-    tfloat32 (to nearest, ties to even, as ``astype`` does). A plain tuple, so that compiled
-    kernels pickle.
+    an item of a list parameter, ``(parameter, item)``), its rank and element size, the
+    box (``box_columns`` elements of ``box_rows`` rows, one matrix deep), the swizzle (0,
+    32, 64 or 128) and whether the copy rounds float32 elements to tfloat32 (to nearest,
+    ties to even, as ``astype`` does). A plain tuple, so that compiled kernels pickle.
 
     >>> from numba_tile.compiler.hardware.tma import TensorMapSpec
     >>> TensorMapSpec((0, 2, 2, 64, 128, 128, False)).box_bytes
