@@ -283,11 +283,49 @@ _TENSOR_TYPES = set()  # torch tensor classes seen so far
 _ITEMSIZES = {}  # torch dtype -> bytes
 
 
+def torch_tensor_classes():
+    """The PyTorch tensor classes launches have met (:func:`quick_signature` adds them).
+
+    >>> from numba_tile.arguments import torch_tensor_classes
+    >>> isinstance(torch_tensor_classes(), set)
+    True
+    """
+    return _TENSOR_TYPES
+
+
+def interface_entry(value):
+    """``(launch key entry, flat values)`` of a C-contiguous array known by its
+    ``__cuda_array_interface__`` (CuPy, numba) of fewer than 2**31 elements; None for
+    anything else (the full classification then decides).
+
+    >>> from numba_tile.arguments import interface_entry
+    >>> class GPUArray:
+    ...     __cuda_array_interface__ = {"shape": (2, 8), "typestr": "<f4", "strides": None,
+    ...                                 "data": (0x10000, False), "version": 3}
+    >>> interface_entry(GPUArray())
+    (('<f4', 2, True), [65536, 2, 8, 8, 1])
+    """
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None or interface.get("strides") is not None:
+        return None
+    shape, pointer = interface["shape"], interface["data"][0]
+    step, strides = 1, []
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    if step >= _INT32:
+        return None
+    strides.reverse()
+    itemsize = int(interface["typestr"][2:])
+    return ((interface["typestr"], len(shape), is_aligned(pointer, shape, strides, itemsize)),
+            [pointer, *shape, *strides])
+
+
 def quick_signature(kernel, kernel_args):
     """A launch cache key and the flat values, computed cheaply for the common arguments;
     None sends the launch through :func:`classify_arguments` (first launches, errors, other
-    argument kinds). Every launch runs this: it is written for speed (torch attribute reads
-    are the main cost), with no helper call or allocation of its own per argument.
+    argument kinds). Launches that no launch plan takes (:mod:`numba_tile.launch_plans`)
+    run this, so it is written for speed: torch attribute reads are the main cost.
 
     The kinds it handles, each with the flat values :func:`classify` gives: CUDA torch
     tensors of at least one dimension and C-contiguous CUDA-array-interface arrays of fewer
@@ -355,21 +393,9 @@ def quick_signature(kernel, kernel_args):
             _TENSOR_TYPES.add(kind)  # a tensor class seen for the first time
             return quick_signature(kernel, kernel_args)
         else:
-            interface = getattr(value, "__cuda_array_interface__", None)
-            if interface is None or interface.get("strides") is not None:
+            entry = interface_entry(value)
+            if entry is None:
                 return None
-            shape, pointer = interface["shape"], interface["data"][0]
-            step, strides = 1, []
-            for n in reversed(shape):
-                strides.append(step)
-                step *= n
-            if step >= _INT32:
-                return None
-            strides.reverse()
-            itemsize = int(interface["typestr"][2:])
-            key.append((interface["typestr"], len(shape),
-                        is_aligned(pointer, shape, strides, itemsize)))
-            flat.append(pointer)
-            flat += shape
-            flat += strides
+            key.append(entry[0])
+            flat += entry[1]
     return tuple(key), flat

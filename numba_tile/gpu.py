@@ -19,6 +19,8 @@ from .errors import TileCompilerExecutionError
 from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
 from .devices import launch_device, make_current, several_gpus
 from .exported import stream_handle
+from .launch_plans import MAX_PLANS, make_plan
+from .launcher import is_valid_grid
 from .tensor_maps import encode_arguments
 
 
@@ -102,16 +104,18 @@ class _Driver:
         self._current_device = library.cuCtxGetDevice
         self._current_device.argtypes = [ctypes.POINTER(ctypes.c_int)]
         self._current_device.restype = ctypes.c_int
-        # a launch with attributes (CUDA 12): programmatic dependent launch
-        self._launch_kernel_ex = getattr(library, "cuLaunchKernelEx", None)
-        if self._launch_kernel_ex is not None:
-            self._launch_kernel_ex.restype = ctypes.c_int
+        # a launch with attributes (CUDA 12), whose configuration is one structure: plain
+        # launches take it too (a call with fewer arguments costs less), and programmatic
+        # dependent launches need it
+        self.launch_kernel_ex = getattr(library, "cuLaunchKernelEx", None)
+        if self.launch_kernel_ex is not None:
+            self.launch_kernel_ex.restype = ctypes.c_int
         self._streams = {}
 
     @property
     def dependent_launches(self):
         """True where the driver can launch a kernel early (``cuLaunchKernelEx``)."""
-        return self._launch_kernel_ex is not None
+        return self.launch_kernel_ex is not None
 
     def launch_dependent(self, kernel, grid_x, grid_y, grid_z, block_x, block_y, block_z,
                          shared_bytes, stream, kernel_params, extra):
@@ -120,7 +124,7 @@ class _Driver:
         (its blocks wait for it in ``griddepcontrol.wait``)."""
         config = _LaunchConfig((grid_x, grid_y, grid_z), (block_x, block_y, block_z),
                                shared_bytes, stream, ctypes.pointer(_ALLOW_EARLY_START), 1)
-        return self._launch_kernel_ex(ctypes.byref(config), kernel, kernel_params, extra)
+        return self.launch_kernel_ex(ctypes.byref(config), kernel, kernel_params, extra)
 
     def stream(self, handle):
         """A CUstream argument for the raw stream handle ``handle`` (cached)."""
@@ -222,16 +226,19 @@ class LoadedKernel:
             self._extra = (ctypes.c_void_p * 5)(
                 _Driver.BUFFER_POINTER, start, _Driver.BUFFER_SIZE,
                 ctypes.addressof(self._size), _Driver.END)
-        self._lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
-        self._arguments = {}  # (grid, stream handle) -> the arguments of cuLaunchKernel
-        self._handle = None
-        if _get_driver() is not None:
+        self.lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
+        self.arguments = {}  # (grid, stream handle) -> the arguments of the driver call
+        self.buffer, self.pack = self._buffer, self.layout.pack_into  # what plans use
+        self._handle = self.start = None
+        driver = _get_driver()
+        if driver is not None:
             try:
                 self._handle = ctypes.c_void_p(int(self.kernel.handle))
             except (TypeError, AttributeError):
                 pass
+            # the driver call a launch makes with driver_arguments
+            self.start = driver.launch_kernel_ex or driver.launch_kernel
         if compiled.dynamic_shared_bytes > 48 * 1024:  # beyond 48 KB a kernel opts in
-            driver = _get_driver()
             if driver is None or self._handle is None:
                 raise RuntimeError("This kernel needs more than 48 KB of shared memory, which "
                                    "needs the CUDA driver library (libcuda) to ask for")
@@ -239,28 +246,56 @@ class LoadedKernel:
                                               _Driver.MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                               compiled.dynamic_shared_bytes))
 
+    def driver_arguments(self, grid, handle):
+        """The driver call's arguments for a launch on ``grid`` (a valid grid, as given) on
+        the stream ``handle``, made once for each."""
+        arguments = self.arguments.get((grid, handle))
+        if arguments is None:
+            if len(self.arguments) >= 64:
+                self.arguments.clear()
+            arguments = self.arguments[grid, handle] = self._make_arguments(grid, handle)
+        return arguments
+
+    def _make_arguments(self, grid, handle):
+        padded = tuple(grid) + (1,) * (3 - len(grid))
+        if self.start is _get_driver().launch_kernel_ex:  # 4 arguments to convert, not 11
+            config = _LaunchConfig(padded, self.block, self.compiled.dynamic_shared_bytes,
+                                   handle, None, 0)
+            return (ctypes.pointer(config), self._handle, self._kernel_params, self._extra)
+        return self._plain_arguments(padded, handle)
+
+    def _plain_arguments(self, padded, handle):
+        """``cuLaunchKernel``'s arguments for the grid ``padded`` to 3 axes."""
+        return (self._handle, *padded, *self.block, self.compiled.dynamic_shared_bytes,
+                _get_driver().stream(handle), self._kernel_params, self._extra)
+
+    def encode_maps(self, flat_values):
+        """The tensor maps of a launch with ``flat_values`` (the parameters after them)."""
+        return encode_arguments(self.tensor_maps, flat_values, self._argument_starts)
+
+    def failed(self, status):
+        """After a driver call that returned ``status`` (not 0): False where the launch can be
+        tried again the general way (no context was current), else the error raised."""
+        if status == _Driver.INVALID_CONTEXT:
+            return False
+        _get_driver().check(status)
+
     def launch(self, stream, grid, flat_values, dependent=False):
-        """Launch on ``grid``; ``dependent``: with programmatic dependent launch, where the
-        kernel was compiled for compute capability 9.0 or later (elsewhere a plain launch:
-        its ``griddepcontrol`` instructions were left out)."""
+        """Launch on ``grid`` (valid, as given) on the stream handle ``stream``;
+        ``dependent``: with programmatic dependent launch, where the kernel was compiled for
+        compute capability 9.0 or later (elsewhere a plain launch: its ``griddepcontrol``
+        instructions were left out)."""
         if self.tensor_maps:
-            flat_values = [*flat_values, *encode_arguments(self.tensor_maps, flat_values,
-                                                           self._argument_starts)]
+            flat_values = [*flat_values, *self.encode_maps(flat_values)]
         if self._handle is None:
             return self._launch_with_cuda_core(stream, grid, flat_values)
         driver = _get_driver()
-        start = driver.launch_kernel
+        start, arguments = self.start, self.driver_arguments(grid, stream)
         if dependent and driver.dependent_launches and _compute_capability(
                 self.compiled.arch) >= (9, 0):
             start = driver.launch_dependent
-        arguments = self._arguments.get((grid, stream))
-        if arguments is None:  # the driver call's arguments, the same for a grid and stream
-            if len(self._arguments) >= 64:
-                self._arguments.clear()
-            arguments = self._arguments[grid, stream] = (
-                self._handle, *grid, *self.block, self.compiled.dynamic_shared_bytes,
-                driver.stream(stream), self._kernel_params, self._extra)
-        with self._lock:
+            arguments = self._plain_arguments(tuple(grid) + (1,) * (3 - len(grid)), stream)
+        with self.lock:
             self._pack(flat_values)
             status = start(*arguments)
             if status == _Driver.INVALID_CONTEXT:  # a thread that never made one current
@@ -356,36 +391,45 @@ def _compute_capability(arch):
 
 
 def launch_on_gpu(stream, grid, kernel, kernel_args, *, programmatic_dependent_launch=False):
-    grid = _padded_grids.get(grid) or _padded_grid(grid)
+    """Launch on the GPU (``launch``'s arguments, checked): with the kernel loaded for this
+    signature where it is, else after compiling it; the next launches of a signature that
+    launched this way take its launch plan (:mod:`numba_tile.launch_plans`)."""
     handle = stream if type(stream) is int else _cached_stream_handle(stream)
     device = None
     if several_gpus():  # on the device of the arrays, with the kernel loaded there
         device = launch_device(kernel.parameters, kernel_args, handle)
         make_current(device)
-    quick = quick_signature(kernel, kernel_args)
+    quick, loaded = quick_signature(kernel, kernel_args), None
     if quick is not None:
         key = quick[0] if device is None else (quick[0], device)
         loaded = kernel.gpu_cache.get(key)
         if loaded is not None:
             try:
                 loaded.launch(handle, grid, quick[1], programmatic_dependent_launch)
-                return
             except struct.error:  # a shape or stride beyond int32: the full path says so
-                pass
-    loaded, flat = _prepare(kernel, kernel_args, device)
-    if quick is not None:
-        kernel.gpu_cache[key] = loaded
-    loaded.launch(handle, grid, flat, programmatic_dependent_launch)
+                loaded = None
+    if loaded is None:
+        loaded, flat = _prepare(kernel, kernel_args, device)
+        if quick is not None:
+            kernel.gpu_cache[key] = loaded
+        loaded.launch(handle, grid, flat, programmatic_dependent_launch)
+    if quick is not None and device is None and not programmatic_dependent_launch:
+        _add_plan(kernel, quick[0], kernel_args, loaded)
 
 
-_padded_grids = {}
-
-
-def _padded_grid(grid):
-    padded = tuple(grid) + (1,) * (3 - len(grid))
-    if len(_padded_grids) < 4096:
-        _padded_grids[grid] = padded
-    return padded
+def _add_plan(kernel, key, kernel_args, loaded):
+    """Write the launch plan of a signature that launched the general way, where it takes
+    one: up to ``MAX_PLANS`` a kernel, kept (a loop over more signatures than that
+    would otherwise write plans over and over)."""
+    plans = kernel.launch_plans
+    key = (key, *map(type, kernel_args))  # a plan takes the classes it was written for
+    if len(plans) >= MAX_PLANS or loaded.start is None or any(p.key == key for p in plans):
+        return
+    plan = make_plan(key[0], kernel_args, loaded, stream_handle=_cached_stream_handle,
+                     valid_grid=is_valid_grid)
+    if plan is not None:
+        plan.key = key
+        kernel.launch_plans = [*plans, plan]  # a new list: other threads may be reading
 
 
 def _prepare(kernel, kernel_args, device=None):

@@ -121,6 +121,7 @@ class Kernel:
         self._source_checked = False
         self.compile_cache = {}  # (argument types, arch) -> CompiledKernel or TileError
         self.gpu_cache = {}  # launch signature -> kernel loaded on the device
+        self.launch_plans = []  # the launch_plans of signatures launched (a new list each)
         functools.update_wrapper(self, fn)
 
     def check_source(self):

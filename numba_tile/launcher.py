@@ -103,6 +103,20 @@ def _check_grid(grid):
     return _validate_grid(grid)
 
 
+def is_valid_grid(grid):
+    """True for a grid that ``launch`` takes (1 to 3 ints, each in its range).
+
+    >>> from numba_tile.launcher import is_valid_grid
+    >>> is_valid_grid((4, 2)), is_valid_grid((0,)), is_valid_grid((2.0,))
+    (True, False, False)
+    """
+    try:
+        _check_grid(grid)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _validate_grid(grid):
     if not isinstance(grid, tuple):
         raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got "
@@ -149,6 +163,11 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
     >>> c
     array([1., 2., 3., 4., 5., 6., 7., 8.], dtype=float32)
     """
+    if isinstance(kernel, Kernel) and kernel.launch_plans and not programmatic_dependent_launch \
+            and not interpret_mode():
+        for plan in kernel.launch_plans:  # a signature launched before: straight to the GPU
+            if plan(stream, grid, kernel_args):
+                return
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch() needs a @ct.kernel function, got {kernel!r}")
     if grid is not None:

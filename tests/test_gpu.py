@@ -304,3 +304,55 @@ def test_int64_indexed_array_past_two_to_the_31_elements():
     expected = np.concatenate([np.arange(16), np.arange(16) + 1, np.arange(8) + 2,
                                np.full(16, 99)]).astype(np.int8)
     np.testing.assert_array_equal(tail, expected)
+
+
+# -- launch plans: cached launches of a signature seen before -------------------------------
+def add_scaled(a, b, c, scale, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(c, (i,), ct.load(a, (i,), (TILE,)) + scale * ct.load(b, (i,), (TILE,)))
+
+
+@pytest.mark.parametrize("library", _libraries(), ids=lambda lib: lib[0])
+def test_launches_of_a_signature_seen_before_take_its_plan(library, monkeypatch):
+    """The first launch of a signature goes the general way, the next ones take its plan
+    (``numba_tile.launch_plans``) with each launch's arrays, sizes, scalars and stream; an
+    unaligned view, another dtype or a grid too large are not the plan's and go the general
+    way (the grid's error comes from its checks)."""
+    from conftest import GUARD, guarded, guards_untouched
+    from numba_tile import launcher
+    _, to_device, to_host, stream = library
+    kernel = ct.kernel(add_scaled)  # plans of its own
+    general = []
+    from numba_tile.gpu import launch_on_gpu
+    monkeypatch.setattr(launcher, "_gpu_launch", [
+        lambda *args, **kwargs: general.append(args[3]) or launch_on_gpu(*args, **kwargs)])
+    rng = np.random.default_rng(11)
+    for n, offset, dtype, expect_general in [(64, 0, np.float32, True),
+                                             (64, 0, np.float32, False),
+                                             (1000, 0, np.float32, False),
+                                             (1000, 1, np.float32, True),
+                                             (1000, 1, np.float32, False),
+                                             (512, 0, np.float16, True),
+                                             (512, 0, np.float16, False),
+                                             (300, 0, np.float32, False)]:
+        a, b = (rng.random(n + 1).astype(dtype) + 0.5 for _ in range(2))
+        scale = float(rng.random() + 1)
+        buffer, _ = guarded((n,), dtype)
+        device_buffer = to_device(buffer)
+        out = device_buffer[GUARD:GUARD + n]
+        calls = len(general)
+        ct.launch(stream, (ct.cdiv(n, 64),), kernel,
+                  (to_device(a)[offset:offset + n], to_device(b)[offset:offset + n], out,
+                   scale, 64))
+        _synchronize()
+        assert (len(general) > calls) == expect_general, (n, offset, dtype)
+        result = to_host(device_buffer)
+        expected = a[offset:offset + n].astype(np.float64) + scale * b[offset:offset + n]
+        np.testing.assert_allclose(result[GUARD:GUARD + n], expected,
+                                   rtol=1e-6 if dtype == np.float32 else 2e-3)
+        assert guards_untouched(result, (n,))
+    assert len(kernel.launch_plans) == 3
+    a = to_device(np.ones(64, np.float32))
+    with pytest.raises(ValueError, match="grid"):  # from launch's own checks
+        ct.launch(stream, (2**31,), kernel, (a, a, a, 2.0, 64))
+    assert len(general) == 3
