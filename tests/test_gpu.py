@@ -356,3 +356,68 @@ def test_launches_of_a_signature_seen_before_take_its_plan(library, monkeypatch)
     with pytest.raises(ValueError, match="grid"):  # from launch's own checks
         ct.launch(stream, (2**31,), kernel, (a, a, a, 2.0, 64))
     assert len(general) == 3
+
+
+class _DriverVector:
+    """A float32 vector in memory the driver allocated in the current context."""
+
+    def __init__(self, driver, values):
+        import ctypes
+        self.driver, self.size = driver, len(values)
+        self.pointer = ctypes.c_uint64()
+        assert driver.cuMemAlloc_v2(ctypes.byref(self.pointer), ctypes.c_size_t(4 * self.size)) == 0
+        self.__cuda_array_interface__ = {"shape": (self.size,), "typestr": "<f4",
+                                         "strides": None, "version": 3,
+                                         "data": (self.pointer.value, False)}
+        host = np.ascontiguousarray(values, np.float32)
+        assert driver.cuMemcpyHtoD_v2(self.pointer, host.ctypes.data_as(ctypes.c_void_p),
+                                      ctypes.c_size_t(4 * self.size)) == 0
+
+    def to_host(self):
+        import ctypes
+        host = np.empty(self.size, np.float32)
+        assert self.driver.cuMemcpyDtoH_v2(host.ctypes.data_as(ctypes.c_void_p), self.pointer,
+                                           ctypes.c_size_t(4 * self.size)) == 0
+        return host
+
+
+def test_a_thread_with_a_context_of_its_own_launches_in_it():
+    """Launches start the kernel's function of the context they first ran in (the device's
+    primary one here); a thread that made a context of its own current launches in that
+    one: the function is not started there (it belongs to the primary context), the launch
+    runs with the kernel's own handle, on this context's arrays."""
+    import ctypes
+    import threading
+    from numba import cuda
+    driver = ctypes.CDLL("libcuda.so.1")
+    kernel = ct.kernel(add_scaled)
+    ones = cuda.to_device(np.ones(64, np.float32))
+    for _ in range(2):  # the general way, then the plan, in the primary context
+        ct.launch(0, (1,), kernel, (ones, ones, cuda.device_array(64, np.float32), 1.0, 64))
+    cuda.synchronize()
+    found = {}
+
+    def in_a_context_of_its_own():
+        context = ctypes.c_void_p()
+        assert driver.cuCtxCreate_v2(ctypes.byref(context), 0, 0) == 0  # made current
+        try:
+            a, b = _DriverVector(driver, np.arange(64)), _DriverVector(driver, np.ones(64))
+            out = _DriverVector(driver, np.full(64, np.nan))
+            for scale in (2.0, 3.0):
+                ct.launch(0, (1,), kernel, (a, b, out, scale, 64))
+                assert driver.cuCtxSynchronize() == 0
+                found[scale] = out.to_host()
+        except BaseException as error:  # reported by the test's thread
+            found["error"] = error
+        finally:
+            driver.cuCtxDestroy_v2(context)
+
+    thread = threading.Thread(target=in_a_context_of_its_own)
+    thread.start()
+    thread.join()
+    assert "error" not in found, found.get("error")
+    for scale in (2.0, 3.0):
+        np.testing.assert_array_equal(found[scale], np.arange(64) + scale)
+    out = cuda.device_array(64, np.float32)  # and the primary context's launches still run
+    ct.launch(0, (1,), kernel, (ones, ones, out, 0.5, 64))
+    np.testing.assert_array_equal(out.copy_to_host(), np.full(64, 1.5, np.float32))
