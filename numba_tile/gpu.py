@@ -110,9 +110,6 @@ class _Driver:
         self.launch_kernel_ex = getattr(library, "cuLaunchKernelEx", None)
         if self.launch_kernel_ex is not None:
             self.launch_kernel_ex.restype = ctypes.c_int
-        # the kernels' functions in the current context (their launches cost less)
-        self.kernel_function = library.cuKernelGetFunction
-        self.kernel_function.restype = ctypes.c_int
         self._current_context = library.cuCtxGetCurrent
         self._current_context.restype = ctypes.c_int
         self._streams = {}
@@ -239,8 +236,7 @@ class LoadedKernel:
         self.lock = threading.Lock()  # one parameter buffer: one launch packs it at a time
         self.arguments = {}  # (grid, stream handle) -> the arguments of the driver call
         self.buffer, self.pack = self._buffer, self.layout.pack_into  # what plans use
-        self._handle = self.start = self._function = None
-        self._functions_work = True  # until a launch of the function fails
+        self._handle = self.start = None
         driver = _get_driver()
         if driver is not None:
             try:
@@ -272,25 +268,16 @@ class LoadedKernel:
         if self.start is _get_driver().launch_kernel_ex:  # 4 arguments to convert, not 11
             config = _LaunchConfig(padded, self.block, self.compiled.dynamic_shared_bytes,
                                    handle, None, 0)
-            return (ctypes.pointer(config), self._launch_handle(), self._kernel_params,
-                    self._extra)
-        return self._plain_arguments(padded, handle, self._launch_handle())
+            # the kernel's (library) handle, which launches in whatever context is current:
+            # its function of one context (cuKernelGetFunction) launches faster, but fails
+            # in a thread with another context current (docs/performance)
+            return (ctypes.pointer(config), self._handle, self._kernel_params, self._extra)
+        return self._plain_arguments(padded, handle)
 
-    def _plain_arguments(self, padded, handle, function=None):
+    def _plain_arguments(self, padded, handle):
         """``cuLaunchKernel``'s arguments for the grid ``padded`` to 3 axes."""
-        return (self._handle if function is None else function, *padded, *self.block,
-                self.compiled.dynamic_shared_bytes, _get_driver().stream(handle),
-                self._kernel_params, self._extra)
-
-    def _launch_handle(self):
-        """What launches start: the kernel's function in the current context, which the
-        driver launches faster than the kernel's own (library) handle (0.5 to 1.8 us less a
-        launch in a C loop on an H100 host), or where there is none, the kernel's handle."""
-        if self._function is None and self._functions_work:
-            function = ctypes.c_void_p()
-            if not _get_driver().kernel_function(ctypes.byref(function), self._handle):
-                self._function = function
-        return self._handle if self._function is None else self._function
+        return (self._handle, *padded, *self.block, self.compiled.dynamic_shared_bytes,
+                _get_driver().stream(handle), self._kernel_params, self._extra)
 
     def encode_maps(self, flat_values):
         """The tensor maps of a launch with ``flat_values`` (the parameters after them)."""
@@ -298,10 +285,9 @@ class LoadedKernel:
 
     def failed(self, status):
         """After a launch's driver call returned ``status`` (not 0): False where the launch
-        can go the general way, whose :meth:`launch` recovers (no context was current, or
-        the kernel's function was started, perhaps in another context than its own), else
+        can go the general way, whose :meth:`launch` recovers (no context was current), else
         the error raised."""
-        if status != _Driver.INVALID_CONTEXT and self._function is None:
+        if status != _Driver.INVALID_CONTEXT:
             _get_driver().check(status)
         return False
 
@@ -319,29 +305,21 @@ class LoadedKernel:
         with self.lock:
             self._pack(flat_values)
             status = self._start(grid, stream, dependent)
-            for _ in range(2):  # no context current, then a function of another context
-                if status and self._recovered(status):
-                    status = self._start(grid, stream, dependent)
+            if status == _Driver.INVALID_CONTEXT and self._made_a_context_current():
+                status = self._start(grid, stream, dependent)
         if status:
             _get_driver().check(status)
 
-    def _recovered(self, status):
-        """Whether a launch that failed with ``status`` may succeed when tried again, after
-        what this did: making the device's primary context current in a thread that has
-        none, or leaving the kernel's function for its own handle from now on (the function
-        belongs to the context it was found in; a thread may have another current)."""
-        driver = _get_driver()
-        if status == _Driver.INVALID_CONTEXT and not driver.context_is_current():
-            from cuda.core import Device
-            # the one GPU of the process (with several, the launch made its arrays'
-            # device current first); Device() would ask the driver for the current
-            # device, a failing call that compute-sanitizer reports
-            Device(0).set_current()
-        elif self._function is not None:
-            self._function, self._functions_work = None, False
-        else:
+    def _made_a_context_current(self):
+        """In a thread with no current context (the launch failed for that), make the
+        device's primary context current: True where it did."""
+        if _get_driver().context_is_current():
             return False
-        self.arguments.clear()  # made with no context or with the function
+        from cuda.core import Device
+        # the one GPU of the process (with several, the launch made its arrays' device
+        # current first); Device() would ask the driver for the current device, a failing
+        # call that compute-sanitizer reports
+        Device(0).set_current()
         return True
 
     def _start(self, grid, stream, dependent):

@@ -382,10 +382,9 @@ class _DriverVector:
 
 
 def test_a_thread_with_a_context_of_its_own_launches_in_it():
-    """Launches start the kernel's function of the context they first ran in (the device's
-    primary one here); a thread that made a context of its own current launches in that
-    one: the function is not started there (it belongs to the primary context), the launch
-    runs with the kernel's own handle, on this context's arrays."""
+    """A kernel that launched in the device's primary context (and has a launch plan and
+    driver arguments from there) launches in the context a thread made of its own, on that
+    context's arrays; and again in the primary context afterwards."""
     import ctypes
     import threading
     from numba import cuda
