@@ -143,9 +143,9 @@ def make_plan(key, kernel_args, target, *, stream_handle, valid_grid):
     >>> plan(0, (4,), (7, 2))  # an int where the signature has a float
     False
     """
-    if any(type(value) is Partition for value in kernel_args):
-        return None
     source = plan_source(key, kernel_args, tensor_maps=bool(target.tensor_maps))
+    if source is None:
+        return None
     namespace = {"interface_entry": interface_entry, "stream_handle": stream_handle,
                  "valid_grid": valid_grid, "struct_error": struct.error, "target": target,
                  "driver_arguments": target.arguments, "lock": target.lock,
