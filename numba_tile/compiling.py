@@ -16,6 +16,7 @@ import threading
 from . import disk_cache
 from .arguments import classify_arguments
 from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
+from .compiler.whole_program import driver_report, needs_whole_program
 from .errors import TileCompilerTimeoutError, TileError
 from .kernel import ByTarget, Kernel
 
@@ -132,6 +133,13 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         ptx, entry, scratch_bytes, tensor_maps, num_warps = compile_to_ptx(
             kernel.fn, arg_types, arch, num_warps, occupancy, num_stages, warp_specialize)
         cubin, log = link_cubin(ptx, arch)
+        kernels_own_report = True
+        if needs_whole_program(ptx):
+            # (nvJitLink's relocatable compile would ignore its setmaxnreg: the driver
+            # compiles the PTX when it loads it, and reports that compile where it can)
+            cubin, driver_log = None, driver_report(ptx, entry)
+            kernels_own_report = driver_log is not None
+            log = driver_log or log
         compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes,
                                   tensor_maps)
     except Exception as error:
@@ -141,7 +149,8 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
     warn_of_serialized_products(compiled)
     # a link without its resource report (seen when another library loaded an older
     # nvJitLink first) is not kept: a later process may get the full report
-    if disk_key is not None and "registers" in (compiled.info_log or ""):
+    # (nor is nvJitLink's report of a kernel that the driver compiles)
+    if disk_key is not None and kernels_own_report and "registers" in (compiled.info_log or ""):
         disk_cache.store(disk_key, compiled, directory)
     return compiled
 

@@ -17,6 +17,7 @@ from llvmlite import ir
 from .arguments import classify_arguments, quick_signature
 from .errors import TileCompilerExecutionError
 from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
+from .compiler.whole_program import needs_whole_program
 from .devices import launch_device, make_current, several_gpus
 from .exported import stream_handle
 from .launch_plans import MAX_PLANS, make_plan
@@ -172,22 +173,23 @@ def _get_driver():
 
 
 def _object_code(object_code, compiled):
-    """The kernel's module: its cubin, or where nvJitLink could not link one, its PTX for
-    the driver to compile; a TileCompilerExecutionError naming the likely cause when neither
+    """The kernel's module: its cubin, or where there is none (nvJitLink could not link
+    one, or the kernel needs the whole program compiled), its PTX for the driver to compile; a TileCompilerExecutionError naming the likely cause when neither
     loads."""
     try:
         if compiled.cubin is not None:
             return object_code.from_cubin(compiled.cubin)
-        return object_code.from_ptx(compiled.ptx)
+        return object_code.from_ptx(compiled.ptx.encode())  # (a str would name a file)
     except Exception as error:
         home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
         hint = (f"CUDA_HOME={home} may point at another or a partial CUDA toolkit: unset it "
                 f"to use the libraries of numba-cuda's cu12/cu13 extra" if home else
                 "install numba-tile with its cu12 or cu13 extra (the CUDA libraries that "
                 "match the driver)")
+        unlinked = compiled.cubin is None and not needs_whole_program(compiled.ptx)
         raise TileCompilerExecutionError(
             f"The kernel compiled to PTX for {compiled.arch} but could not be loaded on the "
-            f"GPU ({'no cubin: nvJitLink is unavailable, and ' if compiled.cubin is None else ''}"
+            f"GPU ({'no cubin: nvJitLink is unavailable, and ' if unlinked else ''}"
             f"{type(error).__name__}: {error}); {hint}") from error
 
 

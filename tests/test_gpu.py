@@ -420,3 +420,29 @@ def test_a_thread_with_a_context_of_its_own_launches_in_it():
     out = cuda.device_array(64, np.float32)  # and the primary context's launches still run
     ct.launch(0, (1,), kernel, (ones, ones, out, 0.5, 64))
     np.testing.assert_array_equal(out.copy_to_host(), np.full(64, 1.5, np.float32))
+
+
+@ct.kernel
+def twice_plus(a, b, c, TILE: ct.Constant[int]):
+    i = ct.bid(0)
+    ct.store(c, (i,), 2 * ct.load(a, (i,), (TILE,)) + ct.load(b, (i,), (TILE,)))
+
+
+def test_a_kernel_without_a_cubin_loads_from_its_ptx(monkeypatch):
+    """Where nvJitLink made no cubin, the driver compiles the kernel's PTX (passed as
+    bytes: cuda.core reads a str as the name of a file)."""
+    from numba import cuda
+    import numba_tile.compiling as compiling
+    monkeypatch.setattr(compiling, "link_cubin", lambda ptx, arch: (None, ""))
+    monkeypatch.setenv("NUMBA_TILE_CACHE", "0")
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(256).astype(np.float32) for _ in range(2))
+    buffer = cuda.to_device(np.full(256 + 16, np.nan, np.float32))
+    out = buffer[8:8 + 256]
+    kernel = ct.kernel(twice_plus.fn)
+    ct.launch(0, (2,), kernel, (cuda.to_device(a), cuda.to_device(b), out, 128))
+    assert next(iter(kernel.gpu_cache.values())).compiled.cubin is None
+    result = buffer.copy_to_host()
+    expected = 2 * a.astype(np.float64) + b
+    assert np.abs(result[8:-8] - expected).max() <= 1e-6 * np.abs(expected).max()
+    assert np.isnan(result[:8]).all() and np.isnan(result[-8:]).all()

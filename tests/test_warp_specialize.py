@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import guarded, guards_untouched, relative_error
+from conftest import GUARD, guarded, guards_untouched, relative_error
 
 
 @ct.kernel(num_stages=3, warp_specialize=True)
@@ -170,16 +170,34 @@ def _reference_attention(q, k, v, causal):
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim", [64, 128])
-def test_attention_with_a_producer_warp(run_kernel, rng, causal, head_dim):
+@pytest.mark.parametrize("tile_m, num_warps", [(64, 4), (128, 8)])
+def test_attention_with_a_producer_warp(run_kernel, rng, causal, head_dim, tile_m,
+                                        num_warps):
+    """One consumer warpgroup beside a producer warp, and two beside a producer
+    warpgroup (which gives them its registers on sm_90)."""
     from numba_tile.bench.kernels import attention_launch
     q, k, v = (rng.standard_normal((1, 2, 256, head_dim)).astype(np.float16)
                for _ in range(3))
-    buffer, out = guarded(q.shape, np.float16)
-    out = np.ascontiguousarray(out)
-    kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=64, tile_n=64,
-                                          num_warps=4, num_stages=3, warp_specialize=True)
+    buffer, out = _rows_guarded(np.full, q.shape)
+    kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=tile_m,
+                                          tile_n=64, num_warps=num_warps, num_stages=3,
+                                          warp_specialize=True)
     run_kernel(kernel, grid, args)
     assert relative_error(out, _reference_attention(q, k, v, causal)) < 2e-3
+    assert np.isnan(buffer[:GUARD]).all() and np.isnan(buffer[-GUARD:]).all()
+
+
+def _rows_guarded(full, shape, **device):
+    """``(buffer, out)``: ``out`` of ``shape`` (float16, contiguous, so that the launcher's
+    reshape to rows is a view) between ``GUARD`` rows of NaN, all NaN; ``full`` is
+    ``np.full`` or ``torch.full``."""
+    rows = int(np.prod(shape[:-1]))
+    buffer = full((rows + 2 * GUARD, shape[-1]), float("nan"), dtype=_float16(full), **device)
+    return buffer, buffer[GUARD:GUARD + rows].reshape(shape)
+
+
+def _float16(full):
+    return np.float16 if full is np.full else __import__("torch").float16
 
 
 def _compiled(kernel, arch, depth=4 * TK):
@@ -198,11 +216,40 @@ def test_the_block_gets_a_producer_warp_on_sm_90():
     their 128 threads; each tells the producer when a stage is free."""
     compiled = _compiled(scaled_matmul, "sm_90")
     assert compiled.num_warps == 5
-    assert _compiled(scaled_matmul.replace_hints(num_warps=8), "sm_90").num_warps == 9
     ptx = compiled.ptx
+    assert "setmaxnreg" not in ptx and compiled.cubin is not None
     assert "barrier.sync 1, 128;" in ptx.replace("\t", " ").replace("  ", " ")
     assert "mbarrier.arrive.shared::cta.b64" in ptx
     assert ".maxntid 160, 1, 1" in ptx
+
+
+def _lines(ptx):
+    return [" ".join(line.split()) for line in ptx.splitlines()]
+
+
+@pytest.mark.parametrize("num_warps, consumer_registers", [(8, 240), (16, 112)])
+def test_two_warpgroups_or_more_get_a_producer_warpgroup(num_warps, consumer_registers):
+    """The producer is a warpgroup that keeps 24 registers a thread and ends its three
+    warps that start no copies; the consumers take the rest (8 warps: 168 a thread at the
+    start, 240 after; 16 warps: 96, then 112). The way of each ends apart (``exit``), the
+    block is the multiprocessor's only one, and the driver compiles the PTX (on the GPU,
+    ``test_the_driver_honours_the_register_split`` checks that ptxas takes the split)."""
+    compiled = _compiled(scaled_matmul.replace_hints(num_warps=num_warps), "sm_90")
+    assert compiled.num_warps == num_warps + 4 and compiled.cubin is None
+    lines = _lines(compiled.ptx)
+    threads = 32 * (num_warps + 4)
+    assert f".maxntid {threads}, 1, 1" in lines and ".minnctapersm 1" in lines
+    assert lines.count(f"setmaxnreg.inc.sync.aligned.u32 {consumer_registers};") == 1
+    assert lines.count("setmaxnreg.dec.sync.aligned.u32 24;") == 1
+    assert lines.count("exit;") == 2  # the three idle warps, then the copying one
+    assert f"barrier.sync 1, {32 * num_warps};" in lines
+
+
+def test_a_producer_warp_where_the_kernel_asks_for_two_blocks_a_multiprocessor():
+    """Two blocks share the registers: the producer stays one warp, its registers kept."""
+    kernel = scaled_matmul.replace_hints(num_warps=8, occupancy=2)
+    compiled = _compiled(kernel, "sm_90")
+    assert compiled.num_warps == 9 and "setmaxnreg" not in compiled.ptx
 
 
 @pytest.mark.parametrize("kernel", [matmul_of_some_blocks, matmul_with_a_joined_bound,
@@ -231,3 +278,39 @@ def test_no_producer_warp_for_a_loop_run_again():
 def test_the_option_takes_a_bool():
     with pytest.raises(ValueError, match="warp_specialize"):
         ct.kernel(warp_specialize=1)(scaled_matmul.fn)
+
+
+def _gpu_of_compute_capability_9():
+    from conftest import gpu_present
+    if not gpu_present():
+        return False
+    from numba import cuda
+    return cuda.get_current_device().compute_capability == (9, 0)
+
+
+@pytest.mark.skipif(not _gpu_of_compute_capability_9(), reason="needs a GPU of sm_90")
+@pytest.mark.parametrize("pipelined, tile_n, num_stages", [(False, 128, 3), (True, 64, 4)])
+def test_the_driver_honours_the_register_split(pipelined, tile_n, num_stages):
+    """The head-dim-128 attention kernels of the benchmark with a producer warpgroup: the
+    driver's compile takes the split (none of ptxas's notes that it ignored setmaxnreg) and
+    spills nothing, where nvJitLink's compile of the pipelined one, which ignores
+    setmaxnreg (168 registers a thread), spills 80 bytes. Values against float64, on a
+    poisoned, guarded output."""
+    import torch
+    from numba_tile.bench.kernels import attention_launch
+    rng = np.random.default_rng(7)
+    q, k, v = (rng.standard_normal((1, 4, 512, 128)).astype(np.float16) for _ in range(3))
+    buffer, out = _rows_guarded(torch.full, q.shape, device="cuda")
+    kernel, grid, args = attention_launch(*(torch.from_numpy(x).cuda() for x in (q, k, v)),
+                                          out, tile_m=128, tile_n=tile_n, num_warps=8,
+                                          num_stages=num_stages, pipelined=pipelined,
+                                          warp_specialize=True)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    assert compiled.cubin is None and "(the driver's compile)" in compiled.info_log
+    assert "setmaxnreg" not in compiled.info_log  # (C7504, C7507, C7508 name it)
+    assert compiled.registers == 168 and compiled.spill_bytes == 0
+    ct.launch(torch.cuda.current_stream(), grid, kernel, args)
+    result = buffer.cpu().numpy()
+    assert relative_error(result[GUARD:-GUARD].reshape(q.shape),
+                          _reference_attention(q, k, v, False)) < 2e-3
+    assert np.isnan(result[:GUARD]).all() and np.isnan(result[-GUARD:]).all()

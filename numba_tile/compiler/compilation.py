@@ -36,10 +36,16 @@ SHARED_LIMITS = {(8, 0): 163 * 1024, (8, 7): 163 * 1024, (9, 0): 227 * 1024,
 SHARED_LIMIT_UNLISTED = 99 * 1024
 # 1024 bytes: where the 128-byte swizzle pattern of wgmma repeats
 SHARED_ALIGNMENT = 1024
-# the warps a producer adds to the block (frontend.producer_warp): one. (A warpgroup could
-# give the others most of its registers with setmaxnreg, but ptxas ignores that in the
-# relocatable code nvJitLink compiles: its C7504.)
+# the warps a producer adds to the block (frontend.producer_warp): one; a warpgroup where
+# the tile code runs on two warpgroups or more and may take most of the producer's registers
+# (setmaxnreg: a warpgroup's warps change their registers together)
 PRODUCER_WARPS = 1
+PRODUCER_WARPGROUP = 4
+# a thread of the producer warpgroup keeps 24 registers, the fewest setmaxnreg allows
+PRODUCER_REGISTERS = 24
+# 32-bit registers a multiprocessor has (compute capability 9.0), and most a thread may use
+REGISTER_FILE = 65536
+MOST_REGISTERS = 255
 DEFAULT_TARGET = (8, 0)
 DEFAULT_NUM_WARPS = 4
 DEFAULT_RUN_ELEMENTS = 4
@@ -105,9 +111,12 @@ class Compilation:
     (:func:`~numba_tile.compiler.types.run_length_for`)."""
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
-                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=False):
+                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=False,
+                 occupancy=None):
         self.target = tuple(target)
         self.num_warps = num_warps
+        # the kernel's option: the blocks a multiprocessor should hold (None: not given)
+        self.occupancy = occupancy
         # True where the kernel left its warps to the compiler (see frontend.warps)
         self.warps_open = warps_open
         self.num_stages = num_stages
@@ -178,12 +187,41 @@ class Compilation:
 
     @property
     def producer_warps(self):
-        """The warps added to the block where a producer warp issues the copies of the
-        pipeline :attr:`producer_pipeline` (its copies are the TMA's), else 0. Known once
-        the kernel is typed."""
+        """The warps added to the block where a producer issues the copies of the
+        pipeline :attr:`producer_pipeline` (its copies are the TMA's), else 0: a warpgroup
+        where the tile code runs on two warpgroups or more and the kernel asks for no more
+        than one block a multiprocessor (see :attr:`register_split`), else one warp. Known
+        once the kernel is typed."""
         pipeline = self.pipelines.get(self.producer_pipeline)
         produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
-        return PRODUCER_WARPS if produced else 0
+        if not produced:
+            return 0
+        # (the TMA's copies: sm_90 or later, where warpgroups exist)
+        groups = self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8
+        return PRODUCER_WARPGROUP if groups and self.occupancy in (None, 1) else PRODUCER_WARPS
+
+    @property
+    def register_split(self):
+        """``(a producer thread's registers, a consumer thread's)`` where a producer
+        warpgroup gives the consumers most of its registers (``setmaxnreg``), else None.
+        The block is the multiprocessor's only one: ptxas gives each thread the registers
+        the file holds for the block's threads at the start (168 for 384 threads), and
+        the consumers take what the producer gives back.
+
+        >>> from numba_tile.compiler.compilation import Compilation
+        >>> compilation = Compilation(target=(9, 0), num_warps=8)
+        >>> compilation.split_registers(), Compilation(num_warps=16).split_registers()
+        ((24, 240), (24, 112))
+        """
+        return self.split_registers() if self.producer_warps == PRODUCER_WARPGROUP else None
+
+    def split_registers(self):
+        """:attr:`register_split` where the block has a producer warpgroup."""
+        threads = 32 * (self.num_warps + PRODUCER_WARPGROUP)
+        at_start = min(MOST_REGISTERS, REGISTER_FILE // threads) // 8 * 8
+        given = (at_start * threads - PRODUCER_REGISTERS * 32 * PRODUCER_WARPGROUP)
+        consumers = min(256, given // (32 * self.num_warps) // 8 * 8)
+        return PRODUCER_REGISTERS, consumers
 
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on

@@ -147,6 +147,27 @@ def pipeline_produce(pipeline, iteration, *loads):
     raise _only_compiled("pipeline_produce")
 
 
+def producer_registers():
+    """First in the producer's way: where the producer is a warpgroup
+    (:attr:`~numba_tile.compiler.compilation.Compilation.register_split`), its threads give
+    back all registers but a few, and its warps other than the first (which starts the
+    copies) end."""
+    raise _only_compiled("producer_registers")
+
+
+def consumer_registers():
+    """First in the consumers' way: where the producer is a warpgroup, they take the
+    registers it gave back."""
+    raise _only_compiled("consumer_registers")
+
+
+def producer_exit():
+    """Last in the producer's way: where the producer is a warpgroup, its threads end here
+    (ptxas honours ``setmaxnreg`` only where the producer's way never joins the
+    consumers')."""
+    raise _only_compiled("producer_exit")
+
+
 # -- Partitions (:mod:`.frontend.partitions`) ----------------------------------------------
 def partition_region(partition):
     """The region of the ``ct.partition`` argument ``partition`` that this tile block writes

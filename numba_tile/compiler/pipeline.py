@@ -48,8 +48,10 @@ class CompiledKernel:
     """A compiled tile kernel: PTX, cubin and the resource report.
 
     ``registers``, ``spill_bytes`` and ``shared_bytes`` come from the linker's report (0 when
-    no cubin could be made); ``num_warps`` is the thread block size in warps (with a
-    producer warp, one more than the kernel's tile code runs on).
+    no cubin could be made), or for a kernel without a cubin because only the driver's
+    compile builds it as written (:mod:`.whole_program`), from the driver's where a GPU is
+    present; ``num_warps`` is the thread block size in warps (with a producer, more than
+    the kernel's tile code runs on).
     """
 
     def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0,
@@ -412,7 +414,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     for attempt in itertools.count():
         compilation = Compilation(
             target=cc, num_warps=num_warps, num_stages=num_stages,
-            warp_specialize=warp_specialize,
+            warp_specialize=warp_specialize, occupancy=occupancy,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, (ArrayType, PartitionType))]),
             warps_open=warps_open)
@@ -451,8 +453,10 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     kernel = library.get_function(entry)
     library._entry_name = entry
     cuda_compiler.kernel_fixup(kernel, False)
-    # (a producer warp, frontend.producer_warp, is one more than the tile code's warps)
+    # (a producer, frontend.producer_warp, adds warps to the tile code's)
     block_warps = num_warps + compilation.producer_warps
+    if compilation.register_split:
+        occupancy = 1  # ptxas then knows the registers at the start: setmaxnreg counts them
     nvvm.set_launch_bounds(kernel, (32 * block_warps, occupancy) if occupancy else
                            32 * block_warps)
     library.finalize()

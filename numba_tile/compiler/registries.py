@@ -28,5 +28,5 @@ from .lowering import constants, device_output as lowering_device_output, elemen
     tuples as lowering_tuples, joins as lowering_joins, \
     partitions as lowering_partitions, \
     grid_dependencies as lowering_grid_dependencies, \
-    histograms as lowering_histograms  # noqa: F401
+    histograms as lowering_histograms, warp_roles as lowering_warp_roles  # noqa: F401
 from .lowering.registry import registry as lowering_registry

@@ -41,7 +41,8 @@ import operator
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import replace_vars_inner
 
-from ..intrinsics import pipeline_begin, pipeline_produce, pipeline_producer
+from ..intrinsics import consumer_registers, pipeline_begin, pipeline_produce, \
+    pipeline_producer, producer_exit, producer_registers
 from .plain_computations import PURE_CALLS, PURE_EXPRESSIONS, is_pure
 
 
@@ -68,6 +69,7 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
         return False
     scope, loc = loop.scope, loop.loc
     prologue = []
+    loop._call(prologue, producer_registers, [])
     renamed = _copies_of(func_ir, roots, parameters, scope, prologue)
     if renamed is None:
         return False
@@ -77,7 +79,9 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
     split = next(i for i, s in enumerate(entry.body)
                  if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)))
     blocks[rest] = ir.Block(entry.scope, entry.loc)
-    blocks[rest].body = entry.body[split:]
+    blocks[rest].body = []
+    loop._call(blocks[rest].body, consumer_registers, [])
+    blocks[rest].body += entry.body[split:]
     entry.body = entry.body[:split]
     role = loop._call(entry.body, pipeline_producer, [loop._const(entry.body, loop.pipeline_id)],
                       "$pipeline_producer")
@@ -114,6 +118,7 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
     blocks[body] = _block(scope, loc, iteration)
 
     finish = []
+    loop._call(finish, producer_exit, [])
     none = loop._const(finish, None)
     result = scope.redefine("$producer_return", loc)
     finish.append(ir.Assign(ir.Expr.cast(none, loc), result, loc))

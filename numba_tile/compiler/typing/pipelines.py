@@ -13,7 +13,8 @@ from ..compilation import current
 from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
-    pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, staged_reshape
+    pipeline_tile, pipeline_wait, producer_registers, consumer_registers, producer_exit, \
+    resident_tile, staged_as_tfloat32, staged_reshape
 from ..types import TileType
 from .memory import infer_load
 from .shapes import infer_reshape
@@ -48,7 +49,8 @@ for _fn, _result in ((pipeline_prepare, types.none),
                      (pipeline_distance, types.int32), (pipeline_wait, types.none),
                      (pipeline_advance, types.none), (pipeline_end, types.none),
                      (pipeline_last, types.boolean), (pipeline_producer, types.boolean),
-                     (pipeline_produce, types.none)):
+                     (pipeline_produce, types.none), (producer_registers, types.none),
+                     (consumer_registers, types.none), (producer_exit, types.none)):
     _register_fixed_result(_fn, _result)
 
 
