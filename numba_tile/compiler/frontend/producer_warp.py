@@ -11,19 +11,25 @@ stages to land, and each thread tells the producer when it is done with a stage 
 arrival at the stage's "free" ``mbarrier``) instead of meeting the others::
 
     if pipeline_producer(id):                    # barriers made; True in the producer warp
+        producer_registers()
         <the loop's range and the loads' fixed values, computed again>
         pipe = pipeline_begin(id, <the loads' arguments at the first iteration>)
         j = 0
         while j < len(r):
             pipeline_produce(pipe, j, <the loads' arguments at k = start + j * step>)
             j = j + 1
+        producer_exit()
         return
+    consumer_registers()
     <the kernel as pipelining left it: its pipeline_issue calls are then nothing, its
      pipeline_advance calls the arrivals, its barriers named ones of the consumers alone>
 
-The block is one warp larger only where the pipeline's copies turn out to be the TMA's
-(known when typed, :attr:`~numba_tile.compiler.compilation.Compilation.producer_warps`);
-elsewhere ``pipeline_producer`` is False and the branch is dead code.
+The block is larger only where the pipeline's copies turn out to be the TMA's (known when
+typed, :attr:`~numba_tile.compiler.compilation.Compilation.producer_warps`); elsewhere
+``pipeline_producer`` is False and the branch is dead code. Where the tile code runs on two
+warpgroups or more, the producer is a warpgroup that hands the consumers most of its
+registers (``producer_registers``, ``consumer_registers``, ``producer_exit``:
+:mod:`~numba_tile.compiler.lowering.warp_roles`); elsewhere these are nothing.
 
 The kernel option ``warp_specialize=True`` asks for it (it pays for some kernels only, see
 docs/performance). A loop gets a producer warp where it is the kernel's one pipelined loop,
