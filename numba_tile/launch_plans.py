@@ -43,8 +43,9 @@ def plan_source(key, kernel_args, *, tensor_maps=False):
             return None
         if type(value) in torch_tensor_classes():
             checks.append(f"type({name}) is not C{position}")
-            reads += _tensor_reads(position, entry[1], entry[2], value.element_size())
-            values += [f"p{position}", f"*s{position}", f"*t{position}"]
+            lines, names = _tensor_reads(position, entry[1], entry[2], value.element_size())
+            reads += lines
+            values += names
         elif isinstance(entry, tuple) and isinstance(entry[0], str):  # array interface
             checks.append(f"type({name}) is not C{position}")
             reads += [f"f{position} = interface_entry({name})",
@@ -76,21 +77,26 @@ def plan_source(key, kernel_args, *, tensor_maps=False):
 def _tensor_reads(position, ndim, aligned, itemsize):
     """Source lines reading the PyTorch tensor ``a<position>``: False unless its dtype,
     device, rank and alignment (:func:`~numba_tile.compiler.types.is_aligned`, unrolled for
-    the rank) are the signature's."""
-    p, s, t = f"p{position}", f"s{position}", f"t{position}"
+    the rank) are the signature's. Its extents and strides become names of their own (a
+    tuple of another length does not unpack), which the packing takes as they are."""
+    p = f"p{position}"
+    extents = [f"n{position}_{axis}" for axis in range(ndim)]
+    strides = [f"t{position}_{axis}" for axis in range(ndim)]
     last = ndim - 1
-    rule = [f"not {p} & 15", f"{t}[{last}] == 1", f"not {s}[{last}] * {itemsize} & 15"]
-    rule += [f"not {t}[{axis}] * {itemsize} & 15 and ({t}[{axis}] > 0 or {s}[{axis}] == 1)"
-             for axis in range(last)]
+    rule = [f"not {p} & 15", f"{strides[last]} == 1",
+            f"not {extents[last]} * {itemsize} & 15"]
+    rule += [f"not {strides[axis]} * {itemsize} & 15 and "
+             f"({strides[axis]} > 0 or {extents[axis]} == 1)" for axis in range(last)]
     return [f"if a{position}.dtype is not D{position} or not a{position}.is_cuda:",
             "    return False",
-            f"{s} = a{position}.shape",
-            f"if len({s}) != {ndim}:",
+            "try:",
+            f"    {''.join(name + ', ' for name in extents)}= a{position}.shape",
+            f"    {''.join(name + ', ' for name in strides)}= a{position}.stride()",
+            "except ValueError:  # another rank",
             "    return False",
-            f"{t} = a{position}.stride()",
             f"{p} = a{position}.data_ptr()",
-            f"if ({' and '.join(rule)}) is not {aligned}:",
-            "    return False"]
+            f"if {'' if aligned else 'not '}not ({' and '.join(rule)}):",
+            "    return False"], [p, *extents, *strides]
 
 
 def _launch_lines(values, tensor_maps):
