@@ -23,6 +23,7 @@ from .arguments import interface_entry, torch_tensor_classes
 from .partitions import Partition
 
 MAX_PLANS = 4  # per kernel: launch loops alternate between a few signatures
+_UNSEEN = object()  # the grid and stream of a plan that has not launched yet
 _INT32 = 2**31
 
 
@@ -107,17 +108,22 @@ def _launch_lines(values, tensor_maps):
     else:
         pack = [f"            pack(buffer, 0{', ' if values else ''}{values})"]
     return [
-        "    if type(grid) is not tuple or stream is None:",
-        "        return False",
-        "    for n in grid:",
-        "        if type(n) is not int:",
+        # the grid and stream of the plan's last launch, the very objects (a launch loop
+        # passes the same ones): their driver arguments without reading them again
+        "    seen_grid, seen_stream, arguments = last[0]",
+        "    if grid is not seen_grid or stream is not seen_stream:",
+        "        if type(grid) is not tuple or stream is None:",
         "            return False",
-        "    handle = stream if type(stream) is int else stream_handle(stream)",
-        "    arguments = driver_arguments.get((grid, handle))",
-        "    if arguments is None:",
-        "        if not valid_grid(grid):",
-        "            return False",
-        "        arguments = target.driver_arguments(grid, handle)",
+        "        for n in grid:",
+        "            if type(n) is not int:",
+        "                return False",
+        "        handle = stream if type(stream) is int else stream_handle(stream)",
+        "        arguments = driver_arguments.get((grid, handle))",
+        "        if arguments is None:",
+        "            if not valid_grid(grid):",
+        "                return False",
+        "            arguments = target.driver_arguments(grid, handle)",
+        "        last[0] = (grid, stream, arguments)  # (one store: threads see all or none)",
         "    with lock:",
         "        try:",
         *pack,
@@ -156,7 +162,8 @@ def make_plan(key, kernel_args, target, *, stream_handle, valid_grid):
                  "valid_grid": valid_grid, "struct_error": struct.error, "target": target,
                  "driver_arguments": target.arguments, "lock": target.lock,
                  "pack": target.pack, "buffer": target.buffer, "start": target.start,
-                 "encode_maps": getattr(target, "encode_maps", None)}
+                 "encode_maps": getattr(target, "encode_maps", None),
+                 "last": [(_UNSEEN, _UNSEEN, None)]}
     for position, (entry, value) in enumerate(zip(key, kernel_args)):
         namespace[f"C{position}"] = type(value)
         if isinstance(entry, tuple):

@@ -37,7 +37,13 @@ def interpret_mode():
     forced = _forced.value
     if forced is not None:
         return forced
-    raw = _environment_value()
+    # (every launch asks: the dict behind os.environ where it can, since os.environ.get
+    # encodes the key and decodes the value each time)
+    data = getattr(os.environ, "_data", None)
+    raw = os.environ.get("NUMBA_TILE_INTERPRET") if data is None or _ENV_KEY is None \
+        else data.get(_ENV_KEY)
+    if raw is None:
+        return False
     enabled = _parsed_switches.get(raw)
     if enabled is None:  # every launch asks: parse each spelling once
         text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw or ""
@@ -48,17 +54,6 @@ def interpret_mode():
 
 
 _parsed_switches = {}
-
-
-def _environment_value():
-    """``NUMBA_TILE_INTERPRET`` as it is now (None where unset). Read on every launch, so it
-    goes to the dict behind ``os.environ`` where it can (``os.environ.get`` encodes the key
-    and decodes the value each time)."""
-    data = getattr(os.environ, "_data", None)
-    if data is None or _ENV_KEY is None:
-        return os.environ.get("NUMBA_TILE_INTERPRET")
-    return data.get(_ENV_KEY)
-
 
 try:
     _ENV_KEY = os.environ.encodekey("NUMBA_TILE_INTERPRET")

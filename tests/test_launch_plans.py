@@ -37,9 +37,11 @@ class LoadedStandIn:
 
     def start(self, *arguments):
         self.started += 1
+        self.started_with = arguments
         return self.status
 
     def driver_arguments(self, grid, handle):
+        self.made = getattr(self, "made", 0) + 1
         return self.arguments.setdefault((grid, handle), (grid, handle))
 
     def failed(self, status):
@@ -143,6 +145,35 @@ def test_streams_and_failures_go_the_general_way():
     failing = LoadedStandIn(status=201)
     assert not _plan(ct.kernel(lambda n: None), (3,), failing)(0, (1,), (3,))
     assert failing.failures == [201]
+
+
+def test_the_last_grid_and_stream_are_remembered_by_identity():
+    """A launch with the very grid and stream objects of the plan's last one reuses its
+    driver arguments; any other grid or stream (equal or not, valid or not) is read
+    again, so every launch starts with its own grid and stream."""
+    class Stream:
+        def __init__(self, handle):
+            self.handle = handle
+    target = LoadedStandIn()
+    plan = _plan(ct.kernel(lambda n: None), (3,), target)
+    first, other = Stream(0x5000), Stream(0x6000)
+    assert not plan(None, None, (3,))  # nothing remembered yet matches anything
+    grid = (4,)
+    assert plan(first, grid, (3,)) and target.started_with == ((4,), 0x5000)
+    made = target.made
+    assert plan(first, grid, (3,)) and target.started_with == ((4,), 0x5000)
+    assert target.made == made  # remembered: nothing made again
+    for stream, launch_grid, expected in [(first, (8,), ((8,), 0x5000)),
+                                          (other, (8,), ((8,), 0x6000)),
+                                          (first, grid, ((4,), 0x5000)),
+                                          (other, tuple([4]), ((4,), 0x6000)),
+                                          (0, (2, 2), ((2, 2), 0))]:
+        assert plan(stream, launch_grid, (3,)) and target.started_with == expected
+    started = target.started
+    for stream, launch_grid in [(None, (2, 2)), (0, (2.0, 2.0)), (0, [2, 2]), (first, (0,))]:
+        assert not plan(stream, launch_grid, (3,))
+    assert target.started == started
+    assert plan(0, (2, 2), (3,)) and target.started_with == ((2, 2), 0)
 
 
 def test_a_value_that_does_not_fit_its_field_goes_the_general_way():
