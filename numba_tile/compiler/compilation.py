@@ -196,8 +196,10 @@ class Compilation:
         produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
         if not produced:
             return 0
-        # (the TMA's copies: sm_90 or later, where warpgroups exist)
-        groups = self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8
+        # (setmaxnreg is in the PTX of sm_90a, which compute capability 9.0 gets, and of
+        # the "a" targets of later GPUs, which numba_tile does not emit)
+        groups = self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8 and \
+            self.target == (9, 0)
         return PRODUCER_WARPGROUP if groups and self.occupancy in (None, 1) else PRODUCER_WARPS
 
     @property
