@@ -9,6 +9,7 @@ the driver (:func:`driver_report`), made where a GPU is present.
 
 import ctypes
 import re
+import sys
 
 _TRADES_REGISTERS = re.compile(r"^\s*setmaxnreg\.", re.MULTILINE)
 # cuModuleLoadDataEx's options: the information log, its size, verbose
@@ -34,12 +35,11 @@ def driver_report(ptx, name):
     in that cache.
 
     >>> from numba_tile.compiler.whole_program import driver_report
-    >>> report = driver_report(".version 8.0\\n.target sm_90\\n.address_size 64\\n", "k")
-    >>> report is None or isinstance(report, str)
-    True
+    >>> print(driver_report("not PTX", "k"))  # with a GPU or without
+    None
     """
     try:
-        driver = ctypes.CDLL("libcuda.so.1")
+        driver = ctypes.CDLL("nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1")
     except OSError:
         return None
     if driver.cuInit(0):
