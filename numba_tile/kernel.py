@@ -177,7 +177,8 @@ class kernel(Kernel):
     the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
     ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes)
     and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
-    copies of those loads, see docs/performance; False by default).
+    copies of those loads, a warpgroup that gives the kernel's warps most of its registers
+    where they are 8 or more, see docs/performance; False by default).
     Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
     option's own default. A bad value is ``ValueError``. A kernel is an instance of this
     class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).
