@@ -174,8 +174,8 @@ def _get_driver():
 
 def _object_code(object_code, compiled):
     """The kernel's module: its cubin, or where there is none (nvJitLink could not link
-    one, or the kernel needs the whole program compiled), its PTX for the driver to compile; a TileCompilerExecutionError naming the likely cause when neither
-    loads."""
+    one, or the kernel needs the whole program compiled), its PTX for the driver to
+    compile; a TileCompilerExecutionError naming the likely cause when neither loads."""
     try:
         if compiled.cubin is not None:
             return object_code.from_cubin(compiled.cubin)
@@ -266,7 +266,7 @@ class LoadedKernel:
         return arguments
 
     def _make_arguments(self, grid, handle):
-        padded = tuple(grid) + (1,) * (3 - len(grid))
+        padded = _padded(grid)
         if self.start is _get_driver().launch_kernel_ex:  # 4 arguments to convert, not 11
             config = _LaunchConfig(padded, self.block, self.compiled.dynamic_shared_bytes,
                                    handle, None, 0)
@@ -327,8 +327,7 @@ class LoadedKernel:
     def _start(self, grid, stream, dependent):
         """The driver call of a launch, the parameters packed; its CUDA status."""
         if dependent:
-            padded = tuple(grid) + (1,) * (3 - len(grid))
-            return _get_driver().launch_dependent(*self._plain_arguments(padded, stream))
+            return _get_driver().launch_dependent(*self._plain_arguments(_padded(grid), stream))
         return self.start(*self.driver_arguments(grid, stream))
 
     def _pack(self, flat_values):
@@ -405,6 +404,11 @@ def _current_arch(device=None):
         major, minor = found.compute_capability
         arch = _arch_of_device[device] = f"sm_{major}{minor}"
     return arch
+
+
+def _padded(grid):
+    """``grid`` with axes of 1 up to three, as the driver takes it."""
+    return tuple(grid) + (1,) * (3 - len(grid))
 
 
 def _compute_capability(arch):
