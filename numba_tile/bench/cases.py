@@ -354,7 +354,7 @@ def attention_case(dtype, shape, causal, documented=False):
         implementations = (
             Implementation("numba_tile", _numba_tile(kernels.attention_launch, _like_first,
                                                      causal=causal),
-                           attention_tiles(head_dim, causal)),
+                           attention_tiles(head_dim)),
             sdpa,
             Implementation("triton", _triton(references.triton_attention, _like_first,
                                              causal=causal), _TRITON_ATTENTION_TILES))
@@ -369,15 +369,15 @@ def attention_case(dtype, shape, causal, documented=False):
         target=Target(0.9 if documented else 0.7, "torch"), flops=flops)
 
 
-def attention_tiles(head_dim, causal):
-    """The variants of the tuned attention kernel the benchmark tries.
+def attention_tiles(head_dim):
+    """The variants of the tuned attention kernel the benchmark tries (with and without the
+    causal mask).
 
     >>> from numba_tile.bench.cases import attention_tiles
-    >>> len(attention_tiles(128, False)), len(attention_tiles(128, True))
-    (5, 4)
+    >>> len(attention_tiles(64)), len(attention_tiles(128))
+    (3, 5)
     """
-    extra = () if causal else _PRODUCER_WARP_ATTENTION_TILES[head_dim]
-    return _ATTENTION_TILES[head_dim] + extra
+    return _ATTENTION_TILES[head_dim]
 
 
 def all_cases(quick=False):
@@ -476,13 +476,10 @@ _ATTENTION_TILES = {
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8},
-          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3})}
-# and without the causal mask, with a producer warp (with the mask, its nine warps' 168
-# registers a thread are too few: it spills)
-_PRODUCER_WARP_ATTENTION_TILES = {
-    64: (),
-    128: ({"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
-           "warp_specialize": True},)}
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3},
+          # a producer warpgroup that hands its registers to the two consumer warpgroups
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
+           "warp_specialize": True})}
 # tile sizes only: the kernel's options are its own (occupancy=2, warps and stages chosen)
 # (128 x 128 tiles need more than the 128 registers a thread that occupancy=2 leaves 8 warps)
 _DOCUMENTED_ATTENTION_TILES = ({"tile_m": 128, "tile_n": 64}, {"tile_m": 64, "tile_n": 64})
