@@ -360,8 +360,8 @@ def k_major_b_kernel(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
 
 
 @pytest.mark.parametrize("in_dtype,acc_dtype,kind,warps,fast", [
-    (ct.float8_e4m3fn, ct.float32, "m64n64k32.f32.e4m3.e4m3", 8, False),
-    (ct.float8_e5m2, ct.float32, "m64n64k32.f32.e5m2.e5m2", 8, False),
+    (ct.float8_e4m3fn, ct.float32, "m64n128k32.f32.e4m3.e4m3", 8, False),
+    (ct.float8_e5m2, ct.float32, "m64n128k32.f32.e5m2.e5m2", 8, False),
     (ct.float8_e4m3fn, ct.float32, "m64n128k32.f32.e4m3.e4m3", 4, True),
     (ct.int8, ct.int32, "m64n128k32.s32.s8.s8", 4, False),
     (ct.uint8, ct.int32, "m64n128k32.s32.u8.u8", 4, False)], ids=str)
@@ -370,8 +370,8 @@ def test_eight_bit_products_run_as_wgmma_without_spills(in_dtype, acc_dtype, kin
     """128 x 128 x 128 tiles of 8-bit inputs, B read K-major (an (N, K) array loaded with
     ``order=(1, 0)``): ``wgmma`` of depth 32 fed from the pipeline's stages, and no spills
     (the ``mma.sync`` path spilled at 128 x 128 x 64). A float8 product's sums are added to
-    the accumulator in float32 by the threads after each call, 64 columns at a time (8
-    warps: 64 accumulators a thread beside them), unless ``use_fast_acc``."""
+    the accumulator in float32 by the threads after each call, in one ``wgmma`` 128 columns
+    wide (8 warps: 64 accumulators a thread beside them), unless ``use_fast_acc``."""
     a, bt = np.zeros((512, 512), NP[in_dtype]), np.zeros((512, 512), NP[in_dtype])
     c = np.zeros((512, 512), NP[acc_dtype])
     compiled = ct.compile(k_major_b_kernel.replace_hints(num_warps=warps),
@@ -383,18 +383,35 @@ def test_eight_bit_products_run_as_wgmma_without_spills(in_dtype, acc_dtype, kin
         assert compiled.spill_bytes == 0
 
 
-@pytest.mark.parametrize("fast,tolerance", [(False, 2e-4), (True, 5e-3)])
-def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tolerance):
+@pytest.mark.parametrize("fast,tolerance,hints", [
+    (False, 2e-4, {}), (True, 5e-3, {}),
+    (False, 2e-4, {"warp_specialize": True, "num_stages": 5})], ids=str)
+def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tolerance, hints):
     """K = 4096 of float8_e4m3fn: added in float32 after each call of 128 deep, the error is
     that of cuBLASLt's default (about 1.5e-4); Hopper's tensor cores keep fewer bits in the
-    running sum (``use_fast_acc``: about 1e-3 over this K). The interpreter sums exactly."""
+    running sum (``use_fast_acc``: about 1e-3 over this K). The interpreter sums exactly.
+    Also with a producer warpgroup (on sm_90), as the benchmark runs it."""
     m, n, k = 128, 128, 4096
     a = rng.standard_normal((m, k)).astype(NP[ct.float8_e4m3fn])
     bt = rng.standard_normal((n, k)).astype(NP[ct.float8_e4m3fn])
     c = poisoned((m, n), np.float32)
-    run_kernel(k_major_b_kernel.replace_hints(num_warps=8), (1, 1),
+    run_kernel(k_major_b_kernel.replace_hints(num_warps=8, **hints), (1, 1),
                (a, bt, c, 128, 128, 128, ct.float32, fast))
     check(c, np.matmul(wide(a), wide(bt).T), tolerance)
+
+
+def test_float8_sums_with_a_producer_warpgroup_are_added_128_columns_wide():
+    """The benchmark's float8 kernel: 128 x 128 x 128 tiles, 8 warps and a producer
+    warpgroup; each warpgroup's call is one ``wgmma`` 128 columns wide a step, its sums
+    added in float32 by the threads."""
+    a, bt = np.zeros((512, 512), NP[ct.float8_e4m3fn]), np.zeros((512, 512), NP[ct.float8_e4m3fn])
+    c = np.zeros((512, 512), np.float32)
+    kernel = k_major_b_kernel.replace_hints(num_warps=8, num_stages=5, warp_specialize=True)
+    ptx = ct.compile(kernel, (a, bt, c, 128, 128, 128, ct.float32, False), arch="sm_90").ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 240" in ptx
+    assert len(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k32\.f32\.e4m3", ptx)) == 4
+    assert "m64n64k32" not in ptx
+    assert "add.f32" in ptx
 
 
 def test_use_fast_acc_is_for_float8_inputs(run_kernel):

@@ -33,7 +33,7 @@ def matmul_k_major(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
 
 
 def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_warps=None,
-                          num_stages=None, group=8, fast=False):
+                          num_stages=None, group=8, fast=False, warp_specialize=False):
     """``(kernel, grid, args)`` computing ``c = a @ bt.T`` with :func:`matmul_k_major`.
 
     >>> import numpy as np, numba_tile as ct
@@ -47,7 +47,8 @@ def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_w
     64
     """
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(bt.shape[0], tile_n),)
-    return (_with_warps(matmul_k_major, num_warps, num_stages=num_stages), grid,
+    return (_with_warps(matmul_k_major, num_warps, num_stages=num_stages,
+                        warp_specialize=warp_specialize), grid,
             (a, bt, c, tile_m, tile_n, tile_k, group, fast))
 
 
@@ -72,10 +73,13 @@ _INT8_TILES = ({"tile_m": 128, "tile_n": 256, "tile_k": 128, "num_warps": 8},
 # float8 sums added per call in float32 (``use_fast_acc`` off, as ``torch._scaled_mm``'s
 # default) need registers for them beside the accumulator: 64 accumulators a thread
 # (each call's products are waited for before their sums are added: deep calls, 256 along
-# K, keep the tensor cores busy longest between the waits); 128 x 256 tiles spill
+# K, keep the tensor cores busy longest between the waits; or a producer warpgroup, so
+# that one warpgroup's additions overlap the other's products); 128 x 256 tiles spill
 _FLOAT8_TILES = ({"tile_m": 128, "tile_n": 128, "tile_k": 256, "num_warps": 8,
                   "num_stages": 3},
-                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8})
+                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8},
+                 {"tile_m": 128, "tile_n": 128, "tile_k": 128, "num_warps": 8,
+                  "num_stages": 5, "warp_specialize": True})
 
 
 def eight_bit_case(kind, n):
