@@ -414,6 +414,20 @@ def test_float8_sums_with_a_producer_warpgroup_are_added_128_columns_wide():
     assert "add.f32" in ptx
 
 
+def test_a_product_computes_each_descriptor_start_once():
+    """``wgmma`` names each operand in shared memory by a matrix descriptor. A product
+    computes the start field of each operand's descriptor once (a mask and a shift of its
+    address) and each step adds a constant to it: the attention kernel's 16 ``wgmma`` an
+    iteration (``Q K^T`` from Q's and K's stages, ``P V`` with P in registers) compute
+    three, where every step computed its own (eight after LLVM merged some)."""
+    q = np.zeros((1, 2, 1024, 128), np.float16)
+    kernel, _, args = bench_kernels.attention_launch(q, q, q, q, tile_m=128, tile_n=128,
+                                                     num_warps=8, num_stages=3)
+    ptx = ct.compile(kernel, args, arch="sm_90").ptx
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == 16
+    assert len(re.findall(r"and\.b32\s+%r\d+, %r\d+, 262128;", ptx)) == 3
+
+
 def test_use_fast_acc_is_for_float8_inputs(run_kernel):
     a, bt = np.ones((64, 64), np.float16), np.ones((64, 64), np.float16)
     with pytest.raises(ct.TileTypeError, match="use_fast_acc=True needs float8 inputs"):

@@ -143,9 +143,10 @@ class _KMajor:
         return (column // self.row_elements) * rows * self.row_bytes + \
             row * self.row_bytes + (column % self.row_elements) * self.itemsize
 
-    def descriptor(self, builder, address):
-        """The matrix descriptor of the step that starts at byte ``address`` (an i32)."""
-        return _descriptor(builder, address, 16, self.atom, self.swizzle)
+    def descriptor(self, builder, start, offset):
+        """The matrix descriptor of the step that starts ``offset`` bytes past the address
+        whose start field is ``start`` (:func:`_descriptor_start`)."""
+        return _descriptor(builder, start, offset, 16, self.atom, self.swizzle)
 
 
 def _done(context, builder, x_type, y_type, result, registers, deferred):
@@ -218,14 +219,15 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     _, warp = thread_ids(builder)
     group = builder.lshr(warp, I32(2))
     a_base = builder.ptrtoint(a_pointer, I32)
-    b_base = builder.ptrtoint(b_pointer, I32)
+    b_start = _descriptor_start(builder, builder.ptrtoint(b_pointer, I32))
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     sums = []  # (first register, the call's sums of a block) where promoted, not yet added
     per_slice = n // 2  # a thread's registers of one 64-row slice
     asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
         row0 = builder.add(builder.mul(group, I32(64)), I32(16 * warps * i))
-        a_row = builder.add(a_base, builder.mul(row0, I32(k_major.row_bytes)))
+        a_start = _descriptor_start(builder, builder.add(
+            a_base, builder.mul(row0, I32(k_major.row_bytes))))
         for chunk in range(n // columns):
             first = i * per_slice + chunk * (columns // 2)
             fragment = registers[first:first + columns // 2]
@@ -239,16 +241,16 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                 if a_words is not None:
                     a_operand = a_words[i][step]
                 else:
-                    a_operand = k_major.descriptor(builder, builder.add(
-                        a_row, I32(k_major.offset(0, column, m))))
+                    a_operand = k_major.descriptor(builder, a_start,
+                                                   k_major.offset(0, column, m))
                 if transposed:  # B^T, K-major as A: the chunk's rows of N
-                    b_descriptor = k_major.descriptor(builder, builder.add(
-                        b_base, I32(k_major.offset(chunk * columns, column, n))))
+                    b_descriptor = k_major.descriptor(
+                        builder, b_start, k_major.offset(chunk * columns, column, n))
                 else:  # B: 16 rows of 128 bytes in each 64-column block (k * 128 bytes apart)
-                    b_address = builder.add(b_base, I32((chunk * columns // b_row_elements) *
-                                                        k * 128 + column * 128))
-                    b_descriptor = _descriptor(builder, b_address, k * 128, ATOM_BYTES,
-                                               SWIZZLE_128B)
+                    b_descriptor = _descriptor(
+                        builder, b_start,
+                        (chunk * columns // b_row_elements) * k * 128 + column * 128,
+                        k * 128, ATOM_BYTES, SWIZZLE_128B)
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type, columns),
                                   fragment, a_operand, b_descriptor, itemsize, transposed,
                                   keep=not (promoted and step == 0))
@@ -307,7 +309,7 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
                     value = from_float32(builder, value, d.tfloat32)
                 found.append(builder.bitcast(value, I32))
             words[i].append(found)
-    a_base = builder.ptrtoint(a_pointer, I32)
+    a_start = _descriptor_start(builder, builder.ptrtoint(a_pointer, I32))
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
     per_slice = m // 2  # a thread's registers of one 64-row slice of C^T
     asm.emit(builder, asm.WGMMA_FENCE)
@@ -318,8 +320,8 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
             for step in range(steps):
                 column = step * 8
                 # A^T as wgmma's B: the chunk's rows of A, K-major
-                b_descriptor = k_major.descriptor(builder, builder.add(
-                    a_base, I32(k_major.offset(chunk * columns, column, m))))
+                b_descriptor = k_major.descriptor(builder, a_start,
+                                                  k_major.offset(chunk * columns, column, m))
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
                                   words[i][step], b_descriptor, 4, True)
             registers[first:first + columns // 2] = fragment
@@ -371,12 +373,24 @@ def _vector(builder, values):
     return out
 
 
-def _descriptor(builder, address, leading_bytes, stride_bytes, swizzle):
-    """A ``wgmma`` matrix descriptor: start address, leading and stride byte offsets (all in
-    16-byte units) and the swizzle mode."""
-    start = builder.zext(builder.lshr(builder.and_(address, I32(0x3FFFF)), I32(4)), I64)
+def _descriptor_start(builder, address):
+    """The start field of a ``wgmma`` matrix descriptor (14 bits, in 16-byte units) of the
+    shared-memory byte ``address`` (an i32): computed once an operand, each step's
+    descriptor adds a constant to it (:func:`_descriptor`)."""
+    return builder.lshr(builder.and_(address, I32(0x3FFFF)), I32(4))
+
+
+def _descriptor(builder, start, offset, leading_bytes, stride_bytes, swizzle):
+    """A ``wgmma`` matrix descriptor of the operand ``offset`` bytes (a multiple of 16) past
+    the address whose start field is ``start``: the field plus ``offset / 16`` (shared
+    memory ends below 256 KiB, so the field never carries into the next one), the leading
+    and stride byte offsets (in 16-byte units) and the swizzle mode. One addition a step
+    where computing each step's field from its address took three instructions, which
+    every ``wgmma`` of a loop paid."""
+    if offset:
+        start = builder.add(start, I32(offset >> 4))
     constant = ((leading_bytes >> 4) << 16) | ((stride_bytes >> 4) << 32) | (swizzle << 62)
-    return builder.or_(start, I64(constant))
+    return builder.or_(builder.zext(start, I64), I64(constant))
 
 
 def _registers_as_a(builder, x_type, x, warps):
