@@ -132,14 +132,7 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         warp_specialize = _option(kernel, "warp_specialize", arch, False)
         ptx, entry, scratch_bytes, tensor_maps, num_warps = compile_to_ptx(
             kernel.fn, arg_types, arch, num_warps, occupancy, num_stages, warp_specialize)
-        cubin, log = link_cubin(ptx, arch)
-        kernels_own_report = True
-        if needs_whole_program(ptx):
-            # (nvJitLink's relocatable compile would ignore its setmaxnreg: the driver
-            # compiles the PTX when it loads it, and reports that compile where it can)
-            cubin, driver_log = None, driver_report(ptx, entry)
-            kernels_own_report = driver_log is not None
-            log = driver_log or log
+        cubin, log, kernels_own_report = _linked(ptx, entry, arch)
         compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes,
                                   tensor_maps)
     except Exception as error:
@@ -184,6 +177,20 @@ def warn_of_serialized_products(compiled):
         f"{found.group(1).strip()}. A float division or square root with IEEE rounding (the "
         f"default) calls a slow path; rounding_mode=ct.RoundingMode.FULL (division) or "
         f"APPROX does not.", RuntimeWarning, stacklevel=4)
+
+
+def _linked(ptx, entry, arch):
+    """``(cubin, resource report, whether the report is the kernel's own)`` of ``ptx``.
+    nvJitLink's relocatable compile would ignore a ``setmaxnreg``: such a kernel keeps no
+    cubin (the driver compiles its PTX when it is loaded) and its report is a compile by
+    the driver, or where no GPU can make one here, nvJitLink's (not the kernel's own)."""
+    if not needs_whole_program(ptx):
+        cubin, log = link_cubin(ptx, arch)
+        return cubin, log, True
+    log = driver_report(ptx, entry)
+    if log is not None:
+        return None, log, True
+    return None, link_cubin(ptx, arch)[1], False
 
 
 def _is_compile_error(error):

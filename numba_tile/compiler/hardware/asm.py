@@ -91,6 +91,15 @@ FENCE_ASYNC_PROXY_GLOBAL = Asm("fence.proxy.async.global;", "~{memory}")
 # store below the release
 GRID_DEPENDENCY_WAIT = Asm("griddepcontrol.wait;", "~{memory}")
 GRID_DEPENDENCY_LAUNCH_DEPENDENTS = Asm("griddepcontrol.launch_dependents;", "~{memory}")
+# the thread ends (a producer warpgroup's threads: lowering.warp_roles)
+THREAD_EXIT = Asm("exit;", "~{memory}")
+
+
+def set_max_registers(change, count):
+    """``setmaxnreg.<change>``: the warpgroup's threads give back registers down to
+    ``count`` (``change`` "dec") or take them up to ``count`` ("inc"); sm_90a."""
+    return Asm(f"setmaxnreg.{change}.sync.aligned.u32 {count};", "~{memory}")
+
 
 
 def load_shared(ptx_type, register):
@@ -296,6 +305,9 @@ def examples():
     add(FENCE_ASYNC_PROXY_GLOBAL, (9, 0))
     add(GRID_DEPENDENCY_WAIT, (9, 0))
     add(GRID_DEPENDENCY_LAUNCH_DEPENDENTS, (9, 0))
+    add(THREAD_EXIT)
+    add(set_max_registers("dec", 24), (9, 0))
+    add(set_max_registers("inc", 240), (9, 0))
     for ptx_type, register in (("u8", "r"), ("b32", "r"), ("f64", "d")):
         add(load_shared(ptx_type, register))
     for shape in ("x4", "x4.trans", "x2", "x2.trans"):

@@ -27,7 +27,7 @@ from .tiles import I32
 def _end_thread(builder):
     """``exit``: the thread ends. The block after it has no way in, so the code lowered
     next (the producer's ``return``) is dead and no way joins the consumers'."""
-    asm.emit(builder, asm.Asm("exit;", "~{memory}"))
+    asm.emit(builder, asm.THREAD_EXIT)
     builder.unreachable()
     builder.position_at_end(builder.append_basic_block("after_exit"))
 
@@ -37,8 +37,7 @@ def lower_producer_registers(context, builder, sig, args):
     compilation = current()
     split = compilation.register_split
     if split is not None:
-        asm.emit(builder, asm.Asm(f"setmaxnreg.dec.sync.aligned.u32 {split[0]};",
-                                  "~{memory}"))
+        asm.emit(builder, asm.set_max_registers("dec", split[0]))
         # the first warp starts the copies (pipeline_produce's issuer); the others are done
         first = I32(32 * (compilation.num_warps + 1))
         with builder.if_then(builder.icmp_unsigned(
@@ -51,8 +50,7 @@ def lower_producer_registers(context, builder, sig, args):
 def lower_consumer_registers(context, builder, sig, args):
     split = current().register_split
     if split is not None:
-        asm.emit(builder, asm.Asm(f"setmaxnreg.inc.sync.aligned.u32 {split[1]};",
-                                  "~{memory}"))
+        asm.emit(builder, asm.set_max_registers("inc", split[1]))
     return context.get_dummy_value()
 
 
