@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import relative_error
+from conftest import gpu_present, relative_error
 from numba_tile.bench import kernels as bench_kernels
 
 NP = {ct.float16: np.float16, ct.float32: np.float32, ct.float64: np.float64,
@@ -383,20 +383,25 @@ def test_eight_bit_products_run_as_wgmma_without_spills(in_dtype, acc_dtype, kin
         assert compiled.spill_bytes == 0
 
 
-@pytest.mark.parametrize("fast,tolerance,hints", [
-    (False, 2e-4, {}), (True, 5e-3, {}),
-    (False, 2e-4, {"warp_specialize": True, "num_stages": 5})], ids=str)
-def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tolerance, hints):
+@pytest.mark.parametrize("fast,tolerance,tile_n,hints", [
+    (False, 2e-4, 128, {}), (True, 5e-3, 128, {}),
+    (False, 2e-4, 128, {"num_warps": 4}),
+    (False, 2e-4, 128, {"warp_specialize": True, "num_stages": 5}),
+    (False, 2e-4, 256, {"warp_specialize": True, "num_stages": 4})], ids=str)
+def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tolerance, tile_n,
+                                                      hints):
     """K = 4096 of float8_e4m3fn: added in float32 after each call of 128 deep, the error is
     that of cuBLASLt's default (about 1.5e-4); Hopper's tensor cores keep fewer bits in the
     running sum (``use_fast_acc``: about 1e-3 over this K). The interpreter sums exactly.
-    Also with a producer warpgroup (on sm_90), as the benchmark runs it."""
-    m, n, k = 128, 128, 4096
+    Also with one warpgroup (which adds a block's sums while its next block runs), and with
+    a producer warpgroup (on sm_90), as the benchmark runs it, whose 128 x 256 tiles add
+    each block's sums before the next block runs."""
+    m, n, k = 128, tile_n, 4096
     a = rng.standard_normal((m, k)).astype(NP[ct.float8_e4m3fn])
     bt = rng.standard_normal((n, k)).astype(NP[ct.float8_e4m3fn])
     c = poisoned((m, n), np.float32)
-    run_kernel(k_major_b_kernel.replace_hints(num_warps=8, **hints), (1, 1),
-               (a, bt, c, 128, 128, 128, ct.float32, fast))
+    run_kernel(k_major_b_kernel.replace_hints(**{"num_warps": 8, **hints}), (1, 1),
+               (a, bt, c, 128, tile_n, 128, ct.float32, fast))
     check(c, np.matmul(wide(a), wide(bt).T), tolerance)
 
 
@@ -412,6 +417,32 @@ def test_float8_sums_with_a_producer_warpgroup_are_added_128_columns_wide():
     assert len(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k32\.f32\.e4m3", ptx)) == 4
     assert "m64n64k32" not in ptx
     assert "add.f32" in ptx
+
+
+@pytest.mark.parametrize("warps,tile_n,hints,waits", [
+    (8, 256, {"warp_specialize": True, "num_stages": 4}, ["0", "0"]),
+    (4, 128, {}, ["1", "0"])], ids=str)
+def test_float8_blocks_add_their_sums_in_an_order_that_fits_the_registers(warps, tile_n,
+                                                                          hints, waits):
+    """A float8 product in blocks of 128 columns: each block's sums (64 registers a
+    thread) are added by the threads, the wait and the additions in one statement. Several
+    warpgroups (the benchmark's 128 x 256 tiles: 128 accumulators a thread) add each
+    block's before their next block runs, which reads the sums' registers under a predicate
+    ptxas cannot fold to 0 (told 0, ptxas ran the next block early, with both blocks' sums
+    live, and spilled); one warpgroup adds a block's while its next block runs (faster,
+    though its 128 x 128 tiles spill so)."""
+    a, bt = np.zeros((512, 512), NP[ct.float8_e4m3fn]), np.zeros((512, 512), NP[ct.float8_e4m3fn])
+    c = np.zeros((512, 512), np.float32)
+    compiled = ct.compile(k_major_b_kernel.replace_hints(num_warps=warps, **hints),
+                          (a, bt, c, 128, tile_n, 128, ct.float32, False), arch="sm_90")
+    ptx = compiled.ptx
+    assert len(re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n128k32\.f32\.e4m3", ptx)) == 8
+    additions = re.findall(r"wgmma\.wait_group\.sync\.aligned (\d); add\.f32", ptx)
+    assert additions == waits
+    assert len(re.findall(r"add\.f32 %f\d+, %f\d+, %f\d+;", ptx)) == 128
+    assert ptx.count("%dynamic_smem_size; shr.u32") == (1 if waits == ["0", "0"] else 0)
+    if gpu_present() and warps == 8:  # (only the driver, which compiles it, can tell)
+        assert compiled.spill_bytes == 0
 
 
 def test_a_product_computes_each_descriptor_start_once():

@@ -82,6 +82,11 @@ IDENTITY_PERMUTE = Asm("prmt.b32 $0, $1, 0, 0x3210;", "=r,r", False)
 
 # -- shared memory -----------------------------------------------------------------------------
 DYNAMIC_SHARED_SIZE = Asm("mov.u32 $0, %dynamic_smem_size;", "=r", False)
+# zero, known only at run time (a block's shared memory is far below 2^31 bytes): a
+# ``wgmma`` whose keep predicate is this reads its accumulator registers as far as ptxas can
+# tell, so it waits for the threads' last reads of them (see ``wgmma._promoted_blocks``)
+ZERO_UNKNOWN_TO_PTXAS = Asm("mov.u32 $0, %dynamic_smem_size; shr.u32 $0, $0, 31;", "=r",
+                            False)
 # writes to shared memory made visible to the asynchronous proxy (wgmma, the TMA)
 FENCE_ASYNC_PROXY = Asm("fence.proxy.async.shared::cta;", "~{memory}")
 # global memory that an acquire made visible (written by other blocks' plain stores) made
@@ -176,6 +181,18 @@ def wgmma_wait(pending, registers=()):
     letters) pass through the wait, so that nothing reading them moves before it."""
     ties = [f"={c}" for c in registers] + [str(i) for i in range(len(registers))]
     return Asm(f"wgmma.wait_group.sync.aligned {pending};", ",".join(ties + ["~{memory}"]))
+
+
+def wgmma_wait_and_add(pending, count):
+    """:func:`wgmma_wait`, then ``count`` float32 additions in the same statement: operands
+    ``count..2*count-1`` (the accumulators, tied to the outputs) plus ``2*count..`` (the
+    group's sums). One statement, because LLVM sinks plain additions towards their use in
+    the next iteration, past the next product's ``wgmma``, where both groups of sums then
+    stay live at once (float8 128 x 256 tiles spilled so)."""
+    adds = " ".join(f"add.f32 ${i}, ${i}, ${2 * count + i};" for i in range(count))
+    constraints = ["=f"] * count + [str(i) for i in range(count)] + ["f"] * count
+    return Asm(f"wgmma.wait_group.sync.aligned {pending}; {adds}",
+               ",".join(constraints + ["~{memory}"]))
 
 
 def wgmma(instruction, count, a_registers, itemsize, k_major_b, integer=False):
@@ -286,6 +303,7 @@ def examples():
                         "lg2.approx.f32", "ex2.approx.ftz.f32"):
         add(float_unary(instruction, "f"))
     add(DYNAMIC_SHARED_SIZE)
+    add(ZERO_UNKNOWN_TO_PTXAS)
     for order in ("relaxed", "acquire", "release", "acq_rel"):
         for scope in ("cta", "gpu", "sys"):
             add(atomic("add", order, scope, "u32", "r"))
@@ -331,7 +349,8 @@ def examples():
     for instruction in (MBARRIER_INIT, MBARRIER_INIT_COUNT, MBARRIER_ARRIVE,
                         MBARRIER_INIT_FENCE, MBARRIER_EXPECT_BYTES, MBARRIER_TRY_WAIT,
                         WGMMA_FENCE, WGMMA_COMMIT, wgmma_wait(0),
-                        wgmma_wait(1, "ff"), wgmma_wait(3, "rhd")):
+                        wgmma_wait(1, "ff"), wgmma_wait(3, "rhd"),
+                        wgmma_wait_and_add(1, 2)):
         add(instruction, (9, 0))
     for ndim in (2, 3, 4, 5):
         add(tensor_copy(0, ndim), (9, 0))

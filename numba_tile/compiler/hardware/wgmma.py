@@ -45,7 +45,6 @@ _KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.b
           (d.float8_e5m2, d.float32): "f32.e5m2.e5m2",
           (d.int8, d.int32): "s32.s8.s8", (d.uint8, d.int32): "s32.u8.u8"}
 STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
-PROMOTED_DEPTH = 2
 PROMOTED_COLUMNS = 128  # the largest N of a float8 product whose sums the threads add
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
@@ -209,7 +208,8 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     warps = result.num_warps
     itemsize = x_type.dtype.itemsize
     # a wgmma's N; where promoted, at most 128: the call's sums of one 64 x 128 block (64
-    # registers) are added while the next block's products run. (64 columns took twice the
+    # registers beside the accumulators) are added while the other warpgroup's products
+    # run (see _block_sums_start). (64 columns took twice the
     # wgmma instructions, each reading its rows of A from shared memory again: 6 to 13%
     # slower on the H100 for float8 at 8192^3, whose wgmma were bound by those reads.)
     columns = min(n, PROMOTED_COLUMNS if promoted else 256)
@@ -221,7 +221,13 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     a_base = builder.ptrtoint(a_pointer, I32)
     b_start = _descriptor_start(builder, builder.ptrtoint(b_pointer, I32))
     registers = [builder.extract_value(acc, r) for r in range(result.registers)]
-    sums = []  # (first register, the call's sums of a block) where promoted, not yet added
+    # where promoted: one warpgroup adds a block's sums while its next block's products
+    # run (nobody else's products keep the tensor cores busy meanwhile: float8 128 x 128 x
+    # 128 tiles of 4 warps ran at 893-899 TFLOPS on the H100 so, though they spill, and at
+    # 850 otherwise); several add each block's before their next block runs, which needs
+    # half the registers for sums
+    overlapped = promoted and warps == 4
+    last_sums = pending = None  # a block's sums: added; not yet added (overlapped)
     per_slice = n // 2  # a thread's registers of one 64-row slice
     asm.emit(builder, asm.WGMMA_FENCE)
     for i in range(m // (16 * warps)):
@@ -231,10 +237,11 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
         for chunk in range(n // columns):
             first = i * per_slice + chunk * (columns // 2)
             fragment = registers[first:first + columns // 2]
-            if promoted:  # the call's own sums: the first step does not add (scale-d 0)
-                fragment = [F32(0.0)] * len(fragment)
-                if sums:  # (the registers of the new sums were written by threads)
+            keep_first = I32(1)
+            if promoted:  # the block's own sums: its first step does not add (scale-d 0)
+                if first:  # (registers that the threads used: a fence before wgmma's use)
                     asm.emit(builder, asm.WGMMA_FENCE)
+                fragment, keep_first = _block_sums_start(builder, last_sums, len(fragment))
             for step in range(k // step_elements):
                 # A: the step's 32 bytes in its column block of M rows
                 column = step * step_elements
@@ -253,18 +260,21 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                         k * 128, ATOM_BYTES, SWIZZLE_128B)
                 fragment = _wgmma(builder, instruction(x_type, y_type, acc_type, columns),
                                   fragment, a_operand, b_descriptor, itemsize, transposed,
-                                  keep=not (promoted and step == 0))
-            if promoted:  # one group a block: the previous block's sums are added
+                                  keep_first if step == 0 else I32(1))
+            if promoted:  # one group a block
                 asm.emit(builder, asm.WGMMA_COMMIT)
-                sums.append((first, fragment))
-                if len(sums) == PROMOTED_DEPTH:
-                    registers = _promoted(builder, registers, sums.pop(0),
-                                          PROMOTED_DEPTH - 1)
+                if not overlapped:
+                    registers = _promoted(builder, registers, first, fragment, 0)
+                    last_sums = fragment
+                    continue
+                if pending:  # the last block's, while this block's products run
+                    registers = _promoted(builder, registers, *pending, 1)
+                pending = first, fragment
             else:
                 registers[first:first + columns // 2] = fragment
     if promoted:
-        while sums:
-            registers = _promoted(builder, registers, sums.pop(0), len(sums))
+        if pending:
+            registers = _promoted(builder, registers, *pending, 0)
         return make_tile(context, builder, result, registers)
     return _done(context, builder, x_type, y_type, result, registers, deferred)
 
@@ -419,24 +429,36 @@ def _registers_as_a(builder, x_type, x, warps):
              for step in range(k // 16)] for i in range(m // (16 * warps))]
 
 
-def _promoted(builder, registers, sums, pending):
-    """The accumulator ``registers`` with ``sums`` (``(first register, values)``) added in
-    float32 once at most ``pending`` product groups still run (the values pass through the
-    wait, so that no addition reads them before)."""
-    first, values = sums
-    done = asm.emit(builder, asm.wgmma_wait(pending, "f" * len(values)), values,
-                    values[0].type if len(values) == 1 else
-                    ir.LiteralStructType([F32] * len(values)))
-    done = [done] if len(values) == 1 else [builder.extract_value(done, i)
-                                            for i in range(len(values))]
+def _block_sums_start(builder, last_sums, count):
+    """The accumulator operands of a promoted block's first ``wgmma`` and the predicate that
+    keeps them: zeros and 0 for a call's first block; for a later one, the registers of the
+    last block's sums (the threads have added them: :func:`_promoted`) and a predicate that
+    is 0 only at run time. ptxas then sees the block's products read those registers, so it
+    runs them after the additions that read them: told 0, it started them before, with both
+    blocks' sums live (64 registers each beside 128 accumulators: float8 128 x 256 tiles
+    spilled, and ran at 620 TFLOPS on the H100 where they now run at 1376)."""
+    if last_sums is None:
+        return [F32(0.0)] * count, I32(0)
+    return list(last_sums), asm.emit(builder, asm.ZERO_UNKNOWN_TO_PTXAS, (), I32)
+
+
+def _promoted(builder, registers, first, sums, running):
+    """The accumulator ``registers`` with a block's ``sums`` (from register ``first`` on)
+    added in float32 once at most ``running`` product groups still run: the wait and the
+    additions are one statement (:func:`~numba_tile.compiler.hardware.asm.wgmma_wait_and_add`)."""
+    count = len(sums)
+    added = asm.emit(builder, asm.wgmma_wait_and_add(running, count),
+                     registers[first:first + count] + list(sums),
+                     F32 if count == 1 else ir.LiteralStructType([F32] * count))
     registers = list(registers)
-    for offset, value in enumerate(done):
-        registers[first + offset] = builder.fadd(registers[first + offset], value)
+    registers[first:first + count] = [added] if count == 1 else [
+        builder.extract_value(added, i) for i in range(count)]
     return registers
 
 
-def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b, keep=True):
-    """One ``wgmma`` adding to ``fragment`` (``keep`` False: replacing it): A K-major (a
+def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b,
+           keep=I32(1)):
+    """One ``wgmma`` adding to ``fragment`` (``keep``, an i32, 0: replacing it): A K-major (a
     descriptor, or four registers), B K-major or N-major (2-byte inputs only: their
     instruction says which, tfloat32's has no such operand), scales 1."""
     count = len(fragment)
@@ -444,7 +466,7 @@ def _wgmma(builder, text, fragment, a_operand, b_descriptor, itemsize, k_major_b
     a_registers = a_operand if in_registers else [a_operand]
     instruction = asm.wgmma(text, count, len(a_registers) if in_registers else 0, itemsize,
                             k_major_b, ".s32." in text)
-    out = asm.emit(builder, instruction, a_registers + [b_descriptor, I32(int(keep))] +
+    out = asm.emit(builder, instruction, a_registers + [b_descriptor, keep] +
                    fragment,
                    ir.LiteralStructType([fragment[0].type] * count))
     return [builder.extract_value(out, i) for i in range(count)]
