@@ -10,6 +10,8 @@ iteration that each free a stage, is in ``test_loop_exit_waits.py``, with and wi
 option.)
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -273,6 +275,45 @@ def test_no_producer_warp_for_a_loop_run_again():
                                     num_warps=4, persistent_blocks=2)
     kernel = kernel.replace_hints(warp_specialize=True)
     assert ct.compile(kernel, args, arch="sm_90").num_warps == 4
+
+
+def _attention_ptx(**options):
+    from numba_tile.bench.kernels import attention_launch
+    q = np.zeros((1, 2, 1024, 128), np.float16)  # (values do not matter to a compile)
+    kernel, _, args = attention_launch(q, q, q, q.copy(), **options)
+    return ct.compile(kernel, args, arch="sm_90").ptx
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_consumer_warpgroups_take_turns_between_their_products(causal):
+    """Attention with a producer warpgroup: each consumer warpgroup starts ``Q K^T``, waits
+    at its named barrier for its turn, waits for the product, computes the softmax, gives
+    the next warpgroup its turn and starts ``P V``. The last warpgroup gives the first turn
+    before the loop, the first takes the last one after it, so the barriers balance."""
+    ptx = _attention_ptx(tile_m=128, tile_n=128, num_warps=8, num_stages=3,
+                         warp_specialize=True, causal=causal)
+    turns = re.findall(r"bar\.(sync|arrive) %r\d+, %r\d+;", ptx)
+    assert turns == ["arrive", "sync", "arrive", "sync"]
+    # the order of the products' steps and the turns in the loop
+    events = re.findall(r"wgmma\.(commit_group|wait_group|mma_async)|bar\.(sync|arrive) %r",
+                        ptx)
+    events = [product or turn for product, turn in events]
+    take = events.index("sync")
+    assert events[take - 1:take + 2] == ["commit_group", "sync", "wait_group"]
+    give = events.index("arrive", take)
+    assert events[give + 1] == "mma_async"  # just before P V starts
+
+
+@pytest.mark.parametrize("options", [
+    {"tile_n": 64, "num_warps": 8, "pipelined": True, "warp_specialize": True},
+    {"tile_n": 64, "num_warps": 4, "num_stages": 3, "warp_specialize": True},
+    {"tile_n": 64, "num_warps": 8, "num_stages": 3}], ids=str)
+def test_no_turns_where_they_would_hold_nothing(options):
+    """No turns: in FlashAttention-3's two-loop form (``P V`` of the last block starts
+    before the scores are read), beside a producer warp (one consumer warpgroup), and
+    without a producer."""
+    ptx = _attention_ptx(tile_m=128, **options)
+    assert not re.findall(r"bar\.(sync|arrive) %r\d+", ptx)
 
 
 def test_the_option_takes_a_bool():

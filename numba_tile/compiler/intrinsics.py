@@ -161,6 +161,27 @@ def consumer_registers():
     raise _only_compiled("consumer_registers")
 
 
+def consumer_turns_begin():
+    """Before a loop whose consumer warpgroups take turns (:mod:`.frontend.warpgroup_turns`):
+    the last warpgroup gives the first its turn."""
+    raise _only_compiled("consumer_turns_begin")
+
+
+def consumer_turn_take():
+    """The warpgroup waits for its turn."""
+    raise _only_compiled("consumer_turn_take")
+
+
+def consumer_turn_give():
+    """The warpgroup gives the next warpgroup its turn."""
+    raise _only_compiled("consumer_turn_give")
+
+
+def consumer_turns_end():
+    """After the loop: the first warpgroup takes the turn the last one gave it last."""
+    raise _only_compiled("consumer_turns_end")
+
+
 def producer_exit():
     """Last in the producer's way: where the producer is a warpgroup, its threads end here
     (ptxas honours ``setmaxnreg`` only where the producer's way never joins the

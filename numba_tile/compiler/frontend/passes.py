@@ -57,6 +57,7 @@ from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
 from .static_iter import CheckStaticIterItems, UnrollStaticIter
+from .warpgroup_turns import TakeWarpgroupTurns
 from .warps import ChooseWarps
 
 class Step(NamedTuple):
@@ -72,7 +73,8 @@ STEPS = (
     Step(GenericRewrites, "before", (TakePartitionRegions, RewriteDeviceOutput)),
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, KeepLoopTests,
                                    PruneConstantBranches,
-                                   JoinHelperReturns, PipelineMmaLoads, DeferProductWaits)),
+                                   JoinHelperReturns, PipelineMmaLoads, DeferProductWaits,
+                                   TakeWarpgroupTurns)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,

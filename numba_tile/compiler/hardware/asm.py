@@ -98,6 +98,10 @@ GRID_DEPENDENCY_WAIT = Asm("griddepcontrol.wait;", "~{memory}")
 GRID_DEPENDENCY_LAUNCH_DEPENDENTS = Asm("griddepcontrol.launch_dependents;", "~{memory}")
 # the thread ends (a producer warpgroup's threads: lowering.warp_roles)
 THREAD_EXIT = Asm("exit;", "~{memory}")
+# named barrier $0 of $1 threads: wait there, or arrive without waiting (the consumer
+# warpgroups' turns: lowering.warp_roles)
+NAMED_BARRIER_SYNC = Asm("bar.sync $0, $1;", "r,r,~{memory}")
+NAMED_BARRIER_ARRIVE = Asm("bar.arrive $0, $1;", "r,r,~{memory}")
 
 
 def set_max_registers(change, count):
@@ -324,6 +328,8 @@ def examples():
     add(GRID_DEPENDENCY_WAIT, (9, 0))
     add(GRID_DEPENDENCY_LAUNCH_DEPENDENTS, (9, 0))
     add(THREAD_EXIT)
+    add(NAMED_BARRIER_SYNC)
+    add(NAMED_BARRIER_ARRIVE)
     add(set_max_registers("dec", 24), (9, 0))
     add(set_max_registers("inc", 240), (9, 0))
     for ptx_type, register in (("u8", "r"), ("b32", "r"), ("f64", "d")):

@@ -13,15 +13,24 @@ multiprocessor), where the two ways never join again (the producer's threads end
 ``exit``), and where it compiles the whole program: the driver's compile of the PTX, not
 nvJitLink's relocatable one (:func:`~numba_tile.compiler.whole_program.needs_whole_program`).
 Elsewhere these lowerings emit nothing.
+
+The consumer warpgroups' turns (:mod:`~numba_tile.compiler.frontend.warpgroup_turns`) are
+named barriers of two warpgroups each: warpgroup ``i`` waits for its turn at barrier
+``FIRST_TURN_BARRIER + i``, and gives the turn at the next warpgroup's (the last gives the
+first's), arriving without waiting. They too exist only beside a producer warpgroup.
 """
 
 from numba.cuda import nvvmutils
 
 from ..compilation import current
 from ..hardware import asm
-from ..intrinsics import consumer_registers, producer_exit, producer_registers
+from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
+    consumer_turns_begin, consumer_turns_end, producer_exit, producer_registers
 from .registry import lower
-from .tiles import I32
+from .tiles import CONSUMER_BARRIER, I32
+
+FIRST_TURN_BARRIER = CONSUMER_BARRIER + 1  # (0: the block's; 16 in all)
+WARPGROUP = 128  # threads
 
 
 def _end_thread(builder):
@@ -58,4 +67,60 @@ def lower_consumer_registers(context, builder, sig, args):
 def lower_producer_exit(context, builder, sig, args):
     if current().register_split is not None:
         _end_thread(builder)
+    return context.get_dummy_value()
+
+
+def _turns(builder):
+    """``(this warpgroup, the number of consumer warpgroups)`` where the consumers take
+    turns (beside a producer warpgroup), else None."""
+    compilation = current()
+    if compilation.register_split is None:
+        return None
+    tid = nvvmutils.call_sreg(builder, "tid.x")
+    return builder.udiv(tid, I32(WARPGROUP)), compilation.num_warps * 32 // WARPGROUP
+
+
+def _turn_barrier(builder, group):
+    """Wait (``sync``) or arrive at the named barrier of warpgroup ``group``."""
+    return builder.add(I32(FIRST_TURN_BARRIER), group)
+
+
+def _at_barrier(builder, instruction, group):
+    asm.emit(builder, instruction, [_turn_barrier(builder, group), I32(2 * WARPGROUP)])
+
+
+@lower(consumer_turns_begin)
+def lower_consumer_turns_begin(context, builder, sig, args):
+    turns = _turns(builder)
+    if turns is not None:
+        group, groups = turns
+        with builder.if_then(builder.icmp_unsigned("==", group, I32(groups - 1))):
+            _at_barrier(builder, asm.NAMED_BARRIER_ARRIVE, I32(0))
+    return context.get_dummy_value()
+
+
+@lower(consumer_turn_take)
+def lower_consumer_turn_take(context, builder, sig, args):
+    turns = _turns(builder)
+    if turns is not None:
+        _at_barrier(builder, asm.NAMED_BARRIER_SYNC, turns[0])
+    return context.get_dummy_value()
+
+
+@lower(consumer_turn_give)
+def lower_consumer_turn_give(context, builder, sig, args):
+    turns = _turns(builder)
+    if turns is not None:
+        group, groups = turns
+        _at_barrier(builder, asm.NAMED_BARRIER_ARRIVE,
+                    builder.urem(builder.add(group, I32(1)), I32(groups)))
+    return context.get_dummy_value()
+
+
+@lower(consumer_turns_end)
+def lower_consumer_turns_end(context, builder, sig, args):
+    turns = _turns(builder)
+    if turns is not None:
+        with builder.if_then(builder.icmp_unsigned("==", turns[0], I32(0))):
+            _at_barrier(builder, asm.NAMED_BARRIER_SYNC, I32(0))
     return context.get_dummy_value()

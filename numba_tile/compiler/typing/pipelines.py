@@ -14,6 +14,7 @@ from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
     pipeline_tile, pipeline_wait, producer_registers, consumer_registers, producer_exit, \
+    consumer_turns_begin, consumer_turn_take, consumer_turn_give, consumer_turns_end, \
     resident_tile, staged_as_tfloat32, staged_reshape
 from ..types import TileType
 from .memory import infer_load
@@ -50,7 +51,9 @@ for _fn, _result in ((pipeline_prepare, types.none),
                      (pipeline_advance, types.none), (pipeline_end, types.none),
                      (pipeline_last, types.boolean), (pipeline_producer, types.boolean),
                      (pipeline_produce, types.none), (producer_registers, types.none),
-                     (consumer_registers, types.none), (producer_exit, types.none)):
+                     (consumer_registers, types.none), (producer_exit, types.none),
+                     (consumer_turns_begin, types.none), (consumer_turn_take, types.none),
+                     (consumer_turn_give, types.none), (consumer_turns_end, types.none)):
     _register_fixed_result(_fn, _result)
 
 

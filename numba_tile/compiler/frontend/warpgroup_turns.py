@@ -1,0 +1,147 @@
+"""Warpgroups taking turns on the work between their two products (an IR pass before typing).
+
+With a producer warpgroup (:mod:`.producer_warp`) the consumers are two warpgroups or more,
+and each iteration of a flash-attention loop is, for each of them: start ``S = Q K^T`` on
+the tensor cores, wait for it, compute the softmax (an exponential a score, on the
+multiprocessor's few special function units), start ``P V``. Left alone, the warpgroups
+drift into step: both compute their exponentials at once, queueing on those units
+(``ncu``: MIO throttling), while the tensor cores idle. cuDNN and FlashAttention-3 make
+them take turns: a warpgroup computes its softmax while the other's products run. This
+pass writes the turns::
+
+    consumer_turns_begin()      # before the loop: the last warpgroup gives the first turn
+    for ...:
+        s = deferred_mma(...)   # the first product: started before the turn
+        consumer_turn_take()    # wait for this warpgroup's turn
+        ...                     # (waits for s, the softmax)
+        consumer_turn_give()    # the next warpgroup's turn
+        acc = deferred_mma(...) # the second product
+    consumer_turns_end()        # after it: the first warpgroup takes the last turn given
+
+The turn is taken after the first product has started and before its result is waited
+for, so that ptxas keeps the wait, and everything that reads the result, after it (ptxas
+moves plain arithmetic across a barrier that none of it reads: a turn taken after the
+wait held nothing). Warpgroup ``i`` waits at named barrier ``2 + i`` and gives the turn at
+the next one's (:mod:`~numba_tile.compiler.lowering.warp_roles`); the barriers of each
+loop balance, so no arrival is left over when the block ends.
+
+The pass writes turns only where they cannot deadlock or mislead: a kernel with a producer
+warp, a loop with one way in and one way out (whose exit no other way reaches), and in it
+exactly two products, each on every way through an iteration, the first ahead of the
+second and its result waited for on the way to the second (not in FlashAttention-3's
+two-loop form, whose second product starts first). Where the producer turns out to be a single
+warp, or off Hopper, the calls lower to nothing.
+"""
+
+from numba.cuda.core import ir
+from numba.cuda.core.analysis import compute_cfg_from_blocks
+from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
+
+from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
+    consumer_turns_begin, consumer_turns_end, deferred_mma, product_wait
+from .contract import tile_pass
+from .device_output import callee
+
+
+@tile_pass("let the consumer warpgroups take turns between their products",
+           needs=("DeferProductWaits",))
+@register_pass(mutates_CFG=False, analysis_only=False)
+class TakeWarpgroupTurns(FunctionPass):
+    """Write the consumers' turns around a loop's two products (see the module's
+    docstring)."""
+
+    _name = "numba_tile_take_warpgroup_turns"
+
+    def __init__(self):
+        FunctionPass.__init__(self)
+
+    def run_pass(self, state):
+        func_ir = state.func_ir
+        if not _calls(func_ir, func_ir.blocks.values(), consumer_registers):
+            return False
+        cfg = compute_cfg_from_blocks(func_ir.blocks)
+        for loop in cfg.loops().values():
+            sites = _turn_sites(func_ir, cfg, loop)
+            if sites is not None:
+                _write_turns(func_ir, *sites)
+                return True
+        return False
+
+
+def _calls(func_ir, blocks, function):
+    """``(block, index)`` of each statement in ``blocks`` that calls ``function``."""
+    found = []
+    for block in blocks:
+        for index, statement in enumerate(block.body):
+            value = statement.value if isinstance(statement, ir.Assign) else None
+            if isinstance(value, ir.Expr) and value.op == "call" and \
+                    callee(func_ir, value) is function:
+                found.append((block, index))
+    return found
+
+
+def _turn_sites(func_ir, cfg, loop):
+    """``(preheader, first product, second product, exit)`` blocks and statements of a loop
+    that takes turns, or None (see the module's docstring)."""
+    blocks = func_ir.blocks
+    if len(loop.entries) != 1 or len(loop.exits) != 1:
+        return None
+    exit_label, = loop.exits
+    if any(p not in loop.body for p, _ in cfg.predecessors(exit_label)):
+        return None
+    body = [blocks[label] for label in sorted(loop.body)]
+    products = _calls(func_ir, body, deferred_mma)
+    if len(products) != 2:
+        return None
+    labels = {id(block): label for label, block in blocks.items()}
+    latches = [p for p, _ in cfg.predecessors(loop.header) if p in loop.body]
+    dominators = cfg.dominators()
+    (first_block, first), (second_block, second) = products
+    first_label, second_label = labels[id(first_block)], labels[id(second_block)]
+    if any(label not in dominators[latch] for label in (first_label, second_label)
+           for latch in latches):
+        return None  # a product some iterations skip
+    if first_label == second_label:
+        if first > second:
+            (first_block, first), (second_block, second) = products[::-1]
+    elif second_label in dominators[first_label]:
+        (first_block, first), (second_block, second) = products[::-1]
+    elif first_label not in dominators[second_label]:
+        return None
+    result = first_block.body[first].target.name
+    second_label = labels[id(second_block)]
+
+    def before_second(block, index):
+        if block is second_block:
+            return index < second
+        return labels[id(block)] in dominators[second_label]
+    if not any(before_second(b, i) for b, i in _calls(func_ir, body, product_wait)
+               if b.body[i].value.args[0].name == result):
+        return None  # the second product starts before the first's result is read
+    preheader, = loop.entries
+    return blocks[preheader], (first_block, first), (second_block, second), blocks[exit_label]
+
+
+def _write_turns(func_ir, preheader, first, second, exit_block):
+    """Put the turns' calls in (``first``, ``second``: ``(block, index)`` of the products)."""
+    (first_block, first_index), (second_block, second_index) = first, second
+    # the later statement first, so that the earlier index still holds
+    if first_block is second_block:
+        first_block.body[second_index:second_index] = _call(first_block, consumer_turn_give)
+        first_block.body[first_index + 1:first_index + 1] = _call(first_block,
+                                                                  consumer_turn_take)
+    else:
+        second_block.body[second_index:second_index] = _call(second_block, consumer_turn_give)
+        first_block.body[first_index + 1:first_index + 1] = _call(first_block,
+                                                                  consumer_turn_take)
+    preheader.body[-1:-1] = _call(preheader, consumer_turns_begin)
+    exit_block.body[0:0] = _call(exit_block, consumer_turns_end)
+
+
+def _call(block, function):
+    """The statements of a call of ``function`` (no arguments) in ``block``."""
+    loc = block.loc
+    callee_var = block.scope.redefine(f"${function.__name__}", loc)
+    result = block.scope.redefine(f"${function.__name__}_result", loc)
+    return [ir.Assign(ir.Global(function.__name__, function, loc), callee_var, loc),
+            ir.Assign(ir.Expr.call(callee_var, [], (), loc), result, loc)]
