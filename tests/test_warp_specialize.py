@@ -172,11 +172,12 @@ def _reference_attention(q, k, v, causal):
 
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim", [64, 128])
-@pytest.mark.parametrize("tile_m, num_warps", [(64, 4), (128, 8)])
+@pytest.mark.parametrize("tile_m, num_warps", [(64, 4), (128, 8), (256, 16)])
 def test_attention_with_a_producer_warp(run_kernel, rng, causal, head_dim, tile_m,
                                         num_warps):
-    """One consumer warpgroup beside a producer warp, and two beside a producer
-    warpgroup (which gives them its registers on sm_90)."""
+    """One consumer warpgroup beside a producer warp, and two or four beside a producer
+    warpgroup (which gives them its registers on sm_90, and with which they take turns
+    between their products: four in a ring)."""
     from numba_tile.bench.kernels import attention_launch
     q, k, v = (rng.standard_normal((1, 2, 256, head_dim)).astype(np.float16)
                for _ in range(3))
