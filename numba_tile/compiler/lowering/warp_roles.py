@@ -80,13 +80,12 @@ def _turns(builder):
     return builder.udiv(tid, I32(WARPGROUP)), compilation.num_warps * 32 // WARPGROUP
 
 
-def _turn_barrier(builder, group):
-    """Wait (``sync``) or arrive at the named barrier of warpgroup ``group``."""
-    return builder.add(I32(FIRST_TURN_BARRIER), group)
-
-
 def _at_barrier(builder, instruction, group):
-    asm.emit(builder, instruction, [_turn_barrier(builder, group), I32(2 * WARPGROUP)])
+    """``instruction`` (wait or arrive) at the named barrier of warpgroup ``group`` (an
+    i32), which counts the threads of two warpgroups: the one that waits there for its
+    turn, the one before it that gives it."""
+    barrier = builder.add(I32(FIRST_TURN_BARRIER), group)
+    asm.emit(builder, instruction, [barrier, I32(2 * WARPGROUP)])
 
 
 @lower(consumer_turns_begin)
