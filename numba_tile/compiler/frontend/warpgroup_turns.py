@@ -29,8 +29,8 @@ The pass writes turns only where they cannot deadlock or mislead: a kernel with 
 warp, a loop with one way in and one way out (whose exit no other way reaches), and in it
 exactly two products, each on every way through an iteration, the first ahead of the
 second and its result waited for on the way to the second (not in FlashAttention-3's
-two-loop form, whose second product starts first). Where the producer turns out to be a single
-warp, or off Hopper, the calls lower to nothing.
+two-loop form, whose second product starts first). Where the producer turns out to be a
+single warp, or off Hopper, the calls lower to nothing.
 """
 
 from numba.cuda.core import ir
@@ -63,7 +63,7 @@ class TakeWarpgroupTurns(FunctionPass):
         for loop in cfg.loops().values():
             sites = _turn_sites(func_ir, cfg, loop)
             if sites is not None:
-                _write_turns(func_ir, *sites)
+                _write_turns(*sites)
                 return True
         return False
 
@@ -96,44 +96,32 @@ def _turn_sites(func_ir, cfg, loop):
     labels = {id(block): label for label, block in blocks.items()}
     latches = [p for p, _ in cfg.predecessors(loop.header) if p in loop.body]
     dominators = cfg.dominators()
-    (first_block, first), (second_block, second) = products
-    first_label, second_label = labels[id(first_block)], labels[id(second_block)]
-    if any(label not in dominators[latch] for label in (first_label, second_label)
+
+    def ahead(site, other):  # True where ``site`` comes first on every way to ``other``
+        (block, index), (other_block, other_index) = site, other
+        if block is other_block:
+            return index < other_index
+        return labels[id(block)] in dominators[labels[id(other_block)]]
+    if any(labels[id(block)] not in dominators[latch] for block, _ in products
            for latch in latches):
         return None  # a product some iterations skip
-    if first_label == second_label:
-        if first > second:
-            (first_block, first), (second_block, second) = products[::-1]
-    elif second_label in dominators[first_label]:
-        (first_block, first), (second_block, second) = products[::-1]
-    elif first_label not in dominators[second_label]:
-        return None
-    result = first_block.body[first].target.name
-    second_label = labels[id(second_block)]
-
-    def before_second(block, index):
-        if block is second_block:
-            return index < second
-        return labels[id(block)] in dominators[second_label]
-    if not any(before_second(b, i) for b, i in _calls(func_ir, body, product_wait)
-               if b.body[i].value.args[0].name == result):
+    first, second = products if ahead(*products) else products[::-1]
+    if not ahead(first, second):
+        return None  # neither comes first on every way
+    result = first[0].body[first[1]].target.name
+    if not any(ahead(wait, second) for wait in _calls(func_ir, body, product_wait)
+               if wait[0].body[wait[1]].value.args[0].name == result):
         return None  # the second product starts before the first's result is read
     preheader, = loop.entries
-    return blocks[preheader], (first_block, first), (second_block, second), blocks[exit_label]
+    return blocks[preheader], first, second, blocks[exit_label]
 
 
-def _write_turns(func_ir, preheader, first, second, exit_block):
+def _write_turns(preheader, first, second, exit_block):
     """Put the turns' calls in (``first``, ``second``: ``(block, index)`` of the products)."""
     (first_block, first_index), (second_block, second_index) = first, second
-    # the later statement first, so that the earlier index still holds
-    if first_block is second_block:
-        first_block.body[second_index:second_index] = _call(first_block, consumer_turn_give)
-        first_block.body[first_index + 1:first_index + 1] = _call(first_block,
-                                                                  consumer_turn_take)
-    else:
-        second_block.body[second_index:second_index] = _call(second_block, consumer_turn_give)
-        first_block.body[first_index + 1:first_index + 1] = _call(first_block,
-                                                                  consumer_turn_take)
+    # the later statement first, so that the earlier index still holds in a shared block
+    second_block.body[second_index:second_index] = _call(second_block, consumer_turn_give)
+    first_block.body[first_index + 1:first_index + 1] = _call(first_block, consumer_turn_take)
     preheader.body[-1:-1] = _call(preheader, consumer_turns_begin)
     exit_block.body[0:0] = _call(exit_block, consumer_turns_end)
 

@@ -84,7 +84,7 @@ IDENTITY_PERMUTE = Asm("prmt.b32 $0, $1, 0, 0x3210;", "=r,r", False)
 DYNAMIC_SHARED_SIZE = Asm("mov.u32 $0, %dynamic_smem_size;", "=r", False)
 # zero, known only at run time (a block's shared memory is far below 2^31 bytes): a
 # ``wgmma`` whose keep predicate is this reads its accumulator registers as far as ptxas can
-# tell, so it waits for the threads' last reads of them (see ``wgmma._promoted_blocks``)
+# tell, so it waits for the threads' last reads of them (see ``wgmma._block_sums_start``)
 ZERO_UNKNOWN_TO_PTXAS = Asm("mov.u32 $0, %dynamic_smem_size; shr.u32 $0, $0, 31;", "=r",
                             False)
 # writes to shared memory made visible to the asynchronous proxy (wgmma, the TMA)
@@ -106,9 +106,13 @@ NAMED_BARRIER_ARRIVE = Asm("bar.arrive $0, $1;", "r,r,~{memory}")
 
 def set_max_registers(change, count):
     """``setmaxnreg.<change>``: the warpgroup's threads give back registers down to
-    ``count`` (``change`` "dec") or take them up to ``count`` ("inc"); sm_90a."""
-    return Asm(f"setmaxnreg.{change}.sync.aligned.u32 {count};", "~{memory}")
+    ``count`` (``change`` "dec") or take them up to ``count`` ("inc"); sm_90a.
 
+    >>> from numba_tile.compiler.hardware import asm
+    >>> asm.set_max_registers("inc", 240).text
+    'setmaxnreg.inc.sync.aligned.u32 240;'
+    """
+    return Asm(f"setmaxnreg.{change}.sync.aligned.u32 {count};", "~{memory}")
 
 
 def load_shared(ptx_type, register):
@@ -192,7 +196,13 @@ def wgmma_wait_and_add(pending, count):
     ``count..2*count-1`` (the accumulators, tied to the outputs) plus ``2*count..`` (the
     group's sums). One statement, because LLVM sinks plain additions towards their use in
     the next iteration, past the next product's ``wgmma``, where both groups of sums then
-    stay live at once (float8 128 x 256 tiles spilled so)."""
+    stay live at once (float8 128 x 256 tiles spilled so).
+
+    >>> from numba_tile.compiler.hardware import asm
+    >>> instruction = asm.wgmma_wait_and_add(0, 1)
+    >>> instruction.text, instruction.constraints
+    ('wgmma.wait_group.sync.aligned 0; add.f32 $0, $0, $2;', '=f,0,f,~{memory}')
+    """
     adds = " ".join(f"add.f32 ${i}, ${i}, ${2 * count + i};" for i in range(count))
     constraints = ["=f"] * count + [str(i) for i in range(count)] + ["f"] * count
     return Asm(f"wgmma.wait_group.sync.aligned {pending}; {adds}",

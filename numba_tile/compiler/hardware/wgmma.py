@@ -209,9 +209,9 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     itemsize = x_type.dtype.itemsize
     # a wgmma's N; where promoted, at most 128: the call's sums of one 64 x 128 block (64
     # registers beside the accumulators) are added while the other warpgroup's products
-    # run (see _block_sums_start). (64 columns took twice the
-    # wgmma instructions, each reading its rows of A from shared memory again: 6 to 13%
-    # slower on the H100 for float8 at 8192^3, whose wgmma were bound by those reads.)
+    # run (see _block_sums_start). (64 columns took twice the wgmma instructions, each
+    # reading its rows of A from shared memory again: 6 to 13% slower on the H100 for
+    # float8 at 8192^3, whose wgmma were bound by those reads.)
     columns = min(n, PROMOTED_COLUMNS if promoted else 256)
     step_elements = STEP_BYTES // itemsize
     k_major = _KMajor(k, itemsize)
