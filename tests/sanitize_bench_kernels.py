@@ -29,6 +29,9 @@ CONFIGURATIONS = (
     "attention64 tile_m=128 tile_n=64 num_warps=8 pipelined=True occupancy=2 causal=True",
     "attention128 tile_m=128 tile_n=64 num_warps=8 pipelined=True",
     "attention128 tile_m=128 tile_n=128 num_warps=8 causal=True",
+    "attention128 tile_m=128 tile_n=128 num_warps=8 num_stages=3 warp_specialize=True",
+    "attention128 tile_m=128 tile_n=128 num_warps=8 num_stages=3 warp_specialize=True "
+    "causal=True persistent_blocks=5",
 )
 
 

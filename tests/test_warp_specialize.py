@@ -268,14 +268,105 @@ def test_no_producer_warp_without_the_tma():
     assert _compiled(scaled_matmul, "sm_80").num_warps == 4
 
 
-def test_no_producer_warp_for_a_loop_run_again():
-    """The k-loop of a persistent matmul runs once a tile: no producer warp."""
+def _persistent_matmul(c, blocks, num_warps, a, b):
     from numba_tile.bench.kernels import matmul_launch
-    a = np.zeros((256, 256), np.float16)  # (values do not matter to a compile)
-    kernel, _, args = matmul_launch(a, a, a.copy(), tile_m=128, tile_n=128, tile_k=64,
-                                    num_warps=4, persistent_blocks=2)
-    kernel = kernel.replace_hints(warp_specialize=True)
-    assert ct.compile(kernel, args, arch="sm_90").num_warps == 4
+    kernel, grid, args = matmul_launch(a, b, c, tile_m=TM, tile_n=TN, tile_k=TK,
+                                       num_warps=num_warps, num_stages=3,
+                                       persistent_blocks=blocks)
+    return kernel.replace_hints(warp_specialize=True), grid, args
+
+
+def test_a_loop_run_again_gets_a_producer_warp():
+    """The k-loop of a persistent matmul runs once a tile of C: the producer warp runs the
+    loop over the block's tiles too, and counts its iterations over all of them, as the
+    consumers count theirs (the phases of the stages' barriers follow that count)."""
+    a = np.zeros((2 * TM, 4 * TK), np.float16)  # (values do not matter to a compile)
+    b = np.zeros((4 * TK, 2 * TN), np.float16)
+    kernel, _, args = _persistent_matmul(np.zeros((2 * TM, 2 * TN), np.float32), 2, 4, a, b)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    assert compiled.num_warps == 5
+    assert "mbarrier.arrive.shared::cta.b64" in compiled.ptx
+
+
+@pytest.mark.parametrize("blocks", [1, 4, 6])
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_persistent_matmul_with_a_producer_warp(run_kernel, rng, blocks, num_warps):
+    """Six tiles of C, 5 k-steps each with 3 stages, taken in turn by one block, by four
+    (one or two tiles each) and by six; one consumer warpgroup and two."""
+    a, b, expected = _inputs(rng, 3 * TM, 2 * TN, 5 * TK)
+    buffer, c = guarded((3 * TM, 2 * TN), np.float32)
+    run_kernel(*_persistent_matmul(c, blocks, num_warps, a, b))
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+
+
+@ct.kernel(num_stages=3, warp_specialize=True)
+def persistent_matmul_of_some_rows(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                                   TK: ct.Constant[int]):
+    """``C = A @ B`` in the tiles of even tile rows, 1 elsewhere, each block taking tiles in
+    turn: a tile that skips the k-loop would leave the producer filling stages nobody
+    reads, so no producer warp."""
+    tiles_n = ct.cdiv(C.shape[1], TN)
+    for tile in range(ct.bid(0), ct.cdiv(C.shape[0], TM) * tiles_n, ct.num_blocks(0)):
+        bm, bn = tile // tiles_n, tile % tiles_n
+        acc = ct.full((TM, TN), 1, ct.float32)
+        if bm % 2 == 0:
+            acc = ct.zeros((TM, TN), ct.float32)
+            for k in range(ct.cdiv(A.shape[1], TK)):
+                acc = ct.mma(ct.load(A, (bm, k), (TM, TK)), ct.load(B, (k, bn), (TK, TN)),
+                             acc)
+        ct.store(C, (bm, bn), acc)
+
+
+def test_persistent_matmul_where_a_tile_skips_the_loop(run_kernel, rng):
+    a, b, expected = _inputs(rng, 3 * TM, 2 * TN, 4 * TK)
+    expected[TM:2 * TM] = 1
+    buffer, c = guarded((3 * TM, 2 * TN), np.float32)
+    run_kernel(persistent_matmul_of_some_rows, (4,), (a, b, c, TM, TN, TK))
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+    assert ct.compile(persistent_matmul_of_some_rows, (a, b, c, TM, TN, TK),
+                      arch="sm_90").num_warps == 4
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("tile_m, num_warps", [(64, 4), (128, 8)])
+@pytest.mark.parametrize("blocks", [1, 3])
+def test_persistent_attention_with_a_producer_warp(run_kernel, rng, causal, tile_m,
+                                                   num_warps, blocks):
+    """Blocks that take the row blocks of every head in turn (fewer blocks than row
+    blocks: some take more than others): the producer loads the keys and values of a
+    block's next rows while its consumers finish the last ones."""
+    from numba_tile.bench.kernels import attention_launch
+    q, k, v = (rng.standard_normal((1, 2, 256, 64)).astype(np.float16) for _ in range(3))
+    buffer, out = _rows_guarded(np.full, q.shape)
+    kernel, grid, args = attention_launch(q, k, v, out, causal=causal, tile_m=tile_m,
+                                          tile_n=64, num_warps=num_warps, num_stages=3,
+                                          warp_specialize=True, persistent_blocks=blocks)
+    assert grid == (blocks,)
+    run_kernel(kernel, grid, args)
+    assert relative_error(out, _reference_attention(q, k, v, causal)) < 2e-3
+    assert np.isnan(buffer[:GUARD]).all() and np.isnan(buffer[-GUARD:]).all()
+
+
+@pytest.mark.parametrize("persistent_blocks", [None, 4])
+def test_the_producer_copies_the_queries_too(persistent_blocks):
+    """On sm_90 the producer warpgroup copies each row block's queries into their buffer
+    with the TMA, as it copies the keys and values (two boxes of 64 columns each: six
+    copies), a run of the key loop at a time; none are the threads' ``cp.async``, none
+    written into shared memory from registers at every product (typing meets the ring of
+    the keys and values first in the persistent kernel). The consumers release the
+    buffer once the loop is left: an arrival beside the one that frees a stage."""
+    ptx = _attention_ptx(tile_m=128, tile_n=128, num_warps=8, num_stages=3,
+                         warp_specialize=True, persistent_blocks=persistent_blocks)
+    assert ptx.count("cp.async.bulk.tensor") == 6
+    assert "cp.async.cg" not in ptx and "st.shared.v4" not in ptx
+    assert ptx.count("mbarrier.arrive.shared::cta.b64") == 2
+
+
+def test_queries_of_a_kernel_without_a_producer_are_copied_by_its_threads():
+    ptx = _attention_ptx(tile_m=128, tile_n=128, num_warps=8, num_stages=3)
+    assert "cp.async.cg" in ptx and "mbarrier.arrive.shared::cta.b64" not in ptx
 
 
 def _attention_ptx(**options):

@@ -375,7 +375,7 @@ def attention_tiles(head_dim):
 
     >>> from numba_tile.bench.cases import attention_tiles
     >>> len(attention_tiles(64)), len(attention_tiles(128))
-    (3, 5)
+    (3, 6)
     """
     return _ATTENTION_TILES[head_dim]
 
@@ -479,7 +479,11 @@ _ATTENTION_TILES = {
           {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3},
           # a producer warpgroup that hands its registers to the two consumer warpgroups
           {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
-           "warp_specialize": True})}
+           "warp_specialize": True},
+          # the same as a persistent kernel: its producer loads a block's next rows while
+          # the consumers finish the last ones
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
+           "warp_specialize": True, "persistent_blocks": "multiprocessors"})}
 # tile sizes only: the kernel's options are its own (occupancy=2, warps and stages chosen)
 # (128 x 128 tiles need more than the 128 registers a thread that occupancy=2 leaves 8 warps)
 _DOCUMENTED_ATTENTION_TILES = ({"tile_m": 128, "tile_n": 64}, {"tile_m": 64, "tile_n": 64})

@@ -179,15 +179,11 @@ def _attention_block(CAUSAL):
     return ct.bid(1), ct.bid(0)
 
 
-@ct.kernel
-def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
-              TN: ct.Constant[int], D: ct.Constant[int], CAUSAL: ct.Constant[bool]):
-    """Flash-attention forward: ``softmax(Q K^T * scale) V`` for one ``TM``-row block of
-    queries of one head per block, streaming ``TN`` keys at a time with the online softmax
-    (running maximum and sum in float32, base-2 exponentials with the scale folded in).
-    ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows one after the other. Causal
-    grids are ``(heads, row blocks)``, the longest rows first (see :func:`attention_launch`)."""
-    head, bm = _attention_block(CAUSAL)
+@ct.function
+def _attention_rows(Q, K, V, Out, qk_scale, head, bm, SEQ, TM, TN, D, CAUSAL):
+    """Flash-attention forward for the ``TM`` queries of row block ``bm`` of ``head``:
+    ``softmax(Q K^T * scale) V``, streaming ``TN`` keys at a time with the online softmax
+    (running maximum and sum in float32, base-2 exponentials with the scale folded in)."""
     row_tile = head * (SEQ // TM) + bm
     q = ct.load(Q, (row_tile, 0), (TM, D))
     m_i = ct.full((TM, 1), -math.inf, ct.float32)
@@ -217,6 +213,43 @@ def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int
     # wgmma of the kernel one after another
     out = ct.truediv(acc, l_i, rounding_mode=ct.RoundingMode.FULL)
     ct.store(Out, (row_tile, 0), out.astype(Out.dtype))
+
+
+@ct.kernel
+def attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int], TM: ct.Constant[int],
+              TN: ct.Constant[int], D: ct.Constant[int], CAUSAL: ct.Constant[bool]):
+    """Flash-attention forward (:func:`_attention_rows`) for one ``TM``-row block of
+    queries of one head per block. ``Q, K, V, Out`` are ``(heads * SEQ, D)``: a head's rows
+    one after the other. Causal grids are ``(heads, row blocks)``, the longest rows first
+    (see :func:`attention_launch`)."""
+    head, bm = _attention_block(CAUSAL)
+    _attention_rows(Q, K, V, Out, qk_scale, head, bm, SEQ, TM, TN, D, CAUSAL)
+
+
+@ct.kernel
+def persistent_attention(Q, K, V, Out, qk_scale, SEQ: ct.Constant[int],
+                         TM: ct.Constant[int], TN: ct.Constant[int], D: ct.Constant[int],
+                         CAUSAL: ct.Constant[bool]):
+    """:func:`attention` as a persistent kernel: a few blocks (one per multiprocessor)
+    take the row blocks, in the order of :func:`attention`'s grid (the longest causal rows
+    first), in rounds of one each, forward in even rounds and backward in odd ones: each
+    block's share of the causal work comes out nearly even (every ``ct.num_blocks(0)``-th
+    row block would give block 0 the longest of each round, 6% more than the mean). With
+    a producer warp (``warp_specialize``), it loads the queries, keys and values of a
+    block's next rows while the block finishes the last ones."""
+    row_blocks = SEQ // TM
+    heads = Q.shape[0] // SEQ
+    tiles, blocks = heads * row_blocks, ct.num_blocks(0)
+    rounds = tiles // blocks
+    mirrored = blocks - 1 - 2 * ct.bid(0)  # from this block's place to its mirror's
+    last = ct.bid(0) + rounds % 2 * mirrored  # its place in the last, partial round
+    for step in range(rounds + min(max(tiles % blocks - last, 0), 1)):
+        tile = step * blocks + ct.bid(0) + step % 2 * mirrored
+        if CAUSAL:
+            head, bm = tile % heads, row_blocks - 1 - tile // heads
+        else:
+            head, bm = tile // row_blocks, tile % row_blocks
+        _attention_rows(Q, K, V, Out, qk_scale, head, bm, SEQ, TM, TN, D, CAUSAL)
 
 
 @ct.kernel
@@ -296,11 +329,8 @@ def matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_warps=None,
     grid = (ct.cdiv(a.shape[0], tile_m) * ct.cdiv(b.shape[1], tile_n),)
     kernel = matmul_tf32 if tf32 else matmul
     if persistent_blocks is not None and not tf32:
-        if persistent_blocks == "multiprocessors":
-            import torch
-            persistent_blocks = torch.cuda.get_device_properties(
-                a.device).multi_processor_count
-        kernel, grid = persistent_matmul, (min(grid[0], persistent_blocks),)
+        kernel = persistent_matmul
+        grid = (min(grid[0], _block_count(persistent_blocks, a)),)
     return (_with_warps(kernel, num_warps, num_stages=num_stages), grid,
             (a, b, c, tile_m, tile_n, tile_k, group))
 
@@ -328,13 +358,16 @@ def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_war
 
 
 def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_warps=None,
-                     num_stages=None, pipelined=False, occupancy=None, warp_specialize=False):
+                     num_stages=None, pipelined=False, occupancy=None, warp_specialize=False,
+                     persistent_blocks=None):
     """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
     head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``;
     ``pipelined``: the kernel :func:`attention_pipelined`; ``warp_specialize``: the kernel
     option of that name (a producer warp starts the copies of the keys and values). A
     causal grid puts the heads on its first axis and starts the blocks of the longest rows
-    first, so that the short ones fill the last wave.
+    first, so that the short ones fill the last wave. ``persistent_blocks``: that many
+    blocks of :func:`persistent_attention` (``"multiprocessors"``: one per multiprocessor
+    of the GPU of ``q``, a PyTorch tensor) instead of one per row block.
 
     >>> import numpy as np, numba_tile as ct
     >>> from numba_tile.bench.kernels import attention_launch
@@ -356,6 +389,9 @@ def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_w
     if causal:
         grid = grid[::-1]
     kernel = attention_pipelined if pipelined else attention
+    if persistent_blocks is not None and not pipelined:
+        kernel = persistent_attention
+        grid = (min(grid[0] * grid[1], _block_count(persistent_blocks, q)),)
     return (_with_warps(kernel, num_warps, occupancy, num_stages, warp_specialize), grid,
             (*flat, scale, seq, tile_m, tile_n, head_dim, bool(causal)))
 
@@ -487,6 +523,15 @@ def _row_tile(n):
     """The smallest power of two holding a row of ``n`` elements (tile sizes are powers of
     two)."""
     return 1 << max(n - 1, 0).bit_length()
+
+
+def _block_count(blocks, tensor):
+    """``blocks``, or for ``"multiprocessors"`` the multiprocessors of the GPU that holds
+    ``tensor`` (a PyTorch tensor)."""
+    if blocks != "multiprocessors":
+        return blocks
+    import torch
+    return torch.cuda.get_device_properties(tensor.device).multi_processor_count
 
 
 @functools.lru_cache(maxsize=None)

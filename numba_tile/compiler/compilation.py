@@ -134,6 +134,9 @@ class Compilation:
         self.pipelines_run_again = set()
         # the id of the pipeline whose copies a producer warp may issue (frontend.producer_warp)
         self.producer_pipeline = None
+        # ids of the resident tiles whose copies that producer warp may issue too, a run of
+        # the pipelined loop at a time (where the TMA can copy them)
+        self.produced_residents = set()
         # whether any product runs as wgmma (found with them): without one, the commits and
         # waits that keep the counts of deferred products are left out (an empty group
         # is no work, but compute-sanitizer reports its wait as a shared memory read)

@@ -109,6 +109,19 @@ def resident_tile(resident_id, array, index, shape, padding_mode, order):
     raise _only_compiled("resident_tile")
 
 
+def resident_produce(resident_id, array, index, shape, padding_mode, order):
+    """In a producer warp: once the consumers are done with the last run's tile of resident
+    ``resident_id`` (see :func:`resident_release`), start the TMA's copy of this run's into
+    its buffer; nothing where the consumers copy it themselves."""
+    raise _only_compiled("resident_produce")
+
+
+def resident_release(resident_id):
+    """Where the loop that reads resident ``resident_id`` is left: the consumers are done
+    with its tile, which the producer warp may then refill for the next run."""
+    raise _only_compiled("resident_release")
+
+
 def staged_as_tfloat32(tile):
     """``tile.astype(ct.tfloat32)`` of a pipelined load: a float32 tile stays in its stage,
     rounded to tfloat32 where ``mma`` reads it."""

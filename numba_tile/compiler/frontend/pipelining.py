@@ -73,6 +73,7 @@ from .device_output import callee, definition
 from .staged_uses import is_mma_operand, mma_operand_uses
 from . import producer_warp
 from .plain_computations import is_pure
+from .range_loops import range_loop
 
 # ct.load's own signature: a load's arguments are found by name, as Python binds them
 _LOAD_SIGNATURE = inspect.signature(getattr(memory.load, "__tile_op__", memory.load))
@@ -105,27 +106,31 @@ class PipelineMmaLoads(FunctionPass):
                 continue
             # a loop inside another (the k-loop of a persistent kernel) runs again: each
             # run first waits until the last one's products and copies are done
-            run_again = any(other is not loop and loop.header in other.body
-                            for other in loops)
-            found.rewrite(cfg.entry_point(), run_again)
+            around = [other for other in loops
+                      if other is not loop and loop.header in other.body]
+            found.rewrite(cfg.entry_point(), bool(around))
             func_ir._definitions = build_definitions(func_ir.blocks)
             rewritten += 1
-            pipelined.append((found, run_again))
-        if len(pipelined) == 1 and not pipelined[0][1] and current().warp_specialize and \
-                not _has_phis(func_ir) and producer_warp.add_producer_warp(
-                    func_ir, cfg, pipelined[0][0], cfg.entry_point()):
-            current().producer_pipeline = pipelined[0][0].pipeline_id
-            func_ir._definitions = build_definitions(func_ir.blocks)
+            pipelined.append((found, around))
         residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
-        return rewritten + residents > 0
+        # a producer warp for the kernel's one pipelined loop, which may run in one loop
+        # around it (the tiles of a persistent kernel)
+        if len(pipelined) == 1 and len(pipelined[0][1]) <= 1 and \
+                current().warp_specialize and not _has_phis(func_ir):
+            found, around = pipelined[0]
+            if producer_warp.add_producer_warp(func_ir, cfg, found, cfg.entry_point(),
+                                               around[0] if around else None, residents):
+                current().producer_pipeline = found.pipeline_id
+                func_ir._definitions = build_definitions(func_ir.blocks)
+        return rewritten + len(residents) > 0
 
 
 def _stage_loop_invariant_operands(func_ir, loops, first_id):
     """Rewrite each load outside a loop whose tile only feeds ``mma`` in the loop (the
     queries of attention) into :func:`~numba_tile.compiler.hardware.staged_loads.resident_tile`: copied once into
     shared memory, where the products read it, instead of written there from registers by
-    every product. Returns how many were rewritten."""
-    rewritten = 0
+    every product. Returns a :data:`~.producer_warp.Resident` for each."""
+    rewritten = []
     for label, block in list(func_ir.blocks.items()):
         for statement in list(block.body):
             arguments = _load_arguments(func_ir, statement)
@@ -144,7 +149,8 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
             resident_id = scope.redefine("$resident_id", loc)
             statements = [ir.Assign(ir.Global(resident_tile.__name__, resident_tile, loc),
                                     function, loc),
-                          ir.Assign(ir.Const(first_id + rewritten, loc), resident_id, loc)]
+                          ir.Assign(ir.Const(first_id + len(rewritten), loc), resident_id,
+                                    loc)]
 
             def given(value):  # padding and order: a None constant where the load has none
                 if value is not None:
@@ -153,12 +159,14 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
                 statements.append(ir.Assign(ir.Const(None, loc), var, loc))
                 return var
             array, index, shape, padding, order = arguments
-            call = ir.Expr.call(function, [resident_id, array, index, shape, given(padding),
-                                           given(order)], (), loc)
+            copied = _allows_tma(func_ir, statement.value)
+            arguments = [array, index, shape, given(padding), given(order)]
+            call = ir.Expr.call(function, [resident_id] + arguments, (), loc)
             statements.append(ir.Assign(call, statement.target, loc))
             position = block.body.index(statement)
             block.body[position:position + 1] = statements
-            rewritten += 1
+            rewritten.append(producer_warp.Resident(first_id + len(rewritten), label,
+                                                    arguments, copied))
     if rewritten:
         func_ir._definitions = build_definitions(func_ir.blocks)
     return rewritten
@@ -200,32 +208,10 @@ class _PipelinedLoop:
         """The loop's pipelined loads, or None where it has none (or is not a plain
         ``for`` over a ``range`` with one way in and out)."""
         blocks = func_ir.blocks
-        header = blocks[loop.header]
-        if not list(header.find_exprs("iternext")) and isinstance(header.terminator, ir.Jump) \
-                and len(header.body) == 1 and header.terminator.target in loop.body:
-            # the back edges may go to a block that only jumps to the iterator's block (seen
-            # after a conditional expression before the loop)
-            header = blocks[header.terminator.target]
-        iternexts = list(header.find_exprs("iternext"))
-        if len(iternexts) != 1 or len(loop.entries) != 1 or len(loop.exits) != 1:
+        plain = range_loop(func_ir, loop)
+        if plain is None:
             return None
-        getiter = definition(func_ir, iternexts[0].value)
-        if not (isinstance(getiter, ir.Expr) and getiter.op == "getiter"):
-            return None
-        range_call = definition(func_ir, getiter.value)
-        if not (isinstance(range_call, ir.Expr) and range_call.op == "call" and
-                callee(func_ir, range_call) is range and not range_call.kws and
-                1 <= len(range_call.args) <= 3 and range_call.vararg is None):
-            return None
-        branch = header.terminator
-        preheader = next(iter(loop.entries))
-        if not (isinstance(branch, ir.Branch) and branch.truebr in loop.body and
-                isinstance(blocks[preheader].terminator, ir.Jump)):
-            return None
-        entry = branch.truebr
-        induction = _induction_names(header, blocks[entry], iternexts[0])
-        if induction is None:
-            return None
+        header, induction = plain.iteration_block, plain.induction
         loop_blocks = [blocks[label] for label in loop.body]
         # the blocks every iteration runs (they dominate each block that jumps back), in
         # the order they run
@@ -236,16 +222,6 @@ class _PipelinedLoop:
                 blocks[label].terminator.truebr, blocks[label].terminator.falsebr)
                 for label in loop.body):
             return None  # a back edge that is a branch: no place for the end of iteration
-        # the loop variable's names, unless the iteration assigns them again
-        assigned = {}
-        for block in loop_blocks:
-            for statement in block.body:
-                if isinstance(statement, ir.Assign):
-                    assigned[statement.target.name] = assigned.get(statement.target.name,
-                                                                   0) + 1
-        induction = {name for name in induction if assigned.get(name, 0) <= 1}
-        if not induction:
-            return None
         dominators = cfg.dominators()
         topo = {label: i for i, label in enumerate(cfg.topo_order())}
         every_iteration = sorted(
@@ -274,8 +250,8 @@ class _PipelinedLoop:
             return None
         order = {id(s): i for i, s in enumerate(earlier)}
         clones.sort(key=lambda s: order[id(s)])
-        return cls(func_ir, loop, pipeline_id, preheader, entry, range_call, getiter.value,
-                   induction, loads, clones, header, iternexts[0].value, arg_types)
+        return cls(func_ir, loop, pipeline_id, plain.preheader, plain.entry, plain.range_call,
+                   plain.range_var, induction, loads, clones, header, plain.iterator, arg_types)
 
     # -- rewriting --------------------------------------------------------------------------
     def rewrite(self, kernel_entry, run_again):
@@ -430,12 +406,8 @@ class _PipelinedLoop:
         """The kernel parameter the load's array is, where the TMA may copy it (the call
         does not say ``allow_tma=False``), else None; for an item of a list argument
         (``arrays[i]``), ``(parameter, number of items, the list's variable)``."""
-        allow = dict(load.statement.value.kws).get("allow_tma")
-        if allow is not None:
-            value = definition(self.func_ir, allow)
-            if not isinstance(value, (ir.Const, ir.Global, ir.FreeVar)) or \
-                    value.value not in (None, True):
-                return None
+        if not _allows_tma(self.func_ir, load.statement.value):
+            return None
         array = definition(self.func_ir, load.arguments[0])
         if isinstance(array, ir.Arg):
             return array.index
@@ -523,22 +495,14 @@ def _has_phis(func_ir):
                s.value.op == "phi" for b in func_ir.blocks.values() for s in b.body)
 
 
-def _induction_names(header, entry, iternext):
-    """The names that hold the loop variable: the header's ``pair_first`` of the iterator's
-    next pair, and its copies."""
-    pairs = {s.target.name for s in header.body
-             if isinstance(s, ir.Assign) and s.value is iternext}
-    names = set()
-    for block in (header, entry):
-        for statement in block.body:
-            if not isinstance(statement, ir.Assign):
-                continue
-            value = statement.value
-            if isinstance(value, ir.Expr) and value.op == "pair_first" and \
-                    value.value.name in pairs or isinstance(value, ir.Var) and \
-                    value.name in names:
-                names.add(statement.target.name)
-    return names or None
+def _allows_tma(func_ir, call):
+    """False where the ``ct.load`` call says ``allow_tma=False`` (or a value not known
+    before typing)."""
+    allow = dict(call.kws).get("allow_tma")
+    if allow is None:
+        return True
+    value = definition(func_ir, allow)
+    return isinstance(value, (ir.Const, ir.Global, ir.FreeVar)) and value.value in (None, True)
 
 
 def _load_arguments(func_ir, statement):

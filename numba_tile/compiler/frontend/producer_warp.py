@@ -34,30 +34,63 @@ registers (``producer_registers``, ``consumer_registers``, ``producer_exit``:
 The kernel option ``warp_specialize=True`` asks for it (it pays for some kernels only, see
 docs/performance). A loop gets a producer warp where it is the kernel's one pipelined loop,
 the kernel runs it on every way through it (else the producer would wait for consumers
-that never come), it runs once (not inside another loop), and every value the range and
-the indices read is a kernel parameter or computed from them by plain arithmetic, each with
-one definition (the same calls the pipelining pass copies, and ``range`` itself): the
-producer computes them again before it starts.
+that never come), and every value the range and the indices read is a kernel parameter or
+computed from them by plain arithmetic, each with one definition (the same calls the
+pipelining pass copies, and ``range`` itself): the producer computes them again before it
+starts. The loop may run once a value of one ``for`` loop over a ``range`` around it (a
+persistent kernel's loop over its tiles), where every iteration of that loop runs it once
+and holds no other loop: the producer then runs that loop too, its value computed from the
+outer range as the inner one's is, and counts the iterations over all runs
+(``$producer_base``), as the consumers do, so that the stages' barriers stay in step::
+
+    for run in range(len(<the outer range>)):
+        <the outer loop's value; the range and the indices of this run, computed again>
+        resident_produce(id, <the resident's arguments>)    # for each such resident
+        <the run's iterations, as above, each pipeline_produce(pipe, base + j, ...)>
+        base = base + len(r)
+
+A resident tile (:func:`~numba_tile.compiler.intrinsics.resident_tile`, the queries of
+attention) loaded once before each run of the loop, from a kernel parameter by arguments
+the producer can compute again, is copied by the producer too (``resident_produce``: once
+the consumers have released the last run's, with ``resident_release`` where they leave
+the loop), where typing finds the TMA can copy it.
 """
 
 import builtins
 import copy
 import operator
+from collections import namedtuple
 
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import replace_vars_inner
 
+from ..compilation import current
 from ..intrinsics import consumer_registers, pipeline_begin, pipeline_produce, \
-    pipeline_producer, producer_exit, producer_registers
+    pipeline_producer, producer_exit, producer_registers, resident_produce, resident_release
+from .device_output import definition
 from .plain_computations import PURE_CALLS, PURE_EXPRESSIONS, is_pure
+from .range_loops import range_loop
+
+Resident = namedtuple("Resident", [
+    "resident_id",  # its number, after the pipelines'
+    "label",        # the block of its resident_tile call
+    "arguments",    # the variables of the load's LOAD_FIELDS
+    "tma_allowed",  # False where the load says allow_tma=False
+])
 
 
-def add_producer_warp(func_ir, cfg, loop, kernel_entry):
+def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()):
     """Give the pipelined loop ``loop`` (a ``_PipelinedLoop``, rewritten) a producer warp
-    (see the module's docstring). Returns False, leaving the IR as it was, where it cannot
-    have one."""
+    (see the module's docstring); ``outer``: the loop around it, a loop of Numba's CFG,
+    where it runs again; ``residents``: the kernel's :data:`Resident` tiles, of which the
+    producer copies those loaded once a run of the loop. Returns False, leaving the IR as
+    it was, where it cannot have one."""
     blocks = func_ir.blocks
-    if loop.preheader not in cfg.post_dominators()[kernel_entry]:
+    around = None if outer is None else range_loop(func_ir, outer)
+    if outer is not None and (around is None or not _runs_once_an_iteration(cfg, loop, outer)):
+        return False
+    if (loop.preheader if around is None else around.preheader) not in \
+            cfg.post_dominators()[kernel_entry]:
         return False  # a way through the kernel skips the loop
     entry = blocks[kernel_entry]
     parameters = {s.target.name for s in entry.body
@@ -74,13 +107,52 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
     if any(v.name in in_loop for v in roots):
         return False
     scope, loc = loop.scope, loop.loc
+    producer, head, body, done, rest = (max(blocks) + i for i in range(1, 6))
     prologue = []
     loop._call(prologue, producer_registers, [])
-    renamed = _copies_of(func_ir, roots, parameters, scope, prologue)
-    if renamed is None:
+    base = scope.redefine("$producer_base", loc)  # the iterations of the runs before
+    prologue.append(ir.Assign(ir.Const(0, loc), base, loc))
+    if around is None:
+        run, next_run, renamed = prologue, done, {}
+    else:
+        # the loop around it, run again: its range, and for each of its values one run
+        outer_head, outer_body, outer_next = (max(blocks) + i for i in range(6, 9))
+        renamed = _copies_of(func_ir, list(around.range_call.list_vars()), parameters,
+                             scope, prologue)
+        if renamed is None:
+            return False
+        outer_range = _copied_range(blocks, around, renamed, scope, prologue)
+        outer_trip = loop._call(prologue, builtins.len, [outer_range], "$producer_runs")
+        outer_start, outer_step = (renamed.get(v.name, v)
+                                   for v in _range_bounds(loop, around, prologue))
+        runs = scope.redefine("$producer_run", loc)
+        prologue.append(ir.Assign(ir.Const(0, loc), runs, loc))
+        prologue.append(ir.Jump(outer_head, loc))
+        test = []
+        more = loop._binop(test, operator.lt, runs, outer_trip)
+        test.append(ir.Branch(more, outer_body, done, loc))
+        blocks[outer_head] = _block(scope, loc, test)
+        run = []
+        value = loop._binop(run, operator.add, outer_start,
+                            loop._binop(run, operator.mul, runs, outer_step))
+        renamed = {name: value for name in around.induction}
+        next_run = outer_next
+    if _copies_of(func_ir, roots, parameters, scope, run, renamed) is None:
         return False
+    produced = []
+    for resident in residents:
+        if not _loaded_once_a_run(cfg, loop, outer, resident):
+            continue
+        source = definition(func_ir, resident.arguments[0])
+        copies = []
+        copied = isinstance(source, ir.Arg) and resident.tma_allowed and _copies_of(
+            func_ir, resident.arguments, parameters, scope, copies, dict(renamed))
+        if copied:
+            run += copies
+            loop._call(run, resident_produce, [loop._const(run, resident.resident_id)] +
+                       [copied.get(v.name, v) for v in resident.arguments])
+            produced.append((resident, source.index))
 
-    producer, head, body, done, rest = (max(blocks) + i for i in range(1, 6))
     # the kernel's start: its parameters, then the producer warp's way or the kernel's
     split = next(i for i, s in enumerate(entry.body)
                  if not (isinstance(s, ir.Assign) and isinstance(s.value, ir.Arg)))
@@ -93,35 +165,44 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
                       "$pipeline_producer")
     entry.body.append(ir.Branch(role, producer, rest, loc))
 
-    # the range, its length, and the pipeline typed as the loop's
-    range_value = copy.deepcopy(loop.range_call, _memo(blocks))
-    replace_vars_inner(range_value, renamed)
-    iterated = scope.redefine("$producer_range", loc)
-    prologue.append(ir.Assign(range_value, iterated, loc))
-    trip = loop._call(prologue, builtins.len, [iterated], "$producer_trip")
-    start, step = (renamed.get(v.name, v) for v in loop._range_bounds(prologue))
-    first = loop._copied_arguments(prologue, start, renamed)
-    pipe = loop._call(prologue, pipeline_begin,
-                      [loop._const(prologue, loop.pipeline_id)] + first, "$producer_pipeline")
+    # a run: the range, its length, and the pipeline typed as the loop's
+    iterated = _copied_range(blocks, loop, renamed, scope, run)
+    trip = loop._call(run, builtins.len, [iterated], "$producer_trip")
+    start, step = (renamed.get(v.name, v) for v in loop._range_bounds(run))
+    first = loop._copied_arguments(run, start, renamed)
+    pipe = loop._call(run, pipeline_begin,
+                      [loop._const(run, loop.pipeline_id)] + first, "$producer_pipeline")
     counter = scope.redefine("$producer_iteration", loc)
-    prologue.append(ir.Assign(ir.Const(0, loc), counter, loc))
-    prologue.append(ir.Jump(head, loc))
+    run.append(ir.Assign(ir.Const(0, loc), counter, loc))
+    run.append(ir.Jump(head, loc))
     blocks[producer] = _block(scope, loc, prologue)
+    if around is not None:
+        blocks[outer_body] = _block(scope, loc, run)
 
     test = []
     more = loop._binop(test, operator.lt, counter, trip)
-    test.append(ir.Branch(more, body, done, loc))
+    test.append(ir.Branch(more, body, next_run, loc))
     blocks[head] = _block(scope, loc, test)
 
     iteration = []
     k = loop._binop(iteration, operator.add, start,
                     loop._binop(iteration, operator.mul, counter, step))
     loads = loop._copied_arguments(iteration, k, renamed)
-    loop._call(iteration, pipeline_produce, [pipe, counter] + loads)
+    # the iterations are counted over all runs, as the consumers count them
+    count = loop._binop(iteration, operator.add, base, counter)
+    loop._call(iteration, pipeline_produce, [pipe, count] + loads)
     following = loop._binop(iteration, operator.add, counter, loop._const(iteration, 1))
     iteration.append(ir.Assign(following, counter, loc))
     iteration.append(ir.Jump(head, loc))
     blocks[body] = _block(scope, loc, iteration)
+
+    if around is not None:
+        after = []
+        after.append(ir.Assign(loop._binop(after, operator.add, base, trip), base, loc))
+        after.append(ir.Assign(loop._binop(after, operator.add, runs,
+                                           loop._const(after, 1)), runs, loc))
+        after.append(ir.Jump(outer_head, loc))
+        blocks[outer_next] = _block(scope, loc, after)
 
     finish = []
     loop._call(finish, producer_exit, [])
@@ -130,7 +211,61 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry):
     finish.append(ir.Assign(ir.Expr.cast(none, loc), result, loc))
     finish.append(ir.Return(result, loc))
     blocks[done] = _block(scope, loc, finish)
+
+    # the consumers release each resident the producer copies once the loop is left
+    compilation = current()
+    for resident, parameter in produced:
+        release = []
+        loop._call(release, resident_release, [loop._const(release, resident.resident_id)])
+        exit_block = blocks[next(iter(loop.loop.exits))]
+        exit_block.body[0:0] = release
+        compilation.produced_residents.add(resident.resident_id)
+        compilation.tensor_map_sources[resident.resident_id] = [parameter]
     return True
+
+
+def _loaded_once_a_run(cfg, loop, outer, resident):
+    """True where ``resident`` (a :data:`Resident`) is loaded once before each run of
+    ``loop``: its block comes on every way to the loop, in the loop ``outer`` around it
+    (where there is one) and in no other loop."""
+    if resident.label not in cfg.dominators()[loop.preheader] or \
+            resident.label in loop.loop.body:
+        return False
+    others = [other for other in cfg.loops().values() if other.header != loop.loop.header
+              and (outer is None or other.header != outer.header)]
+    return (outer is None or resident.label in outer.body) and \
+        not any(resident.label in other.body for other in others)
+
+
+def _runs_once_an_iteration(cfg, loop, outer):
+    """True where every iteration of ``outer`` runs the loop ``loop`` once: its way in
+    comes on every way back to ``outer``'s start, and no other loop is inside ``outer``."""
+    inner_header = loop.loop.header
+    if any(other.header != inner_header and other.header in outer.body and
+           other.header != outer.header for other in cfg.loops().values()):
+        return False
+    dominators = cfg.dominators()
+    latches = [p for p, _ in cfg.predecessors(outer.header) if p in outer.body]
+    return all(loop.preheader in dominators[latch] for latch in latches)
+
+
+def _copied_range(blocks, found, renamed, scope, statements):
+    """A copy of the ``range`` call of ``found`` (a loop with ``range_call``) of the
+    kernel's ``blocks``, reading the copies in ``renamed``; returns its variable."""
+    value = copy.deepcopy(found.range_call, _memo(blocks))
+    replace_vars_inner(value, renamed)
+    target = scope.redefine("$producer_range", value.loc)
+    statements.append(ir.Assign(value, target, value.loc))
+    return target
+
+
+def _range_bounds(loop, around, statements):
+    """``(start, step)`` variables of the range of ``around`` (constants where the call
+    leaves them out)."""
+    args = around.range_call.args
+    if len(args) == 1:
+        return loop._const(statements, 0), loop._const(statements, 1)
+    return args[0], args[2] if len(args) == 3 else loop._const(statements, 1)
 
 
 def _block(scope, loc, statements):
@@ -150,11 +285,12 @@ def _read_vars(value):
     return value.list_vars() if isinstance(value, ir.Expr) else []
 
 
-def _copies_of(func_ir, roots, parameters, scope, statements):
+def _copies_of(func_ir, roots, parameters, scope, statements, renamed=None):
     """Append to ``statements`` copies of the computations of ``roots`` (variables), from
-    the kernel's ``parameters`` on; returns the map from each copied variable's name to its
-    copy, or None where one is not a plain computation with one definition."""
-    renamed = {}
+    the kernel's ``parameters`` and the variables ``renamed`` maps (by name, to what the
+    copies read instead) on; returns that map with each copied variable's copy added, or
+    None where one is not a plain computation with one definition."""
+    renamed = {} if renamed is None else renamed
     memo = _memo(func_ir.blocks)
     # what the pipelining pass copies ahead, ``range``, and the unpacking of a tuple a
     # helper returned

@@ -256,22 +256,34 @@ def pipeline_type(pipeline_id, loads):
 
 def resident_type(resident_id, load):
     """The one-stage "pipeline" of a loop-invariant operand (``load``: the types of
-    ``(array, index, shape, padding_mode, order)``), or None where it stays a plain load:
+    ``(array, index, shape, padding_mode, order)``; with tensor maps where a producer warp
+    may copy it, see :func:`~numba_tile.compiler.intrinsics.resident_produce`), or None
+    where it stays a plain load:
     it cannot be copied ahead, or its buffer would take more than a quarter of the shared
-    memory the rings have left."""
+    memory the rings have left (rings typed later keep their stages). Where every ring and
+    every resident numbered before it are planned already (typing met the loops first, as
+    in a persistent kernel whose tiles' loop holds the load) on sm_90, what is left
+    suffices: ``wgmma`` reads its operands from shared memory, where a plain load's tile
+    would be written at every product (a persistent attention kernel ran 27% slower so),
+    unless it is A in the layout it reads from registers."""
     compilation = current()
     if resident_id in compilation.pipelines:
         return compilation.pipelines[resident_id]
     tile = _stageable(*load[:1], *load[2:])
     found = None
     if compilation.target >= (8, 0) and tile is not None:
-        nbytes = PipelineType(resident_id, [tile], 1, 0).stage_bytes
-        if nbytes <= compilation.shared.available // 4:
+        # the TMA's copy where a producer warp may start it (then with its two barriers)
+        copies = _tensor_map_copies(resident_id, [tile], [load]) \
+            if resident_id in compilation.produced_residents else None
+        maps = copies and [tma.tensor_map_slots(*copy) for copy in copies]
+        nbytes = PipelineType(resident_id, [tile], 1, 0, maps).ring_bytes
+        planned = compilation.target >= (9, 0) and all(
+            earlier in compilation.pipelines for earlier in range(resident_id))
+        if nbytes <= compilation.shared.available // (1 if planned else 4):
             found = PipelineType(resident_id, [tile], 1,
-                                 compilation.shared.reserve_ring(nbytes))
+                                 compilation.shared.reserve_ring(nbytes), maps)
     compilation.pipelines[resident_id] = found
     return found
-
 
 
 def ring_pointer(builder, pipeline):

@@ -13,11 +13,12 @@ from ..abstract import constant_of
 from ..compilation import current
 from ..hardware import asm, tma
 from ..hardware.async_copies import issue_copies
-from ..hardware.staged_loads import StagedTileType, barrier_pointer, grouped_loads, stage_of, \
-    stage_pointer, staged_to_registers
+from ..hardware.staged_loads import PipelineType, StagedTileType, barrier_pointer, \
+    grouped_loads, stage_of, stage_pointer, staged_to_registers
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
-    pipeline_tile, pipeline_wait, resident_tile, staged_as_tfloat32, staged_reshape
+    pipeline_tile, pipeline_wait, resident_produce, resident_release, resident_tile, \
+    staged_as_tfloat32, staged_reshape
 from ..typing.pipelines import plain_load_signature
 from . import arithmetic
 from .registry import lower
@@ -41,6 +42,27 @@ def _produced(pipeline):
         compilation.producer_pipeline == pipeline.pipeline_id
 
 
+def _produced_residents():
+    """The resident tiles (PipelineTypes) whose copies the producer warp starts."""
+    compilation = current()
+    if not compilation.producer_warps:
+        return []
+    return [compilation.pipelines[i] for i in sorted(compilation.produced_residents)
+            if compilation.pipelines.get(i) is not None and
+            compilation.pipelines[i].tensor_maps]
+
+
+def _runs_counted(builder):
+    """A counter of the runs that reach this call, 0 at the kernel's start (each call of
+    a resident's copy or wait counts its own: the barriers' phases follow it)."""
+    with builder.goto_entry_block():
+        counter = builder.alloca(I32)
+        builder.store(I32(0), counter)
+    run = builder.load(counter)
+    builder.store(builder.add(run, I32(1)), counter)
+    return run
+
+
 @lower(pipeline_prepare, types.VarArg(types.Any))
 def lower_pipeline_prepare(context, builder, sig, args):
     # (typed by then: the pipeline was planned where its pipeline_begin was typed)
@@ -61,10 +83,12 @@ def lower_pipeline_prepare(context, builder, sig, args):
 @lower(pipeline_begin, types.VarArg(types.Any))
 def lower_pipeline_begin(context, builder, sig, args):
     pipeline = sig.return_type
-    if pipeline.pipelined and pipeline.pipeline_id in current().pipelines_run_again:
+    if pipeline.pipelined and pipeline.pipeline_id in current().pipelines_run_again and \
+            not _produced(pipeline):
         # a run after another: the last one's products were waited for by their warpgroups
         # (pipeline_end), its copies past its end zero-filled stages (cp.async): once all of
-        # them are done, the stages are free for this run's first copies
+        # them are done, the stages are free for this run's first copies (a producer warp
+        # waits for each stage's "free" barrier instead, over all runs)
         if not pipeline.tensor_maps:
             asm.emit(builder, asm.cp_async_wait(0))
         barrier(builder)
@@ -146,12 +170,15 @@ def lower_pipeline_producer(context, builder, sig, args):
     pipeline = compilation.pipelines.get(constant_of(sig.args[0]))
     if pipeline is None or not _produced(pipeline):
         return cgutils.false_bit
-    stages = [I32(stage) for stage in range(pipeline.stages)]
     # a stage's copies land: one arrival (the producer's, with the bytes); a stage is
-    # free: one from each thread of the tile code
-    tma.init_barriers(builder, [barrier_pointer(builder, pipeline, s) for s in stages] +
-                      [barrier_pointer(builder, pipeline, s, free=True) for s in stages],
-                      [1] * len(stages) + [32 * compilation.num_warps] * len(stages))
+    # free: one from each thread of the tile code (the same for a resident's buffer)
+    filled, freed = [], []
+    for staged in [pipeline] + _produced_residents():
+        for stage in range(staged.stages):
+            filled.append(barrier_pointer(builder, staged, I32(stage)))
+            freed.append(barrier_pointer(builder, staged, I32(stage), free=True))
+    tma.init_barriers(builder, filled + freed,
+                      [1] * len(filled) + [32 * compilation.num_warps] * len(freed))
     block_barrier(builder)  # the producer's too: it is the last barrier it comes to
     return builder.icmp_unsigned(">=", nvvmutils.call_sreg(builder, "tid.x"),
                                  I32(32 * compilation.num_warps))
@@ -222,6 +249,13 @@ def lower_resident_tile(context, builder, sig, args):
             args[5]
         return implementation(builder, list(args[1:4]) + [order, args[4]])
     resident = current().pipelines[sig.return_type.pipeline_id]
+    if resident in _produced_residents():
+        # the producer warp's copy of this run: the barrier's phases 0, 1, 0, ...
+        parity = builder.and_(_runs_counted(builder), I32(1))
+        tma.wait_barrier(builder, barrier_pointer(builder, resident, I32(0)), parity)
+        return stage_pointer(builder, resident, I32(0), 0)
+    if resident.tensor_maps:  # no producer warp after all: the threads' cp.async copies
+        resident = PipelineType(resident.pipeline_id, resident.tiles, 1, resident.ring_end)
     # (run again, as in an outer loop: the products of the last run have read the buffer)
     barrier(builder)
     issue_copies(context, builder, resident, I32(0), ir.Constant(ir.IntType(1), 1),
@@ -232,6 +266,33 @@ def lower_resident_tile(context, builder, sig, args):
         fence_async_proxy(builder)
     barrier(builder)
     return stage_pointer(builder, resident, I32(0), 0)
+
+
+@lower(resident_produce, types.VarArg(types.Any))
+def lower_resident_produce(context, builder, sig, args):
+    resident = current().pipelines.get(constant_of(sig.args[0]))
+    if resident not in _produced_residents():
+        return context.get_dummy_value()
+    run = _runs_counted(builder)
+    with builder.if_then(builder.icmp_signed(">", run, I32(0))):
+        # the consumers' release of the last run's tile: that phase of the "free" barrier
+        parity = builder.and_(builder.add(run, I32(1)), I32(1))
+        tma.wait_barrier(builder, barrier_pointer(builder, resident, I32(0), free=True),
+                         parity)
+    issuer = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"),
+                                   I32(32 * current().num_warps))
+    issue_copies(context, builder, resident, I32(0), cgutils.true_bit,
+                 [tuple(sig.args[1:])], [tuple(args[1:])], issuer)
+    return context.get_dummy_value()
+
+
+@lower(resident_release, types.Any)
+def lower_resident_release(context, builder, sig, args):
+    resident = current().pipelines.get(constant_of(sig.args[0]))
+    if resident in _produced_residents():
+        # every thread's reads of the buffer are over (its products waited for)
+        tma.arrive(builder, barrier_pointer(builder, resident, I32(0), free=True))
+    return context.get_dummy_value()
 
 
 @lower(staged_as_tfloat32, types.Any)

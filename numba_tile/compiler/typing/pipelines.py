@@ -15,7 +15,7 @@ from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pi
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
     pipeline_tile, pipeline_wait, producer_registers, consumer_registers, producer_exit, \
     consumer_turns_begin, consumer_turn_take, consumer_turn_give, consumer_turns_end, \
-    resident_tile, staged_as_tfloat32, staged_reshape
+    resident_produce, resident_release, resident_tile, staged_as_tfloat32, staged_reshape
 from ..types import TileType
 from .memory import infer_load
 from .shapes import infer_reshape
@@ -53,7 +53,8 @@ for _fn, _result in ((pipeline_prepare, types.none),
                      (pipeline_produce, types.none), (producer_registers, types.none),
                      (consumer_registers, types.none), (producer_exit, types.none),
                      (consumer_turns_begin, types.none), (consumer_turn_take, types.none),
-                     (consumer_turn_give, types.none), (consumer_turns_end, types.none)):
+                     (consumer_turn_give, types.none), (consumer_turns_end, types.none),
+                     (resident_produce, types.none), (resident_release, types.none)):
     _register_fixed_result(_fn, _result)
 
 
