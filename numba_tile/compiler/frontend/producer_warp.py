@@ -128,13 +128,9 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()
         runs = scope.redefine("$producer_run", loc)
         prologue.append(ir.Assign(ir.Const(0, loc), runs, loc))
         prologue.append(ir.Jump(outer_head, loc))
-        test = []
-        more = loop._binop(test, operator.lt, runs, outer_trip)
-        test.append(ir.Branch(more, outer_body, done, loc))
-        blocks[outer_head] = _block(scope, loc, test)
+        blocks[outer_head] = _counted_test(loop, runs, outer_trip, outer_body, done)
         run = []
-        value = loop._binop(run, operator.add, outer_start,
-                            loop._binop(run, operator.mul, runs, outer_step))
+        value = _nth_value(loop, run, outer_start, runs, outer_step)
         renamed = {name: value for name in around.induction}
         next_run = outer_next
     if _copies_of(func_ir, roots, parameters, scope, run, renamed) is None:
@@ -179,14 +175,10 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()
     if around is not None:
         blocks[outer_body] = _block(scope, loc, run)
 
-    test = []
-    more = loop._binop(test, operator.lt, counter, trip)
-    test.append(ir.Branch(more, body, next_run, loc))
-    blocks[head] = _block(scope, loc, test)
+    blocks[head] = _counted_test(loop, counter, trip, body, next_run)
 
     iteration = []
-    k = loop._binop(iteration, operator.add, start,
-                    loop._binop(iteration, operator.mul, counter, step))
+    k = _nth_value(loop, iteration, start, counter, step)
     loads = loop._copied_arguments(iteration, k, renamed)
     # the iterations are counted over all runs, as the consumers count them
     count = loop._binop(iteration, operator.add, base, counter)
@@ -222,6 +214,21 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()
         compilation.produced_residents.add(resident.resident_id)
         compilation.tensor_map_sources[resident.resident_id] = [parameter]
     return True
+
+
+def _counted_test(loop, counter, trip, more, done):
+    """A block that goes on to the block ``more`` while ``counter < trip``, else to
+    ``done``."""
+    test = []
+    going_on = loop._binop(test, operator.lt, counter, trip)
+    test.append(ir.Branch(going_on, more, done, loop.loc))
+    return _block(loop.scope, loop.loc, test)
+
+
+def _nth_value(loop, statements, start, count, step):
+    """``start + count * step``, computed by statements appended to ``statements``."""
+    return loop._binop(statements, operator.add, start,
+                       loop._binop(statements, operator.mul, count, step))
 
 
 def _loaded_once_a_run(cfg, loop, outer, resident):
