@@ -329,6 +329,37 @@ def test_persistent_matmul_where_a_tile_skips_the_loop(run_kernel, rng):
                       arch="sm_90").num_warps == 4
 
 
+@ct.kernel(num_stages=3, warp_specialize=True)
+def persistent_products_of_resident_rows(A, B, C, TM: ct.Constant[int],
+                                         TN: ct.Constant[int], TK: ct.Constant[int]):
+    """``C = A @ (B_0 + B_1 + ... + B_0)`` for the ``TK``-row blocks ``B_k`` of ``B``, a
+    block taking the row tiles of ``C`` in turn: the tile of ``A`` is read by the loop's
+    products and by one after the loop, so the producer must not refill it when the loop
+    is left; the consumers copy it themselves."""
+    for bm in range(ct.bid(0), ct.cdiv(C.shape[0], TM), ct.num_blocks(0)):
+        a = ct.load(A, (bm, 0), (TM, TK))
+        acc = ct.zeros((TM, TN), ct.float32)
+        for k in range(ct.cdiv(B.shape[0], TK)):
+            acc = ct.mma(a, ct.load(B, (k, 0), (TK, TN)), acc)
+        acc = ct.mma(a, ct.load(B, (0, 0), (TK, TN)), acc)
+        ct.store(C, (bm, 0), acc)
+
+
+def test_a_resident_read_after_the_loop_is_not_the_producers(run_kernel, rng):
+    a = rng.standard_normal((3 * TM, TK)).astype(np.float16)
+    b = rng.standard_normal((4 * TK, TN)).astype(np.float16)
+    blocks = b.astype(np.float64).reshape(4, TK, TN)
+    expected = a.astype(np.float64) @ (blocks.sum(axis=0) + blocks[0])
+    buffer, c = guarded((3 * TM, TN), np.float32)
+    run_kernel(persistent_products_of_resident_rows, (2,), (a, b, c, TM, TN, TK))
+    assert relative_error(c, expected) < 1e-5
+    assert guards_untouched(buffer, c.shape)
+    compiled = ct.compile(persistent_products_of_resident_rows, (a, b, c, TM, TN, TK),
+                          arch="sm_90")
+    # the producer's one TMA copy is of B's tiles in the loop
+    assert compiled.num_warps == 5 and compiled.ptx.count("cp.async.bulk.tensor") == 1
+
+
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("tile_m, num_warps", [(64, 4), (128, 8)])
 @pytest.mark.parametrize("blocks", [1, 3])

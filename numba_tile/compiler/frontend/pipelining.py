@@ -166,7 +166,7 @@ def _stage_loop_invariant_operands(func_ir, loops, first_id):
             position = block.body.index(statement)
             block.body[position:position + 1] = statements
             rewritten.append(producer_warp.Resident(first_id + len(rewritten), label,
-                                                    arguments, copied))
+                                                    arguments, copied, use_labels))
     if rewritten:
         func_ir._definitions = build_definitions(func_ir.blocks)
     return rewritten

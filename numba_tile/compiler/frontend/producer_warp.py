@@ -76,6 +76,7 @@ Resident = namedtuple("Resident", [
     "label",        # the block of its resident_tile call
     "arguments",    # the variables of the load's LOAD_FIELDS
     "tma_allowed",  # False where the load says allow_tma=False
+    "product_labels",  # the blocks of the products that read it
 ])
 
 
@@ -233,10 +234,12 @@ def _nth_value(loop, statements, start, count, step):
 
 def _loaded_once_a_run(cfg, loop, outer, resident):
     """True where ``resident`` (a :data:`Resident`) is loaded once before each run of
-    ``loop``: its block comes on every way to the loop, in the loop ``outer`` around it
-    (where there is one) and in no other loop."""
+    ``loop`` and only the loop's products read it (the consumers release it where they
+    leave the loop): its block comes on every way to the loop, in the loop ``outer``
+    around it (where there is one) and in no other loop."""
     if resident.label not in cfg.dominators()[loop.preheader] or \
-            resident.label in loop.loop.body:
+            resident.label in loop.loop.body or \
+            not set(resident.product_labels) <= set(loop.loop.body):
         return False
     others = [other for other in cfg.loops().values() if other.header != loop.loop.header
               and (outer is None or other.header != outer.header)]
