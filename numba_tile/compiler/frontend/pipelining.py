@@ -418,8 +418,10 @@ class _PipelinedLoop:
                 return (container.index, self.arg_types[container.index].count, array.value)
         return None
 
-    def _range_bounds(self, statements):
-        args = self.range_call.args
+    def _range_bounds(self, statements, range_call=None):
+        """``(start, step)`` variables of the loop's ``range`` call (or of ``range_call``),
+        constants appended to ``statements`` where the call leaves them out."""
+        args = (range_call or self.range_call).args
         if len(args) == 1:
             return self._const(statements, 0), self._const(statements, 1)
         start = args[0]

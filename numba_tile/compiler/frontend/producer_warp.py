@@ -125,7 +125,7 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()
         outer_range = _copied_range(blocks, around, renamed, scope, prologue)
         outer_trip = loop._call(prologue, builtins.len, [outer_range], "$producer_runs")
         outer_start, outer_step = (renamed.get(v.name, v)
-                                   for v in _range_bounds(loop, around, prologue))
+                                   for v in loop._range_bounds(prologue, around.range_call))
         runs = scope.redefine("$producer_run", loc)
         prologue.append(ir.Assign(ir.Const(0, loc), runs, loc))
         prologue.append(ir.Jump(outer_head, loc))
@@ -267,15 +267,6 @@ def _copied_range(blocks, found, renamed, scope, statements):
     target = scope.redefine("$producer_range", value.loc)
     statements.append(ir.Assign(value, target, value.loc))
     return target
-
-
-def _range_bounds(loop, around, statements):
-    """``(start, step)`` variables of the range of ``around`` (constants where the call
-    leaves them out)."""
-    args = around.range_call.args
-    if len(args) == 1:
-        return loop._const(statements, 0), loop._const(statements, 1)
-    return args[0], args[2] if len(args) == 3 else loop._const(statements, 1)
 
 
 def _block(scope, loc, statements):

@@ -190,6 +190,15 @@ def lower_pipeline_produce(context, builder, sig, args):
     if not _produced(pipeline):
         return context.get_dummy_value()
     iteration = context.cast(builder, args[1], sig.args[1], types.int32)
+    load_types, load_values = _loads(sig, args, 2)
+    _copy_when_free(context, builder, pipeline, iteration, load_types, load_values)
+    return context.get_dummy_value()
+
+
+def _copy_when_free(context, builder, pipeline, iteration, load_types, load_values):
+    """In the producer warp: wait until the consumers are done with the stage of
+    ``iteration`` (its last use, ``iteration - stages``), then start its copies from the
+    producer's first thread."""
     stage = stage_of(builder, pipeline, iteration)
     with builder.if_then(builder.icmp_signed(">=", iteration, I32(pipeline.stages))):
         # the stage's last use, iteration - stages, is the phase (iteration / stages - 1)
@@ -198,12 +207,10 @@ def lower_pipeline_produce(context, builder, sig, args):
                                           I32(1)), I32(1))
         tma.wait_barrier(builder, barrier_pointer(builder, pipeline, stage, free=True),
                          parity)
-    load_types, load_values = _loads(sig, args, 2)
     issuer = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"),
                                    I32(32 * current().num_warps))
     issue_copies(context, builder, pipeline, iteration, cgutils.true_bit, load_types,
                  load_values, issuer)
-    return context.get_dummy_value()
 
 
 @lower(pipeline_last, types.Any)
@@ -273,16 +280,9 @@ def lower_resident_produce(context, builder, sig, args):
     resident = current().pipelines.get(constant_of(sig.args[0]))
     if resident not in _produced_residents():
         return context.get_dummy_value()
-    run = _runs_counted(builder)
-    with builder.if_then(builder.icmp_signed(">", run, I32(0))):
-        # the consumers' release of the last run's tile: that phase of the "free" barrier
-        parity = builder.and_(builder.add(run, I32(1)), I32(1))
-        tma.wait_barrier(builder, barrier_pointer(builder, resident, I32(0), free=True),
-                         parity)
-    issuer = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"),
-                                   I32(32 * current().num_warps))
-    issue_copies(context, builder, resident, I32(0), cgutils.true_bit,
-                 [tuple(sig.args[1:])], [tuple(args[1:])], issuer)
+    # its one stage, used once a run: released by the consumers after the last run's
+    _copy_when_free(context, builder, resident, _runs_counted(builder),
+                    [tuple(sig.args[1:])], [tuple(args[1:])])
     return context.get_dummy_value()
 
 
