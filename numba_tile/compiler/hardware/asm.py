@@ -157,6 +157,20 @@ def cp_async_wait(pending):
     return Asm(f"cp.async.wait_group {pending};", "~{memory}")
 
 
+# -- stores ---------------------------------------------------------------------------------
+def predicated_store(words, word_bits):
+    """``st.global`` of one word or a vector of ``words`` words of ``word_bits`` bits (``$2``
+    on) at the global address ``$0``, where the 32-bit flag ``$1`` is not zero. A predicated
+    instruction instead of a branch around a plain store: ptxas schedules a tile's stores
+    together (a branch each kept them apart, each waiting for the last one's register)."""
+    letter = {16: "h", 32: "r", 64: "l"}[word_bits]
+    shape = "" if words == 1 else f".v{words}"
+    values = "$2" if words == 1 else "{" + _operands(2, words) + "}"
+    return Asm(f"{{ .reg .pred p; setp.ne.b32 p, $1, 0; "
+               f"@p st.global{shape}.u{word_bits} [$0], {values}; }}",
+               ",".join(["l", "r"] + [letter] * words) + ",~{memory}")
+
+
 # -- mbarrier and the tensor memory accelerator -------------------------------------------
 MBARRIER_INIT = Asm("mbarrier.init.shared::cta.b64 [$0], 1;", "r,~{memory}")
 MBARRIER_INIT_COUNT = Asm("mbarrier.init.shared::cta.b64 [$0], $1;", "r,r,~{memory}")
@@ -283,6 +297,8 @@ def examples():
 
     floats = (("f32", "f"), ("f64", "d"))
     add(IDENTITY_PERMUTE)
+    for words, bits in ((1, 16), (1, 32), (1, 64), (2, 32), (4, 32), (2, 64)):
+        add(predicated_store(words, bits))
     for rounding in ("rn", "rz", "rm", "rp"):
         for ptx_type, register in floats:
             for op in ("add", "sub", "mul", "div"):

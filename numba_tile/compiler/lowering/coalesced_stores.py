@@ -17,6 +17,7 @@ from llvmlite import ir
 from numba.cuda import nvvmutils
 
 from ..compilation import current
+from .predicated_stores import store_where
 from .tiles import I32, barrier, register_coordinates, scratch, thread_coordinates
 
 VECTOR_BYTES = 16
@@ -113,7 +114,5 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
             pointer, inside = view.element(builder, indices)
             if total % threads:
                 inside = builder.and_(inside, builder.icmp_unsigned("<", index, I32(total)))
-            with builder.if_then(inside, likely=True):
-                builder.store(words, builder.bitcast(
-                    pointer, word_vector.as_pointer(pointer.type.addrspace)),
-                    align=VECTOR_BYTES)
+            store_where(builder, words, builder.bitcast(
+                pointer, word_vector.as_pointer(pointer.type.addrspace)), inside, VECTOR_BYTES)

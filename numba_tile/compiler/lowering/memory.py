@@ -25,6 +25,7 @@ from .checks import check_uniform
 from .coalesced_stores import column_block, store_through_shared
 from .constants import folded_constant
 from .elementwise import operand_values
+from .predicated_stores import store_where
 from .registry import registry
 from .tiles import I32, I64, is_replica_leader, make_tile, register_coordinates, thread_coordinates
 
@@ -464,8 +465,7 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
                 indices = _element_indices(
                     builder, origin, register_coordinates(builder, base, layout, register))
                 pointer, in_bounds = view.element(builder, indices)
-                with builder.if_then(in_bounds):
-                    builder.store(converted[register], pointer)
+                store_where(builder, converted[register], pointer, in_bounds, element_bytes)
 
     def vector_of(first, width):
         vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
@@ -482,9 +482,10 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
                 indices = _element_indices(
                     builder, origin, register_coordinates(builder, base, layout, first))
                 pointer, inside = view.element(builder, indices)
-                with builder.if_then(inside, likely=True):
-                    vector_store(builder, vector_of(first, width), pointer, width,
-                                 element_bytes)
+                access = _access_type(pointer.type.pointee, width, element_bytes)
+                store_where(builder, _join_words(builder, vector_of(first, width), access),
+                            builder.bitcast(pointer, access.as_pointer(
+                                pointer.type.addrspace)), inside, width * element_bytes)
             return
         pointers, ok = _vector_plan(builder, view, origin, base, layout, groups,
                                     element_bytes)
