@@ -215,11 +215,16 @@ def vector_words(builder, elements, element_bytes):
                                                      element_bytes))
 
 
-def vector_store(builder, vector, pointer, width, element_bytes):
+def vector_store(builder, vector, pointer, width, element_bytes, where=None):
+    """Store ``vector`` (``width`` elements) at ``pointer``; only where the ``i1`` ``where``
+    holds, if given (one predicated instruction: :mod:`.predicated_stores`)."""
     access = _access_type(pointer.type.pointee, width, element_bytes)
-    builder.store(_join_words(builder, vector, access),
-                  builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace)),
-                  align=width * element_bytes)
+    words = _join_words(builder, vector, access)
+    target = builder.bitcast(pointer, access.as_pointer(pointer.type.addrspace))
+    if where is None:
+        builder.store(words, target, align=width * element_bytes)
+    else:
+        store_where(builder, words, target, where, width * element_bytes)
 
 
 # Narrow elements travel as 32-bit words and are split and joined with shifts: a plain bitcast
@@ -482,10 +487,8 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
                 indices = _element_indices(
                     builder, origin, register_coordinates(builder, base, layout, first))
                 pointer, inside = view.element(builder, indices)
-                access = _access_type(pointer.type.pointee, width, element_bytes)
-                store_where(builder, _join_words(builder, vector_of(first, width), access),
-                            builder.bitcast(pointer, access.as_pointer(
-                                pointer.type.addrspace)), inside, width * element_bytes)
+                vector_store(builder, vector_of(first, width), pointer, width, element_bytes,
+                             where=inside)
             return
         pointers, ok = _vector_plan(builder, view, origin, base, layout, groups,
                                     element_bytes)
