@@ -115,16 +115,33 @@ def _attention_reference(q, k, v, causal):
     return weights / weights.sum(-1, keepdims=True) @ v.astype(np.float64)
 
 
+@pytest.mark.parametrize("hints", [{}, {"warp_specialize": True, "num_stages": 2}], ids=str)
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_as_documented(run_kernel, rng, causal):
+def test_attention_as_documented(run_kernel, rng, causal, hints):
     q, k, v = (rng.uniform(-2, 2, (1, 2, 128, 64)).astype(np.float16) for _ in range(3))
     buffer, out = guarded(q.shape, np.float16)
     kernel, grid, args = documented_attention_launch(q, k, v, out, causal=causal, tile_m=64,
                                                      tile_n=32)
-    run_kernel(kernel, grid, args)
+    run_kernel(kernel.replace_hints(**hints) if hints else kernel, grid, args)
     # float16 probabilities and output, the approximate exponential and division
     assert relative_error(out, _attention_reference(q, k, v, causal)) < 2e-3
     assert guards_untouched(buffer, out.shape)
+
+
+@pytest.mark.parametrize("tile_m, tile_n, head_dim", [(64, 64, 64), (128, 128, 128)])
+def test_filled_tiles_stay_constants_beside_a_producer(tile_m, tile_n, head_dim):
+    """With a producer warp the consumers' start leaves the kernel's entry block; it is
+    still lowered before the loop it leads to, so the running maximum, sum and accumulator,
+    filled before an ``if`` of constants, are constants in the layout the loop carries them
+    in: nothing of 32 bits goes through shared memory (the 128 x 128 accumulator went
+    through 64 KiB of it, which cost the ring a stage)."""
+    q = np.zeros((1, 2, 256, head_dim), np.float16)
+    args = documented_attention_launch(q, q, q, q.copy(), tile_m=tile_m, tile_n=tile_n)[2]
+    kernel = attention_as_documented.replace_hints(occupancy=1, warp_specialize=True,
+                                                   num_stages=2)
+    ptx = ct.compile(kernel, args, arch="sm_90").ptx
+    assert "mbarrier.arrive.shared::cta.b64" in ptx  # the consumers free stages: a producer
+    assert "st.shared.u32" not in ptx and "st.shared.f32" not in ptx
 
 
 def test_warps_chosen_from_the_products():

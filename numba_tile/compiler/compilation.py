@@ -61,6 +61,16 @@ def aligned_to_stage(nbytes):
     return -(-nbytes // SHARED_ALIGNMENT) * SHARED_ALIGNMENT
 
 
+# shared memory the hardware keeps for each block on a multiprocessor, besides its own
+BLOCK_RESERVED_SHARED = 1024
+
+
+class FewerStages(Exception):
+    """Stages chosen to fill the shared memory left too little of it (for the scratch
+    buffer, a later ring or a resident tile): compile the kernel again, its stages chosen to
+    leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads.stage_count`)."""
+
+
 class SharedMemoryPlan:
     """The kernel's dynamic shared memory: the scratch buffer at its start (as large as the
     largest use any lowering asks for, see :func:`~numba_tile.compiler.lowering.tiles.scratch_regions`),
@@ -93,6 +103,18 @@ class SharedMemoryPlan:
         self.scratch_bytes = max(self.scratch_bytes, nbytes)
         return self.scratch_bytes
 
+    def blocks_per_multiprocessor(self):
+        """How many blocks with this plan's shared memory a multiprocessor holds at once
+        (it has the limit of one block and the 1 KiB it keeps for it).
+
+        >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+        >>> plan = SharedMemoryPlan((9, 0))
+        >>> plan.reserve_ring(100 * 1024), plan.blocks_per_multiprocessor()
+        (102400, 2)
+        """
+        return (self.limit + BLOCK_RESERVED_SHARED) // \
+            (self.dynamic_bytes + BLOCK_RESERVED_SHARED)
+
     @property
     def dynamic_bytes(self):
         """Bytes of dynamic shared memory the launch asks for: the scratch buffer, then the
@@ -112,8 +134,13 @@ class Compilation:
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
                  default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=False,
-                 occupancy=None):
+                 occupancy=None, stages_fill_shared=True):
         self.target = tuple(target)
+        # stages chosen (no num_stages) to fill the shared memory, else to leave a quarter
+        # of it; True on the first compile, False on one again after FewerStages
+        self.stages_fill_shared = stages_fill_shared
+        # True once a ring got more stages so than leaving a quarter would have given it
+        self.stages_past_quarter = False
         self.num_warps = num_warps
         # the kernel's option: the blocks a multiprocessor should hold (None: not given)
         self.occupancy = occupancy

@@ -29,7 +29,7 @@ from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source_code import source_lines
-from .compilation import DEFAULT_NUM_WARPS, Compilation, StaticIterState, compiling
+from .compilation import DEFAULT_NUM_WARPS, Compilation, FewerStages, StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
 from .contexts import contexts
@@ -409,6 +409,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     static_iter = StaticIterState()
     warps_open = num_warps is None
     num_warps = num_warps or DEFAULT_NUM_WARPS
+    stages_fill_shared = True
     # once more for each static_eval compiled as code or as a global function, for the
     # static_iter loops whose items the typing found, and with the warps the products need
     for attempt in itertools.count():
@@ -417,7 +418,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
             warp_specialize=warp_specialize, occupancy=occupancy,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, (ArrayType, PartitionType))]),
-            warps_open=warps_open)
+            warps_open=warps_open, stages_fill_shared=stages_fill_shared)
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
         compilation.static_iter = static_iter
@@ -441,10 +442,13 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
             if attempt == _MOST_UNROLLING_ATTEMPTS:
                 raise TileInternalError("The items of the kernel's static_iter loops keep "
                                         "changing from one compile to the next") from None
-        except TileError as err:
-            if err.loc is None:
-                missing = _MISSING_ATTRIBUTE.search(err.message)
-                err.loc = _statement_location(err.__traceback__, missing and missing[1])
+        except Exception as error:
+            if stages_fill_shared and _raised_for(error, FewerStages):
+                stages_fill_shared = False  # compiled again, the stages leaving room
+                continue
+            if isinstance(error, TileError) and error.loc is None:
+                missing = _MISSING_ATTRIBUTE.search(error.message)
+                error.loc = _statement_location(error.__traceback__, missing and missing[1])
             raise
     if result.signature.return_type not in (types.none, types.void):
         raise TileUnsupportedFeatureError("A tile kernel must not return a value")
@@ -457,11 +461,28 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     block_warps = num_warps + compilation.producer_warps
     if compilation.register_split:
         occupancy = 1  # ptxas then knows the registers at the start: setmaxnreg counts them
+    elif occupancy:
+        # a hint: more blocks than the shared memory holds would only cost registers
+        # (128 x 128 attention tiles at head dim 128 spilled 3 KiB a thread for a second
+        # block that never fit)
+        occupancy = max(1, min(occupancy, compilation.shared.blocks_per_multiprocessor()))
     nvvm.set_launch_bounds(kernel, (32 * block_warps, occupancy) if occupancy else
                            32 * block_warps)
     library.finalize()
     return (library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps),
             block_warps)
+
+
+def _raised_for(error, kind):
+    """True where ``error`` is, or was raised while handling or because of, a ``kind``
+    (Numba's passes wrap what the lowering raises)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def _statement_location(tb, attribute=None):

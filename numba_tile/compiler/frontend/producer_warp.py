@@ -108,7 +108,8 @@ def add_producer_warp(func_ir, cfg, loop, kernel_entry, outer=None, residents=()
     if any(v.name in in_loop for v in roots):
         return False
     scope, loc = loop.scope, loop.loc
-    producer, head, body, done, rest = (max(blocks) + i for i in range(1, 6))
+    producer, head, body, done = (max(blocks) + i for i in range(1, 5))
+    rest = _label_after_entry(blocks, kernel_entry, max(blocks) + 5)
     prologue = []
     loop._call(prologue, producer_registers, [])
     base = scope.redefine("$producer_base", loc)  # the iterations of the runs before
@@ -278,6 +279,18 @@ def _block(scope, loc, statements):
 def _memo(blocks):
     # a Var copied deeply copies its whole scope unless the memo holds it
     return {id(block.scope): block.scope for block in blocks.values()}
+
+
+def _label_after_entry(blocks, entry, otherwise):
+    """A free label between the kernel's entry and the block after it, else
+    ``otherwise``. Numba lowers blocks in the order of their labels: the consumers' start,
+    moved out of the entry, is then lowered before the code it leads to, whose lowering
+    looks back at what the start stored (a filled tile, known to be one constant in any
+    layout, is not moved through shared memory)."""
+    following = min((label for label in blocks if label > entry), default=None)
+    if following is None or following - entry > 1:
+        return entry + 1
+    return otherwise
 
 
 def _read_vars(value):

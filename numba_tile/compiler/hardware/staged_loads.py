@@ -43,7 +43,7 @@ from ...enums import PaddingMode
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
 from ..intrinsics import LOAD_FIELDS
-from ..compilation import SHARED_ALIGNMENT, aligned_to_stage, current
+from ..compilation import SHARED_ALIGNMENT, FewerStages, aligned_to_stage, current
 from ..lowering import arithmetic
 from ..lowering.tiles import I32, load_shared, make_tile, register_coordinates, shared_base, \
     swizzled_offset, thread_coordinates
@@ -54,6 +54,10 @@ from . import tma, asm
 
 I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
+MOST_STAGES = 4  # chosen where the kernel gives no num_stages
+# left for the scratch buffer where the stages are chosen to fill the shared memory: a
+# conversion that needs more makes the compile start again (FewerStages)
+SCRATCH_FLOOR = 1024
 MAX_RANK = 5  # the TMA's, and what the copies take: one matrix, leading axes of length 1
 COPY_BYTES = 16  # one cp.async
 BARRIER_BYTES = 8  # one mbarrier
@@ -195,16 +199,29 @@ def _stageable(array, shape, padding_mode, order):
 
 
 def _stage_count(stage_bytes, extra_bytes=0):
-    """The number of stages: the kernel's ``num_stages`` option, else as many as fit in
-    three quarters of the GPU's shared memory (the rest for the scratch buffer), at most 4;
-    fewer than 2 is no pipelining. ``extra_bytes``: what the ring needs besides its
-    stages."""
-    chosen = current().num_stages
-    budget = current().shared.available - extra_bytes
+    """The number of stages: the kernel's ``num_stages`` option, else at most
+    :data:`MOST_STAGES`, as many as fit in the shared memory left (less
+    :data:`SCRATCH_FLOOR` for the scratch buffer), or, compiling again after
+    :class:`~numba_tile.compiler.compilation.FewerStages`, in three quarters of it (the
+    rest for the scratch buffer); fewer than 2 is no pipelining. ``extra_bytes``: what the
+    ring needs besides its stages. (Filling the shared memory gave a 128 x 128 attention
+    kernel at head dim 128 three stages where leaving a quarter gave it two, and 0.85 of
+    sdpa where two gave it 0.67.)"""
+    compilation = current()
+    chosen = compilation.num_stages
+    budget = compilation.shared.available - extra_bytes
     if chosen is not None:
         return chosen if chosen * stage_bytes <= budget else 0
-    stages = min(4, (budget * 3 // 4) // stage_bytes)
-    return stages if stages >= 2 else 0
+    leaving_a_quarter = min(MOST_STAGES, (budget * 3 // 4) // stage_bytes)
+    if not compilation.stages_fill_shared:
+        return leaving_a_quarter if leaving_a_quarter >= 2 else 0
+    stages = min(MOST_STAGES, (budget - SCRATCH_FLOOR) // stage_bytes)
+    if stages < 2:
+        if compilation.stages_past_quarter:  # an earlier ring took what this one needs
+            raise FewerStages()
+        return 0
+    compilation.stages_past_quarter |= stages > leaving_a_quarter
+    return stages
 
 
 def _tensor_map_copies(pipeline_id, tiles, loads):
@@ -282,6 +299,8 @@ def resident_type(resident_id, load):
         if nbytes <= compilation.shared.available // (1 if planned else 4):
             found = PipelineType(resident_id, [tile], 1,
                                  compilation.shared.reserve_ring(nbytes), maps)
+        elif compilation.stages_past_quarter:  # a ring took the room: leave more
+            raise FewerStages()
     compilation.pipelines[resident_id] = found
     return found
 

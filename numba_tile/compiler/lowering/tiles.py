@@ -17,7 +17,7 @@ from numba.cuda import nvvmutils
 
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
-from ..compilation import SHARED_ALIGNMENT, current
+from ..compilation import SHARED_ALIGNMENT, FewerStages, current
 from ..hardware import asm
 from .arithmetic import storage_type
 
@@ -151,7 +151,10 @@ def scratch_regions(builder, regions, alignment=16):
         offsets.append(nbytes)
         nbytes += count * _element_bytes(element_type)
     nbytes = -(-nbytes // 16) * 16  # 16-byte vectors
-    plan = current().shared
+    compilation = current()
+    plan = compilation.shared
+    if nbytes > plan.available and compilation.stages_past_quarter:
+        raise FewerStages()  # the stages filled what this op needs: fewer leave it
     if nbytes > plan.available:
         rings = f" besides the {plan.ring_bytes} bytes of pipelined loads (fewer " \
             f"num_stages leave more)" if plan.ring_bytes else ""
