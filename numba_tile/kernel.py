@@ -172,10 +172,13 @@ class Kernel:
 class kernel(Kernel):
     """Decorator making a tile kernel, bare or with options.
 
-    Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32), ``opt_level`` (0..3),
+    Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32: a hint, the blocks a
+    multiprocessor should hold, which bounds the registers of a thread only for as many
+    blocks as the kernel's shared memory lets it hold), ``opt_level`` (0..3),
     ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
     the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
-    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default chosen from the tile sizes)
+    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default as many as fill the shared
+    memory, at most 4, fewer where the kernel's other uses of it need the room)
     and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
     copies of those loads, a warpgroup that gives the kernel's warps most of its registers
     where they are 8 or more, see docs/performance; False by default).
