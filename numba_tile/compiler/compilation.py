@@ -68,7 +68,30 @@ BLOCK_RESERVED_SHARED = 1024
 class FewerStages(Exception):
     """Stages chosen to fill the shared memory left too little of it (for the scratch
     buffer, a later ring or a resident tile): compile the kernel again, its stages chosen to
-    leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads.stage_count`)."""
+    leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads._stage_count`).
+
+    >>> from numba_tile.compiler.compilation import FewerStages
+    >>> try:
+    ...     try:
+    ...         raise FewerStages()
+    ...     except FewerStages as error:
+    ...         raise RuntimeError("lowering failed") from error
+    ... except RuntimeError as wrapped:
+    ...     FewerStages.behind(wrapped), FewerStages.behind(ValueError())
+    (True, False)
+    """
+
+    @classmethod
+    def behind(cls, error):
+        """True where ``error`` is one, or was raised because of or while handling one
+        (Numba's passes wrap what the lowering raises)."""
+        seen = set()
+        while error is not None and id(error) not in seen:
+            if isinstance(error, cls):
+                return True
+            seen.add(id(error))
+            error = error.__cause__ or error.__context__
+        return False
 
 
 class SharedMemoryPlan:

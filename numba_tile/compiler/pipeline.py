@@ -443,7 +443,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
                 raise TileInternalError("The items of the kernel's static_iter loops keep "
                                         "changing from one compile to the next") from None
         except Exception as error:
-            if stages_fill_shared and _raised_for(error, FewerStages):
+            if stages_fill_shared and FewerStages.behind(error):
                 stages_fill_shared = False  # compiled again, the stages leaving room
                 continue
             if isinstance(error, TileError) and error.loc is None:
@@ -471,18 +471,6 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     library.finalize()
     return (library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps),
             block_warps)
-
-
-def _raised_for(error, kind):
-    """True where ``error`` is, or was raised while handling or because of, a ``kind``
-    (Numba's passes wrap what the lowering raises)."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        if isinstance(error, kind):
-            return True
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    return False
 
 
 def _statement_location(tb, attribute=None):

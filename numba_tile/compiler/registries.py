@@ -20,8 +20,8 @@ from .typing import memory, elementwise, reductions, shapes, compile_time, facto
 from .typing.templates import registry as typing_registry
 from .lowering import constants, device_output as lowering_device_output, elementwise as \
     lowering_elementwise, factories as lowering_factories, matrix as lowering_matrix, \
-    memory as lowering_memory, pipelines as lowering_pipelines, reductions as \
-    lowering_reductions, shapes as lowering_shapes, text as lowering_text, \
+    memory as lowering_memory, stores as lowering_stores, pipelines as lowering_pipelines, \
+    reductions as lowering_reductions, shapes as lowering_shapes, text as lowering_text, \
     gather as lowering_gather, atomics as lowering_atomics, scans as lowering_scans, \
     scan_runs as lowering_scan_runs, \
     keywords as lowering_keywords, dataclasses as lowering_dataclasses, \

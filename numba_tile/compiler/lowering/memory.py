@@ -1,4 +1,5 @@
-"""Lowering of the grid queries and of ``load``/``store`` between arrays and tiles.
+"""Lowering of the grid queries, of ``load`` from arrays to tiles, and the array accesses
+that ``store`` (:mod:`.stores`) shares with it.
 
 Each thread moves the elements its registers hold. Runs of registers that are consecutive in
 the array's last axis move as one 8- or 16-byte vector when the run is inside the array,
@@ -18,16 +19,13 @@ from ...language import memory, elementwise
 from ...rules.core import normalize_axis
 from ...rules.memory import SLICE_BOUNDS, normalize_order
 from ..abstract import constant_of
-from ..compilation import current
 from ..types import ArrayType, TiledViewType, TileType
 from . import arithmetic
 from .checks import check_uniform
-from .coalesced_stores import column_block, store_through_shared
 from .constants import folded_constant
-from .elementwise import operand_values
 from .predicated_stores import store_where
 from .registry import registry
-from .tiles import I32, I64, is_replica_leader, make_tile, register_coordinates, thread_coordinates
+from .tiles import I32, I64, make_tile, register_coordinates, thread_coordinates
 
 lower = registry.lower
 
@@ -156,7 +154,7 @@ def to_memory(context, builder, array_type, value):
     return value
 
 
-def _element_indices(builder, origin, coords):
+def element_indices(builder, origin, coords):
     return [shifted(builder, o, c) for o, c in zip(origin, coords)]
 
 
@@ -308,13 +306,13 @@ def loaded_or(context, builder, array_type, pointer, accessed, otherwise_value, 
     return phi
 
 
-def _vector_plan(builder, view, origin, base, layout, groups, element_bytes):
+def vector_plan(builder, view, origin, base, layout, groups, element_bytes):
     """``(pointers, ok)``: the first element's pointer of each register group, and whether
     every group can move as one vector (inside the array, contiguous, aligned). One check
     for the whole tile keeps a single branch between the vector and the element path."""
     pointers, ok = [], None
     for first, width in groups:
-        indices = _element_indices(builder, origin,
+        indices = element_indices(builder, origin,
                                    register_coordinates(builder, base, layout, first))
         pointer, group_ok = _vector_ok(builder, view, indices, width, element_bytes)
         pointers.append(pointer)
@@ -322,7 +320,7 @@ def _vector_plan(builder, view, origin, base, layout, groups, element_bytes):
     return pointers, ok
 
 
-def _whole_vectors(view, layout, groups, origin_step):
+def whole_vectors(view, layout, groups, origin_step):
     """True if each register group is known at compile time to be one aligned vector that
     lies wholly inside or wholly outside the array: the array is specialized as aligned,
     the tile origin's last coordinate steps by a multiple of the vector width, and so does
@@ -348,7 +346,7 @@ def _memory_constant(array_type, value, access):
     return ir.Constant(access, [word] * access.count)
 
 
-def _load_whole_vectors(context, builder, view, array_type, origin, tile_type, base, groups,
+def _loadwhole_vectors(context, builder, view, array_type, origin, tile_type, base, groups,
                         padding_mode):
     """Each vector loaded where its first element is inside the array, else the padding."""
     layout = tile_type.layout
@@ -356,7 +354,7 @@ def _load_whole_vectors(context, builder, view, array_type, origin, tile_type, b
     padding = padding_constant(context, array_type.dtype, padding_mode)
     values = []
     for first, width in groups:
-        indices = _element_indices(builder, origin,
+        indices = element_indices(builder, origin,
                                    register_coordinates(builder, base, layout, first))
         pointer, inside = view.element(builder, indices)
         access = _access_type(pointer.type.pointee, width, element_bytes)
@@ -385,17 +383,17 @@ def load_tile(context, builder, view, array_type, origin, tile_type, padding_mod
     element_bytes = array_type.dtype.itemsize
 
     def scalar_loads():
-        return [load_element(context, builder, view, array_type, _element_indices(
+        return [load_element(context, builder, view, array_type, element_indices(
             builder, origin, register_coordinates(builder, base, layout, register)),
             padding_mode) for register in range(tile_type.registers)]
 
     groups = vector_groups(layout, element_bytes)
     if groups[0][1] == 1:
         return make_tile(context, builder, tile_type, scalar_loads())
-    if _whole_vectors(view, layout, groups, origin_step):
-        return _load_whole_vectors(context, builder, view, array_type, origin, tile_type,
+    if whole_vectors(view, layout, groups, origin_step):
+        return _loadwhole_vectors(context, builder, view, array_type, origin, tile_type,
                                    base, groups, padding_mode)
-    pointers, ok = _vector_plan(builder, view, origin, base, layout, groups, element_bytes)
+    pointers, ok = vector_plan(builder, view, origin, base, layout, groups, element_bytes)
     with builder.if_else(ok, likely=True) as (vector_path, scalar_path):
         with vector_path:
             fast = []
@@ -415,90 +413,6 @@ def load_tile(context, builder, view, array_type, origin, tile_type, padding_mod
         phi.add_incoming(b, slow_block)
         values.append(phi)
     return make_tile(context, builder, tile_type, values)
-
-
-@lower(memory.store, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
-def lower_store(context, builder, sig, args):
-    array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
-    order = normalize_order(constant_of(sig.args[3]), array_type.ndim, "store")
-    view = ArrayView(context, builder, array_type, args[0], order)
-    tile_index = tile_indices(context, builder, index_type, args[1])
-    if not isinstance(tile_type, TileType) or tile_type.shape == ():
-        store_element(context, builder, view, array_type,
-                      element_origin(builder, view, tile_index), tile_type, args[2])
-    else:
-        origin = tile_origin(builder, view, tile_index, tile_type.shape, tile_type.shape)
-        store_tile(context, builder, view, array_type, origin, tile_type, args[2],
-                   tile_type.shape[-1])
-    return context.get_dummy_value()
-
-
-def store_element(context, builder, view, array_type, indices, value_type, value):
-    """Store a scalar (or a 0-d tile) at ``indices``, once (by thread 0)."""
-    converted, = operand_values(context, builder, value_type, value, None, array_type.dtype)
-    pointer, in_bounds = view.element(builder, indices)
-    first = builder.icmp_unsigned("==", nvvmutils.call_sreg(builder, "tid.x"), I32(0))
-    with builder.if_then(builder.and_(in_bounds, first)):
-        builder.store(to_memory(context, builder, array_type, converted), pointer)
-
-
-def store_tile(context, builder, view, array_type, origin, tile_type, value, origin_step=1):
-    """Store a tile whose first element goes to element coordinates ``origin`` (the last
-    one a multiple of ``origin_step``)."""
-    args = (None, None, value)
-    layout = tile_type.layout
-    base = thread_coordinates(builder, layout)
-    leader = is_replica_leader(builder, layout)
-    element_bytes = array_type.dtype.itemsize
-    converted = [to_memory(context, builder, array_type, arithmetic.convert(
-        context, builder, builder.extract_value(args[2], r), tile_type.dtype, array_type.dtype))
-        for r in range(tile_type.registers)]
-    block = column_block(tile_type, element_bytes, view.aligned, origin_step)
-    if block is not None:
-        store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block)
-        return
-    groups, seen = [], set()
-    for first, width in vector_groups(layout, element_bytes):
-        constant = layout.apply(register=first)
-        if constant not in seen:  # registers that repeat others (collapsed layouts)
-            seen.add(constant)
-            groups.append((first, width))
-
-    def scalar_stores():
-        for first, width in groups:
-            for register in range(first, first + width):
-                indices = _element_indices(
-                    builder, origin, register_coordinates(builder, base, layout, register))
-                pointer, in_bounds = view.element(builder, indices)
-                store_where(builder, converted[register], pointer, in_bounds, element_bytes)
-
-    def vector_of(first, width):
-        vector = ir.Constant(ir.VectorType(converted[first].type, width), None)
-        for i in range(width):
-            vector = builder.insert_element(vector, converted[first + i], I32(i))
-        return vector
-
-    with builder.if_then(leader):
-        if groups[0][1] == 1:
-            scalar_stores()
-            return
-        if _whole_vectors(view, layout, groups, origin_step):
-            for first, width in groups:  # each vector wholly inside or outside
-                indices = _element_indices(
-                    builder, origin, register_coordinates(builder, base, layout, first))
-                pointer, inside = view.element(builder, indices)
-                vector_store(builder, vector_of(first, width), pointer, width, element_bytes,
-                             where=inside)
-            return
-        pointers, ok = _vector_plan(builder, view, origin, base, layout, groups,
-                                    element_bytes)
-        with builder.if_else(ok, likely=True) as (vector_path, scalar_path):
-            with vector_path:
-                for pointer, (first, width) in zip(pointers, groups):
-                    vector_store(builder, vector_of(first, width), pointer, width,
-                                 element_bytes)
-            with scalar_path:
-                scalar_stores()
 
 
 @lower(memory.num_tiles, ArrayType, types.Any, types.Any, types.Any)
@@ -592,22 +506,6 @@ def lower_view_load(context, builder, sig, args):
     view, array, origin = view_origin(context, builder, sig, args)
     return load_tile(context, builder, array, view.array, origin, sig.return_type,
                      view.padding_mode, view.steps[-1])
-
-
-@lower("view.store", TiledViewType, types.VarArg(types.Any))
-def lower_view_store(context, builder, sig, args):
-    view, array, origin = view_origin(context, builder, sig, args)
-    value_type, value = sig.args[2], args[2]
-    if isinstance(value_type, TileType) and value_type.shape == view.tile_shape:
-        tile_type, tile = value_type, value
-    else:  # a scalar fills the whole tile
-        tile_type = TileType(value_type.dtype if isinstance(value_type, TileType) else
-                             view.dtype, view.tile_shape, current().num_warps)
-        dtype = tile_type.dtype
-        tile = make_tile(context, builder, tile_type, operand_values(
-            context, builder, value_type, value, tile_type, dtype))
-    store_tile(context, builder, array, view.array, origin, tile_type, tile, view.steps[-1])
-    return context.get_dummy_value()
 
 
 @lower("view.num_tiles", TiledViewType, types.Any)
