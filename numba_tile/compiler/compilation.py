@@ -127,8 +127,8 @@ class SharedMemoryPlan:
         return self.scratch_bytes
 
     def blocks_per_multiprocessor(self):
-        """How many blocks with this plan's shared memory a multiprocessor holds at once
-        (it has the limit of one block and the 1 KiB it keeps for it).
+        """How many blocks with this plan's shared memory a multiprocessor holds at once: it
+        has a block's limit and 1 KiB more, and keeps 1 KiB of it for each block.
 
         >>> from numba_tile.compiler.compilation import SharedMemoryPlan
         >>> plan = SharedMemoryPlan((9, 0))
