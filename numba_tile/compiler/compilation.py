@@ -162,7 +162,7 @@ class Compilation:
         # stages chosen (no num_stages) to fill the shared memory, else to leave a quarter
         # of it; True on the first compile, False on one again after FewerStages
         self.stages_fill_shared = stages_fill_shared
-        # True once a ring got more stages so than leaving a quarter would have given it
+        # True once a ring got more stages than leaving a quarter free would have given it
         self.stages_past_quarter = False
         self.num_warps = num_warps
         # the kernel's option: the blocks a multiprocessor should hold (None: not given)

@@ -313,7 +313,7 @@ def vector_plan(builder, view, origin, base, layout, groups, element_bytes):
     pointers, ok = [], None
     for first, width in groups:
         indices = element_indices(builder, origin,
-                                   register_coordinates(builder, base, layout, first))
+                                  register_coordinates(builder, base, layout, first))
         pointer, group_ok = _vector_ok(builder, view, indices, width, element_bytes)
         pointers.append(pointer)
         ok = group_ok if ok is None else builder.and_(ok, group_ok)
@@ -346,7 +346,7 @@ def _memory_constant(array_type, value, access):
     return ir.Constant(access, [word] * access.count)
 
 
-def _loadwhole_vectors(context, builder, view, array_type, origin, tile_type, base, groups,
+def _load_whole_vectors(context, builder, view, array_type, origin, tile_type, base, groups,
                         padding_mode):
     """Each vector loaded where its first element is inside the array, else the padding."""
     layout = tile_type.layout
@@ -355,7 +355,7 @@ def _loadwhole_vectors(context, builder, view, array_type, origin, tile_type, ba
     values = []
     for first, width in groups:
         indices = element_indices(builder, origin,
-                                   register_coordinates(builder, base, layout, first))
+                                  register_coordinates(builder, base, layout, first))
         pointer, inside = view.element(builder, indices)
         access = _access_type(pointer.type.pointee, width, element_bytes)
         before = builder.block
@@ -391,7 +391,7 @@ def load_tile(context, builder, view, array_type, origin, tile_type, padding_mod
     if groups[0][1] == 1:
         return make_tile(context, builder, tile_type, scalar_loads())
     if whole_vectors(view, layout, groups, origin_step):
-        return _loadwhole_vectors(context, builder, view, array_type, origin, tile_type,
+        return _load_whole_vectors(context, builder, view, array_type, origin, tile_type,
                                    base, groups, padding_mode)
     pointers, ok = vector_plan(builder, view, origin, base, layout, groups, element_bytes)
     with builder.if_else(ok, likely=True) as (vector_path, scalar_path):

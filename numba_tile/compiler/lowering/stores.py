@@ -103,7 +103,7 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
                              where=inside)
             return
         pointers, ok = vector_plan(builder, view, origin, base, layout, groups,
-                                    element_bytes)
+                                   element_bytes)
         with builder.if_else(ok, likely=True) as (vector_path, scalar_path):
             with vector_path:
                 for pointer, (first, width) in zip(pointers, groups):
