@@ -129,7 +129,7 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
         num_warps = _option(kernel, "num_warps", arch, None)  # None: the compiler's choice
         occupancy = _option(kernel, "occupancy", arch, None)
         num_stages = _option(kernel, "num_stages", arch, None)
-        warp_specialize = _option(kernel, "warp_specialize", arch, False)
+        warp_specialize = _option(kernel, "warp_specialize", arch, None)
         ptx, entry, scratch_bytes, tensor_maps, num_warps = compile_to_ptx(
             kernel.fn, arg_types, arch, num_warps, occupancy, num_stages, warp_specialize)
         cubin, log, kernels_own_report = _linked(ptx, entry, arch)

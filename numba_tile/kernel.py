@@ -84,11 +84,13 @@ _OPTION_CHECKS = {
     # and: shared-memory stages of the pipelined loads that feed mma in a loop (None: chosen
     # by size; 1: no pipelining)
     "num_stages": _check("num_stages", lambda v: _int(v) and 1 <= v <= 8, "an int in 1..8"),
-    # and: a producer warp that issues the copies of the pipelined loads (on sm_90)
-    "warp_specialize": _check("warp_specialize", lambda v: isinstance(v, bool), "True or False"),
+    # and: a producer warp that issues the copies of the pipelined loads (on sm_90; None:
+    # where it pays, see Compilation.producer_warps)
+    "warp_specialize": _check("warp_specialize", lambda v: isinstance(v, bool),
+                              "True, False or None"),
 }
 _DEFAULTS = {"num_ctas": None, "occupancy": None, "opt_level": 3, "num_worker_warps": None,
-             "num_warps": None, "num_stages": None, "warp_specialize": False}
+             "num_warps": None, "num_stages": None, "warp_specialize": None}
 
 
 def validate_options(options):
@@ -181,7 +183,9 @@ class kernel(Kernel):
     memory, at most 4, fewer where the kernel's other uses of it need the room)
     and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
     copies of those loads, a warpgroup that gives the kernel's warps most of its registers
-    where they are 8 or more, see docs/performance; False by default).
+    where they are 8 or more; False: none; by default a producer warpgroup where the
+    kernel's warps are 8 or more, its block the multiprocessor's only one and the loads'
+    ring at most 3 stages, see docs/performance).
     Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
     option's own default. A bad value is ``ValueError``. A kernel is an instance of this
     class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).

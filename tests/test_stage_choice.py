@@ -44,8 +44,10 @@ TILE = 128  # a stage: a 128 x 128 tile of A and one of B, float16, 64 KiB
 
 
 def _stages(compiled):
-    """The ring's stages: each has the barrier its copies complete (no producer warp)."""
-    return compiled.ptx.count("mbarrier.init")
+    """The ring's stages: each has the barrier its copies complete, and where a producer
+    warpgroup refills it (three stages or fewer, two warpgroups), one the consumers free."""
+    barriers = compiled.ptx.count("mbarrier.init")
+    return barriers // 2 if "setmaxnreg" in compiled.ptx else barriers
 
 
 def _compiled(kernel):

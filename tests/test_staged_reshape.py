@@ -195,12 +195,27 @@ def test_kernel_compiled_again_for_its_warps_decides_the_same_branches(run_kerne
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_documented_attention_benchmark_variants_do_not_spill(causal):
+    """Where a producer warpgroup hands its registers to the consumers (128 x 128 tiles),
+    only the driver's compile honours the split: its report, on a GPU of sm_90, is the
+    kernel's own (nvJitLink's, without one, is of a kernel that ignores ``setmaxnreg``)."""
     from numba_tile.bench.cases import _DOCUMENTED_ATTENTION_TILES
     q = np.zeros((4, 16, 4096, 128), np.float16)
     for tiles in _DOCUMENTED_ATTENTION_TILES:
         kernel, _, args = documented_attention_launch(q, q, q, q, causal=causal, **tiles)
         compiled = ct.compile(kernel, args, arch="sm_90")
-        assert compiled.cubin is not None and compiled.spill_bytes == 0, tiles
+        split = "setmaxnreg" in compiled.ptx
+        assert split == (tiles["tile_n"] == 128), tiles
+        if split and not _gpu_of_compute_capability_9():
+            continue
+        assert (compiled.cubin is not None or split) and compiled.spill_bytes == 0, tiles
+
+
+def _gpu_of_compute_capability_9():
+    from conftest import gpu_present
+    if not gpu_present():
+        return False
+    from numba import cuda
+    return cuda.get_current_device().compute_capability == (9, 0)
 
 
 @ct.kernel(num_stages=2)

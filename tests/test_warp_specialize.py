@@ -396,8 +396,41 @@ def test_the_producer_copies_the_queries_too(persistent_blocks):
 
 
 def test_queries_of_a_kernel_without_a_producer_are_copied_by_its_threads():
-    ptx = _attention_ptx(tile_m=128, tile_n=128, num_warps=8, num_stages=3)
+    ptx = _attention_ptx(tile_m=128, tile_n=128, num_warps=8, num_stages=3,
+                         warp_specialize=False)
     assert "cp.async.cg" in ptx and "mbarrier.arrive.shared::cta.b64" not in ptx
+
+
+@pytest.mark.parametrize("options, producer", [
+    # two warpgroups, three stages filling the shared memory: a producer warpgroup
+    ({"tile_n": 128, "num_warps": 8, "num_stages": 3}, True),
+    ({"tile_n": 128, "num_warps": 8}, True),  # (the three stages chosen)
+    ({"tile_n": 128, "num_warps": 8, "num_stages": 3, "warp_specialize": False}, False),
+    ({"tile_n": 64, "num_warps": 8, "num_stages": 4}, False),  # four stages
+    ({"tile_n": 128, "num_warps": 4, "num_stages": 3}, False),  # one warpgroup
+    ({"tile_n": 64, "num_warps": 8, "num_stages": 2}, False),  # room for a second block
+], ids=str)
+def test_a_producer_warpgroup_where_the_option_is_left_unset(options, producer):
+    """Without ``warp_specialize`` a kernel gets a producer warpgroup (its consumers taking
+    most of its registers) where its two warpgroups or more run a ring of three stages or
+    fewer that leaves no room for a second block; elsewhere its PTX is what
+    ``warp_specialize=False`` gives."""
+    from numba_tile.bench.kernels import attention_launch
+    q = np.zeros((1, 2, 1024, 128), np.float16)
+    kernel, _, args = attention_launch(q, q, q, q.copy(), tile_m=128, **options)
+    compiled = ct.compile(kernel, args, arch="sm_90")
+    warps = options["num_warps"]
+    assert compiled.num_warps == (warps + 4 if producer else warps)
+    assert ("setmaxnreg" in compiled.ptx) == producer
+    if not producer:
+        unset = {k: v for k, v in options.items() if k != "warp_specialize"}
+        plain = _attention_ptx(**unset, warp_specialize=False)
+        assert _without_names(compiled.ptx) == _without_names(plain)
+
+
+def _without_names(ptx):
+    """The PTX without the kernel's mangled name (it counts the compiles of a function)."""
+    return re.sub(r"B\d+v\d+B", "BvB", ptx)
 
 
 def _attention_ptx(**options):
@@ -430,7 +463,7 @@ def test_consumer_warpgroups_take_turns_between_their_products(causal):
 @pytest.mark.parametrize("options", [
     {"tile_n": 64, "num_warps": 8, "pipelined": True, "warp_specialize": True},
     {"tile_n": 64, "num_warps": 4, "num_stages": 3, "warp_specialize": True},
-    {"tile_n": 64, "num_warps": 8, "num_stages": 3}], ids=str)
+    {"tile_n": 64, "num_warps": 8, "num_stages": 3, "warp_specialize": False}], ids=str)
 def test_no_turns_where_they_would_hold_nothing(options):
     """No turns: in FlashAttention-3's two-loop form (``P V`` of the last block starts
     before the scores are read), beside a producer warp (one consumer warpgroup), and
@@ -440,7 +473,7 @@ def test_no_turns_where_they_would_hold_nothing(options):
 
 
 def test_the_option_takes_a_bool():
-    with pytest.raises(ValueError, match="warp_specialize"):
+    with pytest.raises(ValueError, match="warp_specialize must be True, False or None"):
         ct.kernel(warp_specialize=1)(scaled_matmul.fn)
 
 

@@ -476,8 +476,10 @@ _ATTENTION_TILES = {
     128: ({"tile_m": 128, "tile_n": 64, "num_warps": 8, "pipelined": True},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8, "num_stages": 3},
           {"tile_m": 128, "tile_n": 64, "num_warps": 8},
-          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3},
+          {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
+           "warp_specialize": False},
           # a producer warpgroup that hands its registers to the two consumer warpgroups
+          # (what these tiles get without the option: three stages, two warpgroups)
           {"tile_m": 128, "tile_n": 128, "num_warps": 8, "num_stages": 3,
            "warp_specialize": True},
           # the same as a persistent kernel: its producer loads a block's next rows while

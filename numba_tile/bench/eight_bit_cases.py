@@ -33,7 +33,7 @@ def matmul_k_major(A, BT, C, TM: ct.Constant[int], TN: ct.Constant[int],
 
 
 def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_warps=None,
-                          num_stages=None, group=8, fast=False, warp_specialize=False):
+                          num_stages=None, group=8, fast=False, warp_specialize=None):
     """``(kernel, grid, args)`` computing ``c = a @ bt.T`` with :func:`matmul_k_major`.
 
     >>> import numpy as np, numba_tile as ct

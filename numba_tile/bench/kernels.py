@@ -358,7 +358,7 @@ def batched_matmul_launch(a, b, c, *, tile_m=128, tile_n=128, tile_k=64, num_war
 
 
 def attention_launch(q, k, v, out, *, causal=False, tile_m=128, tile_n=64, num_warps=None,
-                     num_stages=None, pipelined=False, occupancy=None, warp_specialize=False,
+                     num_stages=None, pipelined=False, occupancy=None, warp_specialize=None,
                      persistent_blocks=None):
     """``(kernel, grid, args)`` writing attention of ``q, k, v`` (``(batch, heads, seq,
     head_dim)``, contiguous) into ``out``, with the scale ``1 / sqrt(head_dim)``;
@@ -535,13 +535,13 @@ def _block_count(blocks, tensor):
 
 
 @functools.lru_cache(maxsize=None)
-def _with_warps(kernel, num_warps, occupancy=None, num_stages=None, warp_specialize=False):
+def _with_warps(kernel, num_warps, occupancy=None, num_stages=None, warp_specialize=None):
     """``kernel`` with the ``num_warps``, ``occupancy``, ``num_stages`` and
     ``warp_specialize`` options (one object per value, so that each keeps its compile cache
     across launches)."""
     hints = {name: value for name, value in (("num_warps", num_warps),
                                              ("occupancy", occupancy),
                                              ("num_stages", num_stages),
-                                             ("warp_specialize", warp_specialize or None))
+                                             ("warp_specialize", warp_specialize))
              if value is not None}
     return kernel.replace_hints(**hints) if hints else kernel

@@ -43,6 +43,13 @@ PRODUCER_WARPS = 1
 PRODUCER_WARPGROUP = 4
 # a thread of the producer warpgroup keeps 24 registers, the fewest setmaxnreg allows
 PRODUCER_REGISTERS = 24
+# where the kernel leaves warp_specialize unset, a producer warpgroup comes with rings of this
+# many stages or fewer (the kernel's one block a multiprocessor): measured on an H100, it
+# took the attention kernel written as cuTile's documentation teaches (128 x 128 tiles,
+# head dim 128, three stages) from 0.84 to 0.94 of sdpa and left three-stage matmuls level
+# or faster, where with four stages it slowed f16 matmuls by 3% and 64 x 64 attention tiles
+# by a fifth (see docs/performance)
+AUTOMATIC_PRODUCER_MOST_STAGES = 3
 # 32-bit registers a multiprocessor has (compute capability 9.0), and most a thread may use
 REGISTER_FILE = 65536
 MOST_REGISTERS = 255
@@ -65,7 +72,24 @@ def aligned_to_stage(nbytes):
 BLOCK_RESERVED_SHARED = 1024
 
 
-class FewerStages(Exception):
+class CompileAgain(Exception):
+    """A decision made while typing or lowering turned out wrong for the kernel: the
+    pipeline compiles it again with other options (each subclass says which)."""
+
+    @classmethod
+    def behind(cls, error):
+        """True where ``error`` is one, or was raised because of or while handling one
+        (Numba's passes wrap what the lowering raises)."""
+        seen = set()
+        while error is not None and id(error) not in seen:
+            if isinstance(error, cls):
+                return True
+            seen.add(id(error))
+            error = error.__cause__ or error.__context__
+        return False
+
+
+class FewerStages(CompileAgain):
     """Stages chosen to fill the shared memory left too little of it (for the scratch
     buffer, a later ring or a resident tile): compile the kernel again, its stages chosen to
     leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads._stage_count`).
@@ -81,17 +105,17 @@ class FewerStages(Exception):
     (True, False)
     """
 
-    @classmethod
-    def behind(cls, error):
-        """True where ``error`` is one, or was raised because of or while handling one
-        (Numba's passes wrap what the lowering raises)."""
-        seen = set()
-        while error is not None and id(error) not in seen:
-            if isinstance(error, cls):
-                return True
-            seen.add(id(error))
-            error = error.__cause__ or error.__context__
-        return False
+
+class NoProducer(CompileAgain):
+    """The producer warp the pipelining pass made for a kernel that left
+    ``warp_specialize`` unset does not pay (:meth:`Compilation.keep_automatic_producer`):
+    compile the kernel again without it, as with ``warp_specialize=False`` (the split of
+    the kernel, even where no producer runs, changes how its resident tiles are copied).
+
+    >>> from numba_tile.compiler.compilation import CompileAgain, NoProducer
+    >>> issubclass(NoProducer, CompileAgain), NoProducer.behind(NoProducer())
+    (True, True)
+    """
 
 
 class SharedMemoryPlan:
@@ -126,6 +150,19 @@ class SharedMemoryPlan:
         self.scratch_bytes = max(self.scratch_bytes, nbytes)
         return self.scratch_bytes
 
+    def blocks_by_rings(self):
+        """:meth:`blocks_per_multiprocessor` counting the rings alone (what typing has
+        reserved: the scratch buffer grows as the kernel is lowered).
+
+        >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+        >>> plan = SharedMemoryPlan((9, 0))
+        >>> plan.reserve_ring(150 * 1024), plan.use_scratch(100 * 1024)
+        (153600, 102400)
+        >>> plan.blocks_by_rings(), plan.blocks_per_multiprocessor()
+        (1, 0)
+        """
+        return (self.limit + BLOCK_RESERVED_SHARED) // (self.ring_bytes + BLOCK_RESERVED_SHARED)
+
     def blocks_per_multiprocessor(self):
         """How many blocks with this plan's shared memory a multiprocessor holds at once: it
         has a block's limit and 1 KiB more, and keeps 1 KiB of it for each block.
@@ -156,7 +193,7 @@ class Compilation:
     (:func:`~numba_tile.compiler.types.run_length_for`)."""
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
-                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=False,
+                 default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=None,
                  occupancy=None, stages_fill_shared=True):
         self.target = tuple(target)
         # stages chosen (no num_stages) to fill the shared memory, else to leave a quarter
@@ -170,7 +207,8 @@ class Compilation:
         # True where the kernel left its warps to the compiler (see frontend.warps)
         self.warps_open = warps_open
         self.num_stages = num_stages
-        # the kernel's option: a producer warp for a pipelined loop (frontend.producer_warp)
+        # the kernel's option: a producer warp for a pipelined loop (frontend.producer_warp):
+        # True, False, or None (not given: where it pays, see producer_warps)
         self.warp_specialize = warp_specialize
         self.default_run = default_run
         self.shared = SharedMemoryPlan(self.target)
@@ -242,18 +280,56 @@ class Compilation:
     def producer_warps(self):
         """The warps added to the block where a producer issues the copies of the
         pipeline :attr:`producer_pipeline` (its copies are the TMA's), else 0: a warpgroup
-        where the tile code runs on two warpgroups or more and the kernel asks for no more
-        than one block a multiprocessor (see :attr:`register_split`), else one warp. Known
-        once the kernel is typed."""
+        where the tile code runs on two warpgroups or more and the block is the
+        multiprocessor's only one (the kernel asks for no more, or its rings leave no room
+        for a second; see :attr:`register_split`), else one warp; where the kernel leaves
+        ``warp_specialize`` unset, the warpgroup :meth:`keep_automatic_producer` let
+        typing keep. Known once the kernel is typed (it reads the rings typing reserved,
+        never the scratch buffer lowering grows)."""
         pipeline = self.pipelines.get(self.producer_pipeline)
         produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
         if not produced:
             return 0
+        if self.warp_specialize is None:
+            return PRODUCER_WARPGROUP
+        one_block = self.shared.blocks_by_rings() == 1 or self.occupancy in (None, 1)
+        return PRODUCER_WARPGROUP if self._in_warpgroups() and one_block else PRODUCER_WARPS
+
+    def _in_warpgroups(self):
+        """True where the tile code runs on two warpgroups or more of sm_90."""
         # (setmaxnreg is in the PTX of sm_90a, which compute capability 9.0 gets, and of
         # the "a" targets of later GPUs, which numba_tile does not emit)
-        groups = self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8 and \
+        return self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8 and \
             self.target == (9, 0)
-        return PRODUCER_WARPGROUP if groups and self.occupancy in (None, 1) else PRODUCER_WARPS
+
+    def may_add_producer(self):
+        """True where the pipelining pass makes a producer warp for a pipelined loop that
+        can have one: the kernel asks for it, or leaves ``warp_specialize`` unset and its
+        tile code runs on two warpgroups or more of sm_90 (where one may pay).
+
+        >>> from numba_tile.compiler.compilation import Compilation
+        >>> Compilation(target=(9, 0), num_warps=8).may_add_producer()
+        True
+        >>> Compilation(target=(9, 0), num_warps=4).may_add_producer()
+        False
+        """
+        if self.warp_specialize is None:
+            return self._in_warpgroups()
+        return self.warp_specialize
+
+    def keep_automatic_producer(self, pipeline):
+        """Where the kernel leaves ``warp_specialize`` unset, typing has planned the
+        ``pipeline`` of the producer the pipelining pass made: raise :class:`NoProducer`
+        unless it pays, a warpgroup for a ring of the TMA's copies of at most
+        :data:`AUTOMATIC_PRODUCER_MOST_STAGES` stages, the rings leaving room for no second
+        block a multiprocessor."""
+        if self.warp_specialize is not None or pipeline.pipeline_id != self.producer_pipeline:
+            return
+        pays = pipeline.pipelined and bool(pipeline.tensor_maps) and \
+            pipeline.stages <= AUTOMATIC_PRODUCER_MOST_STAGES and \
+            self.shared.blocks_by_rings() == 1
+        if not pays:
+            raise NoProducer()
 
     @property
     def register_split(self):

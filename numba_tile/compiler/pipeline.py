@@ -29,7 +29,8 @@ from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source_code import source_lines
-from .compilation import DEFAULT_NUM_WARPS, Compilation, FewerStages, StaticIterState, compiling
+from .compilation import DEFAULT_NUM_WARPS, Compilation, FewerStages, NoProducer, \
+    StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
 from .contexts import contexts
@@ -127,7 +128,7 @@ _LOWERED_KEPT = 8
 
 
 def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None,
-                   warp_specialize=False):
+                   warp_specialize=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
     :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
@@ -402,7 +403,7 @@ def _flags(cc):
 
 
 def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
-           warp_specialize=False):
+           warp_specialize=None):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     as_code, static_globals, static_values = set(), {}, {}
@@ -445,6 +446,9 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
         except Exception as error:
             if stages_fill_shared and FewerStages.behind(error):
                 stages_fill_shared = False  # compiled again, the stages leaving room
+                continue
+            if warp_specialize is None and NoProducer.behind(error):
+                warp_specialize = False  # compiled again, without the producer's split
                 continue
             if isinstance(error, TileError) and error.loc is None:
                 missing = _MISSING_ATTRIBUTE.search(error.message)

@@ -116,7 +116,7 @@ class PipelineMmaLoads(FunctionPass):
         # a producer warp for the kernel's one pipelined loop, which may run in one loop
         # around it (the tiles of a persistent kernel)
         if len(pipelined) == 1 and len(pipelined[0][1]) <= 1 and \
-                current().warp_specialize and not _has_phis(func_ir):
+                current().may_add_producer() and not _has_phis(func_ir):
             found, around = pipelined[0]
             if producer_warp.add_producer_warp(func_ir, cfg, found, cfg.entry_point(),
                                                around[0] if around else None, residents):
