@@ -184,8 +184,9 @@ class kernel(Kernel):
     and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
     copies of those loads, a warpgroup that gives the kernel's warps most of its registers
     where they are 8 or more; False: none; by default a producer warpgroup where the
-    kernel's warps are 8 or more, its block the multiprocessor's only one and the loads'
-    ring at most 3 stages, see docs/performance).
+    kernel's 8 warps or more would take turns between the two products of the loop, as
+    in attention, and the loads' ring fills the shared memory in at most 3 stages, see
+    docs/performance).
     Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
     option's own default. A bad value is ``ValueError``. A kernel is an instance of this
     class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).

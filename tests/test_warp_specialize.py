@@ -408,13 +408,15 @@ def test_queries_of_a_kernel_without_a_producer_are_copied_by_its_threads():
     ({"tile_n": 128, "num_warps": 8, "num_stages": 3, "warp_specialize": False}, False),
     ({"tile_n": 64, "num_warps": 8, "num_stages": 4}, False),  # four stages
     ({"tile_n": 128, "num_warps": 4, "num_stages": 3}, False),  # one warpgroup
+    ({"tile_n": 64, "num_warps": 8, "num_stages": 3}, False),  # room for a fourth stage
     ({"tile_n": 64, "num_warps": 8, "num_stages": 2}, False),  # room for a second block
+    ({"tile_n": 64, "num_warps": 8, "pipelined": True}, False),  # no turns (two loops)
 ], ids=str)
 def test_a_producer_warpgroup_where_the_option_is_left_unset(options, producer):
     """Without ``warp_specialize`` a kernel gets a producer warpgroup (its consumers taking
-    most of its registers) where its two warpgroups or more run a ring of three stages or
-    fewer that leaves no room for a second block; elsewhere its PTX is what
-    ``warp_specialize=False`` gives."""
+    most of its registers) where its two warpgroups or more would take turns between the
+    two products of a loop whose ring fills the shared memory in three stages or fewer;
+    elsewhere its PTX is what ``warp_specialize=False`` gives."""
     from numba_tile.bench.kernels import attention_launch
     q = np.zeros((1, 2, 1024, 128), np.float16)
     kernel, _, args = attention_launch(q, q, q, q.copy(), tile_m=128, **options)

@@ -43,12 +43,12 @@ PRODUCER_WARPS = 1
 PRODUCER_WARPGROUP = 4
 # a thread of the producer warpgroup keeps 24 registers, the fewest setmaxnreg allows
 PRODUCER_REGISTERS = 24
-# where the kernel leaves warp_specialize unset, a producer warpgroup comes with rings of this
-# many stages or fewer (the kernel's one block a multiprocessor): measured on an H100, it
-# took the attention kernel written as cuTile's documentation teaches (128 x 128 tiles,
-# head dim 128, three stages) from 0.84 to 0.94 of sdpa and left three-stage matmuls level
-# or faster, where with four stages it slowed f16 matmuls by 3% and 64 x 64 attention tiles
-# by a fifth (see docs/performance)
+# where the kernel leaves warp_specialize unset, a producer warpgroup comes for a loop whose
+# consumer warpgroups take turns (attention's) and whose ring fills the shared memory with
+# this many stages or fewer: measured on an H200, it took attention with 128 x 128 tiles at
+# head dim 128 (three stages, 226 of 227 KiB) from 0.85 to 0.95 of sdpa; with four stages,
+# with 3 stages of 128 x 64 tiles (room for more), or in matrix products (one product a
+# loop, no turns), it was level or slower (see docs/performance)
 AUTOMATIC_PRODUCER_MOST_STAGES = 3
 # 32-bit registers a multiprocessor has (compute capability 9.0), and most a thread may use
 REGISTER_FILE = 65536
@@ -106,11 +106,21 @@ class FewerStages(CompileAgain):
     """
 
 
+class AddProducer(CompileAgain):
+    """A kernel that left ``warp_specialize`` unset has a pipelined loop that a producer
+    warpgroup pays for (:meth:`Compilation.choose_automatic_producer`): compile it again
+    with the pipelining pass making the producer's split (:attr:`Compilation.producer_split`).
+
+    >>> from numba_tile.compiler.compilation import AddProducer, CompileAgain
+    >>> issubclass(AddProducer, CompileAgain)
+    True
+    """
+
+
 class NoProducer(CompileAgain):
-    """The producer warp the pipelining pass made for a kernel that left
-    ``warp_specialize`` unset does not pay (:meth:`Compilation.keep_automatic_producer`):
-    compile the kernel again without it, as with ``warp_specialize=False`` (the split of
-    the kernel, even where no producer runs, changes how its resident tiles are copied).
+    """Compiled again with the producer's split (:class:`AddProducer`), the kernel's loop
+    turned out not to pay for it after all (its resident tiles' copies changed the shared
+    memory): compile it again as with ``warp_specialize=False``.
 
     >>> from numba_tile.compiler.compilation import CompileAgain, NoProducer
     >>> issubclass(NoProducer, CompileAgain), NoProducer.behind(NoProducer())
@@ -194,7 +204,7 @@ class Compilation:
 
     def __init__(self, target=DEFAULT_TARGET, num_warps=DEFAULT_NUM_WARPS, num_stages=None,
                  default_run=DEFAULT_RUN_ELEMENTS, warps_open=False, warp_specialize=None,
-                 occupancy=None, stages_fill_shared=True):
+                 occupancy=None, stages_fill_shared=True, producer_split=False):
         self.target = tuple(target)
         # stages chosen (no num_stages) to fill the shared memory, else to leave a quarter
         # of it; True on the first compile, False on one again after FewerStages
@@ -208,8 +218,16 @@ class Compilation:
         self.warps_open = warps_open
         self.num_stages = num_stages
         # the kernel's option: a producer warp for a pipelined loop (frontend.producer_warp):
-        # True, False, or None (not given: where it pays, see producer_warps)
+        # True, False, or None (not given: where it pays, see choose_automatic_producer)
         self.warp_specialize = warp_specialize
+        # where it is None: whether the pipelining pass makes the producer's split (True
+        # once a compile without it found it pays, AddProducer), and the pipeline it could
+        # make it for, found by the pass that does not
+        self.producer_split = producer_split
+        self.producer_candidate = None
+        # and whether, with the producer, a loop's consumer warpgroups would take turns
+        # (found by frontend.warpgroup_turns where there is a candidate)
+        self.producer_turns = False
         self.default_run = default_run
         self.shared = SharedMemoryPlan(self.target)
         # pipeline id -> its PipelineType (or None for a resident tile left in registers),
@@ -283,8 +301,7 @@ class Compilation:
         where the tile code runs on two warpgroups or more and the block is the
         multiprocessor's only one (the kernel asks for no more, or its rings leave no room
         for a second; see :attr:`register_split`), else one warp; where the kernel leaves
-        ``warp_specialize`` unset, the warpgroup :meth:`keep_automatic_producer` let
-        typing keep. Known once the kernel is typed (it reads the rings typing reserved,
+        ``warp_specialize`` unset, the warpgroup :meth:`choose_automatic_producer` chose. Known once the kernel is typed (it reads the rings typing reserved,
         never the scratch buffer lowering grows)."""
         pipeline = self.pipelines.get(self.producer_pipeline)
         produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
@@ -302,34 +319,48 @@ class Compilation:
         return self.num_warps % PRODUCER_WARPGROUP == 0 and self.num_warps >= 8 and \
             self.target == (9, 0)
 
-    def may_add_producer(self):
+    def adds_producer(self):
         """True where the pipelining pass makes a producer warp for a pipelined loop that
-        can have one: the kernel asks for it, or leaves ``warp_specialize`` unset and its
-        tile code runs on two warpgroups or more of sm_90 (where one may pay).
+        can have one: the kernel asks for it, or leaves ``warp_specialize`` unset and an
+        earlier compile found it pays (:class:`AddProducer`).
 
         >>> from numba_tile.compiler.compilation import Compilation
-        >>> Compilation(target=(9, 0), num_warps=8).may_add_producer()
-        True
-        >>> Compilation(target=(9, 0), num_warps=4).may_add_producer()
+        >>> Compilation(target=(9, 0), num_warps=8).adds_producer()
         False
+        >>> Compilation(target=(9, 0), num_warps=8, producer_split=True).adds_producer()
+        True
         """
         if self.warp_specialize is None:
-            return self._in_warpgroups()
+            return self.producer_split and self._in_warpgroups()
         return self.warp_specialize
 
-    def keep_automatic_producer(self, pipeline):
-        """Where the kernel leaves ``warp_specialize`` unset, typing has planned the
-        ``pipeline`` of the producer the pipelining pass made: raise :class:`NoProducer`
-        unless it pays, a warpgroup for a ring of the TMA's copies of at most
-        :data:`AUTOMATIC_PRODUCER_MOST_STAGES` stages, the rings leaving room for no second
-        block a multiprocessor."""
-        if self.warp_specialize is not None or pipeline.pipeline_id != self.producer_pipeline:
+    def may_choose_producer(self):
+        """True where the kernel leaves ``warp_specialize`` unset and its tile code runs on
+        two warpgroups or more of sm_90: typing then tells whether a producer warpgroup
+        pays (:meth:`choose_automatic_producer`)."""
+        return self.warp_specialize is None and not self.producer_split and \
+            self._in_warpgroups()
+
+    def choose_automatic_producer(self, pipeline):
+        """Where the kernel leaves ``warp_specialize`` unset, typing has planned
+        ``pipeline``. A producer warpgroup pays for a loop whose consumer warpgroups would
+        take turns between its two products (:mod:`.frontend.warpgroup_turns`: attention's,
+        not a matrix product's single one) and a ring of the TMA's copies that the shared
+        memory holds no more than :data:`AUTOMATIC_PRODUCER_MOST_STAGES` stages of (no
+        room for one more, so none for a second block either): compiled without the
+        producer's split, raise
+        :class:`AddProducer` where the pipelining pass could have made one for it;
+        compiled with it, :class:`NoProducer` where it does not pay after all."""
+        if self.warp_specialize is not None:
             return
         pays = pipeline.pipelined and bool(pipeline.tensor_maps) and \
             pipeline.stages <= AUTOMATIC_PRODUCER_MOST_STAGES and \
-            self.shared.blocks_by_rings() == 1
-        if not pays:
-            raise NoProducer()
+            self.shared.available < pipeline.stage_bytes
+        if self.producer_split:
+            if pipeline.pipeline_id == self.producer_pipeline and not pays:
+                raise NoProducer()
+        elif pipeline.pipeline_id == self.producer_candidate and pays and self.producer_turns:
+            raise AddProducer()
 
     @property
     def register_split(self):

@@ -29,7 +29,7 @@ from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source_code import source_lines
-from .compilation import DEFAULT_NUM_WARPS, Compilation, FewerStages, NoProducer, \
+from .compilation import DEFAULT_NUM_WARPS, AddProducer, Compilation, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
@@ -411,6 +411,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     warps_open = num_warps is None
     num_warps = num_warps or DEFAULT_NUM_WARPS
     stages_fill_shared = True
+    producer_split = False  # (where warp_specialize is None: see Compilation.producer_split)
     # once more for each static_eval compiled as code or as a global function, for the
     # static_iter loops whose items the typing found, and with the warps the products need
     for attempt in itertools.count():
@@ -419,7 +420,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
             warp_specialize=warp_specialize, occupancy=occupancy,
             default_run=run_length_for([t.dtype for t in arg_types
                                         if isinstance(t, (ArrayType, PartitionType))]),
-            warps_open=warps_open, stages_fill_shared=stages_fill_shared)
+            warps_open=warps_open, stages_fill_shared=stages_fill_shared,
+            producer_split=producer_split)
         compilation.static_as_code, compilation.static_values = as_code, static_values
         compilation.static_globals = static_globals
         compilation.static_iter = static_iter
@@ -446,6 +448,9 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
         except Exception as error:
             if stages_fill_shared and FewerStages.behind(error):
                 stages_fill_shared = False  # compiled again, the stages leaving room
+                continue
+            if warp_specialize is None and AddProducer.behind(error):
+                producer_split = True  # compiled again, with the producer's split
                 continue
             if warp_specialize is None and NoProducer.behind(error):
                 warp_specialize = False  # compiled again, without the producer's split

@@ -115,13 +115,16 @@ class PipelineMmaLoads(FunctionPass):
         residents = _stage_loop_invariant_operands(func_ir, loops, first_id=rewritten)
         # a producer warp for the kernel's one pipelined loop, which may run in one loop
         # around it (the tiles of a persistent kernel)
-        if len(pipelined) == 1 and len(pipelined[0][1]) <= 1 and \
-                current().may_add_producer() and not _has_phis(func_ir):
+        compilation = current()
+        if len(pipelined) == 1 and len(pipelined[0][1]) <= 1 and not _has_phis(func_ir):
             found, around = pipelined[0]
-            if producer_warp.add_producer_warp(func_ir, cfg, found, cfg.entry_point(),
-                                               around[0] if around else None, residents):
-                current().producer_pipeline = found.pipeline_id
-                func_ir._definitions = build_definitions(func_ir.blocks)
+            if compilation.adds_producer():
+                if producer_warp.add_producer_warp(func_ir, cfg, found, cfg.entry_point(),
+                                                   around[0] if around else None, residents):
+                    compilation.producer_pipeline = found.pipeline_id
+                    func_ir._definitions = build_definitions(func_ir.blocks)
+            elif compilation.may_choose_producer():
+                compilation.producer_candidate = found.pipeline_id
         return rewritten + len(residents) > 0
 
 

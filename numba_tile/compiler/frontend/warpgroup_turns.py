@@ -30,13 +30,17 @@ warp, a loop with one way in and one way out (whose exit no other way reaches), 
 exactly two products, each on every way through an iteration, the first ahead of the
 second and its result waited for on the way to the second (not in FlashAttention-3's
 two-loop form, whose second product starts first). Where the producer turns out to be a
-single warp, or off Hopper, the calls lower to nothing.
+single warp, or off Hopper, the calls lower to nothing. In a kernel without a producer
+whose loop could have one (``Compilation.producer_candidate``), the pass only notes whether
+a loop would take turns (``Compilation.producer_turns``): the producer the compiler adds
+unasked is for such loops.
 """
 
 from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
+from ..compilation import current
 from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
     consumer_turns_begin, consumer_turns_end, deferred_mma, product_wait
 from .contract import tile_pass
@@ -57,7 +61,13 @@ class TakeWarpgroupTurns(FunctionPass):
 
     def run_pass(self, state):
         func_ir = state.func_ir
+        compilation = current()
         if not _calls(func_ir, func_ir.blocks.values(), consumer_registers):
+            if compilation.producer_candidate is not None:  # would a producer's pay?
+                cfg = compute_cfg_from_blocks(func_ir.blocks)
+                compilation.producer_turns = any(
+                    _turn_sites(func_ir, cfg, loop) is not None
+                    for loop in cfg.loops().values())
             return False
         cfg = compute_cfg_from_blocks(func_ir.blocks)
         for loop in cfg.loops().values():

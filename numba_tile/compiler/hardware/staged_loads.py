@@ -268,7 +268,7 @@ def pipeline_type(pipeline_id, loads):
     found = PipelineType(pipeline_id, [t for t in tiles if t is not None] if stages else (),
                          stages, ring_end, maps, [copy[-1] for copy in copies or ()])
     compilation.pipelines[pipeline_id] = found
-    compilation.keep_automatic_producer(found)
+    compilation.choose_automatic_producer(found)
     return found
 
 
