@@ -430,6 +430,18 @@ def test_a_producer_warpgroup_where_the_option_is_left_unset(options, producer):
         assert _without_names(compiled.ptx) == _without_names(plain)
 
 
+def test_a_producer_warpgroup_where_an_occupancy_hint_cannot_be_met():
+    """``warp_specialize=True`` beside ``occupancy=2`` where the rings leave room for one
+    block only (the documented attention kernel, 128 x 128 tiles at head dim 128): the
+    producer is a warpgroup, as without the hint, not a single warp."""
+    from numba_tile.bench.documented_attention import documented_attention_launch
+    q = np.zeros((1, 2, 1024, 128), np.float16)
+    kernel, _, args = documented_attention_launch(q, q, q, q.copy(), tile_m=128, tile_n=128)
+    compiled = ct.compile(kernel.replace_hints(warp_specialize=True), args, arch="sm_90")
+    assert compiled.num_warps == 12 and "setmaxnreg" in compiled.ptx
+    assert ".minnctapersm 1" in compiled.ptx
+
+
 def _without_names(ptx):
     """The PTX without the kernel's mangled name (it counts the compiles of a function)."""
     return re.sub(r"B\d+v\d+B", "BvB", ptx)

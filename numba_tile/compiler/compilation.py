@@ -301,8 +301,9 @@ class Compilation:
         where the tile code runs on two warpgroups or more and the block is the
         multiprocessor's only one (the kernel asks for no more, or its rings leave no room
         for a second; see :attr:`register_split`), else one warp; where the kernel leaves
-        ``warp_specialize`` unset, the warpgroup :meth:`choose_automatic_producer` chose. Known once the kernel is typed (it reads the rings typing reserved,
-        never the scratch buffer lowering grows)."""
+        ``warp_specialize`` unset, the warpgroup :meth:`choose_automatic_producer` chose.
+        Known once the kernel is typed (it reads the rings typing reserved, never the
+        scratch buffer lowering grows)."""
         pipeline = self.pipelines.get(self.producer_pipeline)
         produced = pipeline is not None and pipeline.pipelined and bool(pipeline.tensor_maps)
         if not produced:
@@ -347,10 +348,10 @@ class Compilation:
         take turns between its two products (:mod:`.frontend.warpgroup_turns`: attention's,
         not a matrix product's single one) and a ring of the TMA's copies that the shared
         memory holds no more than :data:`AUTOMATIC_PRODUCER_MOST_STAGES` stages of (no
-        room for one more, so none for a second block either): compiled without the
-        producer's split, raise
-        :class:`AddProducer` where the pipelining pass could have made one for it;
-        compiled with it, :class:`NoProducer` where it does not pay after all."""
+        room for one more, so none for a second block either). Compiled without the
+        producer's split, raise :class:`AddProducer` where the pipelining pass could have
+        made one for the loop; compiled with it, :class:`NoProducer` where it does not pay
+        after all."""
         if self.warp_specialize is not None:
             return
         pays = pipeline.pipelined and bool(pipeline.tensor_maps) and \
