@@ -239,6 +239,14 @@ def gpu_present():
         return False
 
 
+def gpu_of_compute_capability_9():
+    """True where the GPU numba-cuda sees is of compute capability 9.0 (an H100 or H200)."""
+    if not gpu_present():
+        return False
+    from numba import cuda
+    return cuda.get_current_device().compute_capability == (9, 0)
+
+
 def _default_modes():
     return "interpret,compile,gpu" if gpu_present() else "interpret,compile"
 

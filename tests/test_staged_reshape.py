@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import guarded, guards_untouched, relative_error
+from conftest import gpu_of_compute_capability_9, guarded, guards_untouched, relative_error
 from numba_tile.bench.documented_attention import attention_as_documented, \
     documented_attention_launch
 
@@ -205,17 +205,9 @@ def test_documented_attention_benchmark_variants_do_not_spill(causal):
         compiled = ct.compile(kernel, args, arch="sm_90")
         split = "setmaxnreg" in compiled.ptx
         assert split == (tiles["tile_n"] == 128), tiles
-        if split and not _gpu_of_compute_capability_9():
+        if split and not gpu_of_compute_capability_9():
             continue
         assert (compiled.cubin is not None or split) and compiled.spill_bytes == 0, tiles
-
-
-def _gpu_of_compute_capability_9():
-    from conftest import gpu_present
-    if not gpu_present():
-        return False
-    from numba import cuda
-    return cuda.get_current_device().compute_capability == (9, 0)
 
 
 @ct.kernel(num_stages=2)

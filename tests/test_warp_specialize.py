@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from conftest import GUARD, guarded, guards_untouched, relative_error
+from conftest import GUARD, gpu_of_compute_capability_9, guarded, guards_untouched, \
+    relative_error
 
 
 @ct.kernel(num_stages=3, warp_specialize=True)
@@ -491,15 +492,7 @@ def test_the_option_takes_a_bool():
         ct.kernel(warp_specialize=1)(scaled_matmul.fn)
 
 
-def _gpu_of_compute_capability_9():
-    from conftest import gpu_present
-    if not gpu_present():
-        return False
-    from numba import cuda
-    return cuda.get_current_device().compute_capability == (9, 0)
-
-
-@pytest.mark.skipif(not _gpu_of_compute_capability_9(), reason="needs a GPU of sm_90")
+@pytest.mark.skipif(not gpu_of_compute_capability_9(), reason="needs a GPU of sm_90")
 @pytest.mark.parametrize("pipelined, tile_n, num_stages", [(False, 128, 3), (True, 64, 4)])
 def test_the_driver_honours_the_register_split(pipelined, tile_n, num_stages):
     """The head-dim-128 attention kernels of the benchmark with a producer warpgroup: the

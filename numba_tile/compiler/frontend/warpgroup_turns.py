@@ -62,19 +62,19 @@ class TakeWarpgroupTurns(FunctionPass):
     def run_pass(self, state):
         func_ir = state.func_ir
         compilation = current()
-        if not _calls(func_ir, func_ir.blocks.values(), consumer_registers):
-            if compilation.producer_candidate is not None:  # would a producer's pay?
-                cfg = compute_cfg_from_blocks(func_ir.blocks)
-                compilation.producer_turns = any(
-                    _turn_sites(func_ir, cfg, loop) is not None
-                    for loop in cfg.loops().values())
+        producer = bool(_calls(func_ir, func_ir.blocks.values(), consumer_registers))
+        if not producer and compilation.producer_candidate is None:
             return False
         cfg = compute_cfg_from_blocks(func_ir.blocks)
         for loop in cfg.loops().values():
             sites = _turn_sites(func_ir, cfg, loop)
-            if sites is not None:
-                _write_turns(*sites)
-                return True
+            if sites is None:
+                continue
+            if not producer:  # only noted: would the producer the compiler may add pay?
+                compilation.producer_turns = True
+                return False
+            _write_turns(*sites)
+            return True
         return False
 
 
