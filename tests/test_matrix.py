@@ -471,13 +471,15 @@ def test_a_tf32_product_reads_b_where_it_landed():
     sm_90 they run as ``C^T = B^T A^T``, B^T's fragments read by each thread from B's stage
     (``wgmma`` with A in registers; 64 rows of C^T, 256 columns: the 256 rows of the tile),
     so the k-loop has no transposed copy of B and no barrier for one: two barriers in the
-    whole kernel, where transposing B took eight."""
+    whole kernel beside the two of the result's way through shared memory (the idle
+    stages), where transposing B took eight."""
     a = np.zeros((1024, 1024), np.float32)
     ptx = ct.compile(bench_kernels.matmul_tf32.replace_hints(num_warps=8),
                      (a, a, a, 256, 128, 32, 8), arch="sm_90").ptx
     assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32\s+"
                      r"\{[^}]*\},\s*\{%r", ptx)
-    assert len(re.findall(r"\bbar\.sync|\bbarrier\.sync", ptx)) <= 2
+    through_shared = 2 if "ld.shared.v4" in ptx else 0
+    assert len(re.findall(r"\bbar\.sync|\bbarrier\.sync", ptx)) <= 2 + through_shared
 
 
 def test_tf32_k_loop_with_transposed_b(run_kernel, rng):

@@ -386,6 +386,31 @@ class Compilation:
         consumers = min(256, given // (32 * self.num_warps) // 8 * 8)
         return PRODUCER_REGISTERS, consumers
 
+    def shared_after_rings(self):
+        """Bytes from the start of the dynamic shared memory that a use may take where no
+        ring is read or filled again (:mod:`.frontend.freed_rings`): the scratch buffer and
+        the stages, up to the first ring's ``mbarrier`` objects, whose memory stays theirs.
+        Known once the kernel is typed (the scratch buffer only grows, and the rings sit
+        above it).
+
+        >>> from numba_tile.compiler.compilation import Compilation
+        >>> from numba_tile.compiler.hardware.staged_loads import PipelineType
+        >>> from numba_tile import float16
+        >>> compilation = Compilation(target=(9, 0))
+        >>> ring = PipelineType(0, [(float16, (64, 64), False)], 3, 0, tensor_maps=[0])
+        >>> end = compilation.shared.reserve_ring(ring.ring_bytes)
+        >>> compilation.pipelines[0] = PipelineType(0, ring.tiles, 3, end, tensor_maps=[0])
+        >>> compilation.shared.ring_bytes, compilation.shared_after_rings()
+        (25600, 24576)
+        """
+        plan = self.shared
+        size = (aligned_to_stage(plan.scratch_bytes) if plan.ring_bytes else
+                plan.scratch_bytes) + plan.ring_bytes
+        barriers = [ring.ring_end - ring.stages * ring.stage_bytes
+                    for ring in self.pipelines.values()
+                    if ring is not None and ring.tensor_maps and ring.stages]
+        return size - max(barriers, default=0)
+
     def tensor_map_slot(self, spec):
         """The parameter slot (after the kernel's own) of the tensor map ``spec``, added on
         first use."""

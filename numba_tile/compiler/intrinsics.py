@@ -202,6 +202,14 @@ def producer_exit():
     raise _only_compiled("producer_exit")
 
 
+# -- Stores after the rings (:mod:`.frontend.freed_rings`) ---------------------------------
+def store_after_rings(array, /, index, tile, **options):
+    """``ct.store(array, index, tile, **options)`` where no ring of pipelined loads is used
+    again: it may go through the stages' shared memory (typed with ``ct.store``'s
+    signature)."""
+    raise _only_compiled("store_after_rings")
+
+
 # -- Partitions (:mod:`.frontend.partitions`) ----------------------------------------------
 def partition_region(partition):
     """The region of the ``ct.partition`` argument ``partition`` that this tile block writes

@@ -14,7 +14,8 @@ goes before or after:
    as any other), the returns of helpers joined where their result is unread
    (:mod:`.helper_returns`), the loads that feed ``mma`` pipelined, and then the waits for
    products put where their results are read (which leaves the products of pipelined tiles
-   alone);
+   alone), the turns of consumer warpgroups taken, and the stores after the last use of
+   the rings let through their memory (:mod:`.freed_rings`);
 3. around ``NopythonTypeInference``: device output of inlined helpers rewritten and
    constant branches decided again before it, then the functions of dataclasses inlined
    where the kernel typed as far as it can shows their calls, then the values meeting where
@@ -45,6 +46,7 @@ from .inlining import InlineCalls
 from .constant_branches import PruneConstantBranches
 from .dataclass_members import InlineDataclassMembers
 from .deferred_products import DeferProductWaits
+from .freed_rings import StoreThroughFreedRings
 from .defined_variables import CheckDefinedVariables
 from .integer_joins import CheckIntegerJoins
 from .device_output import RewriteDeviceOutput
@@ -74,7 +76,7 @@ STEPS = (
     Step(LiteralUnroll, "before", (InlineCalls, UnrollStaticIter, KeepLoopTests,
                                    PruneConstantBranches,
                                    JoinHelperReturns, PipelineMmaLoads, DeferProductWaits,
-                                   TakeWarpgroupTurns)),
+                                   TakeWarpgroupTurns, StoreThroughFreedRings)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
     Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,

@@ -18,18 +18,20 @@ from numba.cuda import nvvmutils
 
 from ..compilation import current
 from .predicated_stores import store_where
-from .tiles import I32, barrier, register_coordinates, scratch, thread_coordinates
+from .tiles import I32, barrier, register_coordinates, scratch, shared_base, thread_coordinates
 
 VECTOR_BYTES = 16
 ROW_PADDING = 16
 SMALLEST_BLOCK_BYTES = 128  # narrower column blocks: a warp would write less than a line
 
 
-def column_block(tile_type, element_bytes, aligned, origin_step):
+def column_block(tile_type, element_bytes, aligned, origin_step, after_rings=False):
     """The width (columns) of the blocks a store of ``tile_type`` goes through shared memory
     in, or None where it stores directly: its registers already hold 16-byte runs, the array
     is not specialized as aligned (vectors could straddle its end), a thread would get no
-    whole vector, a register group is replicated or split across blocks, or no block fits."""
+    whole vector, a register group is replicated or split across blocks, or no block fits
+    (in the scratch buffer, or ``after_rings`` in the stages too: see
+    :mod:`~numba_tile.compiler.frontend.freed_rings`)."""
     from .memory import vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     shape = tile_type.shape
@@ -50,7 +52,7 @@ def column_block(tile_type, element_bytes, aligned, origin_step):
     # when compiling (the XOR with them changes no higher bit)
     thread_columns = max((v[-1] for dim in ("lane", "warp") for v in layout.bases[dim]),
                          default=0)
-    budget = current().shared.available
+    budget = _room(after_rings)
     block = columns
     while rows * (block * element_bytes + ROW_PADDING) > budget and \
             block * element_bytes > SMALLEST_BLOCK_BYTES:
@@ -60,16 +62,36 @@ def column_block(tile_type, element_bytes, aligned, origin_step):
     return block
 
 
-def store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block):
+def _room(after_rings):
+    """The bytes a store's buffer may take: the scratch buffer's room beside the rings, or
+    where no ring is used again (``after_rings``) the stages' too where that is more."""
+    compilation = current()
+    room = compilation.shared.available
+    return max(room, compilation.shared_after_rings()) if after_rings else room
+
+
+def _buffer(builder, nbytes, after_rings):
+    """The store's buffer of ``nbytes``: from the start of the dynamic shared memory, over
+    the idle stages where it is larger than the scratch buffer may grow (the launch's size
+    then stays as it is)."""
+    compilation = current()
+    if after_rings and nbytes <= compilation.shared_after_rings():
+        return shared_base(builder)
+    return scratch(builder, ir.IntType(8), nbytes)
+
+
+def store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block,
+                         after_rings=False):
     """Store the tile (``converted``: its registers as stored in memory) whose first element
     is at ``origin`` of ``view`` through shared memory, ``block`` columns at a time (see the
-    module's docstring). Every thread of the block must call it."""
+    module's docstring; ``after_rings`` as for :func:`column_block`). Every thread of the
+    block must call it."""
     from .memory import shifted, vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     rows, columns = tile_type.shape[-2:]
     threads = 32 * tile_type.num_warps
     row_bytes = block * element_bytes + ROW_PADDING
-    buffer = scratch(builder, ir.IntType(8), rows * row_bytes)
+    buffer = _buffer(builder, rows * row_bytes, after_rings)
     element = converted[0].type
     base = thread_coordinates(builder, layout)
     tid = nvvmutils.call_sreg(builder, "tid.x")

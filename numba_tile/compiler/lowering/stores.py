@@ -16,6 +16,7 @@ from ...language import memory
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
 from ..compilation import current
+from ..intrinsics import store_after_rings
 from ..types import ArrayType, TiledViewType, TileType
 from . import arithmetic
 from .coalesced_stores import column_block, store_through_shared
@@ -30,7 +31,7 @@ lower = registry.lower
 
 
 @lower(memory.store, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
-def lower_store(context, builder, sig, args):
+def lower_store(context, builder, sig, args, after_rings=False):
     array_type, index_type, tile_type = sig.args[0], sig.args[1], sig.args[2]
     order = normalize_order(constant_of(sig.args[3]), array_type.ndim, "store")
     view = ArrayView(context, builder, array_type, args[0], order)
@@ -41,8 +42,15 @@ def lower_store(context, builder, sig, args):
     else:
         origin = tile_origin(builder, view, tile_index, tile_type.shape, tile_type.shape)
         store_tile(context, builder, view, array_type, origin, tile_type, args[2],
-                   tile_type.shape[-1])
+                   tile_type.shape[-1], after_rings)
     return context.get_dummy_value()
+
+
+@lower(store_after_rings, ArrayType, types.Any, types.Any, types.VarArg(types.Any))
+def lower_store_after_rings(context, builder, sig, args):
+    """A store where no ring is used again (:mod:`~numba_tile.compiler.frontend.freed_rings`):
+    its buffer may take the stages' shared memory."""
+    return lower_store(context, builder, sig, args, after_rings=True)
 
 
 def store_element(context, builder, view, array_type, indices, value_type, value):
@@ -54,9 +62,11 @@ def store_element(context, builder, view, array_type, indices, value_type, value
         builder.store(to_memory(context, builder, array_type, converted), pointer)
 
 
-def store_tile(context, builder, view, array_type, origin, tile_type, value, origin_step=1):
+def store_tile(context, builder, view, array_type, origin, tile_type, value, origin_step=1,
+               after_rings=False):
     """Store a tile whose first element goes to element coordinates ``origin`` (the last
-    one a multiple of ``origin_step``)."""
+    one a multiple of ``origin_step``); ``after_rings``: no ring is used again, their
+    stages may take the store's buffer (see :mod:`.coalesced_stores`)."""
     args = (None, None, value)
     layout = tile_type.layout
     base = thread_coordinates(builder, layout)
@@ -65,9 +75,10 @@ def store_tile(context, builder, view, array_type, origin, tile_type, value, ori
     converted = [to_memory(context, builder, array_type, arithmetic.convert(
         context, builder, builder.extract_value(args[2], r), tile_type.dtype, array_type.dtype))
         for r in range(tile_type.registers)]
-    block = column_block(tile_type, element_bytes, view.aligned, origin_step)
+    block = column_block(tile_type, element_bytes, view.aligned, origin_step, after_rings)
     if block is not None:
-        store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block)
+        store_through_shared(builder, view, origin, tile_type, converted, element_bytes, block,
+                             after_rings)
         return
     groups, seen = [], set()
     for first, width in vector_groups(layout, element_bytes):

@@ -11,7 +11,7 @@ from ...language import memory
 from ...rules import memory as memory_rules
 from ..abstract import operand
 from ..compilation import current
-from ..intrinsics import partition_region
+from ..intrinsics import partition_region, store_after_rings
 from ..types import ArrayType, ConstantType, PartitionType, TiledViewType, TileType, \
     scalar_type
 from .elementwise import infer_binary
@@ -46,6 +46,7 @@ register_template(memory.bid, infer_grid)
 register_template(memory.num_blocks, infer_grid)
 register_template(memory.load, infer_load)
 register_template(memory.store, infer_store)
+register_template(store_after_rings, infer_store, like=memory.store)
 
 
 def infer_num_tiles(values):

@@ -43,10 +43,12 @@ def constant_value(numba_type):
     return python_value(operand(numba_type))
 
 
-def register_template(fn, infer):
+def register_template(fn, infer, like=None):
     """Register a template for public function ``fn``; ``infer(values)`` gives the result
-    type from the bound arguments (a dict of parameter name to Numba type), or None."""
-    pysig = inspect.signature(_stub(fn))
+    type from the bound arguments (a dict of parameter name to Numba type), or None.
+    ``like``: the public function whose signature the calls bind to, where ``fn`` stands
+    in for it (a frontend rewrite's intrinsic)."""
+    pysig = inspect.signature(_stub(like or fn))
     # Numba folds call arguments with plain positional-or-keyword parameters; the public
     # signature's `/` and `*` markers were already enforced when binding below.
     numba_pysig = pysig.replace(parameters=[
