@@ -47,7 +47,14 @@ def float_bitwise_xor_reflected(x):
     ct.store(x, (0,), 1.5 ^ t)
 
 
+@ct.kernel
+def store_a_tuple(x):
+    t = ct.load(x, (0,), (8,))
+    ct.store(x, (0,), (t, t))
+
+
 @pytest.mark.parametrize("kernel,dtype,error,message", [
+    (store_a_tuple, np.float32, ct.TileTypeError, "Expected a tile or a scalar, got tuple"),
     (extract_outside, np.float32, ct.TileValueError, r"extract index \(5,\) is outside the tile"),
     (insert_outside, np.float32, ct.TileValueError, r"insert index \(4,\) is outside the tile"),
     (full_out_of_range, np.int32, ct.TileValueError,

@@ -7,6 +7,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...enums import PaddingMode
+from ...errors import TileTypeError
 from ...language import memory
 from ...rules import memory as memory_rules
 from ..abstract import operand
@@ -36,7 +37,8 @@ def infer_load(values):
 def infer_store(values):
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
-        return None
+        # (the interpreter's words, where it makes the value a tile)
+        raise TileTypeError(f"Expected a tile or a scalar, got {type(operand(tile)).__name__}")
     memory_rules.store(operand(values["array"]), operand(values["index"]), operand(tile),
                        constant_value(values["order"]))
     return types.none
