@@ -23,14 +23,20 @@ TM = TN = 128
 TK = 64
 
 
+@ct.function
+def _product(A, B, row, column, depth, TM, TN, TK):
+    """``A[row block, :depth] @ B[:depth, column block]`` in float32, a k-loop."""
+    acc = ct.zeros((TM, TN), ct.float32)
+    for k in range(depth // TK):
+        acc = ct.mma(ct.load(A, (row, k), (TM, TK)), ct.load(B, (k, column), (TK, TN)), acc)
+    return acc
+
+
 @ct.kernel(num_stages=7, num_warps=8)
 def product_then_store(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
                        TK: ct.Constant[int]):
     """``C = A @ B``, stored once the k-loop is over."""
-    acc = ct.zeros((TM, TN), ct.float32)
-    for k in range(ct.cdiv(A.shape[1], TK)):
-        acc = ct.mma(ct.load(A, (ct.bid(0), k), (TM, TK)),
-                     ct.load(B, (k, ct.bid(1)), (TK, TN)), acc)
+    acc = _product(A, B, ct.bid(0), ct.bid(1), A.shape[1], TM, TN, TK)
     ct.store(C, (ct.bid(0), ct.bid(1)), acc.astype(C.dtype))
 
 
@@ -41,10 +47,7 @@ def tiles_of_a_persistent_block(A, B, C, TM: ct.Constant[int], TN: ct.Constant[i
     follow each store."""
     columns = ct.cdiv(C.shape[1], TN)
     for tile in range(ct.cdiv(C.shape[0], TM) * columns):
-        acc = ct.zeros((TM, TN), ct.float32)
-        for k in range(ct.cdiv(A.shape[1], TK)):
-            acc = ct.mma(ct.load(A, (tile // columns, k), (TM, TK)),
-                         ct.load(B, (k, tile % columns), (TK, TN)), acc)
+        acc = _product(A, B, tile // columns, tile % columns, A.shape[1], TM, TN, TK)
         ct.store(C, (tile // columns, tile % columns), acc.astype(C.dtype))
 
 
@@ -52,15 +55,9 @@ def tiles_of_a_persistent_block(A, B, C, TM: ct.Constant[int], TN: ct.Constant[i
 def store_between_two_loops(A, B, C, D, TM: ct.Constant[int], TN: ct.Constant[int],
                             TK: ct.Constant[int]):
     """``C = A @ B`` stored before a second k-loop computes ``D = A @ B`` again."""
-    acc = ct.zeros((TM, TN), ct.float32)
-    for k in range(ct.cdiv(A.shape[1], TK)):
-        acc = ct.mma(ct.load(A, (ct.bid(0), k), (TM, TK)),
-                     ct.load(B, (k, ct.bid(1)), (TK, TN)), acc)
+    acc = _product(A, B, ct.bid(0), ct.bid(1), A.shape[1], TM, TN, TK)
     ct.store(C, (ct.bid(0), ct.bid(1)), acc.astype(C.dtype))
-    again = ct.zeros((TM, TN), ct.float32)
-    for k in range(ct.cdiv(A.shape[1], TK)):
-        again = ct.mma(ct.load(A, (ct.bid(0), k), (TM, TK)),
-                       ct.load(B, (k, ct.bid(1)), (TK, TN)), again)
+    again = _product(A, B, ct.bid(0), ct.bid(1), A.shape[1], TM, TN, TK)
     ct.store(D, (ct.bid(0), ct.bid(1)), again.astype(D.dtype))
 
 
@@ -69,10 +66,7 @@ def product_of_first_columns(A, B, C, depth, TM: ct.Constant[int], TN: ct.Consta
                              TK: ct.Constant[int]):
     """``C = A[:, :depth] @ B[:depth]`` with ``depth`` a multiple of ``TK``, 0 included (the
     loop runs no iteration: ``C`` is zero)."""
-    acc = ct.zeros((TM, TN), ct.float32)
-    for k in range(depth // TK):
-        acc = ct.mma(ct.load(A, (ct.bid(0), k), (TM, TK)),
-                     ct.load(B, (k, ct.bid(1)), (TK, TN)), acc)
+    acc = _product(A, B, ct.bid(0), ct.bid(1), depth, TM, TN, TK)
     ct.store(C, (ct.bid(0), ct.bid(1)), acc.astype(C.dtype))
 
 
@@ -129,6 +123,7 @@ def test_store_of_a_persistent_block_keeps_to_the_scratch_buffer(rng, monkeypatc
     a, b, _ = _operands(rng)
     ptx, _, lines = _compiled(tiles_of_a_persistent_block, (
         a, b, np.zeros((2 * TM, 2 * TN), np.float16), TM, TN, TK), monkeypatch)
+    assert "cp.async.bulk.tensor" in ptx  # a ring the TMA fills
     assert lines == set()
     assert "ld.shared.v4" not in ptx
 

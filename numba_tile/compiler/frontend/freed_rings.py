@@ -36,6 +36,7 @@ True
 import operator
 
 from numba.cuda.core import ir
+from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix, memory
@@ -77,14 +78,15 @@ class StoreThroughFreedRings(FunctionPass):
         uses_rings = {label: [fn in RING_USERS or _is_matmul_operator(s)
                               for fn, s in zip(calls[label], blocks[label].body)]
                       for label in blocks}
-        reaches_use = _labels_reaching_a_use(blocks, {
+        cfg = compute_cfg_from_blocks(blocks)
+        reaches_use = _labels_reaching_a_use(cfg, {
             label for label, found in uses_rings.items() if any(found)})
         rewritten = False
         for label, block in blocks.items():
             for position, statement in enumerate(list(block.body)):
                 if calls[label][position] is not memory.store or \
                         any(uses_rings[label][position + 1:]) or \
-                        any(target in reaches_use for target in _successors(block)):
+                        any(target in reaches_use for target, _ in cfg.successors(label)):
                     continue
                 _call_instead(block, statement, intrinsics.store_after_rings)
                 rewritten = True
@@ -103,24 +105,11 @@ def _is_matmul_operator(statement):
         value.fn in (operator.matmul, operator.imatmul)
 
 
-def _successors(block):
-    terminator = block.terminator
-    if isinstance(terminator, ir.Jump):
-        return [terminator.target]
-    if isinstance(terminator, ir.Branch):
-        return [terminator.truebr, terminator.falsebr]
-    return []
-
-
-def _labels_reaching_a_use(blocks, using):
+def _labels_reaching_a_use(cfg, using):
     """The labels of the blocks from whose start a block of ``using`` can be reached."""
-    predecessors = {label: [] for label in blocks}
-    for label, block in blocks.items():
-        for target in _successors(block):
-            predecessors.setdefault(target, []).append(label)
     found, work = set(using), list(using)
     while work:
-        for earlier in predecessors.get(work.pop(), ()):
+        for earlier, _ in cfg.predecessors(work.pop()):
             if earlier not in found:
                 found.add(earlier)
                 work.append(earlier)
