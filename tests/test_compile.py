@@ -509,13 +509,7 @@ def test_num_stages_option_sets_the_ring(stages):
         return
     assert compiled.ptx.count("mbarrier.init.shared::cta.b64") == stages
     assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + BARRIER_BLOCK_BYTES + \
-        _result_buffer(stages)
-
-
-def _result_buffer(stages):
-    """The scratch buffer the result goes through after the k-loop: none where the idle
-    stages (16 KiB each) hold it (see numba_tile.compiler.frontend.freed_rings)."""
-    return 0 if stages * 16 * 1024 >= RESULT_BUFFER_BYTES else RESULT_BUFFER_BYTES
+        RESULT_BUFFER_BYTES
 
 
 @pytest.mark.parametrize("stages", [2, 3, 8])
@@ -527,7 +521,7 @@ def test_num_stages_option_sets_the_ring_of_copies_by_threads(stages):
         a, a, np.zeros((1024, 1024), np.float32), 128, 128, 32, ct.float32), arch="sm_90")
     assert "mbarrier" not in compiled.ptx and "cp.async.bulk" not in compiled.ptx
     assert f"cp.async.wait_group {stages - 2};" in compiled.ptx
-    assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + _result_buffer(stages)
+    assert compiled.dynamic_shared_bytes == stages * 16 * 1024 + RESULT_BUFFER_BYTES
 
 
 @pytest.mark.parametrize("arch", ARCHES)

@@ -52,30 +52,28 @@ def column_block(tile_type, element_bytes, aligned, origin_step, after_rings=Fal
     # when compiling (the XOR with them changes no higher bit)
     thread_columns = max((v[-1] for dim in ("lane", "warp") for v in layout.bases[dim]),
                          default=0)
-    budget = _room(after_rings)
-    block = columns
-    while rows * (block * element_bytes + ROW_PADDING) > budget and \
-            block * element_bytes > SMALLEST_BLOCK_BYTES:
-        block //= 2
-    if rows * (block * element_bytes + ROW_PADDING) > budget or thread_columns >= block:
-        return None
-    return block
-
-
-def _room(after_rings):
-    """The bytes a store's buffer may take: the scratch buffer's room beside the rings, or
-    where no ring is used again (``after_rings``) the stages' too where that is more."""
+    # the scratch buffer beside the rings first; where no block fits there and no ring is
+    # used again, the idle stages
     compilation = current()
-    room = compilation.shared.available
-    return max(room, compilation.shared_after_rings()) if after_rings else room
+    budgets = [compilation.shared.available]
+    if after_rings:
+        budgets.append(compilation.shared_after_rings())
+    for budget in budgets:
+        block = columns
+        while rows * (block * element_bytes + ROW_PADDING) > budget and \
+                block * element_bytes > SMALLEST_BLOCK_BYTES:
+            block //= 2
+        if rows * (block * element_bytes + ROW_PADDING) <= budget and thread_columns < block:
+            return block
+    return None
 
 
 def _buffer(builder, nbytes, after_rings):
-    """The store's buffer of ``nbytes``: from the start of the dynamic shared memory, over
-    the idle stages where it is larger than the scratch buffer may grow (the launch's size
-    then stays as it is)."""
+    """The store's buffer of ``nbytes``: the scratch buffer where it has room beside the
+    rings, else (``after_rings``) the start of the dynamic shared memory, over the idle
+    stages (the launch's size then stays as it is)."""
     compilation = current()
-    if after_rings and nbytes <= compilation.shared_after_rings():
+    if after_rings and nbytes > compilation.shared.available:
         return shared_base(builder)
     return scratch(builder, ir.IntType(8), nbytes)
 
