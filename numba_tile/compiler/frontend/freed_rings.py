@@ -14,10 +14,11 @@ before the loop.
 This pass rewrites each ``ct.store`` after which the kernel can reach no use of a ring
 (no call of the pipelines' or residents' functions, no product, no wait for a product) into
 :func:`~numba_tile.compiler.intrinsics.store_after_rings`: typed as ``ct.store``, lowered as
-it, but with the stages' memory to go through (up to the first ring's ``mbarrier`` objects,
-which keep their memory; see
-:meth:`~numba_tile.compiler.compilation.Compilation.shared_after_rings`). A store inside the
-loop of a persistent kernel's tiles is not one: the next tile's copies follow it.
+it, but where the scratch buffer has no room for it beside the rings, with the stages'
+memory to go through (up to the first ring's ``mbarrier`` objects, which keep their memory;
+see :meth:`~numba_tile.compiler.compilation.Compilation.shared_after_rings`). A store
+inside the loop of a persistent kernel's tiles is not one: the next tile's copies follow
+it.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
