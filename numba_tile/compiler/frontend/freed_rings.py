@@ -20,18 +20,21 @@ see :meth:`~numba_tile.compiler.compilation.Compilation.shared_after_rings`). A 
 inside the loop of a persistent kernel's tiles is not one: the next tile's copies follow
 it.
 
+Seven stages of 128 x 128 x 64 float16 tiles take 225 of the 227 KiB of sm_90; the result
+still leaves in 16-byte vectors, through the stages:
+
 >>> import numpy as np, numba_tile as ct
->>> @ct.kernel
+>>> @ct.kernel(num_stages=7, num_warps=8)
 ... def product(a, b, c):
-...     acc = ct.full((64, 64), 0.0, dtype=ct.float32)
-...     for k in range(ct.num_tiles(a, 1, (64, 32))):
-...         acc = ct.mma(ct.load(a, (ct.bid(0), k), (64, 32)),
-...                      ct.load(b, (k, 0), (32, 64)), acc)
+...     acc = ct.zeros((128, 128), ct.float32)
+...     for k in range(ct.num_tiles(a, 1, (128, 64))):
+...         acc = ct.mma(ct.load(a, (ct.bid(0), k), (128, 64)),
+...                      ct.load(b, (k, 0), (64, 128)), acc)
 ...     ct.store(c, (ct.bid(0), 0), acc.astype(c.dtype))
->>> a, b = np.ones((64, 128), np.float16), np.ones((128, 64), np.float16)
->>> compiled = ct.compile(product, (a, b, np.zeros((64, 64), np.float16)), arch="sm_90")
->>> "ld.shared.v4" in compiled.ptx
-True
+>>> a, b = np.ones((128, 512), np.float16), np.ones((512, 128), np.float16)
+>>> compiled = ct.compile(product, (a, b, np.zeros((128, 128), np.float16)), arch="sm_90")
+>>> compiled.dynamic_shared_bytes // 1024, compiled.ptx.count("ld.shared.v4")
+(225, 8)
 """
 
 import operator
