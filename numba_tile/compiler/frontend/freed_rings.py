@@ -47,6 +47,7 @@ from ...language import matrix, memory
 from .. import intrinsics
 from .contract import tile_pass
 from .device_output import callee
+from .variable_versions import reached
 
 # the calls that read or fill a ring (or wait for what reads one): none may follow a store
 # that goes through the rings' memory
@@ -83,14 +84,12 @@ class StoreThroughFreedRings(FunctionPass):
                               for fn, s in zip(calls[label], blocks[label].body)]
                       for label in blocks}
         cfg = compute_cfg_from_blocks(blocks)
-        reaches_use = _labels_reaching_a_use(cfg, {
-            label for label, found in uses_rings.items() if any(found)})
+        using = {label for label, found in uses_rings.items() if any(found)}
         rewritten = False
         for label, block in blocks.items():
             for position, statement in enumerate(list(block.body)):
                 if calls[label][position] is not memory.store or \
-                        any(uses_rings[label][position + 1:]) or \
-                        any(target in reaches_use for target, _ in cfg.successors(label)):
+                        any(uses_rings[label][position + 1:]) or reached(cfg, label) & using:
                     continue
                 _call_instead(block, statement, intrinsics.store_after_rings)
                 rewritten = True
@@ -107,17 +106,6 @@ def _is_matmul_operator(statement):
     value = statement.value if isinstance(statement, ir.Assign) else None
     return isinstance(value, ir.Expr) and value.op in ("binop", "inplace_binop") and \
         value.fn in (operator.matmul, operator.imatmul)
-
-
-def _labels_reaching_a_use(cfg, using):
-    """The labels of the blocks from whose start a block of ``using`` can be reached."""
-    found, work = set(using), list(using)
-    while work:
-        for earlier, _ in cfg.predecessors(work.pop()):
-            if earlier not in found:
-                found.add(earlier)
-                work.append(earlier)
-    return found
 
 
 def _call_instead(block, statement, function):

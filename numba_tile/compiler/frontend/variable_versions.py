@@ -41,7 +41,7 @@ numba_tile.errors.TileTypeError: Type of `a` depends on path taken: Tile[int32,(
 from numba.cuda.core.byteflow import AdaptCFA
 
 
-def _reached(graph, block):
+def reached(graph, block):
     """The blocks reachable from ``block`` (itself not included unless on a cycle)."""
     found, pending = set(), [block]
     while pending:
@@ -61,7 +61,7 @@ def _backbone(cfa):
     kept = set()
     for block in cfa._backbone:
         later = {b for b in blocks if b > block}
-        if all(block in dominators[b] for b in later) and _reached(graph, block) <= later:
+        if all(block in dominators[b] for b in later) and reached(graph, block) <= later:
             kept.add(block)
     return kept
 
