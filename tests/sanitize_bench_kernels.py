@@ -30,6 +30,10 @@ CONFIGURATIONS = (
     "attention128 tile_m=128 tile_n=64 num_warps=8 pipelined=True",
     "attention128 tile_m=128 tile_n=128 num_warps=8 causal=True",
     "attention128 tile_m=128 tile_n=128 num_warps=8 num_stages=3 warp_specialize=True",
+    # the result through the scratch buffer beside the rings, the consumers meeting at a
+    # named barrier of their own (a producer warpgroup): as the 128 x 128 causal kernel's
+    # result through the idle stages
+    "attention128 tile_m=128 tile_n=128 num_warps=8 num_stages=2 warp_specialize=True",
     "attention128 tile_m=128 tile_n=128 num_warps=8 num_stages=3 warp_specialize=True "
     "causal=True persistent_blocks=5",
 )
