@@ -5,11 +5,12 @@ to the scratch buffer.
 Most kernels give ``num_stages=7`` to 128 x 128 x 64 float16 tiles: the ring takes 225 of
 the 227 KiB of sm_90, too little for even the narrowest block of a store through the
 scratch buffer, so a store goes through shared memory (``ld.shared.v4`` in the PTX) only
-where it may take the stages. Values are compared with NumPy in float64 in every mode (on the GPU
-where there is one); outputs are poisoned and guarded.
+where it may take the stages. Values are compared with NumPy in float64 in every mode (on
+the GPU where there is one); outputs are poisoned and guarded.
 """
 
 import collections
+import inspect
 
 import numpy as np
 import pytest
@@ -98,7 +99,6 @@ def _compiled(kernel, args, monkeypatch, rewrite=True):
 
 def _line_of(kernel, text):
     """The line of ``text`` in ``kernel``'s source file (its last occurrence)."""
-    import inspect
     source, first = inspect.getsourcelines(kernel.fn)
     return first + max(i for i, line in enumerate(source) if text in line)
 
