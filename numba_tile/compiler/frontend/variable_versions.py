@@ -42,7 +42,19 @@ from numba.cuda.core.byteflow import AdaptCFA
 
 
 def reached(graph, block):
-    """The blocks reachable from ``block`` (itself not included unless on a cycle)."""
+    """The blocks reachable from ``block`` (itself not included unless on a cycle) in
+    ``graph`` (anything with numba's ``successors``: a ``CFGraph``).
+
+    >>> from numba.cuda.core.controlflow import CFGraph
+    >>> from numba_tile.compiler.frontend.variable_versions import reached
+    >>> graph = CFGraph()
+    >>> for node in (0, 1, 2):
+    ...     graph.add_node(node)
+    >>> graph.add_edge(0, 1); graph.add_edge(1, 2); graph.add_edge(2, 1)
+    >>> graph.set_entry_point(0); graph.process()
+    >>> sorted(reached(graph, 0)), sorted(reached(graph, 1))
+    ([1, 2], [1, 2])
+    """
     found, pending = set(), [block]
     while pending:
         for successor, _ in graph.successors(pending.pop()):
