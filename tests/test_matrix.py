@@ -625,6 +625,23 @@ def test_flash_attention_forward(run_kernel, rng, causal, head_dim, tile_m, num_
     check(out, _attention_reference(q, k, v, causal), 4e-3)
 
 
+@pytest.mark.parametrize("persistent_blocks", [None, 3], ids=["block_per_rows", "persistent"])
+def test_causal_attention_takes_every_head_once(run_kernel, rng, persistent_blocks):
+    """A causal grid takes the heads a group of ``CAUSAL_GROUP_HEADS`` at a time, the last
+    group short: with 2 x 5 heads (a group of 8, then one of 2) every row block of every
+    head is computed, once (the output is NaN-poisoned)."""
+    from numba_tile.bench.kernels import CAUSAL_GROUP_HEADS, attention_launch
+    assert CAUSAL_GROUP_HEADS == 8  # the heads below make one full group and a short one
+    q, k, v = (random_matrix(rng, (2, 5, 256, 64), ct.float16) / np.float16(4)
+               for _ in range(3))
+    out = np.full_like(q, np.nan)
+    kernel, grid, args = attention_launch(q, k, v, out, causal=True, tile_m=64, tile_n=64,
+                                          num_warps=4, persistent_blocks=persistent_blocks)
+    assert grid == ((3,) if persistent_blocks else (40,))
+    run_kernel(kernel, grid, args)
+    check(out, _attention_reference(q, k, v, True), 4e-3)
+
+
 # one batch element's tile per block: 3-d tiles with a batch of one (the benchmark's kernel)
 batched_matmul_kernel = bench_kernels.batched_matmul
 
