@@ -13,7 +13,7 @@ racecheck must report it). Run on a GPU::
 
     python tests/racecheck_named_barriers.py
 
-On an H100 (CUDA 13.0's compute-sanitizer, 2026-12-06) racecheck reported the control and
+On an H100 (the device's compute-sanitizer, 2026-12-06) racecheck reported the control and
 every form with turns (a hazard between the write and the read across barrier 1), and
 nothing for the forms without turns: a report on a kernel whose consumers take turns is not
 evidence of a race on its own. (``--one BARRIER PINGPONG EXIT`` is what each child runs.)

@@ -629,7 +629,8 @@ def test_flash_attention_forward(run_kernel, rng, causal, head_dim, tile_m, num_
 def test_causal_attention_takes_every_head_once(run_kernel, rng, persistent_blocks):
     """A causal grid takes the heads a group of ``CAUSAL_GROUP_HEADS`` at a time, the last
     group short: with 2 x 5 heads (a group of 8, then one of 2) every row block of every
-    head is computed, once (the output is NaN-poisoned)."""
+    head is computed, once (the output is NaN-poisoned). The persistent kernel, which keeps
+    every head's longest rows first, covers them all too."""
     from numba_tile.bench.kernels import CAUSAL_GROUP_HEADS, attention_launch
     assert CAUSAL_GROUP_HEADS == 8  # the heads below make one full group and a short one
     q, k, v = (random_matrix(rng, (2, 5, 256, 64), ct.float16) / np.float16(4)
