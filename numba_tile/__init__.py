@@ -28,7 +28,7 @@ from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileE
 from .interpreter.arrays import Array, TiledView
 from .interpreter.raw_memory import RawArrayMemory
 from .interpreter.tile import Tile
-from .kernel import ByTarget, compiler_timeout, function, kernel
+from .runtime.kernels import ByTarget, function
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
                                  static_eval, static_iter)
 from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,
@@ -54,8 +54,9 @@ from .language.scans import cumprod, cumsum
 from .language.reductions import argmax, argmin, max, min, prod, sum
 from .language.shapes import (bitcast, broadcast_to, cat, expand_dims, extract, insert,
                               pack_to_bytes, permute, reshape, transpose, unpack_from_bytes)
-from .compiling import compile
-from .launcher import interpret, interpret_mode, launch
+from .runtime.compile_entry import compile, compiler_timeout
+from .runtime.kernel_decorator import kernel
+from .runtime.launch import interpret, interpret_mode, launch
 from .partitions import Partition, partition
 from .type_hints import Order, Scalar, ScalarProtocol, Shape, TileOrScalar
 

@@ -19,6 +19,14 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import numpy
+from cuda.bindings import driver
+from numba import cuda
+from numba.cuda import cuda_paths
+
+from . import __version__
+from .runtime import disk_cache
+
 
 def _version(distribution):
     try:
@@ -38,7 +46,6 @@ def _probe(describe):
 
 
 def _driver_version():
-    from cuda.bindings import driver
     status, version = driver.cuDriverGetVersion()
     if int(status) != 0:
         raise RuntimeError(f"cuDriverGetVersion: {status}")
@@ -46,7 +53,6 @@ def _driver_version():
 
 
 def _gpus():
-    from numba import cuda
     if not cuda.is_available():
         return ["none found (kernels run in interpreter mode: NUMBA_TILE_INTERPRET=1)"]
     return [f"{i}: {gpu.name.decode() if isinstance(gpu.name, bytes) else gpu.name}, "
@@ -56,7 +62,6 @@ def _gpus():
 
 def _library_sources():
     """Where numba-cuda takes NVVM, libdevice and NVRTC from, and nvJitLink's library."""
-    from numba.cuda import cuda_paths
     found = cuda_paths.get_cuda_paths()
     lines = [f"{name}: {found[name].info} (found by: {found[name].by})"
              for name in ("nvvm", "libdevice", "nvrtc") if found.get(name) is not None]
@@ -65,9 +70,11 @@ def _library_sources():
 
 
 def _nvjitlink():
+    # optional: where nvJitLink's library is missing, importing its binding fails, and
+    # that is a line of the report
     from cuda.bindings import nvjitlink
     major, minor = nvjitlink.version()
-    try:
+    try:  # (optional too: cuda.pathfinder comes with some cuda-bindings releases only)
         from cuda.pathfinder import load_nvidia_dynamic_lib
         where = load_nvidia_dynamic_lib("nvJitLink").abs_path
     except Exception:  # the version is what matters; the path is a courtesy
@@ -80,16 +87,14 @@ def _cache_report(directory):
         return "compile cache: off (NUMBA_TILE_CACHE=0)"
     if not directory.is_dir():
         return f"compile cache: {directory} (not created yet)"
-    from .disk_cache import ENTRY_SUFFIX
-    entries = [p for p in directory.iterdir() if p.name.endswith(ENTRY_SUFFIX) and p.is_file()]
+    entries = [p for p in directory.iterdir()
+               if p.name.endswith(disk_cache.ENTRY_SUFFIX) and p.is_file()]
     size = sum(p.stat().st_size for p in entries)
     return f"compile cache: {directory} ({len(entries)} kernels, {size / 2**20:.1f} MiB)"
 
 
 def info(directory=None):
     """Print the report of ``python -m numba_tile info``."""
-    import numpy
-    from . import __version__, disk_cache
     print(f"numba_tile {__version__}")
     print(f"python {platform.python_version()} ({sys.executable})")
     for name in ("numba", "numba-cuda", "llvmlite", "numpy", "ml_dtypes", "cuda-bindings",
@@ -112,7 +117,6 @@ def info(directory=None):
 
 def cache(action, directory=None):
     """``cache info`` or ``cache clear`` (the compiled kernels; the cache's key file stays)."""
-    from . import disk_cache
     folder = Path(directory) if directory else disk_cache.cache_directory()
     if action == "clear" and folder is not None and folder.is_dir():
         removed = 0

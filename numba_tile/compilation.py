@@ -39,10 +39,11 @@ from . import exported
 from .compiler.contexts import contexts
 from .compiler.pipeline import parse_arch
 from .compiler.types import ArrayType, ConstantType, ListType, dtype_of_scalar
-from .compiling import argument_types, compile_for_types
+from .runtime.compile_entry import argument_types, compile_for_types
 from .errors import TileCompilerExecutionError, TileUnsupportedFeatureError
-from .gpu import _struct_code
-from .kernel import Kernel
+from .runtime.driver import current_arch
+from .runtime.loaded_kernels import struct_code
+from .runtime.kernels import Kernel
 
 __all__ = ["CallingConvention", "KernelSignature", "export_kernel"]
 
@@ -234,8 +235,7 @@ def _checked_signatures(kernel, signatures):
 def _current_gpu_code():
     """``sm_XY`` of the current GPU, or sm_90 (as ``ct.compile``) where there is none."""
     try:
-        from .gpu import _current_arch
-        return _current_arch()
+        return current_arch()
     except Exception:  # no driver, no device: an export on a build machine
         return _DEFAULT_GPU_CODE
 
@@ -260,7 +260,7 @@ def _entry_manifest(kernel, signature, compiled, object_name):
 
 def _describe(name, numba_type):
     """A parameter's description in the manifest: its kind, what it takes, its fields."""
-    fields = "".join(_struct_code(t) for t in
+    fields = "".join(struct_code(t) for t in
                      contexts()[1].get_arg_packer([numba_type]).argument_types)
     description = {"name": name, "fields": fields}
     if isinstance(numba_type, ArrayType):

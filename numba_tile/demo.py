@@ -4,11 +4,14 @@ Runs on the GPU when one is present and this build can compile for it; otherwise
 interpreter mode on the CPU, and says which.
 """
 
+import argparse
 import sys
 
 import numpy as np
+from numba import cuda
 
 import numba_tile as ct
+from numba_tile.runtime.gpu_launch import compiler_available
 
 
 @ct.kernel
@@ -43,9 +46,7 @@ def _relative_error(actual, expected):
 
 def _choose_mode():
     """``(use_gpu, reason)``."""
-    from .gpu import compiler_available
     try:
-        from numba import cuda
         has_gpu = cuda.is_available()
     except Exception:  # numba-cuda missing its CUDA libraries counts as "no GPU"
         has_gpu = False
@@ -79,7 +80,6 @@ def _examples(rng):
 
 
 def _run_on_gpu(kernel, grid, args, out):  # pragma: no cover - needs a GPU
-    from numba import cuda
     device_args = tuple(cuda.to_device(v) if isinstance(v, np.ndarray) else v for v in args)
     ct.launch(cuda.default_stream(), grid, kernel, device_args)
     cuda.synchronize()
@@ -87,7 +87,6 @@ def _run_on_gpu(kernel, grid, args, out):  # pragma: no cover - needs a GPU
 
 
 def main(argv=None):
-    import argparse
     summary = __doc__.split("\n\n")[0].split(": ", 1)[1]
     argparse.ArgumentParser(prog="python -m numba_tile.demo",
                             description=summary[0].upper() + summary[1:]).parse_args(argv)

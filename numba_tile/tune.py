@@ -36,9 +36,12 @@ import typing
 import weakref
 from collections.abc import Mapping
 
-from .arguments import array_view, classify_arguments
-from .kernel import Kernel
-from .launcher import interpret_mode, launch
+from cuda.core import EventOptions, Stream
+
+from .exported import stream_handle
+from .runtime.arguments import array_view, classify_arguments
+from .runtime.kernels import Kernel
+from .runtime.launch import interpret_mode, launch
 
 ConfigT = typing.TypeVar("ConfigT")
 
@@ -296,14 +299,12 @@ class _EventClock:
     as the launches use it), each run's time the span between the events on either side."""
 
     def __init__(self, stream):
-        from .gpu import stream_handle
         self._handle = stream_handle(stream)
         self._stream = None
 
     def _cuda_stream(self):
         # made after the first launch, which has made the device of the arguments current
         if self._stream is None:
-            from cuda.core import Stream
             self._stream = Stream.from_handle(self._handle)
         return self._stream
 
@@ -311,7 +312,6 @@ class _EventClock:
         self._cuda_stream().sync()
 
     def time_runs(self, run, count):
-        from cuda.core import EventOptions
         stream = self._cuda_stream()
         # created before the runs: making an event between two launches would be timed too
         events = [stream.device.create_event(EventOptions(timing_enabled=True))

@@ -1,4 +1,4 @@
-"""Kernel arguments (``numba_tile.arguments``): the fast path of cached launches agrees with
+"""Kernel arguments (``numba_tile.runtime.arguments``): the fast path of cached launches agrees with
 the full classification, and launches and ``ct.compile`` accept what they should.
 
 No GPU is needed: the classification only reads attributes, so GPU arrays are stood in for by
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile.arguments import classify_arguments, quick_signature
+from numba_tile.runtime.arguments import classify_arguments, quick_signature
 from numba_tile.compiler.types import ArrayType
 
 

@@ -305,7 +305,7 @@ def test_serialized_tensor_core_products_are_warned_of(serialized):
     a RuntimeWarning that names the cause and the way out; other logs say nothing."""
     import warnings
     from numba_tile.compiler.pipeline import CompiledKernel
-    from numba_tile.compiling import warn_of_serialized_products
+    from numba_tile.runtime.compile_entry import warn_of_serialized_products
     log = "ptxas info    : Used 168 registers, used 1 barriers\n"
     if serialized:
         log += ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "

@@ -497,7 +497,7 @@ def test_the_disk_cache_key_follows_dunders_and_field_values(tmp_path, monkeypat
 
     from numba.core import types
 
-    from numba_tile import disk_cache
+    from numba_tile.runtime import disk_cache
     monkeypatch.syspath_prepend(str(tmp_path))
     keys = []
     for number, (op, value) in enumerate((("+", 3), ("+", 4), ("*", 3))):

@@ -1,4 +1,4 @@
-"""The on-disk compile cache (numba_tile/disk_cache.py): a fresh kernel object, or a new
+"""The on-disk compile cache (numba_tile/runtime/disk_cache.py): a fresh kernel object, or a new
 process, finds a compile on disk; an edit of the kernel, of a helper or of the package, a new
 Constant value, options or architecture miss; a corrupt entry is recompiled and rewritten.
 
@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile import cache_trust, compiling, disk_cache
+from numba_tile.runtime import cache_trust, disk_cache
+from numba_tile.runtime import compile_entry as compiling
 from numba_tile.compiler.pipeline import CompiledKernel
 
 X = np.zeros(1024, np.float32)
@@ -345,7 +346,7 @@ def test_a_new_process_finds_the_compile(cache_dir, tmp_path):
     script.write_text(textwrap.dedent("""
         import numpy as np
         import numba_tile as ct
-        from numba_tile import compiling
+        from numba_tile.runtime import compile_entry as compiling
 
         calls = []
         real = compiling.compile_to_ptx
@@ -368,7 +369,7 @@ def test_a_new_process_finds_the_compile(cache_dir, tmp_path):
     assert runs == [["1"], ["0"]]
 
 
-# -- trust: only the current user's entries are used (numba_tile/cache_trust.py) -------------
+# -- trust: only the current user's entries are used (numba_tile/runtime/cache_trust.py) -------------
 def test_the_directory_and_key_are_private(compiles, cache_dir):
     compile_vector_add()
     assert oct(cache_dir.stat().st_mode & 0o777) == oct(0o700)

@@ -19,7 +19,7 @@ import pytest
 
 import numba_tile as ct
 from numba_tile import compilation, exported
-from numba_tile.arguments import classify_arguments
+from numba_tile.runtime.arguments import classify_arguments
 from numba_tile.compilation import CallingConvention, KernelSignature, export_kernel
 from conftest import gpu_present, relative_error
 
@@ -286,12 +286,12 @@ def _synchronize():
 @gpu
 @pytest.mark.parametrize("output_format", ["cubin", "ptx"])
 def test_exported_kernels_launch(output_format):
-    from numba_tile.gpu import _current_arch
+    from numba_tile.runtime.driver import current_arch
     to_device, to_host, full = _device_library()
     file = io.BytesIO()
     export_kernel(scaled_add, _scaled_add_signatures(), file, output_format=output_format)
     kernel = exported.load(file)
-    assert kernel.arch == _current_arch()  # the default: the current GPU's
+    assert kernel.arch == current_arch()  # the default: the current GPU's
     rng = np.random.default_rng(3)
     for dtype, offset in ((np.float32, 0), (np.float16, 1)):
         x, y = (rng.standard_normal(256 + offset).astype(dtype) for _ in range(2))
@@ -307,7 +307,7 @@ def test_exported_kernels_launch(output_format):
 
 @gpu
 def test_exported_kernels_with_tensor_maps_launch():
-    from numba_tile.gpu import _current_arch
+    from numba_tile.runtime.driver import current_arch
     to_device, to_host, full = _device_library()
     rng = np.random.default_rng(5)
     a = rng.standard_normal((192, 96)).astype(np.float16)
@@ -317,7 +317,7 @@ def test_exported_kernels_with_tensor_maps_launch():
     file = io.BytesIO()
     export_kernel(matmul, [signature], file)
     kernel = exported.load(file)
-    if _current_arch() == "sm_90":
+    if current_arch() == "sm_90":
         assert kernel.entries[0].tensor_maps
     c = full((192, 128), np.nan, np.float32)
     kernel.launch(0, (3, 2), (to_device(a), to_device(b), c, 64, 64, 32))

@@ -234,7 +234,7 @@ def test_tensor_maps_follow_the_arrays_of_each_launch():
     that starts 64 rows in: each launch's tensor maps (sm_90) describe that launch's arrays,
     and kernels launched one after the other without a synchronization each read theirs."""
     cupy = pytest.importorskip("cupy")
-    from numba_tile.gpu import _current_arch
+    from numba_tile.runtime.driver import current_arch
     from test_matrix import matmul_kernel
     from conftest import relative_error
     rng = np.random.default_rng(7)
@@ -251,7 +251,7 @@ def test_tensor_maps_follow_the_arrays_of_each_launch():
         outputs.append(c)
     for c, (_, (a, b)) in zip(outputs, cases):
         assert relative_error(cupy.asnumpy(c), _matmul_reference(a, b)) < 1e-5
-    if _current_arch() == "sm_90":
+    if current_arch() == "sm_90":
         assert any(k.tensor_maps for k in matmul_kernel.gpu_cache.values())
 
 
@@ -315,17 +315,18 @@ def add_scaled(a, b, c, scale, TILE: ct.Constant[int]):
 @pytest.mark.parametrize("library", _libraries(), ids=lambda lib: lib[0])
 def test_launches_of_a_signature_seen_before_take_its_plan(library, monkeypatch):
     """The first launch of a signature goes the general way, the next ones take its plan
-    (``numba_tile.launch_plans``) with each launch's arrays, sizes, scalars and stream; an
+    (``numba_tile.runtime.launch_plans``) with each launch's arrays, sizes, scalars and stream; an
     unaligned view, another dtype or a grid too large are not the plan's and go the general
     way (the grid's error comes from its checks)."""
     from conftest import GUARD, guarded, guards_untouched
-    from numba_tile import launcher
+    from numba_tile.runtime import launch as launcher
     _, to_device, to_host, stream = library
     kernel = ct.kernel(add_scaled)  # plans of its own
     general = []
-    from numba_tile.gpu import launch_on_gpu
-    monkeypatch.setattr(launcher, "_gpu_launch", [
-        lambda *args, **kwargs: general.append(args[3]) or launch_on_gpu(*args, **kwargs)])
+    from numba_tile.runtime.gpu_launch import launch_on_gpu
+    monkeypatch.setattr(launcher, "launch_on_gpu",
+                        lambda *args, **kwargs: general.append(args[3]) or
+                        launch_on_gpu(*args, **kwargs))
     rng = np.random.default_rng(11)
     for n, offset, dtype, expect_general in [(64, 0, np.float32, True),
                                              (64, 0, np.float32, False),
@@ -432,7 +433,7 @@ def test_a_kernel_without_a_cubin_loads_from_its_ptx(monkeypatch):
     """Where nvJitLink made no cubin, the driver compiles the kernel's PTX (passed as
     bytes: cuda.core reads a str as the name of a file)."""
     from numba import cuda
-    import numba_tile.compiling as compiling
+    import numba_tile.runtime.compile_entry as compiling
     monkeypatch.setattr(compiling, "link_cubin", lambda ptx, arch: (None, ""))
     monkeypatch.setenv("NUMBA_TILE_CACHE", "0")
     rng = np.random.default_rng(3)

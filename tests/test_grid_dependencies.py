@@ -50,17 +50,17 @@ def test_the_controls_take_no_arguments():
 def test_launch_structures_have_the_driver_layout():
     """``CUlaunchAttribute`` is 72 bytes (its value 8 bytes in); ``CUlaunchConfig`` puts the
     stream at 32, the attributes at 40 and their count at 48."""
-    from numba_tile import gpu
-    assert ctypes.sizeof(gpu._LaunchAttribute) == 72
-    assert gpu._LaunchAttribute.value.offset == 8
-    assert gpu._ALLOW_EARLY_START.id == 6
-    value = ctypes.string_at(ctypes.addressof(gpu._ALLOW_EARLY_START) + 8, 8)
+    from numba_tile.runtime import driver
+    assert ctypes.sizeof(driver.LaunchAttribute) == 72
+    assert driver.LaunchAttribute.value.offset == 8
+    assert driver.ALLOW_EARLY_START.id == 6
+    value = ctypes.string_at(ctypes.addressof(driver.ALLOW_EARLY_START) + 8, 8)
     assert value == (1).to_bytes(8, "little")
-    assert (gpu._LaunchConfig.stream.offset, gpu._LaunchConfig.attributes.offset,
-            gpu._LaunchConfig.attribute_count.offset) == (32, 40, 48)
-    assert gpu._compute_capability("sm_90") == (9, 0)
-    assert gpu._compute_capability("sm_90a") == (9, 0)
-    assert gpu._compute_capability("sm_120") == (12, 0)
+    assert (driver.LaunchConfig.stream.offset, driver.LaunchConfig.attributes.offset,
+            driver.LaunchConfig.attribute_count.offset) == (32, 40, 48)
+    assert driver.compute_capability("sm_90") == (9, 0)
+    assert driver.compute_capability("sm_90a") == (9, 0)
+    assert driver.compute_capability("sm_120") == (12, 0)
 
 
 @pytest.mark.skipif(not gpu_present(), reason="needs a CUDA GPU")

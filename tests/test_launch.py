@@ -581,7 +581,7 @@ def test_ops_outside_a_kernel(call):
 def test_a_kernel_that_cannot_be_loaded_says_why(monkeypatch):
     """No cubin (nvJitLink unusable) and PTX the driver refuses: a Tile error that names
     CUDA_HOME, never cuda.core's TypeError."""
-    from numba_tile import gpu
+    from numba_tile.runtime import loaded_kernels
 
     class Compiled:
         arch, cubin, ptx = "sm_90", None, ".version 9.5"
@@ -594,11 +594,11 @@ def test_a_kernel_that_cannot_be_loaded_says_why(monkeypatch):
     monkeypatch.setenv("CUDA_HOME", "/opt/partial-toolkit")
     with pytest.raises(ct.TileCompilerExecutionError,
                        match="no cubin.*CUDA_HOME=/opt/partial-toolkit may point at"):
-        gpu._object_code(Unloadable, Compiled)
+        loaded_kernels.object_code(Unloadable, Compiled)
     monkeypatch.delenv("CUDA_HOME")
     monkeypatch.delenv("CUDA_PATH", raising=False)
     with pytest.raises(ct.TileCompilerExecutionError, match="cu12 or cu13 extra"):
-        gpu._object_code(Unloadable, Compiled)
+        loaded_kernels.object_code(Unloadable, Compiled)
 
 
 def test_compiler_libraries_missing_under_cuda_home_say_so(monkeypatch):

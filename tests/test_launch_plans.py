@@ -1,4 +1,4 @@
-"""Launch plans (``numba_tile.launch_plans``): a plan takes exactly the launches whose
+"""Launch plans (``numba_tile.runtime.launch_plans``): a plan takes exactly the launches whose
 ``quick_signature`` key is the one it was written for, and packs the same values; anything
 else, and invalid grids and streams, go the general way (the plan returns False).
 
@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile import gpu
-from numba_tile.arguments import quick_signature
+from numba_tile.runtime import gpu_launch as gpu
+from numba_tile.runtime.arguments import quick_signature
 from numba_tile.compiler.types import is_aligned
-from numba_tile.launch_plans import MAX_PLANS, make_plan
-from numba_tile.launcher import is_valid_grid
+from numba_tile.runtime.launch_plans import MAX_PLANS, make_plan
+from numba_tile.runtime.grids import is_valid_grid
 from test_arguments import HANDLED, FakeTensor, GPUArray, TORCH_FLOAT16
 
 
 class LoadedStandIn:
-    """What a plan uses of :class:`numba_tile.gpu.LoadedKernel`, recording the launches."""
+    """What a plan uses of :class:`numba_tile.runtime.gpu_launch.LoadedKernel`, recording the launches."""
 
     def __init__(self, status=0, tensor_maps=()):
         self.buffer, self.lock, self.tensor_maps = object(), threading.Lock(), tensor_maps

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile.arguments import classify_arguments, quick_signature
+from numba_tile.runtime.arguments import classify_arguments, quick_signature
 from numba_tile.compiler.types import PartitionType
 from numba_tile.partitions import region_bounds
 from test_arguments import FakeTensor, GPUArray

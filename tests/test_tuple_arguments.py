@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile.arguments import classify_arguments
+from numba_tile.runtime.arguments import classify_arguments
 
 
 @ct.kernel

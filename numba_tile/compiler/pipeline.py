@@ -7,6 +7,7 @@ Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 
 import ast
 import collections
+import dataclasses
 import itertools
 import os
 import re
@@ -43,6 +44,20 @@ from .frontend.passes import insert as insert_passes
 from .frontend.warps import WarpsChosen
 from .types import ArrayType, PartitionType, run_length_for
 from .typing.static_iteration import UnrollAgain
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelPTX:
+    """What :func:`compile_to_ptx` makes: the PTX, the kernel's entry name, the bytes of
+    dynamic shared memory it launches with, the tensor maps passed after its parameters (the
+    :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each) and the warps of its
+    thread block."""
+
+    ptx: str
+    entry: str
+    scratch_bytes: int
+    tensor_maps: tuple
+    num_warps: int
 
 
 class CompiledKernel:
@@ -127,25 +142,21 @@ _LOWERED = collections.OrderedDict()
 _LOWERED_KEPT = 8
 
 
-def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=None,
-                   warp_specialize=None):
-    """Type, lower and translate ``fn`` for ``arg_types``:
-    ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
-    :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
-    blocks an SM should hold at once: the compiler then limits registers to fit them;
-    ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size);
-    ``num_warps`` None leaves the warps to the compiler (:mod:`.frontend.warps`), and the
-    result then ends with the warps chosen (the block's, with a producer warp where
+def compile_to_ptx(fn, arg_types, arch, options):
+    """Type, lower and translate ``fn`` for ``arg_types`` with ``options`` (a
+    :class:`~numba_tile.compiler.compile_options.CompileOptions`): a :class:`KernelPTX`.
+    With ``options.num_warps`` None the compiler chooses the warps (:mod:`.frontend.warps`),
+    and the result has the warps chosen (the block's, with a producer warp where
     ``warp_specialize`` gave one, :mod:`.frontend.producer_warp`)."""
     cc = parse_arch(arch)
     # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
     # shared memory sizes)
-    key = (fn, tuple(arg_types), num_warps, occupancy, num_stages, warp_specialize, cc)
+    key = (fn, tuple(arg_types), options, cc)
     try:
         lowered = _LOWERED.get(key)
         if lowered is None:
-            lowered = _lower(fn, arg_types, cc, num_warps, occupancy, num_stages,
-                             warp_specialize)
+            lowered = _lower(fn, arg_types, cc, options.num_warps, options.occupancy,
+                             options.num_stages, options.warp_specialize)
             _LOWERED[key] = lowered
             while len(_LOWERED) > _LOWERED_KEPT:
                 _LOWERED.popitem(last=False)
@@ -159,7 +170,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
         tile_error = as_tile_error(error)
         _name_the_function(tile_error.loc, fn)
         raise tile_error from error
-    return ptx, entry, scratch_bytes, tensor_maps, chosen_warps
+    return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
 
 
 def _name_the_function(loc, kernel_fn):

@@ -25,7 +25,7 @@ from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
                            scalar_argument, sequence_items, static_axes)
-from ..kernel import tile_function
+from ..runtime.kernels import tile_function
 from ..rules import calls, context_managers
 from ..rules.global_values import read_errors
 from ..rules.syntax import helper_source_error, missing_attribute_error

@@ -203,7 +203,7 @@ def check_combiner(op, func):
 
 def _function_of(value):
     """``(code, names it reads)`` of a Python function value, or None."""
-    from ..kernel import tile_function
+    from ..runtime.kernels import tile_function
     value = tile_function(value)
     code = getattr(value, "__code__", None)
     if code is not None and hasattr(value, "__globals__"):

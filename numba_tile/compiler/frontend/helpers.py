@@ -11,7 +11,7 @@ import types
 
 from ... import static_expressions
 from ...interpreter.runner import is_user_code
-from ...kernel import tile_function
+from ...runtime.kernels import tile_function
 from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
 from ...source_code import closure_for, rewritten_code

@@ -10,7 +10,7 @@ extents and strides, the box of one copy, the swizzle), which only the host can 
 compile lists the maps it needs (:class:`TensorMapSpec`, one per array parameter and box) and
 declares each as an extra kernel parameter, ``.param .align 64 .b8 numba_tile_tensor_map_<i>
 [128]``, after the kernel's own (:func:`declare_tensor_map_parameters`); the launch encodes
-them (:mod:`numba_tile.tensor_maps`) and passes them there. The copies read the map through
+them (:mod:`numba_tile.runtime.tensor_maps`) and passes them there. The copies read the map through
 its address in the parameter space.
 
 The tile's layout in its stage is :func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`'s, which

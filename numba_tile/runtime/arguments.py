@@ -6,7 +6,7 @@ scalars, ``Constant`` values, tuples and lists of those), for launches and for
 ``ct.compile``; :func:`quick_signature` is the fast path of cached launches, which
 handles the common kinds with the same flat values (``tests/test_arguments.py`` checks it).
 
->>> from numba_tile.arguments import classify
+>>> from numba_tile.runtime.arguments import classify
 >>> class GPUArray:  # what CuPy, PyTorch and numba device arrays expose
 ...     __cuda_array_interface__ = {"shape": (4, 8), "typestr": "<f4", "strides": None,
 ...                                 "data": (0x10000, False), "version": 3}
@@ -21,14 +21,14 @@ import enum
 import numpy as np
 from numba.core import types
 
-from . import dtypes as d
-from .annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
+from .. import dtypes as d
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                           check_static_items, constant_dtype, mixed_list_error,
                           scalar_argument, sequence_items, static_axes)
-from .compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
+from ..compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     is_aligned, scalar_type
-from .interpreter.host_arrays import to_host
-from .partitions import Partition, partitioned_array
+from ..interpreter.host_arrays import to_host
+from ..partitions import Partition, partitioned_array
 
 _INT32 = 2**31
 _DLPACK_CPU, _DLPACK_CUDA_HOST = 1, 3  # DLPack device types of host memory
@@ -40,7 +40,7 @@ def classify_arguments(kernel, args, *, on_device=True):
     them, or in a tuple or list among them, is the error reported first.
 
     >>> import numba_tile as ct
-    >>> from numba_tile.arguments import classify_arguments
+    >>> from numba_tile.runtime.arguments import classify_arguments
     >>> @ct.kernel
     ... def scale(factor, TILE: ct.Constant[int]):
     ...     pass
@@ -75,7 +75,7 @@ def classify(name, value, meta, *, on_device=True):
     and an :class:`~numba_tile.compiler.types.ArrayType` stands for any array of its type.
 
     >>> import numpy as np, numba_tile as ct
-    >>> from numba_tile.arguments import classify
+    >>> from numba_tile.runtime.arguments import classify
     >>> classify("x", np.zeros(8, np.float16), None, on_device=False)[0].ndim
     1
     >>> classify("h", np.float16(1.0), None)  # float16 scalars travel as their bits
@@ -173,7 +173,7 @@ def sequence_type(name, value, item_types):
 
     >>> import numba_tile as ct
     >>> from numba_tile.compiler.types import ArrayType
-    >>> from numba_tile.arguments import sequence_type
+    >>> from numba_tile.runtime.arguments import sequence_type
     >>> sequence_type("xs", [0, 0], [ArrayType(ct.float32, 1, aligned=True),
     ...                              ArrayType(ct.float32, 1)])
     List(TileArray(float32, 1, int32), 2)
@@ -196,7 +196,7 @@ class ArrayView:
     pointer, and whether it is aligned (:func:`~numba_tile.compiler.types.is_aligned`).
 
     >>> import numba_tile as ct
-    >>> from numba_tile.arguments import ArrayView
+    >>> from numba_tile.runtime.arguments import ArrayView
     >>> ArrayView(ct.float32, (8,), (1,), 0x10000, True).strides
     (1,)
     """
@@ -213,7 +213,7 @@ def array_view(value, *, on_device=True):
     else. The data is not touched.
 
     >>> import numpy as np
-    >>> from numba_tile.arguments import array_view
+    >>> from numba_tile.runtime.arguments import array_view
     >>> array_view(np.zeros((3, 4), np.int8)) is None  # a host array: not on the device
     True
     >>> array_view(np.zeros((3, 4), np.int8)[:, ::2], on_device=False).strides
@@ -261,7 +261,7 @@ def is_host_array(value):
     objects on the CPU), which a launch outside interpreter mode refuses.
 
     >>> import numpy as np
-    >>> from numba_tile.arguments import is_host_array
+    >>> from numba_tile.runtime.arguments import is_host_array
     >>> is_host_array(np.zeros(4)), is_host_array(np.float32(1)), is_host_array(3)
     (True, False, False)
     """
@@ -286,7 +286,7 @@ _ITEMSIZES = {}  # torch dtype -> bytes
 def torch_tensor_classes():
     """The PyTorch tensor classes launches have met (:func:`quick_signature` adds them).
 
-    >>> from numba_tile.arguments import torch_tensor_classes
+    >>> from numba_tile.runtime.arguments import torch_tensor_classes
     >>> isinstance(torch_tensor_classes(), set)
     True
     """
@@ -298,7 +298,7 @@ def interface_entry(value):
     ``__cuda_array_interface__`` (CuPy, numba) of fewer than 2**31 elements; None for
     anything else (the full classification then decides).
 
-    >>> from numba_tile.arguments import interface_entry
+    >>> from numba_tile.runtime.arguments import interface_entry
     >>> class GPUArray:
     ...     __cuda_array_interface__ = {"shape": (2, 8), "typestr": "<f4", "strides": None,
     ...                                 "data": (0x10000, False), "version": 3}
@@ -324,7 +324,7 @@ def interface_entry(value):
 def quick_signature(kernel, kernel_args):
     """A launch cache key and the flat values, computed cheaply for the common arguments;
     None sends the launch through :func:`classify_arguments` (first launches, errors, other
-    argument kinds). Launches that no launch plan takes (:mod:`numba_tile.launch_plans`)
+    argument kinds). Launches that no launch plan takes (:mod:`numba_tile.runtime.launch_plans`)
     run this, so it is written for speed: torch attribute reads are the main cost.
 
     The kinds it handles, each with the flat values :func:`classify` gives: CUDA torch
@@ -335,7 +335,7 @@ def quick_signature(kernel, kernel_args):
     returns None for every other kind.
 
     >>> import numba_tile as ct
-    >>> from numba_tile.arguments import quick_signature
+    >>> from numba_tile.runtime.arguments import quick_signature
     >>> @ct.kernel
     ... def fill(value, flag, N: ct.Constant[int]):
     ...     pass

@@ -1,12 +1,12 @@
 """The on-disk compile cache: compiled kernels stored in files, found again by a later process.
 
-:func:`numba_tile.compiling.compile_for_types` looks here when its in-memory cache (one per
+:func:`numba_tile.runtime.compile_entry.compile_for_types` looks here when its in-memory cache (one per
 kernel object) misses, and stores every successful compile that produced a cubin; compile
 errors stay in memory. An entry is one file named by its key, written atomically (a temporary
 file in the same directory, then ``os.replace``), so concurrent processes never see half an
 entry. A corrupt, truncated or unreadable entry counts as a miss: the kernel is recompiled and
 the entry overwritten. Only the current user's entries are used: the directory must be theirs
-alone and every entry carries an HMAC under their secret key (:mod:`numba_tile.cache_trust`).
+alone and every entry carries an HMAC under their secret key (:mod:`numba_tile.runtime.cache_trust`).
 
 The directory is ``NUMBA_TILE_CACHE_DIR``, else ``$XDG_CACHE_HOME/numba_tile``, else
 ``%LOCALAPPDATA%\\numba_tile`` on Windows, else ``~/.cache/numba_tile``; ``NUMBA_TILE_CACHE=0``
@@ -38,7 +38,7 @@ wheels that changes version, or a change of the compiler's behaviour at run time
 patches it) is not seen: set ``NUMBA_TILE_CACHE=0`` or delete the directory.
 
 >>> import tempfile
->>> from numba_tile import disk_cache
+>>> from numba_tile.runtime import disk_cache
 >>> from numba_tile.compiler.pipeline import CompiledKernel
 >>> compiled = CompiledKernel("entry", "sm_90", "// ptx", b"cubin", "", 4)
 >>> with tempfile.TemporaryDirectory() as directory:
@@ -65,8 +65,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..compiler.pipeline import CompiledKernel
+from ..dtypes import DType
+from ..interpreter.runner import is_user_code
+from ..source_code import source_lines
 from . import cache_trust
-from .source_code import source_lines
+from .kernels import Kernel
 
 FORMAT_VERSION = 3
 ENTRY_SUFFIX = ".nbtile"  # the file name of an entry: its key, then this
@@ -84,7 +88,7 @@ def cache_directory(environ=None):
     ``NUMBA_TILE_CACHE=0`` turns it off; read from ``environ`` (default ``os.environ``) at
     each call.
 
-    >>> from numba_tile import disk_cache
+    >>> from numba_tile.runtime import disk_cache
     >>> str(disk_cache.cache_directory({"NUMBA_TILE_CACHE_DIR": "/tmp/tiles"}))
     '/tmp/tiles'
     >>> str(disk_cache.cache_directory({"XDG_CACHE_HOME": "/home/me/.xdg"}))
@@ -111,7 +115,7 @@ def kernel_key(kernel, arg_types, arch):
 
     >>> import numba_tile as ct
     >>> from numba.core import types
-    >>> from numba_tile import disk_cache
+    >>> from numba_tile.runtime import disk_cache
     >>> @ct.kernel
     ... def k(x, N: ct.Constant[int]):
     ...     pass
@@ -135,12 +139,11 @@ def load(key, directory=None):
     directory), or None: missing, unreadable, corrupt or of another format all read as None.
 
     >>> import tempfile
-    >>> from numba_tile import disk_cache
+    >>> from numba_tile.runtime import disk_cache
     >>> with tempfile.TemporaryDirectory() as directory:
     ...     print(disk_cache.load("0" * 64, directory))
     None
     """
-    from .compiler.pipeline import CompiledKernel
     directory = cache_directory() if directory is None else directory
     secret = None if directory is None else _trusted_secret(directory)
     if secret is None:
@@ -175,7 +178,7 @@ def store(key, compiled, directory=None):
     warned about once and skipped; a kernel without a cubin is not stored.
 
     >>> import tempfile
-    >>> from numba_tile import disk_cache
+    >>> from numba_tile.runtime import disk_cache
     >>> from numba_tile.compiler.pipeline import CompiledKernel
     >>> with tempfile.TemporaryDirectory() as directory:
     ...     disk_cache.store("cd" * 32, CompiledKernel("e", "sm_80", "", None, "", 4), directory)
@@ -215,7 +218,7 @@ def store(key, compiled, directory=None):
 
 def _trusted_secret(directory):
     """The secret key of the cache in ``directory``, or None (warned about once) where the
-    directory is not the current user's alone (:mod:`numba_tile.cache_trust`)."""
+    directory is not the current user's alone (:mod:`numba_tile.runtime.cache_trust`)."""
     try:
         cache_trust.trusted_directory(directory)
         return cache_trust.secret_key(directory)
@@ -370,9 +373,6 @@ class _Fingerprint:
 
     def value(self, value, attributes=frozenset()):
         """A global, closure value, default or constant, by value where it can matter."""
-        from .dtypes import DType
-        from .interpreter.runner import is_user_code
-        from .kernel import Kernel
         if value is None or value is Ellipsis or type(value) in (bool, int, float, complex, str,
                                                                  bytes):
             return (type(value).__name__, repr(value))

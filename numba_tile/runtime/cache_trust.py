@@ -1,4 +1,4 @@
-"""Who the on-disk compile cache trusts (:mod:`numba_tile.disk_cache`): only what the current
+"""Who the on-disk compile cache trusts (:mod:`numba_tile.runtime.disk_cache`): only what the current
 user wrote.
 
 A cache entry holds a cubin that ``ct.launch`` runs, and anyone with the same installation can
@@ -17,7 +17,7 @@ On systems without POSIX ownership (Windows) the ownership and mode checks are s
 HMAC still applies.
 
 >>> import tempfile
->>> from numba_tile import cache_trust
+>>> from numba_tile.runtime import cache_trust
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     key = cache_trust.secret_key(directory)
 ...     len(key), key == cache_trust.secret_key(directory)
@@ -88,7 +88,7 @@ def read_private_file(path, limit, readable_by_others=True):
     nobody else can write, of at most ``limit`` bytes; else None. Never blocks on a FIFO.
 
     >>> import os, tempfile
-    >>> from numba_tile.cache_trust import read_private_file
+    >>> from numba_tile.runtime.cache_trust import read_private_file
     >>> with tempfile.TemporaryDirectory() as directory:
     ...     path = os.path.join(directory, "entry")
     ...     with open(path, "wb") as file:
@@ -123,7 +123,7 @@ def read_private_file(path, limit, readable_by_others=True):
 def signature(key, payload):
     """The HMAC-SHA256 of ``payload`` under ``key``.
 
-    >>> from numba_tile.cache_trust import authentic, signature
+    >>> from numba_tile.runtime.cache_trust import authentic, signature
     >>> mac = signature(b"k" * 32, b"entry")
     >>> authentic(b"k" * 32, b"entry", mac), authentic(b"x" * 32, b"entry", mac)
     (True, False)

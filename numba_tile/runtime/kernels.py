@@ -8,12 +8,11 @@
 (2, 4)
 """
 
-import contextlib
 import functools
 import inspect
 
-from .annotations import parameter_kinds
-from .rules.syntax import check_kernel_source
+from ..annotations import parameter_kinds
+from ..rules.syntax import check_kernel_source
 
 
 class ByTarget:
@@ -149,70 +148,14 @@ class Kernel:
         """A new kernel with some options replaced (and its own compile cache)."""
         options = {k: v for k, v in self.options.items() if k in hints or v != _DEFAULTS[k]}
         options.update(hints)
-        return kernel(self.fn, **options)
+        return type(self)(self.fn, **options)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"Tile kernel {self.fn.__name__!r} cannot be called directly; use "
                         f"ct.launch(stream, grid, {self.fn.__name__}, args)")
 
-    def __getitem__(self, config):
-        """Numba's launch syntax: ``kernel[grid, stream](*args)``."""
-        if not isinstance(config, tuple) or len(config) not in (1, 2):
-            raise TypeError("Use kernel[grid] or kernel[grid, stream]")
-        grid = config[0] if isinstance(config[0], tuple) else (config[0],)
-        stream = config[1] if len(config) == 2 else 0
-
-        def start(*args):
-            from .launcher import launch
-            launch(stream, grid, self, tuple(args))
-        return start
-
     def __repr__(self):
         return f"<numba_tile kernel {self.fn.__qualname__}>"
-
-
-class kernel(Kernel):
-    """Decorator making a tile kernel, bare or with options.
-
-    Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32: a hint, the blocks a
-    multiprocessor should hold, which bounds the registers of a thread only for as many
-    blocks as the kernel's shared memory lets it hold), ``opt_level`` (0..3),
-    ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
-    the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
-    ``mma`` in a loop, 1..8; 1 turns pipelining off; by default as many as fill the shared
-    memory, at most 4, fewer where the kernel's other uses of it need the room)
-    and ``warp_specialize`` (True: on sm_90, a producer warp added to the block starts the
-    copies of those loads, a warpgroup that gives the kernel's warps most of its registers
-    where they are 8 or more; False: none; by default a producer warpgroup where the
-    kernel's 8 warps or more would take turns between the two products of the loop, as
-    in attention, and the loads' ring fills the shared memory in at most 3 stages, see
-    docs/performance).
-    Each may be a :class:`ByTarget`; a target it has no value for (and no default) takes the
-    option's own default. A bad value is ``ValueError``. A kernel is an instance of this
-    class (``isinstance(k, ct.kernel)``, as in ``cuda.tile``).
-
-    >>> import numpy as np, numba_tile as ct
-    >>> @ct.kernel
-    ... def add_one(x):
-    ...     ct.store(x, (0,), ct.load(x, (0,), (4,)) + 1)
-    >>> a = np.arange(4, dtype=np.float32)
-    >>> ct.launch(0, (1,), add_one, (a,))
-    >>> a
-    array([1., 2., 3., 4.], dtype=float32)
-    >>> isinstance(add_one, ct.kernel)
-    True
-    """
-
-    def __new__(cls, function=None, /, **options):
-        if function is None:  # @ct.kernel(options...)
-            validate_options(options)
-            return lambda fn: cls(fn, **options)
-        if not callable(function):
-            raise TypeError(f"@ct.kernel decorates a function, got {function!r}")
-        return super().__new__(cls)
-
-    def __init__(self, function=None, /, **options):
-        super().__init__(function, options)
 
 
 def function(func=None, /, *, host=False, tile=True):
@@ -248,7 +191,7 @@ def tile_function(value):
     (not its host-side stand-in), else ``value`` itself.
 
     >>> import numba_tile as ct
-    >>> from numba_tile.kernel import tile_function
+    >>> from numba_tile.runtime.kernels import tile_function
     >>> def twice(t):
     ...     return t * 2
     >>> tile_function(ct.function(twice)) is twice
@@ -256,22 +199,3 @@ def tile_function(value):
     """
     marked = getattr(value, "__numba_tile_function__", None)
     return marked.get("function", value) if isinstance(marked, dict) else value
-
-
-@contextlib.contextmanager
-def compiler_timeout(sec):
-    """Bound the compile time of the launches inside the block (seconds).
-
-    >>> import numba_tile as ct
-    >>> with ct.compiler_timeout(60):
-    ...     pass
-    """
-    from . import launcher as launch
-    if not (isinstance(sec, (int, float)) and sec > 0):
-        raise ValueError(f"compiler_timeout needs a positive number of seconds, got {sec!r}")
-    previous = launch.compile_timeout
-    launch.compile_timeout = sec
-    try:
-        yield
-    finally:
-        launch.compile_timeout = previous

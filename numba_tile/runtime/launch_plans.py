@@ -1,7 +1,7 @@
 """Launch plans: straight-line Python written once per kernel and argument signature, so
 that a cached launch does little more than read its arrays and call the driver.
 
-The first launch of a signature goes through :func:`numba_tile.arguments.quick_signature`
+The first launch of a signature goes through :func:`numba_tile.runtime.arguments.quick_signature`
 (a loop over the arguments that builds a key, then a dictionary lookup). After it,
 :func:`make_plan` writes a function for that signature: a comparison of each argument's
 class, dtype and rank with the ones it was made for, each tensor's pointer, shape and
@@ -10,9 +10,9 @@ called. A plan that meets anything else (another dtype, an unaligned array, a va
 does not fit its field, a grid not seen before that is not valid) returns False, and the
 launch goes the general way, which reports the errors. ``tests/test_launch_plans.py``
 checks that a plan takes exactly the launches whose
-:func:`~numba_tile.arguments.quick_signature` key is its own, with the same values.
+:func:`~numba_tile.runtime.arguments.quick_signature` key is its own, with the same values.
 
->>> from numba_tile.launch_plans import plan_source
+>>> from numba_tile.runtime.launch_plans import plan_source
 >>> print(plan_source(((int, 64),), (64,)).splitlines()[5])
     if type(a0) is not int or a0 != 64:
 """
@@ -20,7 +20,7 @@ checks that a plan takes exactly the launches whose
 import struct
 
 from .arguments import interface_entry, torch_tensor_classes
-from .partitions import Partition
+from ..partitions import Partition
 
 MAX_PLANS = 4  # per kernel: launch loops alternate between a few signatures
 _UNSEEN = object()  # the grid and stream of a plan that has not launched yet
@@ -29,11 +29,11 @@ _INT32 = 2**31
 
 def plan_source(key, kernel_args, *, tensor_maps=False):
     """The source of the plan for ``kernel_args``, whose
-    :func:`~numba_tile.arguments.quick_signature` key is ``key``; None where a plan does
+    :func:`~numba_tile.runtime.arguments.quick_signature` key is ``key``; None where a plan does
     not take one of them (a partition). ``tensor_maps``: the kernel's parameters end with
     tensor maps made from the values (``encode_maps``).
 
-    >>> from numba_tile.launch_plans import plan_source
+    >>> from numba_tile.runtime.launch_plans import plan_source
     >>> "type(a0) is not float" in plan_source((float,), (0.5,))
     True
     """
@@ -135,13 +135,13 @@ def _launch_lines(values, tensor_maps):
 
 def make_plan(key, kernel_args, target, *, stream_handle, valid_grid):
     """The plan (``plan(stream, grid, args) -> bool``) of a signature for ``target``, the
-    loaded kernel (:class:`numba_tile.gpu.LoadedKernel`, or a stand-in with its
+    loaded kernel (:class:`numba_tile.runtime.gpu_launch.LoadedKernel`, or a stand-in with its
     attributes: ``buffer``, ``lock``, ``pack``, ``start``, ``arguments``,
     ``driver_arguments(grid, handle)``, ``failed(status)``, ``encode_maps(flat)``,
     ``tensor_maps``); None where the arguments take no plan.
 
     >>> import threading
-    >>> from numba_tile.launch_plans import make_plan
+    >>> from numba_tile.runtime.launch_plans import make_plan
     >>> class Target:  # records what a launch would pack and start
     ...     buffer, lock, tensor_maps, arguments = None, threading.Lock(), (), {}
     ...     def pack(self, buffer, offset, *values): self.packed = values

@@ -8,11 +8,10 @@ import contextlib
 import os
 import threading
 
-from .kernel import Kernel
-from .partitions import inferred_grid
-
-compile_timeout = None  # seconds; set by compiler_timeout()
-
+from ..interpreter.runner import run
+from .gpu_launch import launch_on_gpu
+from .grids import check_grid, partition_grid
+from .kernels import Kernel
 
 class _ForcedMode(threading.local):
     """What ``interpret()`` forces in this thread: True, False, or None (the environment
@@ -22,9 +21,6 @@ class _ForcedMode(threading.local):
 
 
 _forced = _ForcedMode()
-
-_MAX_GRID = (2**31 - 1, 65535, 65535)
-
 
 def interpret_mode():
     """True when launches run in the interpreter (the env var or :func:`interpret`).
@@ -59,7 +55,6 @@ try:
     _ENV_KEY = os.environ.encodekey("NUMBA_TILE_INTERPRET")
 except AttributeError:
     _ENV_KEY = None
-_gpu_launch = []  # launch_on_gpu, once imported
 
 
 @contextlib.contextmanager
@@ -82,61 +77,6 @@ def interpret(enabled=True):
         yield
     finally:
         _forced.value = previous
-
-
-_valid_grids = set()  # grids of plain ints seen before (launch loops repeat a few grids)
-
-
-def _check_grid(grid):
-    if type(grid) is tuple and all(type(n) is int for n in grid):
-        if grid in _valid_grids:
-            return grid
-        grid = _validate_grid(grid)
-        if len(_valid_grids) < 4096:
-            _valid_grids.add(grid)
-        return grid
-    return _validate_grid(grid)
-
-
-def is_valid_grid(grid):
-    """True for a grid that ``launch`` takes (1 to 3 ints, each in its range).
-
-    >>> from numba_tile.launcher import is_valid_grid
-    >>> is_valid_grid((4, 2)), is_valid_grid((0,)), is_valid_grid((2.0,))
-    (True, False, False)
-    """
-    try:
-        _check_grid(grid)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _validate_grid(grid):
-    if not isinstance(grid, tuple):
-        raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got "
-                        f"{type(grid).__name__}")
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, got {len(grid)}")
-    for axis, (n, limit) in enumerate(zip(grid, _MAX_GRID)):
-        if isinstance(n, bool) or not hasattr(n, "__index__"):
-            raise TypeError(f"grid[{axis}] must be an int, got {type(n).__name__}")
-        if not 1 <= int(n) <= limit:
-            raise ValueError(f"grid[{axis}] = {int(n)} is out of range: it must be in 1..{limit}")
-    return tuple(int(n) for n in grid)
-
-
-def _partition_grid(kernel, kernel_args):
-    """The grid of a launch with ``grid=None``, from its ``ct.partition`` arguments
-    (:func:`numba_tile.partitions.inferred_grid`), checked as a given grid is."""
-    grid = inferred_grid(kernel.parameters, kernel_args)
-    if 0 in grid:
-        return grid
-    try:
-        return _check_grid(grid)
-    except ValueError as error:
-        raise ValueError(f"The grid {grid} inferred from the partitions is too large: "
-                         f"{error}; partition into larger tiles") from None
 
 
 def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launch=False):
@@ -166,18 +106,17 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
     if not isinstance(kernel, Kernel):
         raise TypeError(f"launch() needs a @ct.kernel function, got {kernel!r}")
     if grid is not None:
-        grid = _check_grid(grid)
+        grid = check_grid(grid)
     if not isinstance(kernel_args, tuple):
         raise TypeError(f"kernel_args must be a tuple, got {type(kernel_args).__name__}")
     if len(kernel_args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
                         f"({', '.join(kernel.parameters)}), got {len(kernel_args)}")
     if grid is None:
-        grid = _partition_grid(kernel, kernel_args)
+        grid = partition_grid(kernel, kernel_args)
         if 0 in grid:  # an empty array: no region to write, no block to run
             return
     if interpret_mode():
-        from .interpreter.runner import run
         run(kernel, grid, kernel_args)
         return
     if stream is None:
@@ -185,8 +124,5 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
                         "stream, or a CuPy, PyTorch or numba stream), or set "
                         "NUMBA_TILE_INTERPRET=1 (or use `with ct.interpret():`) to run on the "
                         "CPU")
-    if not _gpu_launch:  # imported on first use (an import statement costs on every call)
-        from .gpu import launch_on_gpu
-        _gpu_launch.append(launch_on_gpu)
-    _gpu_launch[0](stream, grid, kernel, kernel_args,
+    launch_on_gpu(stream, grid, kernel, kernel_args,
                   programmatic_dependent_launch=programmatic_dependent_launch)

@@ -5,7 +5,7 @@ the driver where its arrays' memory lives (``cuPointerGetAttribute``, for arrays
 library), makes that device current, and uses the kernel compiled and loaded for it; arrays
 on different devices, or a stream of another device, are a ``ValueError`` naming them.
 
->>> from numba_tile.devices import describe_devices
+>>> from numba_tile.runtime.devices import describe_devices
 >>> describe_devices({0: ["x"], 1: ["y", "out"]})
 'device 0 (x), device 1 (y, out)'
 """
@@ -13,7 +13,9 @@ on different devices, or a stream of another device, are a ``ValueError`` naming
 import ctypes
 import sys
 
-from .partitions import Partition
+from cuda.core import Device
+
+from ..partitions import Partition
 
 _POINTER_DEVICE_ORDINAL = 9  # CUpointer_attribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL
 _PEER_ACCESS_ALREADY_ENABLED = 704  # CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
@@ -155,8 +157,7 @@ def launch_device(parameters, kernel_args, stream_handle):
         if len(listed_devices) == 1:
             device = listed_devices.pop()
         else:
-            from cuda.core import Device
-            device = Device().device_id
+                    device = Device().device_id
     _reach_peers(queries, device, listed)
     return device
 
@@ -179,5 +180,4 @@ def _reach_peers(queries, device, listed):
 
 def make_current(device):
     """Make ``device``'s primary context current in this thread."""
-    from cuda.core import Device
     Device(device).set_current()

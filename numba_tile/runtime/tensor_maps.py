@@ -7,12 +7,12 @@ of exported kernels shares.
 Encoding takes microseconds; a launch loop passes the same arrays again and again, so maps
 are kept by what they are made from.
 
->>> from numba_tile.tensor_maps import encode_arguments
+>>> from numba_tile.runtime.tensor_maps import encode_arguments
 >>> callable(encode_arguments)
 True
 """
 
-from .exported import encode_tensor_map as encode, map_source_start
+from ..exported import encode_tensor_map as encode, map_source_start
 
 _MAX_KEPT = 4096
 _kept = {}

@@ -1,4 +1,6 @@
-"""``numba_tile.compile``: compile a kernel for a GPU architecture without a GPU.
+"""The compile entry: ``ct.compile`` (a kernel for a GPU architecture, without a GPU) and
+what launches share with it: the options of a compile, ``ct.compiler_timeout``, and the
+caches (in memory per kernel, then on disk) in front of the compiler.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -11,22 +13,69 @@
 True
 """
 
+import contextlib
+import contextvars
+import re
 import threading
+import warnings
 
+from ..compiler.compile_options import CompileOptions
+from ..compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
+from ..compiler.whole_program import driver_report, needs_whole_program
+from ..errors import TileCompilerTimeoutError, TileError
 from . import disk_cache
 from .arguments import classify_arguments
-from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
-from .compiler.whole_program import driver_report, needs_whole_program
-from .errors import TileCompilerTimeoutError, TileError
-from .kernel import ByTarget, Kernel
+from .kernels import ByTarget, Kernel
+
+# the innermost ct.compiler_timeout's seconds: a context variable, so that each thread (and
+# each asyncio task) sees only the blocks it entered
+_timeout_seconds = contextvars.ContextVar("numba_tile_compiler_timeout", default=None)
 
 
+@contextlib.contextmanager
+def compiler_timeout(sec):
+    """Bound the compile time of the launches (and ``ct.compile`` calls) inside the block,
+    in seconds: a compile that takes longer raises ``TileCompilerTimeoutError``. Blocks
+    nest (the innermost applies) and hold for the thread or task that entered them.
 
-def _option(kernel, name, arch, default):
-    value = kernel.options.get(name)
-    if isinstance(value, ByTarget):
-        value = value.resolve(arch)
-    return default if value is None else value
+    >>> import numba_tile as ct
+    >>> from numba_tile.runtime.compile_entry import compile_options
+    >>> @ct.kernel(num_warps=4)
+    ... def k(x):
+    ...     pass
+    >>> with ct.compiler_timeout(60):
+    ...     compile_options(k, "sm_90").timeout_seconds
+    60
+    """
+    if not (isinstance(sec, (int, float)) and sec > 0):
+        raise ValueError(f"compiler_timeout needs a positive number of seconds, got {sec!r}")
+    token = _timeout_seconds.set(sec)
+    try:
+        yield
+    finally:
+        _timeout_seconds.reset(token)
+
+
+def compile_options(kernel, arch):
+    """The :class:`~numba_tile.compiler.compile_options.CompileOptions` of a compile of
+    ``kernel`` for ``arch``: its options resolved for the architecture (a ``ByTarget``
+    gives its value there), and the compile timeout in force.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.runtime.compile_entry import compile_options
+    >>> @ct.kernel(num_warps=ct.ByTarget(sm_90=8, default=4))
+    ... def k(x):
+    ...     pass
+    >>> compile_options(k, "sm_90").num_warps, compile_options(k, "sm_80").num_warps
+    (8, 4)
+    """
+    def resolved(name):
+        value = kernel.options.get(name)
+        return value.resolve(arch) if isinstance(value, ByTarget) else value
+    return CompileOptions(num_warps=resolved("num_warps"), occupancy=resolved("occupancy"),
+                          num_stages=resolved("num_stages"),
+                          warp_specialize=resolved("warp_specialize"),
+                          timeout_seconds=_timeout_seconds.get())
 
 
 def compile(kernel, args, *, arch="sm_90"):
@@ -52,7 +101,7 @@ def argument_types(kernel, args):
     for :func:`compile`), or the error a launch with them raises.
 
     >>> import numpy as np, numba_tile as ct
-    >>> from numba_tile.compiling import argument_types
+    >>> from numba_tile.runtime.compile_entry import argument_types
     >>> @ct.kernel
     ... def k(x, n):
     ...     pass
@@ -73,28 +122,28 @@ def compile_for_types(kernel, arg_types, arch):
     Results are cached in memory per kernel object, keyed by the argument types (constant
     values included) and the architecture; so are compile errors (ours and Numba's), which a
     second compile of the same signature raises again without recompiling. Below the memory
-    cache, successful compiles are cached on disk (:mod:`numba_tile.disk_cache`), where a new
+    cache, successful compiles are cached on disk (:mod:`numba_tile.runtime.disk_cache`), where a new
     kernel object or a new process finds them.
     """
     kernel.check_source()
     key = (tuple(arg_types), arch)
     cached = kernel.compile_cache.get(key)
     if cached is None:
-        cached = _within_compiler_timeout(
-            kernel, lambda: _compile_through_disk_cache(kernel, key[0], arch))
+        options = compile_options(kernel, arch)
+        cached = _within_timeout(
+            kernel, options.timeout_seconds,
+            lambda: _compile_through_disk_cache(kernel, key[0], arch, options))
         kernel.compile_cache[key] = cached
     if isinstance(cached, Exception):
         raise cached.with_traceback(None)
     return cached
 
 
-def _within_compiler_timeout(kernel, compile_kernel):
-    """``compile_kernel()``, or ``TileCompilerTimeoutError`` once it has run longer than the
-    innermost ``ct.compiler_timeout`` allows. The compile goes on in a background thread
-    (NVVM cannot be interrupted) and its result is dropped; nothing is cached, so a later
-    launch with a longer timeout compiles again."""
-    from . import launcher
-    seconds = launcher.compile_timeout
+def _within_timeout(kernel, seconds, compile_kernel):
+    """``compile_kernel()``, or ``TileCompilerTimeoutError`` once it has run longer than
+    ``seconds`` (None: no limit). The compile goes on in a background thread (NVVM cannot
+    be interrupted) and its result is dropped; nothing is cached, so a later launch with a
+    longer timeout compiles again."""
     if seconds is None:
         return compile_kernel()
     outcome = {}
@@ -116,7 +165,7 @@ def _within_compiler_timeout(kernel, compile_kernel):
     return outcome["result"]
 
 
-def _compile_through_disk_cache(kernel, arg_types, arch):
+def _compile_through_disk_cache(kernel, arg_types, arch, options):
     """The disk cache's entry, else a fresh compile (stored on disk), else the compile error."""
     directory = disk_cache.cache_directory()
     disk_key = disk_cache.kernel_key(kernel, arg_types, arch) if directory else None
@@ -126,15 +175,10 @@ def _compile_through_disk_cache(kernel, arg_types, arch):
             warn_of_serialized_products(found)
             return found
     try:
-        num_warps = _option(kernel, "num_warps", arch, None)  # None: the compiler's choice
-        occupancy = _option(kernel, "occupancy", arch, None)
-        num_stages = _option(kernel, "num_stages", arch, None)
-        warp_specialize = _option(kernel, "warp_specialize", arch, None)
-        ptx, entry, scratch_bytes, tensor_maps, num_warps = compile_to_ptx(
-            kernel.fn, arg_types, arch, num_warps, occupancy, num_stages, warp_specialize)
-        cubin, log, kernels_own_report = _linked(ptx, entry, arch)
-        compiled = CompiledKernel(entry, arch, ptx, cubin, log, num_warps, scratch_bytes,
-                                  tensor_maps)
+        lowered = compile_to_ptx(kernel.fn, arg_types, arch, options)
+        cubin, log, kernels_own_report = _linked(lowered.ptx, lowered.entry, arch)
+        compiled = CompiledKernel(lowered.entry, arch, lowered.ptx, cubin, log,
+                                  lowered.num_warps, lowered.scratch_bytes, lowered.tensor_maps)
     except Exception as error:
         if not _is_compile_error(error):
             raise
@@ -155,7 +199,7 @@ def warn_of_serialized_products(compiled):
 
     >>> import warnings
     >>> from numba_tile.compiler.pipeline import CompiledKernel
-    >>> from numba_tile.compiling import warn_of_serialized_products
+    >>> from numba_tile.runtime.compile_entry import warn_of_serialized_products
     >>> log = ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "
     ...        "instructions are serialized due to the presence of Extern calls in the "
     ...        "function 'k'")
@@ -165,8 +209,6 @@ def warn_of_serialized_products(compiled):
     >>> "Extern calls" in str(caught[0].message)
     True
     """
-    import re
-    import warnings
     found = re.search(r"wgmma\.mma_async instructions are serialized due to ([^']*?)"
                       r"(?: in the function|$)", compiled.info_log or "", re.MULTILINE)
     if found is None:
