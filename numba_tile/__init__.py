@@ -60,18 +60,10 @@ from .runtime.launch import interpret, interpret_mode, launch
 from .partitions import Partition, partition
 from .type_hints import Order, Scalar, ScalarProtocol, Shape, TileOrScalar
 
+# ct.tune and ct.compilation, as cuda.tile has them
+from . import compilation, tune  # noqa: E402  (they build on the names above)
 
-
-def __getattr__(name):
-    """``ct.tune`` and ``ct.compilation``, imported on first use: most programs need neither,
-    and ``import numba_tile`` stays as quick without them."""
-    if name in ("tune", "compilation"):
-        import importlib
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-import types as _types
+import types as _types  # noqa: E402
 
 __all__ = [_name for _name, _value in globals().items()
            if not _name.startswith("_") and not isinstance(_value, _types.ModuleType)]
