@@ -14,7 +14,7 @@ import pytest
 import numba_tile as ct
 from numba_tile.bench import __main__ as bench_main
 from numba_tile.bench import cases, chart, compare, cutile, kernels, memory_kernels, report
-from numba_tile.bench.cases import Implementation
+from numba_tile.bench.case_types import Implementation
 from conftest import gpu_present, relative_error
 
 TOLERANCE = {np.float32: 1e-5, np.float16: 1e-3}  # as in numba_tile.bench.cases

@@ -9,8 +9,10 @@ bandwidth. The table is printed; JSON and a PNG chart (with matplotlib) are writ
 ``--out`` (default ``bench-results``). Without PyTorch or a CUDA GPU it says so and exits with
 status 2.
 
-Modules, one job each: :mod:`~numba_tile.bench.kernels` (the numba_tile kernels),
-:mod:`~numba_tile.bench.references` (PyTorch and Triton), :mod:`~numba_tile.bench.cases`
+Modules, one job each: :mod:`~numba_tile.bench.optional` (PyTorch, imported once),
+:mod:`~numba_tile.bench.kernels` (the numba_tile kernels),
+:mod:`~numba_tile.bench.references` (PyTorch and Triton),
+:mod:`~numba_tile.bench.case_types` (what a case is made of), :mod:`~numba_tile.bench.cases`
 (sizes, inputs, references, tolerances, targets), :mod:`~numba_tile.bench.timing`,
 :mod:`~numba_tile.bench.runner` (check, then time), :mod:`~numba_tile.bench.cutile` (cuTile
 running the same kernels, where installed), :mod:`~numba_tile.bench.report` (table and JSON),

@@ -11,7 +11,8 @@ import argparse
 import pathlib
 import sys
 
-from . import cases, chart, compare, report
+from . import cases, chart, compare, optional, report
+from .runner import run_benchmarks
 
 COMPARISON_PNG = "comparison.png"
 DEFAULT_REPEATS, DEFAULT_WARMUP = 100, 10
@@ -53,13 +54,12 @@ def _parser():
 
 def _gpu_missing():
     """Why the benchmark cannot run here, or None."""
-    try:
-        import torch
-    except ImportError:
+    error = optional.TORCH_IMPORT_ERROR
+    if isinstance(error, ImportError):
         return "PyTorch is not installed; the benchmark needs PyTorch with a CUDA GPU"
-    except Exception as error:  # a broken installation, e.g. missing CUDA libraries
+    if error is not None:  # a broken installation, e.g. missing CUDA libraries
         return f"PyTorch cannot be imported ({type(error).__name__}: {error})".splitlines()[0]
-    if not torch.cuda.is_available():
+    if not optional.torch.cuda.is_available():
         return "no CUDA GPU found (torch.cuda.is_available() is False); the benchmark needs one"
     return None
 
@@ -92,7 +92,6 @@ def main(argv=None):
     if missing:
         print(f"numba_tile.bench: {missing}", file=sys.stderr)
         return 2
-    from .runner import run_benchmarks
     results = run_benchmarks(selected, repeats=repeats, warmup=warmup,
                              tune=not options.quick,
                              copy_bytes=(256 << 20) if options.quick else (1 << 30))

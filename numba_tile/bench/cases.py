@@ -1,11 +1,14 @@
 """The benchmark's cases (issues 3 and 4): what is computed, on which sizes, by whom, and the
 goal.
 
-A :class:`Case` knows how to draw its random inputs, compute the float64 reference, count the
-bytes it must move (each input read once, each output written once) and start each
-implementation: the numba_tile kernel, PyTorch and Triton. Each implementation has a list
-of parameter sets (tile sizes, rows per block, warps); the first is its default, and the
-others are tried only in full runs, where the fastest correct one is reported.
+A :class:`~numba_tile.bench.case_types.Case` knows how to draw its random inputs, compute the
+float64 reference, count the bytes it must move (each input read once, each output written
+once) and start each implementation: the numba_tile kernel, PyTorch and Triton. Each
+implementation has a list of parameter sets (tile sizes, rows per block, warps); the first is
+its default, and the others are tried only in full runs, where the fastest correct one is
+reported. The cases of
+:mod:`~numba_tile.bench.memory_cases`, :mod:`~numba_tile.bench.scaled_cases` and
+:mod:`~numba_tile.bench.eight_bit_cases` join these in :func:`all_cases`.
 
 Tolerances, on ``||out - ref|| / ||ref||`` against a float64 reference computed from the
 same inputs: float32 outputs ``1e-5`` (float32 arithmetic lands near 1e-7), float16 outputs
@@ -25,95 +28,21 @@ outputs are filled with NaN before the checked run, so an element left unwritten
 ('row softmax, 8192 x 4096, float32', 268435456, 1e-05)
 """
 
-import dataclasses
 import re
-from typing import Callable
 
-import numba_tile as ct
 from . import kernels, references
+from .case_types import Case, Implementation, Target, launching, returning, writing
+from .documented_attention import documented_attention_launch
+from .eight_bit_cases import eight_bit_cases
+from .memory_cases import memory_cases
+from .optional import torch
+from .scaled_cases import scaled_cases
 
-TOLERANCE = {"float32": 1e-5, "float16": 1e-3, "bfloat16": 1e-2}
 # float32 matrix products in tfloat32 (10 bits of mantissa in the operands)
 TF32_TOLERANCE = 2e-3
 _ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 _SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
 LAYER_NORM_EPS = 1e-5
-
-
-@dataclasses.dataclass(frozen=True)
-class Target:
-    """numba_tile's bandwidth goal in a case: ``fraction`` of the bandwidth of ``of`` (an
-    implementation in the same run, or ``"copy"``, the measured copy bandwidth), or
-    ``fallback_gbps`` where ``of`` did not run.
-
-    >>> from numba_tile.bench.cases import Target
-    >>> Target(0.95, "torch").required_gbps({"torch": 2000.0}, copy_gbps=3000.0)
-    (1900.0, '95% of torch')
-    >>> Target(1.0, "triton", fallback_gbps=2400.0).required_gbps({"torch": 2000.0}, 3000.0)
-    (2400.0, 'fixed: triton did not run')
-    """
-
-    fraction: float
-    of: str
-    fallback_gbps: float = None
-
-    def required_gbps(self, gbps_by_implementation, copy_gbps):
-        """``(GB/s numba_tile must reach, description)``; GB/s is None where it cannot be
-        told (``of`` did not run and there is no fallback)."""
-        base = copy_gbps if self.of == "copy" else gbps_by_implementation.get(self.of)
-        if base is not None:
-            return self.fraction * base, f"{self.fraction:.0%} of {self.of}"
-        if self.fallback_gbps is not None:
-            return self.fallback_gbps, f"fixed: {self.of} did not run"
-        return None, f"{self.fraction:.0%} of {self.of}, which did not run"
-
-
-@dataclasses.dataclass(frozen=True)
-class Implementation:
-    """One implementation of a case: ``prepare(*inputs, **params)`` returns ``run``, and
-    ``run()`` computes the output (on PyTorch's current stream) and returns it.
-    ``params[0]`` is the default parameter set."""
-
-    name: str
-    prepare: Callable
-    params: tuple = ({},)
-
-    def label(self, params):
-        """The parameters as a short text.
-
-        >>> from numba_tile.bench.cases import Implementation
-        >>> Implementation("x", print).label({"rows": 2, "num_warps": 8})
-        'rows=2 warps=8'
-        >>> Implementation("x", print).label({})
-        '-'
-        """
-        return " ".join(f"{k.replace('num_', '')}={v}" for k, v in params.items()) or "-"
-
-
-@dataclasses.dataclass(frozen=True)
-class Case:
-    """One benchmark case: see the module's docstring."""
-
-    name: str
-    title: str
-    dtype: str
-    bytes_moved: int
-    make_inputs: Callable  # (torch, generator) -> tuple of CUDA tensors
-    reference: Callable  # (*inputs) -> float64 tensor
-    implementations: tuple
-    target: Target  # (None: no goal, a measure next to the references)
-    flops: int = 0  # floating-point operations of a compute-bound case (TFLOPS reported)
-    tolerance_override: float = None
-
-    @property
-    def tolerance(self):
-        """The largest relative error that passes (see the module's docstring).
-
-        >>> from numba_tile.bench.cases import vector_add_case
-        >>> vector_add_case("float16", 1024).tolerance
-        0.001
-        """
-        return self.tolerance_override or TOLERANCE[self.dtype]
 
 
 def vector_add_case(dtype, n):
@@ -131,11 +60,11 @@ def vector_add_case(dtype, n):
         dtype=dtype, bytes_moved=3 * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
         reference=lambda a, b: a.double() + b.double(),
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.vector_add_launch, _like_first),
+            Implementation("numba_tile", launching(kernels.vector_add_launch, _like_first),
                            ({"tile": 1024}, {"tile": 2048}, {"tile": 2048, "num_warps": 8},
                             {"tile": 4096, "num_warps": 8})),
-            Implementation("torch", _returning(references.torch_vector_add)),
-            Implementation("triton", _triton(references.triton_vector_add, _like_first),
+            Implementation("torch", returning(references.torch_vector_add)),
+            Implementation("triton", writing(references.triton_vector_add, _like_first),
                            ({"block": 1024, "num_warps": 4}, {"block": 2048, "num_warps": 4},
                             {"block": 2048, "num_warps": 8}, {"block": 4096, "num_warps": 8})),
         ),
@@ -153,7 +82,6 @@ def softmax_case(dtype, shape):
         return (_random(torch, shape, dtype, generator),)
 
     def reference(x):
-        import torch
         return torch.softmax(x.double(), dim=1)
 
     return Case(
@@ -161,10 +89,10 @@ def softmax_case(dtype, shape):
         dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * _ITEMSIZE[dtype],
         make_inputs=make_inputs, reference=reference,
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.softmax_launch, _like_first),
+            Implementation("numba_tile", launching(kernels.softmax_launch, _like_first),
                            _ROW_PARAMS),
-            Implementation("torch", _returning(references.torch_softmax)),
-            Implementation("triton", _triton(references.triton_softmax, _like_first),
+            Implementation("torch", returning(references.torch_softmax)),
+            Implementation("triton", writing(references.triton_softmax, _like_first),
                            _TRITON_ROW_PARAMS),
         ),
         target=Target(1.0, "triton", fallback_gbps=2400.0))
@@ -195,10 +123,10 @@ def layer_norm_case(dtype, shape, eps=LAYER_NORM_EPS):
         dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * itemsize + 2 * shape[1] * itemsize,
         make_inputs=make_inputs, reference=reference,
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.layer_norm_launch, _like_first,
-                                                     eps=eps), _ROW_PARAMS),
-            Implementation("torch", _returning(references.torch_layer_norm, eps=eps)),
-            Implementation("triton", _triton(references.triton_layer_norm, _like_first,
+            Implementation("numba_tile", launching(kernels.layer_norm_launch, _like_first,
+                                                   eps=eps), _ROW_PARAMS),
+            Implementation("torch", returning(references.torch_layer_norm, eps=eps)),
+            Implementation("triton", writing(references.triton_layer_norm, _like_first,
                                              eps=eps), _TRITON_ROW_PARAMS),
         ),
         target=Target(1.0, "triton", fallback_gbps=2400.0))
@@ -219,11 +147,11 @@ def row_sum_case(dtype, shape):
         dtype=dtype, bytes_moved=shape[0] * shape[1] * _ITEMSIZE[dtype] + shape[0] * 4,
         make_inputs=make_inputs, reference=lambda x: x.double().sum(dim=1),
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.row_sum_launch, _row_vector),
+            Implementation("numba_tile", launching(kernels.row_sum_launch, _row_vector),
                            ({"rows": 1}, {"rows": 2, "num_warps": 8},
                             {"rows": 4, "tile_n": 1024}, {"rows": 8, "tile_n": 512})),
-            Implementation("torch", _returning(references.torch_row_sum)),
-            Implementation("triton", _triton(references.triton_row_sum, _row_vector),
+            Implementation("torch", returning(references.torch_row_sum)),
+            Implementation("triton", writing(references.triton_row_sum, _row_vector),
                            ({"rows": 1, "num_warps": 4}, {"rows": 2, "num_warps": 8},
                             {"rows": 4, "block_n": 1024, "num_warps": 4},
                             {"rows": 8, "block_n": 512, "num_warps": 4})),
@@ -253,10 +181,10 @@ def cumsum_case(dtype, shape, custom=False):
         dtype=dtype, bytes_moved=2 * shape[0] * shape[1] * _ITEMSIZE[dtype],
         make_inputs=make_inputs, reference=lambda x: x.double().cumsum(dim=1),
         implementations=(
-            Implementation("numba_tile", _numba_tile(launch, _like_first),
+            Implementation("numba_tile", launching(launch, _like_first),
                            ({"rows": 1}, {"rows": 1, "num_warps": 8},
                             {"rows": 2, "num_warps": 8}, {"rows": 1, "num_warps": 16})),
-            Implementation("torch", _returning(references.torch_cumsum)),
+            Implementation("torch", returning(references.torch_cumsum)),
         ),
         target=None if custom else Target(0.8, "copy"))
 
@@ -279,11 +207,11 @@ def matmul_case(dtype, n, tf32=False):
         dtype=dtype, bytes_moved=3 * n * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
         reference=lambda a, b: a.double() @ b.double(),
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.matmul_launch, _product_output,
-                                                     tf32=tf32),
+            Implementation("numba_tile", launching(kernels.matmul_launch, _product_output,
+                                                   tf32=tf32),
                            _TF32_TILES if tf32 else _PERSISTENT_MATMUL_TILES),
-            Implementation("torch", _returning(references.torch_matmul, tf32=tf32)),
-            Implementation("triton", _triton(references.triton_matmul, _product_output),
+            Implementation("torch", returning(references.torch_matmul, tf32=tf32)),
+            Implementation("triton", writing(references.triton_matmul, _product_output),
                            _TRITON_TF32_TILES if tf32 else _TRITON_MATMUL_TILES),
         ),
         target=Target(0.6 if tf32 else 0.75, "torch"), flops=2 * n ** 3,
@@ -305,10 +233,10 @@ def batched_matmul_case(dtype, batch, n):
         dtype=dtype, bytes_moved=3 * batch * n * n * _ITEMSIZE[dtype], make_inputs=make_inputs,
         reference=lambda a, b: a.double() @ b.double(),
         implementations=(
-            Implementation("numba_tile", _numba_tile(kernels.batched_matmul_launch,
-                                                     _product_output), _MATMUL_TILES),
-            Implementation("torch", _returning(references.torch_matmul)),
-            Implementation("triton", _triton(references.triton_matmul, _product_output),
+            Implementation("numba_tile", launching(kernels.batched_matmul_launch,
+                                                   _product_output), _MATMUL_TILES),
+            Implementation("torch", returning(references.torch_matmul)),
+            Implementation("triton", writing(references.triton_matmul, _product_output),
                            _TRITON_MATMUL_TILES),
         ),
         target=Target(0.75, "torch"), flops=2 * batch * n ** 3)
@@ -333,7 +261,6 @@ def attention_case(dtype, shape, causal, documented=False):
         return tuple(_random(torch, shape, dtype, generator) for _ in range(3))
 
     def reference(q, k, v):
-        import torch
         out = torch.empty(shape, dtype=torch.float64, device=q.device)
         mask = torch.ones(seq, seq, dtype=torch.bool, device=q.device).tril()
         for b in range(batch):  # a batch at a time: the float64 scores are large
@@ -344,19 +271,18 @@ def attention_case(dtype, shape, causal, documented=False):
         return out
 
     flops = 4 * batch * heads * seq * seq * head_dim // (2 if causal else 1)
-    sdpa = Implementation("torch", _returning(references.torch_attention, causal=causal))
+    sdpa = Implementation("torch", returning(references.torch_attention, causal=causal))
     if documented:
-        from .documented_attention import documented_attention_launch
         implementations = (Implementation(
-            "numba_tile", _numba_tile(documented_attention_launch, _like_first, causal=causal),
+            "numba_tile", launching(documented_attention_launch, _like_first, causal=causal),
             _DOCUMENTED_ATTENTION_TILES), sdpa)
     else:
         implementations = (
-            Implementation("numba_tile", _numba_tile(kernels.attention_launch, _like_first,
-                                                     causal=causal),
+            Implementation("numba_tile", launching(kernels.attention_launch, _like_first,
+                                                   causal=causal),
                            attention_tiles(head_dim)),
             sdpa,
-            Implementation("triton", _triton(references.triton_attention, _like_first,
+            Implementation("triton", writing(references.triton_attention, _like_first,
                                              causal=causal), _TRITON_ATTENTION_TILES))
     return Case(
         name=f"attention_{'documented_' if documented else ''}{_SHORT[dtype]}_d{head_dim}"
@@ -400,23 +326,8 @@ def all_cases(quick=False):
         batched_matmul_case("float16", 8 if quick else 32, 1024)] + [
         attention_case("float16", (1 if quick else 4, 16, seq, head_dim), causal, documented)
         for documented in (False, True) for head_dim in (64, 128)
-        for causal in (False, True)] + _memory_cases(quick) + \
-        _scaled_cases(quick) + _eight_bit_cases(quick)
-
-
-def _memory_cases(quick):
-    from .memory_cases import memory_cases  # that module builds on this one's Case
-    return memory_cases(quick)
-
-
-def _scaled_cases(quick):
-    from .scaled_cases import scaled_cases  # (as _memory_cases)
-    return scaled_cases(quick)
-
-
-def _eight_bit_cases(quick):
-    from .eight_bit_cases import eight_bit_cases  # (as _memory_cases)
-    return eight_bit_cases(quick)
+        for causal in (False, True)] + memory_cases(quick) + \
+        scaled_cases(quick) + eight_bit_cases(quick)
 
 
 def select(cases, names):
@@ -526,39 +437,3 @@ def _product_output(torch, inputs):
 def _row_vector(torch, inputs):
     """A NaN-filled float32 output with one element per row of the first input."""
     return torch.full(inputs[0].shape[:1], float("nan"), dtype=torch.float32, device="cuda")
-
-
-def _numba_tile(launch, make_output, **fixed):
-    """``prepare`` for a numba_tile kernel: ``launch(*inputs, out, **params)`` gives the
-    kernel, grid and arguments, launched on PyTorch's current stream."""
-    def prepare(*inputs, **params):
-        import torch
-        out = make_output(torch, inputs)
-        kernel, grid, args = launch(*inputs, out, **fixed, **params)
-        stream = torch.cuda.current_stream()
-
-        def run():
-            ct.launch(stream, grid, kernel, args)
-            return out
-        return run
-    return prepare
-
-
-def _triton(function, make_output, **fixed):
-    """``prepare`` for a Triton reference writing into its last argument."""
-    def prepare(*inputs, **params):
-        import torch
-        out = make_output(torch, inputs)
-
-        def run():
-            function(*inputs, out, **fixed, **params)
-            return out
-        return run
-    return prepare
-
-
-def _returning(function, **fixed):
-    """``prepare`` for a PyTorch reference returning a new tensor."""
-    def prepare(*inputs):
-        return lambda: function(*inputs, **fixed)
-    return prepare

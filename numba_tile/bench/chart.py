@@ -170,7 +170,7 @@ def draw(panels, title):
     >>> figure is None or len(figure.axes) == 2
     True
     """
-    try:
+    try:  # optional dependency, and slow to import: only a chart needs it
         from matplotlib.figure import Figure
     except ImportError:
         return None

@@ -16,6 +16,10 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
+
+from . import kernels
+
 COLD_TARGET_S, HIT_TARGET_S = 2.0, 0.05
 
 #: the kernels timed, with the first (default) variant of their benchmark cases
@@ -28,9 +32,6 @@ KERNELS = {
 def kernel_and_args(name):
     """The kernel object and arguments (host arrays: only their dtype, rank and alignment
     matter to a compile) of the timed kernel ``name``."""
-    import numpy as np
-
-    from . import kernels
     kind, params = KERNELS[name]
     if kind == "matmul":
         a, b, c = (np.zeros((256, 256), np.float16) for _ in range(3))

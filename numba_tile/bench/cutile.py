@@ -26,7 +26,7 @@ import typing
 
 import numba_tile
 from numba_tile.annotations import ConstantAnnotation
-from .cases import Implementation
+from .case_types import Implementation
 
 try:
     import cuda.tile as _installed
@@ -89,7 +89,7 @@ def cutile_implementation(implementation, module):
     name).
 
     >>> import numba_tile as ct
-    >>> from numba_tile.bench.cases import Implementation
+    >>> from numba_tile.bench.case_types import Implementation
     >>> from numba_tile.bench.cutile import cutile_implementation
     >>> ours = Implementation("numba_tile", print, ({"rows": 1, "num_warps": 4}, {"rows": 2}))
     >>> theirs = cutile_implementation(ours, module=ct)

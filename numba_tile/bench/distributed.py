@@ -19,6 +19,7 @@ True
 
 import numba_tile as ct
 from .kernels import _grouped_tile
+from .optional import torch
 
 
 @ct.kernel
@@ -132,7 +133,6 @@ class CopiedAllGatherMatmul:
 
     def __init__(self, inputs, me, w, out, *, tile=(128, 256, 64), num_warps=8, group=8,
                  copiers=16):
-        import torch
         tm, tn, tk = tile
         rows, k = inputs[me].shape
         if rows % tm or k % tn:

@@ -13,8 +13,9 @@ each.
 """
 
 import numba_tile as ct
-from .cases import Case, Implementation, Target, _returning
+from .case_types import Case, Implementation, Target, launching, returning
 from .kernels import _grouped_tile, _with_warps
+from .optional import torch
 
 
 @ct.kernel
@@ -54,7 +55,6 @@ def matmul_k_major_launch(a, bt, c, *, tile_m=128, tile_n=128, tile_k=128, num_w
 
 def torch_scaled_mm(a, bt, fast=False):
     """cuBLASLt's float8 product (unit scales), bfloat16 result."""
-    import torch
     one = torch.ones((), device="cuda", dtype=torch.float32)
     return torch._scaled_mm(a, bt.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
                             use_fast_accum=fast)
@@ -62,7 +62,6 @@ def torch_scaled_mm(a, bt, fast=False):
 
 def torch_int_mm(a, bt):
     """cuBLASLt's int8 product, int32 result."""
-    import torch
     return torch._int_mm(a, bt.t())
 
 
@@ -99,17 +98,9 @@ def eight_bit_case(kind, n):
     def reference(a, bt):
         return a.double() @ bt.double().t()
 
-    def prepare(a, bt, **params):
-        import torch
-        out = torch.full((n, n), float("nan"), dtype=torch.bfloat16, device="cuda") if floats \
-            else torch.full((n, n), -1, dtype=torch.int32, device="cuda")
-        kernel, grid, args = matmul_k_major_launch(a, bt, out, fast=fast, **params)
-        stream = torch.cuda.current_stream()
-
-        def run():
-            ct.launch(stream, grid, kernel, args)
-            return out
-        return run
+    def output(torch, inputs):
+        return torch.full((n, n), float("nan"), dtype=torch.bfloat16, device="cuda") \
+            if floats else torch.full((n, n), -1, dtype=torch.int32, device="cuda")
 
     reference_name = "torch._scaled_mm" if floats else "torch._int_mm"
     return Case(
@@ -120,10 +111,10 @@ def eight_bit_case(kind, n):
             2 if floats else 4),
         make_inputs=make_inputs, reference=reference,
         implementations=(
-            Implementation("numba_tile", prepare, _FLOAT8_TILES if floats and not fast
-                           else _INT8_TILES),
-            Implementation("torch", _returning(torch_scaled_mm, fast=fast) if floats
-                           else _returning(torch_int_mm)),
+            Implementation("numba_tile", launching(matmul_k_major_launch, output, fast=fast),
+                           _FLOAT8_TILES if floats and not fast else _INT8_TILES),
+            Implementation("torch", returning(torch_scaled_mm, fast=fast) if floats
+                           else returning(torch_int_mm)),
         ),
         target=Target(0.9, "torch"), flops=2 * n ** 3,
         tolerance_override=None if floats else 1e-12)

@@ -25,6 +25,7 @@ import functools
 import math
 
 import numba_tile as ct
+from .optional import torch
 
 
 @ct.kernel
@@ -554,7 +555,6 @@ def _block_count(blocks, tensor):
     ``tensor`` (a PyTorch tensor)."""
     if blocks != "multiprocessors":
         return blocks
-    import torch
     return torch.cuda.get_device_properties(tensor.device).multi_processor_count
 
 

@@ -18,7 +18,8 @@ True
 
 import numba_tile as ct
 from . import memory_kernels, references
-from .cases import Case, Implementation, Target, _returning
+from .case_types import Case, Implementation, Target, launching, returning
+from .optional import torch
 
 EXACT = 1e-12
 
@@ -32,20 +33,22 @@ def embedding_case(rows, dim, lookups):
         indices = torch.randint(0, rows, (lookups,), generator=generator, device="cuda")
         return table, indices
 
+    def output(torch, inputs):
+        table, indices = inputs
+        return torch.full((indices.shape[0], table.shape[1]), float("nan"), dtype=table.dtype,
+                          device="cuda")
+
     return Case(
         name="embedding_f16",
         title=f"embedding gather, {lookups} rows of a {rows} x {dim} table, float16",
         dtype="float16", bytes_moved=lookups * 8 + 2 * lookups * dim * 2,
         make_inputs=make_inputs, reference=lambda table, indices: table.double()[indices],
         implementations=(
-            Implementation("numba_tile", _launched(
-                memory_kernels.embedding_launch, lambda torch, table, indices: torch.full(
-                    (indices.shape[0], table.shape[1]), float("nan"), dtype=table.dtype,
-                    device="cuda"),
-                lambda table, indices, out: (table, indices, out)),
-                ({"rows": 1, "num_warps": 2}, {"rows": 1}, {"rows": 2, "num_warps": 2},
-                 {"rows": 2, "num_warps": 4}, {"rows": 1, "num_warps": 2, "by_rows": True})),
-            Implementation("torch", _returning(references.torch_embedding)),
+            Implementation("numba_tile", launching(memory_kernels.embedding_launch, output),
+                           ({"rows": 1, "num_warps": 2}, {"rows": 1}, {"rows": 2, "num_warps": 2},
+                            {"rows": 2, "num_warps": 4},
+                            {"rows": 1, "num_warps": 2, "by_rows": True})),
+            Implementation("torch", returning(references.torch_embedding)),
         ),
         target=Target(0.85, "copy"), tolerance_override=EXACT)
 
@@ -68,14 +71,14 @@ def scatter_add_case(rows, dim, updates):
         dtype="float32", bytes_moved=2 * rows * dim * 4 + updates * 8 + updates * dim * 4,
         make_inputs=make_inputs, reference=reference,
         implementations=(
-            Implementation("numba_tile", _launched(
+            Implementation("numba_tile", launching(
                 memory_kernels.scatter_add_launch,
-                lambda torch, table, indices, source: torch.empty_like(table),
-                lambda table, indices, source, out: (out, indices, source),
+                lambda torch, inputs: torch.empty_like(inputs[0]),
+                arguments=lambda table, indices, source, out: (out, indices, source),
                 before=lambda out, table, *_: out.copy_(table)),
                 ({"rows": 4}, {"rows": 2}, {"rows": 8, "num_warps": 8},
                  {"rows": 4, "num_warps": 8})),
-            Implementation("torch", _returning(references.torch_scatter_add)),
+            Implementation("torch", returning(references.torch_scatter_add)),
         ),
         target=Target(1.0, "torch"))
 
@@ -87,7 +90,6 @@ def histogram_case(count, bins):
                               dtype=torch.int32),)
 
     def reference(values):
-        import torch
         return torch.bincount(values.long(), minlength=bins).double()
 
     return Case(
@@ -100,7 +102,7 @@ def histogram_case(count, bins):
                             {"block": 8192, "tiles": 16, "num_warps": 8},
                             {"block": 16384, "tiles": 8, "num_warps": 16},
                             {"copies": 32}, {"copies": 128})),
-            Implementation("torch", _returning(references.torch_histogram, bins=bins)),
+            Implementation("torch", returning(references.torch_histogram, bins=bins)),
         ),
         target=Target(1.0, "torch"), tolerance_override=EXACT)
 
@@ -117,9 +119,8 @@ def _histogram(bins):
     """``prepare`` for the histogram: zero the copies, count into them, sum them; or, with
     ``block`` (values a tile), zero the counts and add each thread block's histogram."""
     def prepare(values, copies=32, **params):
-        import torch
         if "block" in params:
-            return _block_histogram(torch, values, bins, **params)
+            return _block_histogram(values, bins, **params)
         private = torch.empty((copies, bins), dtype=torch.int32, device="cuda")
         counts = torch.full((bins,), -1, dtype=torch.int32, device="cuda")
         launches = memory_kernels.histogram_launches(values, private, counts, **params)
@@ -134,7 +135,7 @@ def _histogram(bins):
     return prepare
 
 
-def _block_histogram(torch, values, bins, **params):
+def _block_histogram(values, bins, **params):
     counts = torch.full((bins,), -1, dtype=torch.int32, device="cuda")
     kernel, grid, args = memory_kernels.block_histogram_launch(values, counts, **params)
     stream = torch.cuda.current_stream()
@@ -144,22 +145,3 @@ def _block_histogram(torch, values, bins, **params):
         ct.launch(stream, grid, kernel, args)
         return counts
     return run
-
-
-def _launched(launch, make_output, arguments, before=None):
-    """``prepare`` for a numba_tile kernel: the output from ``make_output(torch, *inputs)``,
-    the launch's arguments from ``arguments(*inputs, out)``; ``before(out, *inputs)`` runs
-    first in every run (to reset an output the kernel accumulates into)."""
-    def prepare(*inputs, **params):
-        import torch
-        out = make_output(torch, *inputs)
-        kernel, grid, args = launch(*arguments(*inputs, out), **params)
-        stream = torch.cuda.current_stream()
-
-        def run():
-            if before is not None:
-                before(out, *inputs)
-            ct.launch(stream, grid, kernel, args)
-            return out
-        return run
-    return prepare

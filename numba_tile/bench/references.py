@@ -13,6 +13,8 @@ Everything here needs PyTorch and a CUDA GPU, except :func:`triton_version`:
 True
 """
 
+from .optional import torch
+
 try:
     import triton
     import triton.language as tl
@@ -37,7 +39,6 @@ def torch_vector_add(a, b):
     >>> torch_vector_add(torch.ones(3), torch.ones(3))  # doctest: +SKIP
     tensor([2., 2., 2.])
     """
-    import torch
     return torch.add(a, b)
 
 
@@ -48,7 +49,6 @@ def torch_softmax(x):
     >>> torch_softmax(torch.zeros(1, 4))  # doctest: +SKIP
     tensor([[0.2500, 0.2500, 0.2500, 0.2500]])
     """
-    import torch
     return torch.softmax(x, dim=1)
 
 
@@ -59,7 +59,6 @@ def torch_layer_norm(x, weight, bias, *, eps=1e-5):
     >>> torch_layer_norm(torch.tensor([[1., 3.]]), torch.ones(2), torch.zeros(2))  # doctest: +SKIP
     tensor([[-1.0000,  1.0000]])
     """
-    import torch
     return torch.nn.functional.layer_norm(x, (x.shape[1],), weight, bias, eps)
 
 
@@ -70,7 +69,6 @@ def torch_row_sum(x):
     >>> torch_row_sum(torch.ones(2, 3))  # doctest: +SKIP
     tensor([3., 3.])
     """
-    import torch
     return torch.sum(x, dim=1, dtype=torch.float32)
 
 
@@ -81,7 +79,6 @@ def torch_cumsum(x):
     >>> torch_cumsum(torch.ones(1, 3))  # doctest: +SKIP
     tensor([[1., 2., 3.]])
     """
-    import torch
     return torch.cumsum(x, dim=1)
 
 
@@ -93,7 +90,6 @@ def torch_embedding(table, indices):
     tensor([[0., 0., 1.],
             [1., 0., 0.]])
     """
-    import torch
     return torch.index_select(table, 0, indices)
 
 
@@ -107,7 +103,6 @@ def torch_scatter_add(table, indices, source):
     tensor([[0.],
             [2.]])
     """
-    import torch
     return torch.index_add(table, 0, indices, source)
 
 
@@ -118,7 +113,6 @@ def torch_histogram(values, *, bins):
     >>> torch_histogram(torch.tensor([1, 1, 0]), bins=3)  # doctest: +SKIP
     tensor([1, 2, 0])
     """
-    import torch
     return torch.bincount(values, minlength=bins)
 
 
@@ -181,7 +175,6 @@ def torch_matmul(a, b, *, tf32=False):
     tensor([[3., 3.],
             [3., 3.]], device='cuda:0')
     """
-    import torch
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = tf32
     try:
@@ -198,8 +191,7 @@ def torch_attention(q, k, v, *, causal=False):
     >>> torch_attention(q, q, q).shape  # doctest: +SKIP
     torch.Size([1, 1, 4, 8])
     """
-    import torch.nn.functional as F
-    return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
 def triton_matmul(a, b, c, *, block_m=128, block_n=128, block_k=64, num_warps=4,

@@ -24,8 +24,11 @@ CUDA GPU, except :func:`summarize_variants`:
 import datetime
 import platform
 
+import numba_cuda
+
 import numba_tile as ct
-from . import compile_times, cutile, references, timing
+from . import compile_times, cutile, kernels, references, timing
+from .optional import torch
 
 SEED = 2026
 
@@ -39,7 +42,6 @@ def run_benchmarks(cases, *, repeats=100, warmup=10, tune=True, copy_bytes=1 << 
     >>> results["cases"][0]["implementations"][0]["name"]  # doctest: +SKIP
     'numba_tile'
     """
-    import torch
     copy_gbps, copy_timing = timing.copy_bandwidth(copy_bytes, repeats=repeats, warmup=warmup)
     log(f"device-to-device copy of {copy_bytes >> 20} MiB: {copy_gbps:.0f} GB/s")
     if cutile.installed() is None and not cutile.IMPORT_ERROR.startswith("ModuleNotFound"):
@@ -77,9 +79,6 @@ def launch_overhead():
     >>> launch_overhead()["numba_tile"] < 15  # doctest: +SKIP
     True
     """
-    import torch
-
-    from . import kernels
     a, b = (torch.rand(1024, device="cuda") for _ in range(2))
     c = torch.empty_like(a)
     stream = torch.cuda.current_stream()
@@ -104,8 +103,6 @@ def environment():
     >>> environment()["device"]  # doctest: +SKIP
     'NVIDIA H100 80GB HBM3'
     """
-    import numba_cuda
-    import torch
     properties = torch.cuda.get_device_properties(torch.cuda.current_device())
     return {
         "device": properties.name,
@@ -131,7 +128,6 @@ def relative_error(out, reference):
     >>> relative_error(torch.tensor([3.0, 4.5]), exact)  # doctest: +SKIP
     0.1
     """
-    import torch
     if tuple(out.shape) != tuple(reference.shape):
         return float("nan")
     difference = torch.linalg.vector_norm(out.double() - reference)
@@ -156,7 +152,6 @@ def summarize_variants(name, variants):
 
 
 def _run_case(case, generator, copy_gbps, *, repeats, warmup, tune, log):
-    import torch
     inputs = case.make_inputs(torch, generator)
     reference = case.reference(*inputs)
     entries = []
@@ -190,7 +185,6 @@ def _run_case(case, generator, copy_gbps, *, repeats, warmup, tune, log):
 
 
 def _run_variant(case, implementation, params, inputs, reference, *, repeats, warmup):
-    import torch
     variant = {"label": implementation.label(params), "params": params}
     try:
         run = implementation.prepare(*inputs, **params)

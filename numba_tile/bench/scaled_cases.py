@@ -11,8 +11,9 @@ once each.
 """
 
 import numba_tile as ct
-from .cases import Case, Implementation, _returning
+from .case_types import Case, Implementation, launching, returning
 from .kernels import _grouped_tile, _with_warps
+from .optional import torch
 
 BLOCK = 32  # elements along K that share one scale
 
@@ -54,7 +55,7 @@ def scaled_matmul_launch(a, a_scale, b, b_scale, c, *, tile_m=128, tile_n=128, t
             (a, a_scale, b, b_scale, c, tile_m, tile_n, tile_k, group))
 
 
-def dequantized(torch, values, scale, axis):
+def dequantized(values, scale, axis):
     """``values * scale`` (the scale repeated over its blocks along ``axis``), in bfloat16:
     exact for float8 values and power-of-two scales."""
     repeated = torch.repeat_interleave(scale.float(), BLOCK, dim=axis)
@@ -64,8 +65,7 @@ def dequantized(torch, values, scale, axis):
 def torch_dequantized_matmul(a, a_scale, b, b_scale):
     """PyTorch's way without block-scaled tensor cores: dequantize both operands to bfloat16,
     then ``torch.matmul`` (cuBLAS)."""
-    import torch
-    return torch.matmul(dequantized(torch, a, a_scale, 1), dequantized(torch, b, b_scale, 0))
+    return torch.matmul(dequantized(a, a_scale, 1), dequantized(b, b_scale, 0))
 
 
 def scaled_matmul_case(n):
@@ -79,23 +79,11 @@ def scaled_matmul_case(n):
         return a, scales[0], b, scales[1]
 
     def reference(a, a_scale, b, b_scale):
-        import torch
-        return dequantized(torch, a, a_scale, 1).double() @ \
-            dequantized(torch, b, b_scale, 0).double()
+        return dequantized(a, a_scale, 1).double() @ \
+            dequantized(b, b_scale, 0).double()
 
     def output(torch, inputs):
         return torch.full((n, n), float("nan"), dtype=torch.bfloat16, device="cuda")
-
-    def prepare(*inputs, **params):
-        import torch
-        out = output(torch, inputs)
-        kernel, grid, args = scaled_matmul_launch(*inputs, out, **params)
-        stream = torch.cuda.current_stream()
-
-        def run():
-            ct.launch(stream, grid, kernel, args)
-            return out
-        return run
 
     return Case(
         name="mma_scaled_f8", title=f"mma_scaled, {n} x {n} x {n}, float8_e4m3fn with "
@@ -104,11 +92,11 @@ def scaled_matmul_case(n):
         make_inputs=make_inputs, reference=reference,
         implementations=(
             # (sets that do not spill: the scales take registers beside the accumulators)
-            Implementation("numba_tile", prepare, (
+            Implementation("numba_tile", launching(scaled_matmul_launch, output), (
                 {"tile_m": 128, "tile_n": 128, "tile_k": 64, "num_warps": 8},
                 {"tile_m": 128, "tile_n": 256, "tile_k": 32, "num_warps": 8},
                 {"tile_m": 128, "tile_n": 128, "tile_k": 32, "num_warps": 8})),
-            Implementation("torch", _returning(torch_dequantized_matmul)),
+            Implementation("torch", returning(torch_dequantized_matmul)),
         ),
         target=None, flops=2 * n ** 3)
 

@@ -25,6 +25,9 @@ Only :class:`Timing` works without a GPU:
 
 import dataclasses
 import statistics
+import time
+
+from .optional import torch
 
 _MIN_FLUSH_BYTES = 256 << 20
 
@@ -104,8 +107,7 @@ def time_on_gpu(run, *, repeats=100, warmup=10, flush_l2=True, before_each=None)
     >>> time_on_gpu(lambda: x * 2).median_ms  # doctest: +SKIP
     0.17...
     """
-    import torch
-    flush = _flush_buffer(torch) if flush_l2 else None
+    flush = _flush_buffer() if flush_l2 else None
     for _ in range(warmup):
         run()
     torch.cuda.synchronize()
@@ -131,9 +133,6 @@ def host_overhead_us(launch, *, calls=2000, rounds=7):
     >>> host_overhead_us(lambda: None, calls=10, rounds=3) < 5  # doctest: +SKIP
     True
     """
-    import time
-
-    import torch
     for _ in range(50):  # warm-up: compilation, caches
         launch()
     torch.cuda.synchronize()
@@ -155,14 +154,13 @@ def copy_bandwidth(nbytes=1 << 30, *, repeats=100, warmup=10):
     >>> copy_bandwidth(1 << 30)[0]  # doctest: +SKIP
     3012.4...
     """
-    import torch
     source = torch.randint(-100, 100, (nbytes,), dtype=torch.int8, device="cuda")
     destination = torch.empty_like(source)
     timing = time_on_gpu(lambda: destination.copy_(source), repeats=repeats, warmup=warmup)
     return gbps(2 * nbytes, timing.median_ms), timing
 
 
-def _flush_buffer(torch):
+def _flush_buffer():
     """A buffer whose reading evicts the whole L2 cache (four times its size)."""
     l2_bytes = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()),
                        "L2_cache_size", 0)

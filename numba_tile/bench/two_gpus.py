@@ -29,13 +29,27 @@ of the concatenated rows.
 """
 
 import argparse
+import datetime
 import json
 import os
 import pathlib
+import queue
 import socket
 import sys
 
+import numba_tile as ct
+from . import optional
+from .distributed import CopiedAllGatherMatmul, all_gather_matmul_launch
+from .kernels import matmul_launch
+from .optional import torch
 from .timing import time_on_gpu
+
+try:  # optional, as PyTorch is; what only the run on two GPUs needs (some builds lack it)
+    import torch.distributed as dist
+    import torch.distributed._symmetric_memory as symm_mem
+    import torch.multiprocessing as mp
+except Exception:  # PyTorch not installed or broken (optional.TORCH_IMPORT_ERROR says)
+    dist = symm_mem = mp = None
 
 CASE = "all_gather_matmul_bf16"
 TOLERANCE = 1e-2  # bfloat16 outputs
@@ -60,12 +74,6 @@ def _rank(rank, ranks, port, rows, size, repeats, results):
 
 def _measure(rank, ranks, port, rows, size, repeats):
     """``{implementation: (milliseconds, relative error)}`` on this rank."""
-    import datetime
-    import torch
-    import torch.distributed as dist
-    import torch.distributed._symmetric_memory as symm_mem
-    import numba_tile as ct
-    from .distributed import CopiedAllGatherMatmul, all_gather_matmul_launch
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), NCCL_NVLS_ENABLE="0",
                       TORCH_SYMM_MEM_DISABLE_MULTICAST="1")
     torch.cuda.set_device(rank)
@@ -124,10 +132,6 @@ def run_on_one_gpu(rows=8192, size=8192, repeats=20):
     >>> sorted(run_on_one_gpu(1024, 1024, repeats=3))  # doctest: +SKIP
     ['numba_tile', 'numba_tile_matmul', 'numba_tile_pull', 'torch_matmul']
     """
-    import torch
-    import numba_tile as ct
-    from .distributed import CopiedAllGatherMatmul, all_gather_matmul_launch
-    from .kernels import matmul_launch
     generator = torch.Generator(device="cuda").manual_seed(100)
     parts = [torch.randn((rows, size), generator=generator, device="cuda")
              .to(torch.bfloat16) for _ in range(2)]
@@ -164,9 +168,7 @@ def run(rows=8192, size=8192, repeats=20):
     >>> run(1024, 1024, repeats=3)["numba_tile"]["ok"]  # doctest: +SKIP
     True
     """
-    import torch.multiprocessing as mp
     context = mp.get_context("spawn")
-    import queue
     results = context.Queue()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -213,7 +215,8 @@ def main(argv=None):
     parser.add_argument("--one-gpu", action="store_true",
                         help="both ranks' rows on one GPU, in one process")
     args = parser.parse_args(argv)
-    import torch
+    if torch is None:  # as the import of PyTorch failed
+        raise optional.TORCH_IMPORT_ERROR
     if torch.cuda.device_count() < (1 if args.one_gpu else 2):
         print(f"two_gpus: this needs {'a GPU' if args.one_gpu else 'two GPUs'}",
               file=sys.stderr)
