@@ -15,7 +15,7 @@ import threading
 
 from . import disk_cache
 from .arguments import classify_arguments
-from .compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
+from .compiler.kernel_compiler import CompiledKernel, compile_to_ptx, link_cubin
 from .compiler.whole_program import driver_report, needs_whole_program
 from .errors import TileCompilerTimeoutError, TileError
 from .kernel import ByTarget, Kernel
@@ -154,7 +154,7 @@ def warn_of_serialized_products(compiled):
     call to a slow path, such as an IEEE float division's, anywhere in the kernel.
 
     >>> import warnings
-    >>> from numba_tile.compiler.pipeline import CompiledKernel
+    >>> from numba_tile.compiler.kernel_compiler import CompiledKernel
     >>> from numba_tile.compiling import warn_of_serialized_products
     >>> log = ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "
     ...        "instructions are serialized due to the presence of Extern calls in the "

@@ -39,7 +39,7 @@ patches it) is not seen: set ``NUMBA_TILE_CACHE=0`` or delete the directory.
 
 >>> import tempfile
 >>> from numba_tile import disk_cache
->>> from numba_tile.compiler.pipeline import CompiledKernel
+>>> from numba_tile.compiler.kernel_compiler import CompiledKernel
 >>> compiled = CompiledKernel("entry", "sm_90", "// ptx", b"cubin", "", 4)
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     disk_cache.store("ab" * 32, compiled, directory)
@@ -140,7 +140,7 @@ def load(key, directory=None):
     ...     print(disk_cache.load("0" * 64, directory))
     None
     """
-    from .compiler.pipeline import CompiledKernel
+    from .compiler.kernel_compiler import CompiledKernel
     directory = cache_directory() if directory is None else directory
     secret = None if directory is None else _trusted_secret(directory)
     if secret is None:
@@ -176,7 +176,7 @@ def store(key, compiled, directory=None):
 
     >>> import tempfile
     >>> from numba_tile import disk_cache
-    >>> from numba_tile.compiler.pipeline import CompiledKernel
+    >>> from numba_tile.compiler.kernel_compiler import CompiledKernel
     >>> with tempfile.TemporaryDirectory() as directory:
     ...     disk_cache.store("cd" * 32, CompiledKernel("e", "sm_80", "", None, "", 4), directory)
     False

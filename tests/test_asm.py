@@ -8,7 +8,7 @@ import pytest
 from llvmlite import ir
 
 from numba_tile.compiler.hardware import asm, tma
-from numba_tile.compiler.pipeline import link_cubin
+from numba_tile.compiler.kernel_compiler import link_cubin
 
 nvvm = pytest.importorskip("numba.cuda.cudadrv.nvvm")
 nvjitlink = pytest.importorskip("cuda.bindings.nvjitlink")

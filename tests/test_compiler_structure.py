@@ -1,6 +1,6 @@
 """The compiler's contracts (docs/architecture.rst): no import cycle between its modules, a
 function-level import only where a cycle is real and commented, no module-level state written
-by a compile (its state lives in the compilation object), and the frontend passes in the
+by a compile (its state lives in the compile state object), and the frontend passes in the
 order declared once."""
 
 import ast
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-from numba_tile.compiler import compilation
+from numba_tile.compiler import compile_state
 from numba_tile.compiler.frontend import passes
 
 PACKAGE = pathlib.Path(ct.__file__).parent
@@ -115,7 +115,7 @@ def test_a_compile_writes_no_module_global(arch):
     after = _mutable_globals()
     changed = [f"{module}.{name}" for (module, name), value in after.items()
                if (module, name) in before and value != before[(module, name)]
-               and (module, name) != ("numba_tile.compiler.pipeline", "_LOWERED")]
+               and (module, name) != ("numba_tile.compiler.kernel_compiler", "_LOWERED")]
     assert not changed
 
 
@@ -155,6 +155,6 @@ def test_a_compilation_is_gone_when_the_compile_ends():
         ct.store(b, (0,), ct.load(a, (0,), (16,)))
     x = np.zeros(16, np.float32)
     ct.compile(copy_tile, (x, x), arch="sm_90")
-    outside = compilation.current()
-    assert outside is not compilation.current()  # a fresh one each time: nothing kept
+    outside = compile_state.current()
+    assert outside is not compile_state.current()  # a fresh one each time: nothing kept
     assert outside.pipelines == {} and outside.passes_run == []

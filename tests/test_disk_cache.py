@@ -21,7 +21,7 @@ import pytest
 
 import numba_tile as ct
 from numba_tile import cache_trust, compiling, disk_cache
-from numba_tile.compiler.pipeline import CompiledKernel
+from numba_tile.compiler.kernel_compiler import CompiledKernel
 
 X = np.zeros(1024, np.float32)
 

@@ -5,8 +5,8 @@ templates (which call the shared op rules of :mod:`numba_tile.rules`) take prece
 Numba's, and lowered by :class:`~numba_tile.compiler.contexts.TileTargetContext`. Ordinary
 ``numba.cuda`` kernels keep Numba's own contexts and semantics.
 
-A kernel's path through the subpackages: :mod:`.pipeline` makes the per-compile state
-(:mod:`.compilation`) and runs numba-cuda's pipeline with the IR rewrites of :mod:`.frontend`
+A kernel's path through the subpackages: :mod:`.kernel_compiler` makes the per-compile state
+(:mod:`.compile_state`) and runs numba-cuda's pipeline with the IR rewrites of :mod:`.frontend`
 (their order is declared in :mod:`.frontend.passes`), typing by op family (:mod:`.typing`),
 lowering by op family (:mod:`.lowering`), and what the hardware adds (:mod:`.hardware`:
 tensor cores, asynchronous copies, the tensor memory accelerator, every inline asm string).

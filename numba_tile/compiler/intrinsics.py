@@ -162,7 +162,7 @@ def pipeline_produce(pipeline, iteration, *loads):
 
 def producer_registers():
     """First in the producer's way: where the producer is a warpgroup
-    (:attr:`~numba_tile.compiler.compilation.Compilation.register_split`), its threads give
+    (:attr:`~numba_tile.compiler.compile_state.CompileState.register_split`), its threads give
     back all registers but a few, and its warps other than the first (which starts the
     copies) end."""
     raise _only_compiled("producer_registers")

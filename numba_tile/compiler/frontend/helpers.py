@@ -15,7 +15,7 @@ from ...kernel import tile_function
 from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
 from ...source_code import closure_for, rewritten_code
-from ..compilation import current
+from ..compile_state import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter

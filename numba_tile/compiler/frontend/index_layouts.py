@@ -25,7 +25,7 @@ from numba.cuda.core.ir_utils import build_definitions
 
 from ...language import elementwise, factories
 from ...layouts import broadcast_projection, register_sources
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import arange_in_layout
 from ..types import TileType
 from ..typing.shapes import inserted_axes

@@ -62,7 +62,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
 from ...language import matrix, memory
-from ..compilation import current
+from ..compile_state import current
 from ..hardware.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \

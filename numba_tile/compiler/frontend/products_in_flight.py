@@ -10,7 +10,7 @@ from numba.cuda.core import ir as numba_ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix
-from ..compilation import current
+from ..compile_state import current
 from ..hardware.mma_sync import plan
 from ..intrinsics import deferred_mma
 from ..hardware.staged_loads import StagedTileType

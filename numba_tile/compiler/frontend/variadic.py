@@ -47,7 +47,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import guard, get_definition, resolve_func_from_module
 
 from ...errors import SourceLocation, TileTypeError
-from ..compilation import current
+from ..compile_state import current
 from ..typing.keywords import call_unpacked, pack_keywords, starred_tuple, unpacked_values
 
 #: the global a call with ``**`` is rewritten to call

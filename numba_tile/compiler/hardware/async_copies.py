@@ -6,7 +6,7 @@ import math
 
 from numba.cuda import nvvmutils
 
-from ..compilation import current
+from ..compile_state import current
 from ..lowering.memory import ArrayView, shifted, tile_indices, tile_origin
 from ..lowering.tiles import I32, I64, swizzled_offset
 from . import asm, tma

@@ -25,14 +25,14 @@ depends on the GPU being compiled for (set by the compiler):
 >>> import numba_tile as ct
 >>> from numba_tile.compiler.types import TileType
 >>> from numba_tile.compiler.hardware.mma_sync import plan
->>> from numba_tile.compiler.compilation import Compilation, compiling
+>>> from numba_tile.compiler.compile_state import CompileState, compiling
 >>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
 >>> acc = TileType(ct.float32, (64, 64), 4)
->>> with compiling(Compilation(target=(8, 0))):
+>>> with compiling(CompileState(target=(8, 0))):
 ...     p = plan(x, y, acc)
 >>> p.warps_m, p.warps_n, p.instruction
 (2, 2, 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32')
->>> with compiling(Compilation(target=(9, 0))):
+>>> with compiling(CompileState(target=(9, 0))):
 ...     plan(x, y, acc).instruction
 'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16'
 """
@@ -44,7 +44,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import LinearLayout, mma_accumulator
 from ...rules.matrix import mma_operand_shapes
-from ..compilation import current
+from ..compile_state import current
 from ..lowering import arithmetic
 from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
     thread_ids

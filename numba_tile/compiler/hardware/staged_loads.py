@@ -28,7 +28,7 @@ capability 8.0 and later). Elsewhere :func:`pipeline_tile` is a plain ``ct.load`
 The rings live at the end of the kernel's dynamic shared memory: its start holds the scratch
 buffer every other op shares, whose size is only known once the kernel is lowered, so a ring
 is found from the end (``%dynamic_smem_size``), and the launch asks for both
-(:attr:`~numba_tile.compiler.compilation.SharedMemoryPlan.dynamic_bytes`).
+(:attr:`~numba_tile.compiler.compile_state.SharedMemoryPlan.dynamic_bytes`).
 """
 
 import math
@@ -43,7 +43,7 @@ from ...enums import PaddingMode
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
 from ..intrinsics import LOAD_FIELDS
-from ..compilation import SHARED_ALIGNMENT, FewerStages, aligned_to_stage, current
+from ..compile_state import SHARED_ALIGNMENT, FewerStages, aligned_to_stage, current
 from ..lowering import arithmetic
 from ..lowering.tiles import I32, load_shared, make_tile, register_coordinates, shared_base, \
     swizzled_offset, thread_coordinates
@@ -202,7 +202,7 @@ def _stage_count(stage_bytes, extra_bytes=0):
     """The number of stages: the kernel's ``num_stages`` option, else at most
     :data:`MOST_STAGES`, as many as fit in the shared memory left (less
     :data:`SCRATCH_FLOOR` for the scratch buffer), or, compiling again after
-    :class:`~numba_tile.compiler.compilation.FewerStages`, in three quarters of it (the
+    :class:`~numba_tile.compiler.compile_state.FewerStages`, in three quarters of it (the
     rest for the scratch buffer); fewer than 2 is no pipelining. ``extra_bytes``: what the
     ring needs besides its stages. (Filling the shared memory gave a 128 x 128 attention
     kernel at head dim 128 three stages where leaving a quarter gave it two, and 0.85 of

@@ -25,7 +25,7 @@ import re
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from ..compilation import current
+from ..compile_state import current
 from ..lowering.tiles import I32, I64
 from . import asm
 

@@ -28,7 +28,7 @@ from numba.cuda import nvvmutils
 
 from ... import dtypes as d
 from ...layouts import mma_accumulator
-from ..compilation import current
+from ..compile_state import current
 from ..lowering.narrow_floats import from_float32
 from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids

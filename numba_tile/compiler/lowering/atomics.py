@@ -24,7 +24,7 @@ from ... import dtypes as d
 from ...language import atomics
 from ...rules import atomics as atomic_rules
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..hardware import asm
 from ..types import ArrayType, RawMemoryType, TiledViewType, TileType
 from . import arithmetic

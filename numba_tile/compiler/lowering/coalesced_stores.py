@@ -16,7 +16,7 @@ the other, each as wide as fits.
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from ..compilation import current
+from ..compile_state import current
 from .predicated_stores import store_where
 from .tiles import I32, barrier, register_coordinates, scratch, shared_base, thread_coordinates
 

@@ -4,7 +4,7 @@
 from numba.core import types
 
 from ...language import grid_dependencies
-from ..compilation import current
+from ..compile_state import current
 from ..hardware.asm import GRID_DEPENDENCY_LAUNCH_DEPENDENTS, GRID_DEPENDENCY_WAIT, emit
 from .registry import lower
 

@@ -26,7 +26,7 @@ from numba.core import cgutils, types
 from ... import dtypes as d
 from ...language import matrix
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..hardware import mma_sync, wgmma, asm
 from ..hardware.staged_loads import StagedTileType, staged_to_registers
 from ..intrinsics import deferred_mma, product_wait, products_retired

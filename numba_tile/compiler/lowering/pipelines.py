@@ -10,7 +10,7 @@ from numba.cuda import cgutils, nvvmutils
 from ... import dtypes as d
 from ...language import shapes
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..hardware import asm, tma
 from ..hardware.async_copies import issue_copies
 from ..hardware.staged_loads import PipelineType, StagedTileType, barrier_pointer, \

@@ -17,7 +17,7 @@ from numba.cuda import nvvmutils
 
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
-from ..compilation import SHARED_ALIGNMENT, FewerStages, current
+from ..compile_state import SHARED_ALIGNMENT, FewerStages, current
 from ..hardware import asm
 from .arithmetic import storage_type
 

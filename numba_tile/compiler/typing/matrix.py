@@ -9,7 +9,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...language import matrix
 from ...rules import matrix as matrix_rules
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..hardware.mma_sync import result_type, matmul_accumulator
 from ..hardware.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired

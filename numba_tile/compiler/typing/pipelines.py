@@ -9,7 +9,7 @@ from ... import dtypes as d
 from ...enums import PaddingMode
 from ...language import memory
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \

@@ -1,7 +1,7 @@
 """From a kernel and argument types to PTX (and a cubin where a linker is available).
 
-The steps: Numba bytecode and IR, tile typing (:mod:`~numba_tile.compiler.typing`), lowering (:mod:`~numba_tile.compiler.lowering`)
-on our contexts, then numba-cuda's kernel fix-up and NVVM for the target architecture.
+The steps: Numba bytecode and IR, tile typing (:mod:`~numba_tile.compiler.typing`), lowering
+(:mod:`~numba_tile.compiler.lowering`) on our contexts, then numba-cuda's kernel fix-up and NVVM for the target architecture.
 Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
 """
 
@@ -29,7 +29,7 @@ from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source_code import source_lines
-from .compilation import DEFAULT_NUM_WARPS, AddProducer, Compilation, FewerStages, NoProducer, \
+from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .hardware import tma
 from .hardware.reductions import unused_atomics_as_reductions
@@ -108,7 +108,7 @@ def parse_arch(arch):
     """``(major, minor)`` of ``"sm_90"``; a ``ValueError`` that lists the architectures for
     anything else.
 
-    >>> from numba_tile.compiler.pipeline import parse_arch
+    >>> from numba_tile.compiler.kernel_compiler import parse_arch
     >>> parse_arch("sm_90")
     (9, 0)
     """
@@ -273,7 +273,7 @@ def as_tile_error(error):
     else (an ``AssertionError``, an NVVM error on the IR we made) is a bug of numba_tile:
     :class:`TileInternalError`, asking for a report.
 
-    >>> from numba_tile.compiler.pipeline import as_tile_error
+    >>> from numba_tile.compiler.kernel_compiler import as_tile_error
     >>> type(as_tile_error(KeyError("x"))).__name__
     'TileInternalError'
     """
@@ -411,11 +411,11 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
     warps_open = num_warps is None
     num_warps = num_warps or DEFAULT_NUM_WARPS
     stages_fill_shared = True
-    producer_split = False  # (where warp_specialize is None: see Compilation.producer_split)
+    producer_split = False  # (where warp_specialize is None: see CompileState.producer_split)
     # once more for each static_eval compiled as code or as a global function, for the
     # static_iter loops whose items the typing found, and with the warps the products need
     for attempt in itertools.count():
-        compilation = Compilation(
+        compilation = CompileState(
             target=cc, num_warps=num_warps, num_stages=num_stages,
             warp_specialize=warp_specialize, occupancy=occupancy,
             default_run=run_length_for([t.dtype for t in arg_types
