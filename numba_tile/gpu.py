@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from .arguments import classify_arguments, quick_signature
 from .errors import TileCompilerExecutionError
-from .compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
+from .compiler.planning.tma import MAP_ALIGNMENT, MAP_BYTES
 from .compiler.whole_program import needs_whole_program
 from .devices import launch_device, make_current, several_gpus
 from .exported import stream_handle

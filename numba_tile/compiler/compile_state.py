@@ -93,7 +93,7 @@ class CompileAgain(Exception):
 class FewerStages(CompileAgain):
     """Stages chosen to fill the shared memory left too little of it (for the scratch
     buffer, a later ring or a resident tile): compile the kernel again, its stages chosen to
-    leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads._stage_count`).
+    leave a quarter (see :func:`~numba_tile.compiler.planning.staged_loads._stage_count`).
 
     >>> from numba_tile.compiler.compile_state import FewerStages
     >>> try:
@@ -395,7 +395,7 @@ class CompileState:
         above it).
 
         >>> from numba_tile.compiler.compile_state import CompileState
-        >>> from numba_tile.compiler.hardware.staged_loads import PipelineType
+        >>> from numba_tile.compiler.planning.staged_loads import PipelineType
         >>> from numba_tile import float16
         >>> compilation = CompileState(target=(9, 0))
         >>> ring = PipelineType(0, [(float16, (64, 64), False)], 3, 0, tensor_maps=[0])

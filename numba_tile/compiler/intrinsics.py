@@ -57,7 +57,7 @@ def products_retired(pending):
     raise _only_compiled("products_retired")
 
 
-# -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.hardware.staged_loads`) ---
+# -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.planning.staged_loads`) ---
 def pipeline_prepare(pipeline_id, *lists):
     """At the kernel's start: the stages' barriers of pipeline ``pipeline_id`` made ready,
     once (their phases carry on from one run of the loop to the next). ``lists``: pairs of

@@ -22,8 +22,6 @@ from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
-from .hardware import tma
-from .hardware.reductions import unused_atomics_as_reductions
 from .contexts import contexts
 from .error_translation import as_tile_error, locate_in_kernel, name_the_function
 from .frontend.device_output import format_specs
@@ -31,6 +29,7 @@ from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
 from .frontend.passes import insert as insert_passes
 from .frontend.warps import WarpsChosen
+from .ptx_rewrites import declare_tensor_map_parameters, unused_atomics_as_reductions
 from .types import ArrayType, PartitionType, run_length_for
 from .typing.static_iteration import UnrollAgain
 
@@ -121,8 +120,9 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
                    warp_specialize=None):
     """Type, lower and translate ``fn`` for ``arg_types``:
     ``(ptx, entry name, bytes of dynamic shared memory, tensor maps)`` (the
-    :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each parameter added after the kernel's own). ``occupancy`` is the number of
-    blocks an SM should hold at once: the compiler then limits registers to fit them;
+    :class:`~numba_tile.compiler.planning.tma.TensorMapSpec` of each parameter added after
+    the kernel's own). ``occupancy`` is the number of blocks an SM should hold at once: the
+    compiler then limits registers to fit them;
     ``num_stages`` the shared-memory stages of pipelined loads (None: chosen by size);
     ``num_warps`` None leaves the warps to the compiler (:mod:`.frontend.warps`), and the
     result then ends with the warps chosen (the block's, with a producer warp where
@@ -141,7 +141,7 @@ def compile_to_ptx(fn, arg_types, arch, num_warps, occupancy=None, num_stages=No
                 _LOWERED.popitem(last=False)
         library, entry, scratch_bytes, tensor_maps, chosen_warps = lowered
         ptx = unused_atomics_as_reductions(_ptx(library, cc))
-        ptx = tma.declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
+        ptx = declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
         name_the_function(error.loc, fn)
         raise

@@ -11,9 +11,9 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix
 from ..compile_state import current
-from ..hardware.mma_sync import plan
+from ..planning.products import plan
 from ..intrinsics import deferred_mma
-from ..hardware.staged_loads import StagedTileType
+from ..planning.staged_loads import StagedTileType
 from .contract import TYPED, tile_pass
 
 

@@ -32,8 +32,7 @@ from ...errors import TileUnsupportedFeatureError
 from ...rules.operators import OPERATORS
 from ...interpreter.bit_patterns import to_bits
 from ...interpreter.conversion import convert as convert_values
-from ..hardware import asm
-from . import narrow_floats
+from . import asm, narrow_floats
 
 I1 = ir.IntType(1)
 I16 = ir.IntType(16)

@@ -5,7 +5,7 @@ from numba.core import types
 
 from ...language import grid_dependencies
 from ..compile_state import current
-from ..hardware.asm import GRID_DEPENDENCY_LAUNCH_DEPENDENTS, GRID_DEPENDENCY_WAIT, emit
+from .asm import GRID_DEPENDENCY_LAUNCH_DEPENDENTS, GRID_DEPENDENCY_WAIT, emit
 from .registry import lower
 
 

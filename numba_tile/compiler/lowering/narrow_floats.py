@@ -23,7 +23,7 @@ from llvmlite import ir
 from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
-from ..hardware import asm
+from . import asm
 
 I8, I32, F32, F64 = ir.IntType(8), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 

@@ -18,7 +18,7 @@ from numba.cuda import nvvmutils
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
 from ..compile_state import SHARED_ALIGNMENT, FewerStages, current
-from ..hardware import asm
+from . import asm
 from .arithmetic import storage_type
 
 I8 = ir.IntType(8)
@@ -174,7 +174,7 @@ def scratch_regions(builder, regions, alignment=16):
 def shared_base(builder):
     """The start of the kernel's dynamic shared memory (an ``i8`` pointer in the shared
     address space): the scratch buffer at its start, the rings of pipelined loads
-    (:mod:`~numba_tile.compiler.hardware.staged_loads`) at its end."""
+    (:mod:`~numba_tile.compiler.planning.staged_loads`) at its end."""
     module = builder.module
     try:
         variable = module.get_global(SCRATCH_NAME)

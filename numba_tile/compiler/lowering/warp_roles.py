@@ -23,9 +23,9 @@ first's), arriving without waiting. They too exist only beside a producer warpgr
 from numba.cuda import nvvmutils
 
 from ..compile_state import current
-from ..hardware import asm
 from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
     consumer_turns_begin, consumer_turns_end, producer_exit, producer_registers
+from . import asm
 from .registry import lower
 from .tiles import CONSUMER_BARRIER, I32
 

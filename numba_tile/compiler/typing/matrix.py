@@ -10,8 +10,8 @@ from ...language import matrix
 from ...rules import matrix as matrix_rules
 from ..abstract import operand
 from ..compile_state import current
-from ..hardware.mma_sync import result_type, matmul_accumulator
-from ..hardware.staged_loads import StagedTileType
+from ..planning.products import result_type, matmul_accumulator
+from ..planning.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
 from .templates import constant_value, register_template, registry
