@@ -263,7 +263,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
 def link_cubin(ptx, arch):
     """``(cubin, info_log)`` from nvJitLink, or ``(None, "")`` where it is unavailable."""
     try:
-        from cuda.bindings import nvjitlink
+        from cuda.bindings import nvjitlink  # (an optional dependency: the cu12/cu13 extras)
     except ImportError:
         return None, ""
     if re.search(rf"^\.target {arch}a\b", ptx, re.MULTILINE):

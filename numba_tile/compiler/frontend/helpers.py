@@ -9,6 +9,8 @@ kernel, where our typing applies to it. Helpers of helpers are handled the same 
 import itertools
 import types
 
+from numba import cuda
+
 from ... import static_expressions
 from ...interpreter.runner import is_user_code
 from ...kernel import tile_function
@@ -191,7 +193,6 @@ class InlineHelpers:
 
     def _dispatcher(self, fn):
         if id(fn) not in self._dispatchers:
-            from numba import cuda
             self._dispatchers[id(fn)] = None  # a recursive helper refers to itself as is
             self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
                 self.function(fn))

@@ -43,6 +43,7 @@ import dis
 import inspect
 import types as pytypes
 
+from numba import cuda
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import guard, get_definition, resolve_func_from_module
 
@@ -341,7 +342,6 @@ def positional_version(dispatcher):
     one per helper in a compile."""
     made = current().positional_helpers
     if id(dispatcher) not in made:
-        from numba import cuda
         function = dispatcher.py_func
         code = function.__code__
         positional = code.replace(co_argcount=_parameter_count(code), co_posonlyargcount=0,

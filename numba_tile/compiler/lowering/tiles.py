@@ -10,6 +10,7 @@ layout conversion through it.
 """
 
 import functools
+import math
 
 from llvmlite import ir
 from numba.core import cgutils, types
@@ -325,7 +326,6 @@ def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
     ``(r, c)`` of a matrix is at :func:`swizzled_offset`, each tile
     aligned to :data:`SHARED_ALIGNMENT`; with ``async_proxy`` the writes are made visible to
     the asynchronous proxy (``wgmma`` reads) too."""
-    import math
     pointers = scratch_regions(builder, [
         (ir.IntType(1) if tile_type.dtype.is_bool else context.get_value_type(tile_type.element),
          math.prod(tile_type.shape)) for tile_type, _ in tiles],
