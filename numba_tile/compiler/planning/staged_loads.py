@@ -39,6 +39,7 @@ is found from the end (``%dynamic_smem_size``), and the launch asks for both
 >>> ring.stage_bytes, ring.ring_bytes, ring.distance
 (8192, 24576, 2)
 """
+
 import math
 
 from numba.core import types
