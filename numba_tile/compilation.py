@@ -37,7 +37,7 @@ from numba.core import types
 
 from . import exported
 from .compiler.contexts import contexts
-from .compiler.pipeline import parse_arch
+from .compiler.kernel_compiler import parse_arch
 from .compiler.types import ArrayType, ConstantType, ListType, dtype_of_scalar
 from .runtime.compile_entry import argument_types, compile_for_types
 from .errors import TileCompilerExecutionError, TileUnsupportedFeatureError

@@ -1,4 +1,4 @@
-"""Every inline assembly instruction the compiler writes (``numba_tile.compiler.hardware.asm``)
+"""Every inline assembly instruction the compiler writes (``numba_tile.compiler.lowering.asm``)
 assembles: each form ``asm.examples()`` lists is emitted in a kernel of its own, translated by
 NVVM and assembled by ptxas (through nvJitLink) for sm_80 and sm_90a, on the CPU."""
 
@@ -7,8 +7,9 @@ import re
 import pytest
 from llvmlite import ir
 
-from numba_tile.compiler.hardware import asm, tma
-from numba_tile.compiler.pipeline import link_cubin
+from numba_tile.compiler.lowering import asm
+from numba_tile.compiler.ptx_rewrites import declare_tensor_map_parameters
+from numba_tile.compiler.kernel_compiler import link_cubin
 
 nvvm = pytest.importorskip("numba.cuda.cudadrv.nvvm")
 nvjitlink = pytest.importorskip("cuda.bindings.nvjitlink")
@@ -45,7 +46,7 @@ def _assemble(examples, arch):
     ptx = nvvm.compile_ir([str(module)], arch=compute, opt=0).decode().strip("\x00").strip()
     for name, (instruction, *_) in zip(names, examples):
         if asm.TENSOR_MAP_PARAMETER in instruction.text:  # the map the copy names
-            ptx = tma.declare_tensor_map_parameters(ptx, name, 1)
+            ptx = declare_tensor_map_parameters(ptx, name, 1)
     return ptx, link_cubin(ptx, arch)
 
 

@@ -502,7 +502,7 @@ def test_an_atomic_whose_old_values_are_unused_is_a_reduction():
     ("atom.relaxed.gpu.cas.b32 %r1, [%rd1], %r2, %r3;", None),
 ])
 def test_the_rewrite_of_unused_atomics(line, expected):
-    from numba_tile.compiler.hardware.reductions import unused_atomics_as_reductions
+    from numba_tile.compiler.ptx_rewrites import unused_atomics_as_reductions
     function = ".visible .entry k()\n{\n\t%s\n\tst.u32 [%%rd9], %%r10;\n}\n"
     assert unused_atomics_as_reductions(function % line) == function % (expected or line)
     # a read of one of the old values (%r1, %f4 ... not %r10, %f40) keeps the atom

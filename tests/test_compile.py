@@ -293,7 +293,7 @@ def test_occupancy_option_bounds_the_registers():
     ids=["ptxas", "nvjitlink-13", "both"])
 def test_resource_report_of_both_linker_log_formats(log, registers, spills, shared):
     """Which nvJitLink a process loads (PyTorch brings its own) decides the log's format."""
-    from numba_tile.compiler.pipeline import CompiledKernel
+    from numba_tile.compiler.kernel_compiler import CompiledKernel
     compiled = CompiledKernel("k", "sm_90", "", b"", log, 4)
     assert (compiled.registers, compiled.spill_bytes, compiled.shared_bytes) == (
         registers, spills, shared)
@@ -304,7 +304,7 @@ def test_serialized_tensor_core_products_are_warned_of(serialized):
     """ptxas's C7509 (every wgmma waited for at once, as a call in the kernel causes) is
     a RuntimeWarning that names the cause and the way out; other logs say nothing."""
     import warnings
-    from numba_tile.compiler.pipeline import CompiledKernel
+    from numba_tile.compiler.kernel_compiler import CompiledKernel
     from numba_tile.runtime.compile_entry import warn_of_serialized_products
     log = "ptxas info    : Used 168 registers, used 1 barriers\n"
     if serialized:

@@ -22,7 +22,7 @@ import pytest
 import numba_tile as ct
 from numba_tile.runtime import cache_trust, disk_cache
 from numba_tile.runtime import compile_entry as compiling
-from numba_tile.compiler.pipeline import CompiledKernel
+from numba_tile.compiler.kernel_compiler import CompiledKernel
 
 X = np.zeros(1024, np.float32)
 

@@ -312,7 +312,7 @@ def test_an_unknown_architecture_is_a_value_error():
 def test_internal_and_environment_failures_become_tile_errors(monkeypatch):
     """What the compiler's own code or a missing CUDA library raises reaches the user as a
     Tile error that says what to do, the original chained."""
-    from numba_tile.compiler import pipeline
+    from numba_tile.compiler import kernel_compiler
 
     class DynamicLibNotFoundError(RuntimeError):  # as cuda.pathfinder names it
         pass
@@ -327,7 +327,7 @@ def test_internal_and_environment_failures_become_tile_errors(monkeypatch):
              "pip install 'numba-tile\\[cu12\\]'")]:
         def failing(*args, raised=raised):
             raise raised
-        monkeypatch.setattr(pipeline, "_lower", failing)
+        monkeypatch.setattr(kernel_compiler, "_lower", failing)
         kernel = ct.kernel(fresh.fn)
         with pytest.raises(expected, match=words) as caught:
             ct.compile(kernel, arrays(np.float32, np.float32), arch="sm_90")

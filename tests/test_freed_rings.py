@@ -17,7 +17,7 @@ import pytest
 
 import numba_tile as ct
 from conftest import guarded, guards_untouched, relative_error
-from numba_tile.compiler import pipeline
+from numba_tile.compiler import kernel_compiler
 from numba_tile.compiler.frontend import freed_rings
 
 TM = TN = 128
@@ -91,7 +91,7 @@ def _compiled(kernel, args, monkeypatch, rewrite=True):
     call_instead = freed_rings._call_instead
     with monkeypatch.context() as patches:
         patches.setenv("NUMBA_TILE_CACHE", "0")
-        patches.setattr(pipeline, "_LOWERED", collections.OrderedDict())
+        patches.setattr(kernel_compiler, "_LOWERED", collections.OrderedDict())
         patches.setattr(freed_rings, "_call_instead", rewrite_call)
         compiled = ct.compile(kernel.replace_hints(), args, arch="sm_90")
     return compiled.ptx, compiled.dynamic_shared_bytes, lines

@@ -146,7 +146,7 @@ def test_merged_layout_needs_agreeing_slices():
 def test_a_failed_second_typing_keeps_the_first(monkeypatch):
     """Should typing the kernel again fail, the pass puts the kernel back as it was: it
     compiles, with the mask moved through shared memory as before the pass existed."""
-    from numba_tile.compiler import compilation
+    from numba_tile.compiler import compile_state
     from numba_tile.compiler.frontend import index_layouts
 
     class Unreadable(dict):
@@ -161,7 +161,7 @@ def test_a_failed_second_typing_keeps_the_first(monkeypatch):
 
         def __getattr__(self, name):
             return getattr(self.compiling, name)
-    monkeypatch.setattr(index_layouts, "current", lambda: LayoutsLost(compilation.current()))
+    monkeypatch.setattr(index_layouts, "current", lambda: LayoutsLost(compile_state.current()))
     a = np.zeros((128, 128), np.float16)
     args = (a, a, np.zeros((128, 128), np.float32), 64, 64, 32, 5)  # a SHIFT no test uses
     compiled = ct.compile(masked_product.replace_hints(num_warps=4), args, arch="sm_90")

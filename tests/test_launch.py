@@ -605,7 +605,7 @@ def test_compiler_libraries_missing_under_cuda_home_say_so(monkeypatch):
     """numba-cuda reads libdevice from CUDA_HOME when it is set: a partial toolkit there is
     a TileCompilerExecutionError naming it (seen on an H100 with another toolkit's
     CUDA_HOME), not an internal error."""
-    from numba_tile.compiler.pipeline import as_tile_error
+    from numba_tile.compiler.error_translation import as_tile_error
     monkeypatch.setenv("CUDA_HOME", "/opt/partial-toolkit")
     missing = FileNotFoundError(2, "No such file or directory",
                                 "/opt/partial-toolkit/nvvm/libdevice/libdevice.10.bc")

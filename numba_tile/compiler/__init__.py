@@ -5,11 +5,14 @@ templates (which call the shared op rules of :mod:`numba_tile.rules`) take prece
 Numba's, and lowered by :class:`~numba_tile.compiler.contexts.TileTargetContext`. Ordinary
 ``numba.cuda`` kernels keep Numba's own contexts and semantics.
 
-A kernel's path through the subpackages: :mod:`.pipeline` makes the per-compile state
-(:mod:`.compilation`) and runs numba-cuda's pipeline with the IR rewrites of :mod:`.frontend`
+A kernel's path through the subpackages: :mod:`.kernel_compiler` makes the per-compile state
+(:mod:`.compile_state`) and runs numba-cuda's pipeline with the IR rewrites of :mod:`.frontend`
 (their order is declared in :mod:`.frontend.passes`), typing by op family (:mod:`.typing`),
-lowering by op family (:mod:`.lowering`), and what the hardware adds (:mod:`.hardware`:
-tensor cores, asynchronous copies, the tensor memory accelerator, every inline asm string).
-:mod:`.registries` registers every template and lowering. An op the compiler lacks raises
-``TileUnsupportedFeatureError`` naming it. ``docs/architecture.rst`` tells it at length.
+which plans what the hardware adds (:mod:`.planning`: tensor-core products, the stages of
+pipelined loads, the tensor memory accelerator's copies), and lowering by op family
+(:mod:`.lowering`, which also carries out those plans and holds every inline asm string);
+then the PTX text is rewritten (:mod:`.ptx_rewrites`), and what goes wrong reaches the user
+as a Tile error (:mod:`.error_translation`). :mod:`.registries` registers every template and
+lowering. An op the compiler lacks raises ``TileUnsupportedFeatureError`` naming it.
+``docs/architecture.rst`` tells it at length.
 """

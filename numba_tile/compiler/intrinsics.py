@@ -57,7 +57,7 @@ def products_retired(pending):
     raise _only_compiled("products_retired")
 
 
-# -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.hardware.staged_loads`) ---
+# -- Pipelined loads (:mod:`.frontend.pipelining`, planned by :mod:`.planning.staged_loads`) ---
 def pipeline_prepare(pipeline_id, *lists):
     """At the kernel's start: the stages' barriers of pipeline ``pipeline_id`` made ready,
     once (their phases carry on from one run of the loop to the next). ``lists``: pairs of
@@ -162,7 +162,7 @@ def pipeline_produce(pipeline, iteration, *loads):
 
 def producer_registers():
     """First in the producer's way: where the producer is a warpgroup
-    (:attr:`~numba_tile.compiler.compilation.Compilation.register_split`), its threads give
+    (:attr:`~numba_tile.compiler.compile_state.CompileState.register_split`), its threads give
     back all registers but a few, and its warps other than the first (which starts the
     copies) end."""
     raise _only_compiled("producer_registers")

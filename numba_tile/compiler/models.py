@@ -1,14 +1,17 @@
 """Data models: how arrays and tiles are laid out in LLVM values."""
 
+from llvmlite import ir
 from numba.core import types
 from numba.core.datamodel import models
 from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
+from .planning.staged_loads import PipelineType, StagedTileType
 from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     RawMemoryType, SliceType, TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
+register_model(PipelineType)(models.OpaqueModel)  # a pipeline has no run-time value
 register_model(ListType)(models.UniTupleModel)  # a list argument is laid out as its tuple
 
 
@@ -17,7 +20,6 @@ class SliceModel(models.PrimitiveModel):
     """A slice is its start, an int64, at run time (its length is in the type)."""
 
     def __init__(self, dmm, fe_type):
-        from llvmlite import ir
         super().__init__(dmm, fe_type, ir.IntType(64))
 
 
@@ -26,7 +28,6 @@ class FloatLiteralModel(models.PrimitiveModel):
     """A float literal is carried as a double until it is cast to its use's type."""
 
     def __init__(self, dmm, fe_type):
-        from llvmlite import ir
         super().__init__(dmm, fe_type, ir.DoubleType())
 
 
@@ -79,3 +80,11 @@ class TypedConstantModel(models.PrimitiveModel):
 
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type, storage_type(fe_type.dtype))
+
+
+@register_model(StagedTileType)
+class StagedTileModel(models.PrimitiveModel):
+    """A tile in its pipeline's stage is the shared-memory address of its first byte."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, ir.IntType(8).as_pointer(3))

@@ -15,7 +15,7 @@ from .. import dtypes as d
 from ..errors import TileUnsupportedFeatureError
 from ..layouts import blocked
 from ..rules.core import check_tile_size
-from .compilation import current
+from .compile_state import current
 
 _SCALARS = {
     d.bool_: types.boolean, d.uint8: types.uint8, d.uint16: types.uint16,
@@ -187,7 +187,7 @@ class ListType(types.UniTuple):
 def run_length_for(dtypes):
     """The default run length of a kernel whose arrays have ``dtypes``: a 16-byte vector of the
     narrowest of them, between 4 and 8 elements. The compiler sets it for each kernel before
-    typing (:attr:`.compilation.Compilation.default_run`), so every tile of a kernel made
+    typing (:attr:`.compilation.CompileState.default_run`), so every tile of a kernel made
     with one shape shares one layout whatever its dtype, and elementwise ops between them
     stay in registers.
 

@@ -20,7 +20,7 @@ import threading
 import warnings
 
 from ..compiler.compile_options import CompileOptions
-from ..compiler.pipeline import CompiledKernel, compile_to_ptx, link_cubin
+from ..compiler.kernel_compiler import CompiledKernel, compile_to_ptx, link_cubin
 from ..compiler.whole_program import driver_report, needs_whole_program
 from ..errors import TileCompilerTimeoutError, TileError
 from . import disk_cache
@@ -198,7 +198,7 @@ def warn_of_serialized_products(compiled):
     call to a slow path, such as an IEEE float division's, anywhere in the kernel.
 
     >>> import warnings
-    >>> from numba_tile.compiler.pipeline import CompiledKernel
+    >>> from numba_tile.compiler.kernel_compiler import CompiledKernel
     >>> from numba_tile.runtime.compile_entry import warn_of_serialized_products
     >>> log = ("ptxas info    : (C7509) Potential Performance Loss: wgmma.mma_async "
     ...        "instructions are serialized due to the presence of Extern calls in the "

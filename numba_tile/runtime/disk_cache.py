@@ -39,7 +39,7 @@ patches it) is not seen: set ``NUMBA_TILE_CACHE=0`` or delete the directory.
 
 >>> import tempfile
 >>> from numba_tile.runtime import disk_cache
->>> from numba_tile.compiler.pipeline import CompiledKernel
+>>> from numba_tile.compiler.kernel_compiler import CompiledKernel
 >>> compiled = CompiledKernel("entry", "sm_90", "// ptx", b"cubin", "", 4)
 >>> with tempfile.TemporaryDirectory() as directory:
 ...     disk_cache.store("ab" * 32, compiled, directory)
@@ -65,7 +65,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compiler.pipeline import CompiledKernel
+from ..compiler.kernel_compiler import CompiledKernel
 from ..dtypes import DType
 from ..interpreter.runner import is_user_code
 from ..source_code import source_lines
@@ -179,7 +179,7 @@ def store(key, compiled, directory=None):
 
     >>> import tempfile
     >>> from numba_tile.runtime import disk_cache
-    >>> from numba_tile.compiler.pipeline import CompiledKernel
+    >>> from numba_tile.compiler.kernel_compiler import CompiledKernel
     >>> with tempfile.TemporaryDirectory() as directory:
     ...     disk_cache.store("cd" * 32, CompiledKernel("e", "sm_80", "", None, "", 4), directory)
     False

@@ -84,7 +84,7 @@ _OPTION_CHECKS = {
     # by size; 1: no pipelining)
     "num_stages": _check("num_stages", lambda v: _int(v) and 1 <= v <= 8, "an int in 1..8"),
     # and: a producer warp that issues the copies of the pipelined loads (on sm_90; None:
-    # where it pays, see Compilation.producer_warps)
+    # where it pays, see CompileState.producer_warps)
     "warp_specialize": _check("warp_specialize", lambda v: isinstance(v, bool),
                               "True, False or None"),
 }

@@ -19,7 +19,7 @@ from cuda.core import launch as cuda_core_launch
 from llvmlite import ir
 
 from ..compiler.contexts import contexts
-from ..compiler.hardware.tma import MAP_ALIGNMENT, MAP_BYTES
+from ..compiler.planning.tma import MAP_ALIGNMENT, MAP_BYTES
 from ..compiler.whole_program import needs_whole_program
 from ..errors import TileCompilerExecutionError
 from .driver import Driver, LaunchConfig, compute_capability, get_driver, padded_grid, \

@@ -1,4 +1,4 @@
-"""Tensor maps for the TMA copies of a launch (see :mod:`numba_tile.compiler.hardware.tma`):
+"""Tensor maps for the TMA copies of a launch (see :mod:`numba_tile.compiler.planning.tma`):
 encoded on the host by the CUDA driver's ``cuTensorMapEncodeTiled`` from an array argument
 (its address, shape and strides) and the box the kernel copies, and passed as kernel
 parameters. The encoding is :func:`numba_tile.exported.encode_tensor_map`'s, which the loader

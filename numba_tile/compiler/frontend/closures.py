@@ -54,7 +54,7 @@ from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, g
     get_definition
 from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
 
-from ..compilation import current
+from ..compile_state import current
 
 
 # -- finding the closure a variable holds ---------------------------------------------------

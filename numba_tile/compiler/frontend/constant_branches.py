@@ -8,7 +8,9 @@ as dtypes and enum members), turns branches on them into jumps, and removes the 
 longer reached, before Numba's type inference runs.
 """
 
+import enum
 import operator
+import types
 
 from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
@@ -103,9 +105,6 @@ class _Evaluator:
 
 def _is_static(value):
     """Objects whose attributes are compile-time facts: modules, classes, enums, dtypes."""
-    import enum
-    import types
-
     return isinstance(value, (types.ModuleType, type, enum.Enum, DType))
 
 

@@ -21,7 +21,7 @@ numba_tile.errors.TileInternalError: Example runs before UnrollStaticIter, which
 import functools
 
 from ...errors import TileInternalError
-from ..compilation import current
+from ..compile_state import current
 
 # what a pass that runs after type inference needs: the types (numba-cuda's pass)
 TYPED = "types"

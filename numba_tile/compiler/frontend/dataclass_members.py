@@ -43,7 +43,7 @@ from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...rules import dataclasses as rules
 from ...static_expressions import AsGlobal, AsTileCode
-from ..compilation import current
+from ..compile_state import current
 from ..typing.dataclasses import DataclassClassType, DataclassType, MemberType, \
     construct_dataclass, holds_dataclasses, member_receiver, replace_fields
 from ..typing.static_expressions import compiled_static_eval

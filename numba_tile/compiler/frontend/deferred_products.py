@@ -23,7 +23,8 @@ nothing reading them can be moved before the wait.
 What stays as it was:
 
 - a product whose two operands are tiles of one pipelined load (the k-loop of a matrix
-  product): :mod:`~numba_tile.compiler.hardware.staged_loads` already lets it run on into the next iteration;
+  product): :mod:`~numba_tile.compiler.planning.staged_loads` already lets it run on into the
+  next iteration;
 - a product with an operand from registers that goes through the scratch buffer: that
   buffer is shared with other ops, so its lowering still waits at once.
 

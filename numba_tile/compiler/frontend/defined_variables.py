@@ -12,7 +12,7 @@ once where it is left: a variable its body sets can be read after it, as Python 
 after a loop that ran (the interpreter raises where a loop that ran no iteration is read
 from). Numba's own ``NotDefinedError`` (a read before any assignment, found while it
 translates the bytecode) becomes the same error
-(:func:`~numba_tile.compiler.pipeline.as_tile_error`).
+(:func:`~numba_tile.compiler.error_translation.as_tile_error`).
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel

@@ -16,7 +16,7 @@ This pass rewrites each ``ct.store`` after which the kernel can reach no use of 
 :func:`~numba_tile.compiler.intrinsics.store_after_rings`: typed as ``ct.store``, lowered as
 it, but where the scratch buffer has no room for it beside the rings, with the stages'
 memory to go through (up to the first ring's ``mbarrier`` objects, which keep their memory;
-see :meth:`~numba_tile.compiler.compilation.Compilation.shared_after_rings`). A store
+see :meth:`~numba_tile.compiler.compile_state.CompileState.shared_after_rings`). A store
 inside the loop of a persistent kernel's tiles is not one: the next tile's copies follow
 it.
 

@@ -9,13 +9,15 @@ kernel, where our typing applies to it. Helpers of helpers are handled the same 
 import itertools
 import types
 
+from numba import cuda
+
 from ... import static_expressions
 from ...interpreter.runner import is_user_code
 from ...runtime.kernels import tile_function
 from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
 from ...source_code import closure_for, rewritten_code
-from ..compilation import current
+from ..compile_state import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter
@@ -191,7 +193,6 @@ class InlineHelpers:
 
     def _dispatcher(self, fn):
         if id(fn) not in self._dispatchers:
-            from numba import cuda
             self._dispatchers[id(fn)] = None  # a recursive helper refers to itself as is
             self._dispatchers[id(fn)] = cuda.jit(device=True, inline="always")(
                 self.function(fn))

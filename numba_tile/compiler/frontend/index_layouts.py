@@ -22,10 +22,11 @@ import inspect
 from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions
+from numba.cuda.core.typed_passes import NopythonTypeInference
 
 from ...language import elementwise, factories
 from ...layouts import broadcast_projection, register_sources
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import arange_in_layout
 from ..types import TileType
 from ..typing.shapes import inserted_axes
@@ -206,7 +207,6 @@ class ComputeIndexTilesInPlace(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        from numba.cuda.core.typed_passes import NopythonTypeInference
         plan = _IndexTiles(state.func_ir, state.typemap, state.calltypes).plan()
         if not plan:
             return False

@@ -36,7 +36,7 @@ from numba.cuda.core.untyped_passes import InlineInlinables
 from ... import static_expressions
 from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ...rules.syntax import helper_source_error
-from ..compilation import current
+from ..compile_state import current
 from .closures import inline_closure_calls, remove_closures_left
 from .constant_branches import prune_constant_branches
 from .contract import tile_pass

@@ -14,7 +14,7 @@ inside; their results used only as operands of ``mma`` calls that every
 iteration runs, directly or through conversions to tfloat32 and reshapes (see
 :mod:`.staged_uses`); their arguments computed from the loop variable and values fixed
 during the loop by plain arithmetic) and rewrites the loop into calls of
-:mod:`~numba_tile.compiler.hardware.staged_loads`::
+:mod:`~numba_tile.compiler.planning.staged_loads`::
 
     pipeline_prepare(id)                                     # at the kernel's start
     count = 0
@@ -62,8 +62,8 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.ir_utils import build_definitions, replace_vars_inner
 
 from ...language import matrix, memory
-from ..compilation import current
-from ..hardware.staged_loads import MAX_STAGES
+from ..compile_state import current
+from ..planning.staged_loads import MAX_STAGES
 from ..intrinsics import LOAD_FIELDS, pipeline_advance, pipeline_begin, pipeline_distance, \
     pipeline_end, pipeline_issue, pipeline_last, pipeline_prepare, pipeline_tile, pipeline_wait, \
     resident_tile
@@ -130,9 +130,9 @@ class PipelineMmaLoads(FunctionPass):
 
 def _stage_loop_invariant_operands(func_ir, loops, first_id):
     """Rewrite each load outside a loop whose tile only feeds ``mma`` in the loop (the
-    queries of attention) into :func:`~numba_tile.compiler.hardware.staged_loads.resident_tile`: copied once into
-    shared memory, where the products read it, instead of written there from registers by
-    every product. Returns a :data:`~.producer_warp.Resident` for each."""
+    queries of attention) into :func:`~numba_tile.compiler.intrinsics.resident_tile`: copied
+    once into shared memory, where the products read it, instead of written there from
+    registers by every product. Returns a :data:`~.producer_warp.Resident` for each."""
     rewritten = []
     for label, block in list(func_ir.blocks.items()):
         for statement in list(block.body):

@@ -25,7 +25,7 @@ arrival at the stage's "free" ``mbarrier``) instead of meeting the others::
      pipeline_advance calls the arrivals, its barriers named ones of the consumers alone>
 
 The block is larger only where the pipeline's copies turn out to be the TMA's (known when
-typed, :attr:`~numba_tile.compiler.compilation.Compilation.producer_warps`); elsewhere
+typed, :attr:`~numba_tile.compiler.compile_state.CompileState.producer_warps`); elsewhere
 ``pipeline_producer`` is False and the branch is dead code. Where the tile code runs on two
 warpgroups or more, the producer is a warpgroup that hands the consumers most of its
 registers (``producer_registers``, ``consumer_registers``, ``producer_exit``:
@@ -64,7 +64,7 @@ from collections import namedtuple
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import replace_vars_inner
 
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import consumer_registers, pipeline_begin, pipeline_produce, \
     pipeline_producer, producer_exit, producer_registers, resident_produce, resident_release
 from .device_output import definition

@@ -10,10 +10,10 @@ from numba.cuda.core import ir as numba_ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix
-from ..compilation import current
-from ..hardware.mma_sync import plan
+from ..compile_state import current
+from ..planning.products import plan
 from ..intrinsics import deferred_mma
-from ..hardware.staged_loads import StagedTileType
+from ..planning.staged_loads import StagedTileType
 from .contract import TYPED, tile_pass
 
 

@@ -3,7 +3,7 @@
 The source rewrite (:mod:`numba_tile.static_expressions`) makes each loop's iterable a call
 ``compiled_static_iter(key, v1, ..., vn)`` of its static expression and the local variables
 it reads. This pass gives every such call an instance number
-(:class:`~numba_tile.compiler.compilation.StaticIterState`: a loop nested in an unrolled one
+(:class:`~numba_tile.compiler.compile_state.StaticIterState`: a loop nested in an unrolled one
 is a new instance in each copy), evaluates the iterable and copies the loop's body once per
 item, the loop variable assigned the item in each copy (:mod:`.static_iteration`'s plans: a
 constant, an entry of a value passed...). Loops are unrolled outermost and earliest first,
@@ -27,7 +27,7 @@ from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...errors import TileError, TileSyntaxError, TileUnsupportedFeatureError
 from ...language import debugging
-from ..compilation import current
+from ..compile_state import current
 from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_iter, \
     compiled_static_iter_instance, iteration_plans
 from .closures import captured_variables
@@ -137,7 +137,7 @@ class CheckStaticIterItems(FunctionPass):
 
 def _number_calls(func_ir, static, run):
     """Make each ``compiled_static_iter`` call of the IR a call of an instance (see
-    :class:`~numba_tile.compiler.compilation.StaticIterState`); a ``ct.static_iter`` the
+    :class:`~numba_tile.compiler.compile_state.StaticIterState`); a ``ct.static_iter`` the
     source rewrite did not reach is an error."""
     changed, seen = False, {}
     for label in sorted(func_ir.blocks):

@@ -43,11 +43,12 @@ import dis
 import inspect
 import types as pytypes
 
+from numba import cuda
 from numba.cuda.core import ir
 from numba.cuda.core.ir_utils import guard, get_definition, resolve_func_from_module
 
 from ...errors import SourceLocation, TileTypeError
-from ..compilation import current
+from ..compile_state import current
 from ..typing.keywords import call_unpacked, pack_keywords, starred_tuple, unpacked_values
 
 #: the global a call with ``**`` is rewritten to call
@@ -341,7 +342,6 @@ def positional_version(dispatcher):
     one per helper in a compile."""
     made = current().positional_helpers
     if id(dispatcher) not in made:
-        from numba import cuda
         function = dispatcher.py_func
         code = function.__code__
         positional = code.replace(co_argcount=_parameter_count(code), co_posonlyargcount=0,

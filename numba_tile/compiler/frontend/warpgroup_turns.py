@@ -31,8 +31,8 @@ exactly two products, each on every way through an iteration, the first ahead of
 second and its result waited for on the way to the second (not in FlashAttention-3's
 two-loop form, whose second product starts first). Where the producer turns out to be a
 single warp, or off Hopper, the calls lower to nothing. In a kernel without a producer
-whose loop could have one (``Compilation.producer_candidate``), the pass only notes whether
-a loop would take turns (``Compilation.producer_turns``): the producer the compiler adds
+whose loop could have one (``CompileState.producer_candidate``), the pass only notes whether
+a loop would take turns (``CompileState.producer_turns``): the producer the compiler adds
 unasked is for such loops.
 """
 
@@ -40,7 +40,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
     consumer_turns_begin, consumer_turns_end, deferred_mma, product_wait
 from .contract import tile_pass

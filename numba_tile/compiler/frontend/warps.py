@@ -1,7 +1,7 @@
 """The warps of a kernel that does not choose them (cuTile has no such option: its compiler
 chooses), from the products it computes (a pass after type inference).
 
-A kernel is compiled with :data:`~numba_tile.compiler.compilation.DEFAULT_NUM_WARPS` warps
+A kernel is compiled with :data:`~numba_tile.compiler.compile_state.DEFAULT_NUM_WARPS` warps
 first. Where its products' accumulators (each ``ct.mma``/``ct.matmul``/``ct.mma_scaled``
 of the source counted once, whatever loop unrolling copied it) would take more than
 :data:`ACCUMULATOR_WORDS` 32-bit registers a thread in those warps, it is compiled again
@@ -29,7 +29,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 
 from ...language import matrix, scaled_products
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import deferred_mma
 from ..types import TileType
 from .contract import TYPED, tile_pass

@@ -22,6 +22,8 @@ share one implementation. The semantics are the interpreter's:
 import math
 
 from collections import namedtuple
+
+import numpy as np
 from llvmlite import ir
 from numba.core import types
 from numba.core.typing import signature
@@ -32,8 +34,7 @@ from ...errors import TileUnsupportedFeatureError
 from ...rules.operators import OPERATORS
 from ...interpreter.bit_patterns import to_bits
 from ...interpreter.conversion import convert as convert_values
-from ..hardware import asm
-from . import narrow_floats
+from . import asm, narrow_floats
 
 I1 = ir.IntType(1)
 I16 = ir.IntType(16)
@@ -82,7 +83,6 @@ def constant(dtype, value):
     >>> str(constant(ct.float16, 1.0))
     'i16 15360'
     """
-    import numpy as np
     if dtype in (d.float16, d.bfloat16):
         return I16(int(np.array(value, dtype.numpy).view(np.uint16)))
     if dtype.is_float and dtype.bitwidth <= 8:  # the float8 and float4 codes
@@ -208,7 +208,7 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
     if src is dst:
         return value
     if narrow_floats.is_narrow(src) or narrow_floats.is_narrow(dst):
-        return narrow_floats.convert(context, builder, value, src, dst, rounding_mode)
+        return _convert_narrow(context, builder, value, src, dst, rounding_mode)
     if dst is d.bool_:
         if src.is_float:
             return builder.fcmp_unordered("!=", to_compute(builder, value, src),
@@ -235,7 +235,25 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
     return _float_to_float(builder, wide, compute_dtype(src), dst, rounding_mode)
 
 
+def _convert_narrow(context, builder, value, src, dst, rounding_mode):
+    """Convert between a narrow float dtype (:mod:`.narrow_floats`) and any dtype, through
+    float32."""
+    if narrow_floats.is_narrow(dst) and rounding_mode not in (None, RoundingMode.RN):
+        raise TileUnsupportedFeatureError(f"astype to {dst} rounds to nearest even only; "
+                                          f"rounding_mode={rounding_mode} is not supported")
+    if narrow_floats.is_narrow(src):
+        value = narrow_floats.to_float32(builder, value, src)
+        if not narrow_floats.is_narrow(dst):
+            return convert(context, builder, value, d.float32, dst, rounding_mode)
+    elif src is d.float64:  # rounded to odd first: the second rounding is then exact
+        value = _f64_to_f32_odd(builder, value)
+    else:
+        value = convert(context, builder, value, src, d.float32)
+    return narrow_floats.from_float32(builder, value, dst)
+
+
 # -- float helpers --------------------------------------------------------------------------
+
 def _libdevice(context, builder, name, dtype, *args):
     """A ``math`` function of numba-cuda's CUDA target (libdevice) on float32/float64."""
     numba_type = _numba(dtype)

@@ -1,6 +1,6 @@
 """Lowering of the atomics, on index tiles (``ct.atomic_*``) and on raw memory offsets
 (``RawArrayMemory.atomic_*_offset``): one PTX ``atom`` per element, with the call's memory
-order and scope (:func:`~numba_tile.compiler.hardware.asm.atomic`); on sm_90, float32 adds
+order and scope (:func:`~numba_tile.compiler.lowering.asm.atomic`); on sm_90, float32 adds
 of runs of four contiguous elements are one vector ``atom``. ``TiledView.atomic_store_<op>``
 is the same per element of a tile of the view, relaxed, its old values unused.
 
@@ -24,10 +24,9 @@ from ... import dtypes as d
 from ...language import atomics
 from ...rules import atomics as atomic_rules
 from ..abstract import constant_of
-from ..compilation import current
-from ..hardware import asm
+from ..compile_state import current
 from ..types import ArrayType, RawMemoryType, TiledViewType, TileType
-from . import arithmetic
+from . import arithmetic, asm
 from .elementwise import operand_values
 from .gather import array_addresses, contiguous_runs, raw_addresses
 from .memory import shifted, view_origin

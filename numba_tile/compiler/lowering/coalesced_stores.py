@@ -16,7 +16,8 @@ the other, each as wide as fits.
 from llvmlite import ir
 from numba.cuda import nvvmutils
 
-from ..compilation import current
+from ..compile_state import current
+from .memory import shifted, vector_groups
 from .predicated_stores import store_where
 from .tiles import I32, barrier, register_coordinates, scratch, shared_base, thread_coordinates
 
@@ -32,7 +33,6 @@ def column_block(tile_type, element_bytes, aligned, origin_step, after_rings=Fal
     whole vector, a register group is replicated or split across blocks, or no block fits
     (in the scratch buffer, or ``after_rings`` in the stages too: see
     :mod:`~numba_tile.compiler.frontend.freed_rings`)."""
-    from .memory import vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     shape = tile_type.shape
     if len(shape) < 2 or any(n != 1 for n in shape[:-2]) or not aligned:
@@ -84,7 +84,6 @@ def store_through_shared(builder, view, origin, tile_type, converted, element_by
     is at ``origin`` of ``view`` through shared memory, ``block`` columns at a time (see the
     module's docstring; ``after_rings`` as for :func:`column_block`). Every thread of the
     block must call it."""
-    from .memory import shifted, vector_groups  # (memory stores through this module: a cycle)
     layout = tile_type.layout
     rows, columns = tile_type.shape[-2:]
     threads = 32 * tile_type.num_warps

@@ -9,7 +9,7 @@ from numba.cuda.models import register_model
 
 from ...rules import enums as enum_rules
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter_instance

@@ -29,11 +29,10 @@ from ...errors import TileUnsupportedFeatureError
 from ...language import debugging
 from ...rules.formatting import Conversion, conversion_for_spec, parse_c_format, python_dtype
 from ..abstract import RUN_TIME, constant_of
-from ..hardware import asm
 from ..intrinsics import device_assert, device_print
 from ..types import TileType
 from ..typing.text import TextType, dtype_of_value, tuple_text
-from . import arithmetic
+from . import arithmetic, asm
 from .checks import check_uniform
 from .registry import lower
 from .text import text_values, tuple_values

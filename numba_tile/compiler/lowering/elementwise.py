@@ -9,6 +9,7 @@ import inspect
 import math
 
 from numba.core import types
+from numba.core.typing import signature
 
 from ... import dtypes as d
 from ...enums import RoundingMode
@@ -94,7 +95,6 @@ def _result_dtype(numba_type):
 
 
 def _folded(context, builder, result_type):
-    from numba.core.typing import signature
     return folded_constant(context, builder, signature(result_type), ())
 
 
@@ -146,7 +146,6 @@ def _lower_minmax(op):
     binary = _lower_binary(op, None)
 
     def lower_minmax(context, builder, sig, args):
-        from numba.core.typing import signature
         value, value_type = args[0], sig.args[0]
         for other, other_type in zip(args[1:], sig.args[1:]):
             step_type = infer_binary(op)({"x": value_type, "y": other_type})

@@ -1,5 +1,6 @@
 """Lowering of the factories: full, zeros, ones, arange and astile."""
 
+import numpy as np
 from llvmlite import ir
 from numba.core import types
 
@@ -70,7 +71,6 @@ def lower_arange(context, builder, sig, args):
 def lower_astile(context, builder, sig, args):
     """A scalar or tile converted; nested tuples of constants become a constant table that
     each thread reads its elements from."""
-    import numpy as np
     tile_type, value_type = sig.return_type, sig.args[0]
     dtype = tile_type.dtype
     if isinstance(value_type, TileType):

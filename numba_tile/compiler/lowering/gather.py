@@ -16,7 +16,7 @@ from ...language import gather
 from ...layouts import register_sources
 from ...rules.core import broadcast_many
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..types import ArrayType, RawMemoryType, SliceType, TileType
 from ..typing.gather import element_type
 from . import arithmetic

@@ -1,11 +1,9 @@
 """Lowering of programmatic dependent launch's controls to PTX ``griddepcontrol``
 (compute capability 9.0 and later; nothing before, where such launches do not exist)."""
 
-from numba.core import types
-
 from ...language import grid_dependencies
-from ..compilation import current
-from ..hardware.asm import GRID_DEPENDENCY_LAUNCH_DEPENDENTS, GRID_DEPENDENCY_WAIT, emit
+from ..compile_state import current
+from .asm import GRID_DEPENDENCY_LAUNCH_DEPENDENTS, GRID_DEPENDENCY_WAIT, emit
 from .registry import lower
 
 

@@ -7,7 +7,9 @@ interpreter) and in int64 for integers, then rounded (or wrapped) once to the re
 ``mma``'s accumulator is added before that rounding. This works for every shape (batched,
 1-d operands of ``matmul``, tiles smaller than a tensor-core fragment) and every dtype pair;
 ``mma``'s result keeps the accumulator's layout, so a loop-carried accumulator stays put.
-Products that fit tensor cores go to :mod:`~numba_tile.compiler.hardware.mma_sync` instead.
+Products that fit tensor cores (:mod:`~numba_tile.compiler.planning.products`) go to
+:mod:`~numba_tile.compiler.lowering.mma_sync` or :mod:`~numba_tile.compiler.lowering.wgmma`
+instead.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -26,13 +28,14 @@ from numba.core import cgutils, types
 from ... import dtypes as d
 from ...language import matrix
 from ..abstract import constant_of
-from ..compilation import current
-from ..hardware import mma_sync, wgmma, asm
-from ..hardware.staged_loads import StagedTileType, staged_to_registers
+from ..compile_state import current
 from ..intrinsics import deferred_mma, product_wait, products_retired
+from ..planning import products
+from ..planning.staged_loads import StagedTileType
 from ..types import TileType, dtype_of_scalar
-from . import arithmetic
+from . import arithmetic, asm, mma_sync, wgmma
 from .registry import lower
+from .staged_loads import staged_to_registers
 from .tiles import I32, broadcast_source, gather_to_shared, load_shared, make_tile, move_tile, \
     register_coordinates, relayout, thread_coordinates
 
@@ -143,14 +146,14 @@ def mma_product(context, builder, sig, args, deferred=False):
     x_type, y_type, acc_type = sig.args[:3]
     result = sig.return_type
     args = list(args)
-    operand_types = mma_sync.batch_broadcast(x_type, y_type)
+    operand_types = products.batch_broadcast(x_type, y_type)
     for i, full in enumerate(operand_types):
         source = sig.args[i]
         if full is not source:  # repeated along the batch axis, as broadcast_to does
             args[i] = relayout(context, builder, source, args[i], full,
                                broadcast_source(source.shape, full.shape))
     x_type, y_type = operand_types
-    found = mma_sync.plan(x_type, y_type, acc_type)
+    found = products.plan(x_type, y_type, acc_type)
     if found is not None and found.layout == result.layout:
         fast = len(sig.args) > 3 and bool(constant_of(sig.args[3]))  # use_fast_acc
         value = _tensor_core_product(context, builder, x_type, args[0], y_type, args[1],
@@ -173,7 +176,7 @@ def mma_product(context, builder, sig, args, deferred=False):
 def lower_matmul(context, builder, sig, args):
     result = sig.return_type
     (x_type, y_type), (x, y) = sig.args[:2], args[:2]
-    accumulator = mma_sync.matmul_accumulator(x_type, y_type, result.dtype) if \
+    accumulator = products.matmul_accumulator(x_type, y_type, result.dtype) if \
         isinstance(result, TileType) else None
     if accumulator is not None and accumulator.layout == result.layout:
         # a product into a zero accumulator on tensor cores, rounded (or wrapped) once
@@ -195,7 +198,7 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
     the accumulator's; ``deferred``: a ``wgmma`` not waited for where it can run on;
     ``fast_accumulation``: ``use_fast_acc``)."""
     result = result or acc_type
-    found = mma_sync.plan(x_type, y_type, acc_type)
+    found = products.plan(x_type, y_type, acc_type)
     if isinstance(x_type, StagedTileType) and x_type.transposed:
         # the tensor cores read A K-major: a transposed A goes through registers (and the
         # scratch buffer); a transposed B is read where it is

@@ -12,6 +12,7 @@ import math
 
 from llvmlite import ir
 from numba.core import cgutils, types
+from numba.core.typing import signature
 from numba.cuda import nvvmutils
 
 from ...enums import PaddingMode
@@ -446,7 +447,6 @@ def lower_assume_divisible_by(context, builder, sig, args):
 @lower(memory.cdiv, types.Any, types.Any)
 def lower_cdiv(context, builder, sig, args):
     """``-(-x // y)``: one floor division of the negated numerator."""
-    from numba.core.typing import signature
     if isinstance(sig.return_type, types.Literal):
         return folded_constant(context, builder, sig, args)
     negate = context.get_function(elementwise.negative, signature(sig.args[0], sig.args[0]))

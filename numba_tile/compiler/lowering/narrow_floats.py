@@ -21,9 +21,7 @@ from collections import namedtuple
 from llvmlite import ir
 
 from ... import dtypes as d
-from ...enums import RoundingMode
-from ...errors import TileUnsupportedFeatureError
-from ..hardware import asm
+from . import asm
 
 I8, I32, F32, F64 = ir.IntType(8), ir.IntType(32), ir.FloatType(), ir.DoubleType()
 
@@ -53,38 +51,14 @@ def storage_type(dtype):
     return F32 if dtype is d.tfloat32 else I8
 
 
-def convert(context, builder, value, src, dst, rounding_mode=None):
-    """Convert between a narrow float dtype and any dtype, through float32."""
-    from . import arithmetic  # (arithmetic converts through this module: a cycle)
-    if src is dst:
-        return value
-    if is_narrow(dst) and rounding_mode not in (None, _rounding_modes().RN):
-        raise TileUnsupportedFeatureError(f"astype to {dst} rounds to nearest even only; "
-                                          f"rounding_mode={rounding_mode} is not supported")
-    if is_narrow(src):
-        value = to_float32(builder, value, src)
-        if not is_narrow(dst):
-            return arithmetic.convert(context, builder, value, d.float32, dst, rounding_mode)
-    elif src is d.float64:  # rounded to odd first: the second rounding is then exact
-        value = arithmetic._f64_to_f32_odd(builder, value)
-    else:
-        value = arithmetic.convert(context, builder, value, src, d.float32)
-    return from_float32(builder, value, dst)
-
-
-def _rounding_modes():
-    return RoundingMode
-
-
 def to_float32(builder, value, dtype):
     """The float32 value of a narrow float (exact)."""
     if dtype is d.tfloat32:
         return value
     byte = builder.zext(value, I32)
-    if dtype is d.float8_e5m2:  # the top byte of a float16
-        from .arithmetic import to_compute  # (a cycle, as above)
-        return to_compute(builder, builder.trunc(builder.shl(byte, I32(8)), ir.IntType(16)),
-                          d.float16)
+    if dtype is d.float8_e5m2:  # the top byte of a float16, converted exactly
+        half = builder.trunc(builder.shl(byte, I32(8)), ir.IntType(16))
+        return asm.emit(builder, asm.convert(None, "f32", "f16", "f", "h"), [half], F32)
     if dtype is d.float8_e8m0fnu:
         return _e8m0_to_float32(builder, byte)
     fmt = FORMATS[dtype]

@@ -1,6 +1,6 @@
 """Lowering of the calls of pipelined loads: the copies of each stage are started ahead
-(:mod:`~numba_tile.compiler.hardware.async_copies`), waited for, and the tiles read from
-their stage (see :mod:`~numba_tile.compiler.hardware.staged_loads`)."""
+(:mod:`~numba_tile.compiler.lowering.async_copies`), waited for, and the tiles read from
+their stage (see :mod:`~numba_tile.compiler.planning.staged_loads`)."""
 
 from llvmlite import ir
 from numba.core import types
@@ -10,18 +10,17 @@ from numba.cuda import cgutils, nvvmutils
 from ... import dtypes as d
 from ...language import shapes
 from ..abstract import constant_of
-from ..compilation import current
-from ..hardware import asm, tma
-from ..hardware.async_copies import issue_copies
-from ..hardware.staged_loads import PipelineType, StagedTileType, barrier_pointer, \
-    grouped_loads, stage_of, stage_pointer, staged_to_registers
+from ..compile_state import current
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
     pipeline_tile, pipeline_wait, resident_produce, resident_release, resident_tile, \
     staged_as_tfloat32, staged_reshape
+from ..planning.staged_loads import PipelineType, StagedTileType, grouped_loads
 from ..typing.pipelines import plain_load_signature
-from . import arithmetic
+from . import arithmetic, asm, tma
+from .async_copies import issue_copies
 from .registry import lower
+from .staged_loads import barrier_pointer, stage_of, stage_pointer, staged_to_registers
 from .tiles import I32, barrier, block_barrier, fence_async_proxy, make_tile
 
 

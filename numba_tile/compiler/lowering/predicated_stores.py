@@ -10,7 +10,7 @@ one instruction that ptxas schedules with the others.
 
 from llvmlite import ir
 
-from ..hardware import asm
+from . import asm
 
 
 def store_where(builder, value, pointer, condition, align):

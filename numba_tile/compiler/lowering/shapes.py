@@ -10,6 +10,7 @@ import operator
 
 from llvmlite import ir
 from numba.core import types
+from numba.core.typing import signature
 
 from ...language import debugging, elementwise, shapes
 from ...rules.core import normalize_axis
@@ -203,7 +204,6 @@ def _lower_item(context, builder, sig, args):
 
 @lower("numba_tile.divmod", types.Any, types.Any)
 def lower_divmod(context, builder, sig, args):
-    from numba.core.typing import signature
     quotient_type, remainder_type = sig.return_type
     floordiv = context.get_function(elementwise.floordiv, signature(quotient_type, *sig.args))
     mod = context.get_function(elementwise.mod, signature(remainder_type, *sig.args))

@@ -15,7 +15,7 @@ from numba.cuda import nvvmutils
 from ...language import memory
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import store_after_rings
 from ..types import ArrayType, TiledViewType, TileType
 from . import arithmetic

@@ -10,6 +10,7 @@ layout conversion through it.
 """
 
 import functools
+import math
 
 from llvmlite import ir
 from numba.core import cgutils, types
@@ -17,8 +18,8 @@ from numba.cuda import nvvmutils
 
 from ...errors import TileUnsupportedFeatureError
 from ...layouts import broadcast_projection, register_sources
-from ..compilation import SHARED_ALIGNMENT, FewerStages, current
-from ..hardware import asm
+from ..compile_state import SHARED_ALIGNMENT, FewerStages, current
+from . import asm
 from .arithmetic import storage_type
 
 I8 = ir.IntType(8)
@@ -174,7 +175,7 @@ def scratch_regions(builder, regions, alignment=16):
 def shared_base(builder):
     """The start of the kernel's dynamic shared memory (an ``i8`` pointer in the shared
     address space): the scratch buffer at its start, the rings of pipelined loads
-    (:mod:`~numba_tile.compiler.hardware.staged_loads`) at its end."""
+    (:mod:`~numba_tile.compiler.planning.staged_loads`) at its end."""
     module = builder.module
     try:
         variable = module.get_global(SCRATCH_NAME)
@@ -325,7 +326,6 @@ def gather_to_shared(context, builder, tiles, swizzle=False, async_proxy=False):
     ``(r, c)`` of a matrix is at :func:`swizzled_offset`, each tile
     aligned to :data:`SHARED_ALIGNMENT`; with ``async_proxy`` the writes are made visible to
     the asynchronous proxy (``wgmma`` reads) too."""
-    import math
     pointers = scratch_regions(builder, [
         (ir.IntType(1) if tile_type.dtype.is_bool else context.get_value_type(tile_type.element),
          math.prod(tile_type.shape)) for tile_type, _ in tiles],

@@ -7,7 +7,7 @@ the block's threads: 168 for 384 threads, too few for the accumulators of a 128 
 attention block without spills. The producer needs few (it computes indices and starts
 copies), so its threads give back all but 24 (``setmaxnreg.dec``) and the consumers take
 them (``setmaxnreg.inc``, up to 240 a thread for two warpgroups):
-:attr:`~numba_tile.compiler.compilation.Compilation.register_split`. ptxas honours these
+:attr:`~numba_tile.compiler.compile_state.CompileState.register_split`. ptxas honours these
 only where it knows the registers at the start (the kernel's launch bounds give one block a
 multiprocessor), where the two ways never join again (the producer's threads end with
 ``exit``), and where it compiles the whole program: the driver's compile of the PTX, not
@@ -22,10 +22,10 @@ first's), arriving without waiting. They too exist only beside a producer warpgr
 
 from numba.cuda import nvvmutils
 
-from ..compilation import current
-from ..hardware import asm
+from ..compile_state import current
 from ..intrinsics import consumer_registers, consumer_turn_give, consumer_turn_take, \
     consumer_turns_begin, consumer_turns_end, producer_exit, producer_registers
+from . import asm
 from .registry import lower
 from .tiles import CONSUMER_BARRIER, I32
 

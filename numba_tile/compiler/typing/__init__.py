@@ -6,6 +6,8 @@ device_output, text, and pipelines (the calls of pipelined loads).
 
 :mod:`.templates` holds the machinery the families share (the registry, the template made
 from a public function's signature, result layouts, constant folding). Importing a family
-registers its templates; :mod:`..registries` imports them all, in the order that matters
-where two templates share a key.
+registers its templates; :mod:`..registries` imports them all, in the order of its table
+:data:`..registries.FAMILIES`, which matters where two templates share a key. The plans of
+what the hardware adds (tensor-core products, pipelined loads' stages) come from
+:mod:`..planning`: typing imports nothing of :mod:`..lowering`.
 """

@@ -13,7 +13,7 @@ from ...language import atomics
 from ...rules import atomics as atomic_rules
 from ...rules import gather as gather_rules
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..types import ConstantType, RawMemoryType
 from .gather import element_type
 from .memory import ArrayAttributes, TiledViewAttributes

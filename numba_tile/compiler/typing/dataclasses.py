@@ -39,7 +39,7 @@ from ...errors import TileTypeError
 from ...interpreter.tile import Tile
 from ...promotion import Loose
 from ...rules import dataclasses as rules
-from ..compilation import current
+from ..compile_state import current
 from ..constant_folding import literal_type
 from ..types import ConstantType, TypedConstant
 from .templates import registry

@@ -8,7 +8,7 @@ from ...promotion import check_constant_converts
 from ...rules import factories as factory_rules
 from ...rules.core import dtype_argument, tile_shape
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import arange_in_layout
 from ..types import TileType, scalar_type
 from .templates import constant_value, register_template, is_constant, is_scalar

@@ -10,7 +10,7 @@ from numba.core import types
 from ...language import gather
 from ...rules import gather as gather_rules
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..types import SliceType, TileType
 from .templates import constant_value, register_template, result_tile
 

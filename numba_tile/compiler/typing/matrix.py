@@ -9,9 +9,9 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...language import matrix
 from ...rules import matrix as matrix_rules
 from ..abstract import operand
-from ..compilation import current
-from ..hardware.mma_sync import result_type, matmul_accumulator
-from ..hardware.staged_loads import StagedTileType
+from ..compile_state import current
+from ..planning.products import result_type, matmul_accumulator
+from ..planning.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
 from .templates import constant_value, register_template, registry

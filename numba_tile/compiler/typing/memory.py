@@ -11,7 +11,7 @@ from ...errors import TileTypeError
 from ...language import memory
 from ...rules import memory as memory_rules
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..intrinsics import partition_region, store_after_rings
 from ..types import ArrayType, ConstantType, PartitionType, TiledViewType, TileType, \
     scalar_type

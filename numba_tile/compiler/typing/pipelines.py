@@ -1,5 +1,5 @@
 """Typing of the calls of pipelined loads (:mod:`~numba_tile.compiler.frontend.pipelining`
-writes them; :mod:`~numba_tile.compiler.hardware.staged_loads` plans their stages)."""
+writes them; :mod:`~numba_tile.compiler.planning.staged_loads` plans their stages)."""
 
 from numba.core import types
 from numba.core.typing import signature
@@ -9,8 +9,8 @@ from ... import dtypes as d
 from ...enums import PaddingMode
 from ...language import memory
 from ..abstract import constant_of
-from ..compilation import current
-from ..hardware.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
+from ..compile_state import current
+from ..planning.staged_loads import StagedTileType, grouped_loads, pipeline_type, resident_type
 from ..intrinsics import pipeline_advance, pipeline_begin, pipeline_distance, pipeline_end, \
     pipeline_issue, pipeline_last, pipeline_prepare, pipeline_produce, pipeline_producer, \
     pipeline_tile, pipeline_wait, producer_registers, consumer_registers, producer_exit, \

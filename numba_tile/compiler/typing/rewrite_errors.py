@@ -8,7 +8,7 @@ errors when it runs the code."""
 from numba.core import types
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ..compilation import current
+from ..compile_state import current
 from .templates import registry
 
 

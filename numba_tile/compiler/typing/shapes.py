@@ -13,7 +13,7 @@ from ...language import shapes
 from ...rules import shapes as shape_rules
 from ...rules.core import dtype_argument, normalize_axis, not_a_tile
 from ..abstract import operand
-from ..compilation import current
+from ..compile_state import current
 from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
     registry, tile_argument

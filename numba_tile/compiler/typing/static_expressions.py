@@ -28,7 +28,7 @@ from ...rules.operators import OPERATORS
 from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate, \
     local_function_error
 from ..abstract import RUN_TIME, constant_of
-from ..compilation import current
+from ..compile_state import current
 from ..constant_folding import literal_type
 from ..types import ArrayType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 from ...rules.dataclasses import field_names, is_dataclass_instance
@@ -280,7 +280,7 @@ def _is_constant(value):
 
 class _StaticTemplate(AbstractTemplate):
     """A rewritten static call: ``key`` (a literal) and the values; each expression runs
-    once per value types (``Compilation.static_values``)."""
+    once per value types (``CompileState.static_values``)."""
 
     prefer_literal = True
 

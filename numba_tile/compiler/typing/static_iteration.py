@@ -9,7 +9,7 @@ once per item of the iterable. Where the items can be found before typing it doe
 they need the types of the values (``range(t.shape[0])``), it compiles the kernel as far as
 the loop: :class:`StaticIterTemplate` evaluates the expression while typing, and a pass after
 typing keeps its items in the compilation
-(:class:`~numba_tile.compiler.compilation.StaticIterState`) and raises
+(:class:`~numba_tile.compiler.compile_state.StaticIterState`) and raises
 :class:`UnrollAgain`: the pipeline compiles the kernel again, which unrolls that loop. The
 call stays in the unrolled kernel, so that the next typing checks the items again against the
 types of the whole kernel (another :class:`UnrollAgain` where they differ).
@@ -44,7 +44,7 @@ from ...interpreter import context as interpreter_context
 from ...interpreter.tile import Tile
 from ...static_expressions import AsTileCode, check_condition, evaluate, iteration_items
 from ..abstract import RUN_TIME, constant_of
-from ..compilation import current
+from ..compile_state import current
 from .static_expressions import RunTimeValue, python_value
 from .templates import registry
 

@@ -1,8 +1,9 @@
 """The state of one compile: what the passes, typing templates and lowerings of a kernel share.
 
-A :class:`Compilation` is made by the pipeline (:func:`~numba_tile.compiler.pipeline.
-compile_to_ptx`) for each kernel it types and lowers, and reached from anywhere in that
-compile through :func:`current`; once the compile ends it is gone. Nothing a compile decides
+A :class:`CompileState` is made by the kernel compiler
+(:func:`~numba_tile.compiler.kernel_compiler.compile_to_ptx`) for each kernel it types and
+lowers, and reached from anywhere in that compile through :func:`current`; once the compile
+ends it is gone. Nothing a compile decides
 is kept in a module global, so two compiles never see each other's decisions and nothing has
 to be reset between them.
 
@@ -13,13 +14,13 @@ the next iteration, the tensor maps the launch passes (and, found before typing,
 parameter each pipelined load reads and whether its tile is only read rounded to tfloat32),
 and the layouts asked of index tiles.
 
-Outside a compile, :func:`current` gives a fresh compilation with the default options, so
+Outside a compile, :func:`current` gives a fresh compile state with the default options, so
 that the types of tile code can be made and inspected in tests and examples:
 
->>> from numba_tile.compiler.compilation import Compilation, compiling, current
+>>> from numba_tile.compiler.compile_state import CompileState, compiling, current
 >>> current().num_warps, current().target
 (4, (8, 0))
->>> with compiling(Compilation(target=(9, 0), num_warps=8)):
+>>> with compiling(CompileState(target=(9, 0), num_warps=8)):
 ...     current().num_warps, current().shared.limit
 (8, 232448)
 >>> current().num_warps
@@ -61,7 +62,7 @@ DEFAULT_RUN_ELEMENTS = 4
 def aligned_to_stage(nbytes):
     """``nbytes`` rounded up to :data:`SHARED_ALIGNMENT`, where stages and rings start.
 
-    >>> from numba_tile.compiler.compilation import aligned_to_stage
+    >>> from numba_tile.compiler.compile_state import aligned_to_stage
     >>> aligned_to_stage(1), aligned_to_stage(2048)
     (1024, 2048)
     """
@@ -74,7 +75,7 @@ BLOCK_RESERVED_SHARED = 1024
 
 class CompileAgain(Exception):
     """A decision made while typing or lowering turned out wrong for the kernel: the
-    pipeline compiles it again with other options (each subclass says which)."""
+    kernel compiler compiles it again with other options (each subclass says which)."""
 
     @classmethod
     def behind(cls, error):
@@ -92,9 +93,9 @@ class CompileAgain(Exception):
 class FewerStages(CompileAgain):
     """Stages chosen to fill the shared memory left too little of it (for the scratch
     buffer, a later ring or a resident tile): compile the kernel again, its stages chosen to
-    leave a quarter (see :func:`~numba_tile.compiler.hardware.staged_loads._stage_count`).
+    leave a quarter (see :func:`~numba_tile.compiler.planning.staged_loads._stage_count`).
 
-    >>> from numba_tile.compiler.compilation import FewerStages
+    >>> from numba_tile.compiler.compile_state import FewerStages
     >>> try:
     ...     try:
     ...         raise FewerStages()
@@ -108,10 +109,10 @@ class FewerStages(CompileAgain):
 
 class AddProducer(CompileAgain):
     """A kernel that left ``warp_specialize`` unset has a pipelined loop that a producer
-    warpgroup pays for (:meth:`Compilation.choose_automatic_producer`): compile it again
-    with the pipelining pass making the producer's split (:attr:`Compilation.producer_split`).
+    warpgroup pays for (:meth:`CompileState.choose_automatic_producer`): compile it again
+    with the pipelining pass making the producer's split (:attr:`CompileState.producer_split`).
 
-    >>> from numba_tile.compiler.compilation import AddProducer, CompileAgain
+    >>> from numba_tile.compiler.compile_state import AddProducer, CompileAgain
     >>> issubclass(AddProducer, CompileAgain)
     True
     """
@@ -122,7 +123,7 @@ class NoProducer(CompileAgain):
     turned out not to pay for it after all (its resident tiles' copies changed the shared
     memory): compile it again as with ``warp_specialize=False``.
 
-    >>> from numba_tile.compiler.compilation import CompileAgain, NoProducer
+    >>> from numba_tile.compiler.compile_state import CompileAgain, NoProducer
     >>> issubclass(NoProducer, CompileAgain), NoProducer.behind(NoProducer())
     (True, True)
     """
@@ -133,7 +134,7 @@ class SharedMemoryPlan:
     largest use any lowering asks for, see :func:`~numba_tile.compiler.lowering.tiles.scratch_regions`),
     the rings of pipelined loads at its end (reserved as their pipelines are planned).
 
-    >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+    >>> from numba_tile.compiler.compile_state import SharedMemoryPlan
     >>> plan = SharedMemoryPlan((9, 0))
     >>> plan.reserve_ring(4096), plan.use_scratch(100), plan.dynamic_bytes
     (4096, 100, 5120)
@@ -164,7 +165,7 @@ class SharedMemoryPlan:
         """:meth:`blocks_per_multiprocessor` counting the rings alone (what typing has
         reserved: the scratch buffer grows as the kernel is lowered).
 
-        >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+        >>> from numba_tile.compiler.compile_state import SharedMemoryPlan
         >>> plan = SharedMemoryPlan((9, 0))
         >>> plan.reserve_ring(150 * 1024), plan.use_scratch(100 * 1024)
         (153600, 102400)
@@ -177,7 +178,7 @@ class SharedMemoryPlan:
         """How many blocks with this plan's shared memory a multiprocessor holds at once: it
         has a block's limit and 1 KiB more, and keeps 1 KiB of it for each block.
 
-        >>> from numba_tile.compiler.compilation import SharedMemoryPlan
+        >>> from numba_tile.compiler.compile_state import SharedMemoryPlan
         >>> plan = SharedMemoryPlan((9, 0))
         >>> plan.reserve_ring(100 * 1024), plan.blocks_per_multiprocessor()
         (102400, 2)
@@ -194,7 +195,7 @@ class SharedMemoryPlan:
         return aligned_to_stage(self.scratch_bytes) + self.ring_bytes
 
 
-class Compilation:
+class CompileState:
     """One compile of one kernel for one target (see the module's docstring).
 
     ``target`` is the compute capability, ``num_warps`` the thread block size in warps,
@@ -325,10 +326,10 @@ class Compilation:
         can have one: the kernel asks for it, or leaves ``warp_specialize`` unset and an
         earlier compile found it pays (:class:`AddProducer`).
 
-        >>> from numba_tile.compiler.compilation import Compilation
-        >>> Compilation(target=(9, 0), num_warps=8).adds_producer()
+        >>> from numba_tile.compiler.compile_state import CompileState
+        >>> CompileState(target=(9, 0), num_warps=8).adds_producer()
         False
-        >>> Compilation(target=(9, 0), num_warps=8, producer_split=True).adds_producer()
+        >>> CompileState(target=(9, 0), num_warps=8, producer_split=True).adds_producer()
         True
         """
         if self.warp_specialize is None:
@@ -371,9 +372,9 @@ class Compilation:
         the file holds for the block's threads at the start (168 for 384 threads), and
         the consumers take what the producer gives back.
 
-        >>> from numba_tile.compiler.compilation import Compilation
-        >>> compilation = Compilation(target=(9, 0), num_warps=8)
-        >>> compilation.split_registers(), Compilation(num_warps=16).split_registers()
+        >>> from numba_tile.compiler.compile_state import CompileState
+        >>> compilation = CompileState(target=(9, 0), num_warps=8)
+        >>> compilation.split_registers(), CompileState(num_warps=16).split_registers()
         ((24, 240), (24, 112))
         """
         return self.split_registers() if self.producer_warps == PRODUCER_WARPGROUP else None
@@ -393,10 +394,10 @@ class Compilation:
         Known once the kernel is typed (the scratch buffer only grows, and the rings sit
         above it).
 
-        >>> from numba_tile.compiler.compilation import Compilation
-        >>> from numba_tile.compiler.hardware.staged_loads import PipelineType
+        >>> from numba_tile.compiler.compile_state import CompileState
+        >>> from numba_tile.compiler.planning.staged_loads import PipelineType
         >>> from numba_tile import float16
-        >>> compilation = Compilation(target=(9, 0))
+        >>> compilation = CompileState(target=(9, 0))
         >>> ring = PipelineType(0, [(float16, (64, 64), False)], 3, 0, tensor_maps=[0])
         >>> end = compilation.shared.reserve_ring(ring.ring_bytes)
         >>> compilation.pipelines[0] = PipelineType(0, ring.tiles, 3, end, tensor_maps=[0])
@@ -419,7 +420,7 @@ class Compilation:
         return self.tensor_maps.index(spec)
 
     def __repr__(self):
-        return (f"<Compilation for sm_{self.target[0]}{self.target[1]}, {self.num_warps} "
+        return (f"<CompileState for sm_{self.target[0]}{self.target[1]}, {self.num_warps} "
                 f"warps>")
 
 
@@ -445,21 +446,21 @@ class StaticIterState:
         return self.instances[descriptor]
 
 
-_ACTIVE = contextvars.ContextVar("numba_tile_compilation", default=None)
+_ACTIVE = contextvars.ContextVar("numba_tile_compile_state", default=None)
 
 
 def current():
-    """The compilation in progress; outside one, a fresh compilation with the default
+    """The state of the compile in progress; outside one, a fresh state with the default
     options (nothing written to it is kept)."""
     active = _ACTIVE.get()
-    return Compilation() if active is None else active
+    return CompileState() if active is None else active
 
 
 @contextlib.contextmanager
-def compiling(compilation):
-    """Make ``compilation`` the one :func:`current` gives while the block runs."""
-    token = _ACTIVE.set(compilation)
+def compiling(state):
+    """Make ``state`` the one :func:`current` gives while the block runs."""
+    token = _ACTIVE.set(state)
     try:
-        yield compilation
+        yield state
     finally:
         _ACTIVE.reset(token)

@@ -1,19 +1,19 @@
-"""The copies of a pipeline's stage (:mod:`.staged_loads`): ``cp.async`` of 16 bytes from
-every thread, into the swizzled layout, or on sm_90 the tensor memory accelerator's copies
-started by one thread (:mod:`.tma`), which complete on the stage's ``mbarrier``."""
+"""The copies of a pipeline's stage (planned in
+:mod:`~numba_tile.compiler.planning.staged_loads`): ``cp.async`` of 16 bytes from every
+thread, into the swizzled layout, or on sm_90 the tensor memory accelerator's copies started
+by one thread (:mod:`.tma`), which complete on the stage's ``mbarrier``."""
 
 import math
 
 from numba.cuda import nvvmutils
 
-from ..compilation import current
-from ..lowering.memory import ArrayView, shifted, tile_indices, tile_origin
-from ..lowering.tiles import I32, I64, swizzled_offset
+from ..compile_state import current
+from ..planning.staged_loads import COPY_BYTES
+from ..planning.tma import boxes
 from . import asm, tma
-from .staged_loads import COPY_BYTES, barrier_pointer, stage_of, stage_pointer
-
-
-
+from .memory import ArrayView, shifted, tile_indices, tile_origin
+from .staged_loads import barrier_pointer, stage_of, stage_pointer
+from .tiles import I32, I64, swizzled_offset
 
 
 def issue_copies(context, builder, pipeline, iteration, valid, load_types, load_values,
@@ -74,7 +74,7 @@ def _issue_bulk(context, builder, pipeline, iteration, valid, load_types, load_v
             # int32 coordinates, as the TMA takes (it copies only int32-indexed arrays)
             _, shape, origin = _as_stored(context, builder, array_type, array, index_type,
                                           index, shape, transposed)
-            box_columns, _, count = tma.boxes(dtype, shape)
+            box_columns, _, count = boxes(dtype, shape)
             stage = stage_pointer(builder, pipeline, iteration, which)
             for box in range(count):  # 128-byte columns, one after the other
                 coordinates = [builder.add(origin[-1], I32(box * box_columns)), origin[-2],

@@ -1,181 +1,47 @@
-"""From a kernel and argument types to PTX (and a cubin where a linker is available).
+"""How an exception raised while compiling a kernel reaches the user: as a Tile error with
+the kernel line (and the calls that led there) it happened on.
 
-The steps: Numba bytecode and IR, tile typing (:mod:`~numba_tile.compiler.typing`), lowering (:mod:`~numba_tile.compiler.lowering`)
-on our contexts, then numba-cuda's kernel fix-up and NVVM for the target architecture.
-Works on a machine without a GPU: NVVM and nvJitLink come from the CUDA wheels.
+Numba's own errors mean the kernel uses Python that numba_tile does not compile yet, or are
+errors of the kernel in Numba's words (a variable whose type depends on the path taken, a
+tuple unpacked into another number of targets), said here as cuTile says them; anything else
+is a bug of numba_tile (:func:`as_tile_error`). Numba gives the line but not the column: the
+expression is found in the statement's syntax tree (:func:`locate_in_kernel`), and the
+location gets the name of the function that holds it (:func:`name_the_function`).
 """
 
 import ast
-import collections
-import dataclasses
-import itertools
 import os
 import re
+import textwrap
 import traceback
 import types as types_module
 
-from numba.core import types
 from numba.core.errors import NumbaError
-from numba.cuda import compiler as cuda_compiler
-from numba.cuda import utils as cuda_utils
-from numba.cuda.core.callconv import CUDACallConv
-from numba.cuda.cudadrv import nvvm
 
 from .. import dtypes
-from ..promotion import loose_concrete_dtype
-from ..static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
+from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source_code import source_lines
-from .compilation import DEFAULT_NUM_WARPS, AddProducer, Compilation, FewerStages, NoProducer, \
-    StaticIterState, compiling
-from .hardware import tma
-from .hardware.reductions import unused_atomics_as_reductions
-from .contexts import contexts
 from .frontend import call_sites
 from .frontend.defined_variables import undefined_variable, user_name
-from .frontend.device_output import format_specs
-from .frontend.helpers import kernel_for_compilation
-from .frontend.numba_patches import python_frontend
-from .frontend.passes import insert as insert_passes
-from .frontend.warps import WarpsChosen
-from .types import ArrayType, PartitionType, run_length_for
-from .typing.static_iteration import UnrollAgain
 
 
-@dataclasses.dataclass(frozen=True)
-class KernelPTX:
-    """What :func:`compile_to_ptx` makes: the PTX, the kernel's entry name, the bytes of
-    dynamic shared memory it launches with, the tensor maps passed after its parameters (the
-    :class:`~numba_tile.compiler.hardware.tma.TensorMapSpec` of each) and the warps of its
-    thread block."""
-
-    ptx: str
-    entry: str
-    scratch_bytes: int
-    tensor_maps: tuple
-    num_warps: int
-
-
-class CompiledKernel:
-    """A compiled tile kernel: PTX, cubin and the resource report.
-
-    ``registers``, ``spill_bytes`` and ``shared_bytes`` come from the linker's report (0 when
-    no cubin could be made), or for a kernel without a cubin because only the driver's
-    compile builds it as written (:mod:`.whole_program`), from the driver's where a GPU is
-    present; ``num_warps`` is the thread block size in warps (with a producer, more than
-    the kernel's tile code runs on).
-    """
-
-    def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0,
-                 tensor_maps=()):
-        self.name = name
-        self.arch = arch
-        self.ptx = ptx
-        self.cubin = cubin
-        self.info_log = info_log
-        self.num_warps = num_warps
-        # two report formats, by linker version (a log may hold both): "ptxas info : Used
-        # 11 registers", "N bytes spill stores"; "info : used 11 registers, ..., N stack"
-        # (its stack frame, where spills go, is all that one says of them)
-        self.registers = _report(info_log, r"[Uu]sed (\d+) registers")
-        self.spill_bytes = (_report(info_log, r"(\d+) bytes spill stores")
-                            + _report(info_log, r"(\d+) bytes spill loads")) or \
-            _report(info_log, r"(\d+) stack,")
-        # static shared memory from the linker, plus the scratch buffer the launch asks for
-        self.dynamic_shared_bytes = dynamic_shared_bytes
-        self.shared_bytes = _report(info_log, r"(\d+) bytes smem") + dynamic_shared_bytes
-        # the tensor maps the launch passes after the arguments (tma.TensorMapSpec
-        # fields as plain tuples: the disk cache unpickles only plain data)
-        self.tensor_maps = tuple(tuple(spec) for spec in tensor_maps)
-
-    def __repr__(self):
-        return (f"<CompiledKernel {self.name} for {self.arch}: {self.registers} registers, "
-                f"{self.spill_bytes} spill bytes, {self.shared_bytes} bytes shared>")
-
-
-def _report(log, pattern):
-    return max((int(m) for m in re.findall(pattern, log or "")), default=0)
-
-
-class TileCompiler(cuda_compiler.CUDACompiler):
-    """numba-cuda's kernel pipeline plus the passes of tile code, where
-    :mod:`.frontend.passes` declares them."""
-
-    def define_pipelines(self):
-        managers = super().define_pipelines()
-        for manager in managers:
-            manager.passes[:] = insert_passes(manager.passes)
-            manager._finalized = False
-            manager.finalize()
-        return managers
-
-
-#: The GPU architectures numba_tile compiles for (numba-cuda needs 7.5 or later).
-ARCHITECTURES = ((7, 5), (8, 0), (8, 6), (8, 7), (8, 9), (9, 0), (10, 0), (10, 1), (10, 3),
-                 (11, 0), (12, 0), (12, 1))
-
-
-def parse_arch(arch):
-    """``(major, minor)`` of ``"sm_90"``; a ``ValueError`` that lists the architectures for
-    anything else.
-
-    >>> from numba_tile.compiler.pipeline import parse_arch
-    >>> parse_arch("sm_90")
-    (9, 0)
-    """
-    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch) if isinstance(arch, str) else None
-    cc = (int(match.group(1)), int(match.group(2))) if match else None
-    if cc not in ARCHITECTURES:
-        known = ", ".join(f"sm_{major}{minor}" for major, minor in ARCHITECTURES)
-        raise ValueError(f"arch {arch!r} is not a GPU architecture numba_tile compiles for; "
-                         f"use one of {known}")
-    return cc
-
-
-# The last few lowered kernels, by signature and architecture: a launch after ct.compile of
-# the same signature (or a second compile after an error elsewhere) types and lowers once.
-_LOWERED = collections.OrderedDict()
-_LOWERED_KEPT = 8
-
-
-def compile_to_ptx(fn, arg_types, arch, options):
-    """Type, lower and translate ``fn`` for ``arg_types`` with ``options`` (a
-    :class:`~numba_tile.compiler.compile_options.CompileOptions`): a :class:`KernelPTX`.
-    With ``options.num_warps`` None the compiler chooses the warps (:mod:`.frontend.warps`),
-    and the result has the warps chosen (the block's, with a producer warp where
-    ``warp_specialize`` gave one, :mod:`.frontend.producer_warp`)."""
-    cc = parse_arch(arch)
-    # the IR depends on the architecture (tensor-core instructions, asynchronous copies,
-    # shared memory sizes)
-    key = (fn, tuple(arg_types), options, cc)
-    try:
-        lowered = _LOWERED.get(key)
-        if lowered is None:
-            lowered = _lower(fn, arg_types, cc, options.num_warps, options.occupancy,
-                             options.num_stages, options.warp_specialize)
-            _LOWERED[key] = lowered
-            while len(_LOWERED) > _LOWERED_KEPT:
-                _LOWERED.popitem(last=False)
-        library, entry, scratch_bytes, tensor_maps, chosen_warps = lowered
-        ptx = unused_atomics_as_reductions(_ptx(library, cc))
-        ptx = tma.declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
-    except TileError as error:
-        _name_the_function(error.loc, fn)
-        raise
-    except Exception as error:  # what users see is a Tile error, the original chained
-        tile_error = as_tile_error(error)
-        _name_the_function(tile_error.loc, fn)
-        raise tile_error from error
-    return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
-
-
-def _name_the_function(loc, kernel_fn):
+def name_the_function(loc, kernel_fn):
     """Give ``loc`` the name of the function whose code holds it (the kernel, or a helper it
-    calls), as the interpreter's locations have."""
+    calls), as the interpreter's locations have.
+
+    >>> from numba_tile.errors import SourceLocation
+    >>> from numba_tile.compiler import error_translation
+    >>> code = error_translation.as_tile_error.__code__
+    >>> loc = SourceLocation(code.co_filename, code.co_firstlineno + 1)
+    >>> error_translation.name_the_function(loc, error_translation.locate_in_kernel)
+    >>> loc.function
+    'as_tile_error'
+    """
     if loc is None or loc.function is not None:
         return
     candidates = [kernel_fn] + [value for value in kernel_fn.__globals__.values()
@@ -284,7 +150,7 @@ def as_tile_error(error):
     else (an ``AssertionError``, an NVVM error on the IR we made) is a bug of numba_tile:
     :class:`TileInternalError`, asking for a report.
 
-    >>> from numba_tile.compiler.pipeline import as_tile_error
+    >>> from numba_tile.compiler.error_translation import as_tile_error
     >>> type(as_tile_error(KeyError("x"))).__name__
     'TileInternalError'
     """
@@ -384,113 +250,18 @@ def _numba_location(error):
     return None
 
 
-def _ptx(library, cc):
-    """The library's PTX. Compute capability 9.0 gets sm_90a, the PTX target with Hopper's
-    own instructions (``wgmma``): every GPU of compute capability 9.0 runs it."""
-    if cc != (9, 0):
-        return library.get_asm_str(cc=cc)
-    options = dict(library._nvvm_options, arch="compute_90a")
-    return nvvm.compile_ir(library.llvm_strs, **options).decode().strip("\x00").strip()
+def locate_in_kernel(error):
+    """Where in the kernel a Tile error raised without a location happened: the statement
+    Numba was typing or lowering (:func:`_statement_location`), its read of the attribute
+    that the message says is missing underlined.
 
-
-# the most compiles of one kernel that find the items of its static_iter loops in turn
-_MOST_UNROLLING_ATTEMPTS = 200
-
-
-def _flags(cc):
-    """numba-cuda's flags of one compile. Each compile gets its own: numba-cuda's inlining
-    of a helper leaves ``enable_ssa`` set as the helper's front end ran, so a compile run
-    again with the same flags (warps chosen, static items found) would skip the SSA form
-    that the first one had, and decide branches differently."""
-    flags = cuda_compiler.CUDAFlags()
-    flags.no_compile = True
-    flags.no_cpython_wrapper = True
-    flags.no_cfunc_wrapper = True
-    flags.inline = "never"
-    flags.error_model = "numpy"
-    flags.compute_capability = cc
-    flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
-    return flags
-
-
-def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
-           warp_specialize=None):
-    """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
-    typing_context, target_context = contexts()
-    as_code, static_globals, static_values = set(), {}, {}
-    static_iter = StaticIterState()
-    warps_open = num_warps is None
-    num_warps = num_warps or DEFAULT_NUM_WARPS
-    stages_fill_shared = True
-    producer_split = False  # (where warp_specialize is None: see Compilation.producer_split)
-    # once more for each static_eval compiled as code or as a global function, for the
-    # static_iter loops whose items the typing found, and with the warps the products need
-    for attempt in itertools.count():
-        compilation = Compilation(
-            target=cc, num_warps=num_warps, num_stages=num_stages,
-            warp_specialize=warp_specialize, occupancy=occupancy,
-            default_run=run_length_for([t.dtype for t in arg_types
-                                        if isinstance(t, (ArrayType, PartitionType))]),
-            warps_open=warps_open, stages_fill_shared=stages_fill_shared,
-            producer_split=producer_split)
-        compilation.static_as_code, compilation.static_values = as_code, static_values
-        compilation.static_globals = static_globals
-        compilation.static_iter = static_iter
-        try:
-            with compiling(compilation), cuda_utils.numba_target_override(), \
-                    format_specs(), python_frontend():
-                result = cuda_compiler.compile_extra(
-                    typingctx=typing_context, targetctx=target_context,
-                    func=kernel_for_compilation(fn),
-                    args=tuple(arg_types), return_type=None, flags=_flags(cc), locals={},
-                    pipeline_class=TileCompiler,
-                    call_conv=CUDACallConv(target_context), abi_info={})
-            break
-        except AsTileCode as again:
-            as_code.add(again.key)
-        except AsGlobal as again:
-            static_globals[again.key] = again.value
-        except WarpsChosen as again:
-            num_warps, warps_open = again.num_warps, False
-        except UnrollAgain:
-            if attempt == _MOST_UNROLLING_ATTEMPTS:
-                raise TileInternalError("The items of the kernel's static_iter loops keep "
-                                        "changing from one compile to the next") from None
-        except Exception as error:
-            if stages_fill_shared and FewerStages.behind(error):
-                stages_fill_shared = False  # compiled again, the stages leaving room
-                continue
-            if warp_specialize is None and AddProducer.behind(error):
-                producer_split = True  # compiled again, with the producer's split
-                continue
-            if warp_specialize is None and NoProducer.behind(error):
-                warp_specialize = False  # compiled again, without the producer's split
-                continue
-            if isinstance(error, TileError) and error.loc is None:
-                missing = _MISSING_ATTRIBUTE.search(error.message)
-                error.loc = _statement_location(error.__traceback__, missing and missing[1])
-            raise
-    if result.signature.return_type not in (types.none, types.void):
-        raise TileUnsupportedFeatureError("A tile kernel must not return a value")
-    library = result.library
-    entry = result.fndesc.llvm_func_name
-    kernel = library.get_function(entry)
-    library._entry_name = entry
-    cuda_compiler.kernel_fixup(kernel, False)
-    # (a producer, frontend.producer_warp, adds warps to the tile code's)
-    block_warps = num_warps + compilation.producer_warps
-    if compilation.register_split:
-        occupancy = 1  # ptxas then knows the registers at the start: setmaxnreg counts them
-    elif occupancy:
-        # a hint: more blocks than the shared memory holds would only cost registers
-        # (128 x 128 attention tiles at head dim 128 spilled 3 KiB a thread for a second
-        # block that never fit)
-        occupancy = max(1, min(occupancy, compilation.shared.blocks_per_multiprocessor()))
-    nvvm.set_launch_bounds(kernel, (32 * block_warps, occupancy) if occupancy else
-                           32 * block_warps)
-    library.finalize()
-    return (library, entry, compilation.shared.dynamic_bytes, tuple(compilation.tensor_maps),
-            block_warps)
+    >>> from numba_tile.errors import TileTypeError
+    >>> from numba_tile.compiler.error_translation import locate_in_kernel
+    >>> print(locate_in_kernel(TileTypeError("Tile has no attribute 'shapes'")))
+    None
+    """
+    missing = _MISSING_ATTRIBUTE.search(error.message)
+    return _statement_location(error.__traceback__, missing and missing[1])
 
 
 def _statement_location(tb, attribute=None):
@@ -561,7 +332,6 @@ def _attribute(value, name):
 def _expression_span(text, function):
     """``(start, end)`` columns of the one expression of a source line that applies
     ``function``, or None."""
-    import textwrap
     indent = len(text) - len(text.lstrip())
     try:
         tree = ast.parse(textwrap.dedent(text).strip())
@@ -587,32 +357,3 @@ def _expression_span(text, function):
         return None
     node = matches[0]
     return node.col_offset + indent, node.end_col_offset + indent
-
-
-def link_cubin(ptx, arch):
-    """``(cubin, info_log)`` from nvJitLink, or ``(None, "")`` where it is unavailable."""
-    try:
-        from cuda.bindings import nvjitlink
-    except ImportError:
-        return None, ""
-    if re.search(rf"^\.target {arch}a\b", ptx, re.MULTILINE):
-        arch += "a"  # PTX for the architecture's own features links only for it
-    try:
-        handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
-    except Exception:  # no usable libnvJitLink (a CUDA_HOME of another toolkit, ...)
-        return None, ""
-    try:
-        data = ptx.encode()
-        nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
-        nvjitlink.complete(handle)
-        size = nvjitlink.get_linked_cubin_size(handle)
-        cubin = bytearray(size)
-        nvjitlink.get_linked_cubin(handle, cubin)
-        log_size = nvjitlink.get_info_log_size(handle)
-        log = bytearray(log_size)
-        nvjitlink.get_info_log(handle, log)
-        return bytes(cubin), log.decode(errors="replace").rstrip("\x00")
-    except nvjitlink.nvJitLinkError:
-        return None, ""  # the linker is there but cannot work here (no matching library)
-    finally:
-        nvjitlink.destroy(handle)

@@ -12,7 +12,7 @@ An :class:`Asm` is the text, the constraints (``=`` outputs, then inputs, then c
 whether the instruction has a side effect (a read of shared memory, a copy, a wait: kept in
 program order; pure arithmetic is not, so LLVM may move or merge it).
 
->>> from numba_tile.compiler.hardware import asm
+>>> from numba_tile.compiler.lowering import asm
 >>> asm.convert("rn", "f16", "f32", "h", "f")
 Asm(text='cvt.rn.f16.f32 $0, $1;', constraints='=h,f', side_effect=False)
 >>> asm.wgmma_wait(1).text
@@ -22,7 +22,8 @@ Asm(text='cvt.rn.f16.f32 $0, $1;', constraints='=h,f', side_effect=False)
 from llvmlite import ir
 from typing import NamedTuple
 
-# the name of the kernel parameter of tensor map ``i`` (see :mod:`.tma`)
+# the name of the kernel parameter of tensor map ``i`` (declared by
+# :func:`~numba_tile.compiler.ptx_rewrites.declare_tensor_map_parameters`)
 TENSOR_MAP_PARAMETER = "numba_tile_tensor_map_"
 
 
@@ -108,7 +109,7 @@ def set_max_registers(change, count):
     """``setmaxnreg.<change>``: the warpgroup's threads give back registers down to
     ``count`` (``change`` "dec") or take them up to ``count`` ("inc"); sm_90a.
 
-    >>> from numba_tile.compiler.hardware import asm
+    >>> from numba_tile.compiler.lowering import asm
     >>> asm.set_max_registers("inc", 240).text
     'setmaxnreg.inc.sync.aligned.u32 240;'
     """
@@ -212,7 +213,7 @@ def wgmma_wait_and_add(pending, count):
     the next iteration, past the next product's ``wgmma``, where both groups of sums then
     stay live at once (float8 128 x 256 tiles spilled so).
 
-    >>> from numba_tile.compiler.hardware import asm
+    >>> from numba_tile.compiler.lowering import asm
     >>> instruction = asm.wgmma_wait_and_add(0, 1)
     >>> instruction.text, instruction.constraints
     ('wgmma.wait_group.sync.aligned 0; add.f32 $0, $0, $2;', '=f,0,f,~{memory}')
@@ -251,7 +252,7 @@ def atomic(op, order, scope, ptx_type, register):
     """``atom.<order>.<scope>.<op>.<type> old, [address], operand``: ``op`` one of ``add``,
     ``exch``, ``max``, ``min``, ``and``, ``or``, ``xor``, the address generic (an ``l``
     operand). Where the old value is not used, the PTX is rewritten to ``red``
-    (:mod:`~numba_tile.compiler.hardware.reductions`)."""
+    (:mod:`~numba_tile.compiler.ptx_rewrites`)."""
     noftz = ".noftz" if ptx_type in ("f16", "bf16") else ""
     return Asm(f"atom.{order}.{scope}.{op}{noftz}.{ptx_type} $0, [$1], $2;",
                f"={register},l,{register},~{{memory}}")

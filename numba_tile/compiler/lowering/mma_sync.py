@@ -1,229 +1,39 @@
-"""``ct.mma`` on tensor cores with ``mma.sync.aligned``: ``m16n8k16`` for float16 and
-bfloat16, ``m16n8k8`` for tfloat32, ``m16n8k32`` for int8, uint8 and float8 (sm_89 and later),
-``m8n8k4`` for float64.
-
-A product qualifies when its operands are 2-d, or 3-d with a power-of-two batch (one product
-per batch element), the input/accumulator pair is one of :data:`_KINDS`, and its shape splits
-into the instruction's steps. Its result then lives in the accumulator fragment layout
-(:func:`~numba_tile.layouts.mma_accumulator`): the block's warps split M and N, and each
-warp holds the 16 x 8 fragments (8 x 8 for float64) of its part, four registers each (two);
-batch elements follow one another in the registers. A loop-carried accumulator takes that
-layout once, before the loop.
+"""``ct.mma`` on tensor cores with ``mma.sync.aligned``, as
+:mod:`~numba_tile.compiler.planning.products` planned it: the result in the accumulator
+fragment layout, the block's warps splitting M and N.
 
 The operands go through shared memory, with 16-byte chunks swizzled (see
-:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`) so that the fragment reads are free of bank
-conflicts (operands that a pipelined load left there, :mod:`~numba_tile.compiler.hardware.staged_loads`, are read in
-place): ``ldmatrix.x4`` reads a step of A (its 16 rows of 32 bytes), ``ldmatrix.x2.trans`` one
-of B for 2-byte inputs; B of other sizes, and float64's A, are read element by element. One
-``mma.sync`` per fragment and step follows. Other products use :mod:`~numba_tile.compiler.lowering.matrix`'s general
-path (exact, any shape and pair), except that float8 products need a GPU with float8 tensor
-cores (``TileUnsupportedFeatureError`` before sm_89).
+:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`) so that the fragment reads are
+free of bank conflicts (operands that a pipelined load left there,
+:mod:`~numba_tile.compiler.planning.staged_loads`, are read in place): ``ldmatrix.x4`` reads
+a step of A (its 16 rows of 32 bytes), ``ldmatrix.x2.trans`` one of B for 2-byte inputs; B of
+other sizes, and float64's A, are read element by element. One ``mma.sync`` per fragment and
+step follows. Other products use :mod:`~numba_tile.compiler.lowering.matrix`'s general path
+(exact, any shape and pair); on sm_90, :mod:`~numba_tile.compiler.lowering.wgmma` runs those
+it can.
 
-On sm_90, :mod:`~numba_tile.compiler.hardware.wgmma` runs the products it can (``wgmma``) instead. The plan
-depends on the GPU being compiled for (set by the compiler):
-
->>> import numba_tile as ct
->>> from numba_tile.compiler.types import TileType
->>> from numba_tile.compiler.hardware.mma_sync import plan
->>> from numba_tile.compiler.compilation import Compilation, compiling
->>> x = TileType(ct.float16, (64, 32), 4); y = TileType(ct.float16, (32, 64), 4)
->>> acc = TileType(ct.float32, (64, 64), 4)
->>> with compiling(Compilation(target=(8, 0))):
-...     p = plan(x, y, acc)
->>> p.warps_m, p.warps_n, p.instruction
-(2, 2, 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32')
->>> with compiling(Compilation(target=(9, 0))):
-...     plan(x, y, acc).instruction
-'wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16'
+>>> import numpy as np, numba_tile as ct
+>>> @ct.kernel
+... def product(a, b, c):
+...     acc = ct.zeros((64, 64), ct.float32)
+...     ct.store(c, (0, 0), ct.mma(ct.load(a, (0, 0), (64, 32)), ct.load(b, (0, 0), (32, 64)), acc))
+>>> a, b = np.zeros((64, 32), np.float16), np.zeros((32, 64), np.float16)
+>>> ptx = ct.compile(product, (a, b, np.zeros((64, 64), np.float32)), arch="sm_80").ptx
+>>> "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx, "mma.sync.aligned.m16n8k16" in ptx
+(True, True)
 """
 
-from collections import namedtuple
 from llvmlite import ir
 
 from ... import dtypes as d
-from ...errors import TileUnsupportedFeatureError
-from ...layouts import LinearLayout, mma_accumulator
-from ...rules.matrix import mma_operand_shapes
-from ..compilation import current
-from ..lowering import arithmetic
-from ..lowering.tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, \
-    thread_ids
-from ..types import TileType
-from . import asm, wgmma
-from .staged_loads import StagedTileType
+from ..planning.products import fragment_shape
+from ..planning.staged_loads import StagedTileType
+from . import arithmetic, asm
+from .tiles import I32, I8, gather_to_shared, make_tile, move_tile, swizzled_offset, thread_ids
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
 I16 = ir.IntType(16)
-
-# float8 tensor cores came with compute capability 8.9 (Ada)
-FLOAT8_CC = (8, 9)
-
-Plan = namedtuple("Plan", "warps_m warps_n layout instruction")
-
-# (input dtype, accumulator dtype) -> (the PTX types of d, a, b, c; the compute capability
-# the instruction needs). float8 into float16 runs with a float32 accumulator, rounded to
-# float16 once per product (as the interpreter does), never per step.
-_KINDS = {
-    (d.float16, d.float32): ("f32.f16.f16.f32", (8, 0)),
-    (d.float16, d.float16): ("f16.f16.f16.f16", (8, 0)),
-    (d.bfloat16, d.float32): ("f32.bf16.bf16.f32", (8, 0)),
-    (d.tfloat32, d.float32): ("f32.tf32.tf32.f32", (8, 0)),
-    (d.float64, d.float64): ("f64.f64.f64.f64", (8, 0)),
-    (d.int8, d.int32): ("s32.s8.s8.s32", (8, 0)),
-    (d.uint8, d.int32): ("s32.u8.u8.s32", (8, 0)),
-    (d.float8_e4m3fn, d.float32): ("f32.e4m3.e4m3.f32", FLOAT8_CC),
-    (d.float8_e4m3fn, d.float16): ("f32.e4m3.e4m3.f32", FLOAT8_CC),
-    (d.float8_e5m2, d.float32): ("f32.e5m2.e5m2.f32", FLOAT8_CC),
-    (d.float8_e5m2, d.float16): ("f32.e5m2.e5m2.f32", FLOAT8_CC),
-}
-
-
-def fragment_shape(dtype):
-    """``(m, n, k)`` of one ``mma.sync`` step for inputs of ``dtype``: 16 x 8 x 16 for 2-byte
-    inputs, 16 x 8 x 8 for tfloat32, 16 x 8 x 32 for 1-byte ones, 8 x 8 x 4 for float64."""
-    if dtype is d.float64:
-        return 8, 8, 4
-    return 16, 8, 32 // dtype.itemsize
-
-
-def batch_broadcast(x_type, y_type):
-    """The types of ``mma``'s operands with their batch axes broadcast
-    (:func:`~numba_tile.rules.matrix.mma_operand_shapes`): the operands every lowering of
-    the product works on. An operand in a pipelined load's stages is not broadcast yet."""
-    x_shape, y_shape = mma_operand_shapes(x_type.shape, y_type.shape)
-
-    def full(tile_type, shape):
-        if tuple(tile_type.shape) == shape:
-            return tile_type
-        if isinstance(tile_type, StagedTileType):
-            raise TileUnsupportedFeatureError(
-                "mma() of a pipelined load's tile broadcast along the batch axis is not "
-                "compiled yet; load it as a 3-d tile of the batch's size")
-        return TileType(tile_type.dtype, shape, tile_type.num_warps)
-    return full(x_type, x_shape), full(y_type, y_shape)
-
-
-def plan(x_type, y_type, acc_type):
-    """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
-    x_type, y_type = batch_broadcast(x_type, y_type)
-    kind, needs = _KINDS.get((x_type.dtype, acc_type.dtype), (None, None))
-    if kind is None or current().target < needs or not _batched_matrices(x_type, y_type) or \
-            y_type.dtype is not x_type.dtype:
-        return None
-    (m, k), n = x_type.shape[-2:], y_type.shape[-1]
-    shape = acc_type.shape
-    if wgmma.applies(x_type, y_type, acc_type):
-        warps = acc_type.num_warps
-        layout = wgmma.swapped_layout(m, n, warps) if wgmma.swapped(x_type, y_type) else \
-            mma_accumulator((m, n), warps, 1)
-        return Plan(warps, 1, _lifted(layout, shape),
-                    wgmma.instruction(x_type, y_type, acc_type))
-    step_m, step_n, step_k = fragment_shape(x_type.dtype)
-    if m % step_m or n % step_n or k % step_k:
-        return None
-    warps = acc_type.num_warps
-    best = None
-    for bits_m in range(warps.bit_length()):
-        warps_m = 1 << bits_m
-        warps_n = warps // warps_m
-        # as many warps as the shape has fragments for; any others repeat their work
-        while warps_n > 1 and n % (step_n * warps_n):
-            warps_n //= 2
-        if m % (step_m * warps_m) or warps_m * warps_n > warps:
-            continue
-        # prefer using every warp, then square parts of the result per warp
-        score = (warps_m * warps_n, -abs((m // warps_m) - (n // warps_n)))
-        if best is None or score > best[0]:
-            best = (score, warps_m, warps_n)
-    if best is None:
-        return None
-    _, warps_m, warps_n = best
-    layout = _lifted(_with_idle_warps(mma_accumulator((m, n), warps_m, warps_n, step_m),
-                                      warps), shape)
-    return Plan(warps_m, warps_n, layout,
-                f"mma.sync.aligned.m{step_m}n{step_n}k{step_k}.row.col.{kind}")
-
-
-# matmul on tensor cores: the accumulator of operands of each dtype (the result is rounded,
-# or wrapped, to the operands' dtype once, at the end)
-_MATMUL_ACCUMULATORS = {d.float16: d.float32, d.bfloat16: d.float32, d.float64: d.float64,
-                        d.int8: d.int32, d.uint8: d.int32}
-
-
-def matmul_accumulator(x_type, y_type, result_dtype):
-    """The accumulator type with which ``matmul(x, y)`` (of ``result_dtype``) runs on tensor
-    cores, where it does (operands of one dtype, which is the result's), else None."""
-    accumulator = _MATMUL_ACCUMULATORS.get(x_type.dtype)
-    if accumulator is None or y_type.dtype is not x_type.dtype or \
-            result_dtype is not x_type.dtype or x_type.ndim != y_type.ndim:
-        return None
-    shape = x_type.shape[:-1] + y_type.shape[-1:]
-    acc_type = TileType(accumulator, shape, x_type.num_warps)
-    found = plan(x_type, y_type, acc_type)
-    return None if found is None else TileType(accumulator, shape, x_type.num_warps,
-                                               found.layout)
-
-
-def check_target(x_type):
-    """``TileUnsupportedFeatureError`` for a float8 product where the GPU compiled for has no
-    float8 tensor cores (before compute capability 8.9)."""
-    target = current().target
-    if x_type.dtype.name.startswith("float8") and target < FLOAT8_CC:
-        major, minor = target
-        raise TileUnsupportedFeatureError(
-            f"mma of {x_type.dtype.name} needs float8 tensor cores (compute capability "
-            f"{FLOAT8_CC[0]}.{FLOAT8_CC[1]} or later); this kernel is compiled for "
-            f"sm_{major}{minor}", needs=FLOAT8_CC)
-
-
-def is_one_matrix(x_type, y_type):
-    """Both operands are one matrix each: 2-d, or 3-d with a batch of one (a block's slice
-    of a batched product)."""
-    return x_type.ndim == y_type.ndim and (x_type.ndim == 2 or (
-        x_type.ndim == 3 and x_type.shape[0] == 1 and y_type.shape[0] == 1))
-
-
-def _batched_matrices(x_type, y_type):
-    """Both operands are 2-d, or 3-d with one batch extent, a power of two (each block's
-    slice of a batched product): a matrix product per batch element."""
-    if x_type.ndim != y_type.ndim or x_type.ndim not in (2, 3):
-        return False
-    batch = x_type.shape[0] if x_type.ndim == 3 else 1
-    return batch == (y_type.shape[0] if y_type.ndim == 3 else 1) and batch & (batch - 1) == 0
-
-
-def _lifted(layout, shape):
-    """A 2-d layout of one matrix as the layout of a tile of ``shape`` (2-d, or 3-d with
-    a batch): each thread holds the same places of every batch element, in successive
-    blocks of registers."""
-    if len(shape) == 2:
-        return layout
-    bases = {dim: [(0,) + v for v in vectors] for dim, vectors in layout.bases.items()}
-    batch = 1
-    while batch < shape[0]:
-        bases["register"].append((batch, 0, 0))
-        batch <<= 1
-    return LinearLayout(tuple(shape), bases)
-
-
-def _with_idle_warps(layout, warps):
-    """``layout`` over ``warps`` warps: warps beyond those it splits the tile over hold
-    copies (their warp bits are zero vectors)."""
-    bases = {dim: list(vectors) for dim, vectors in layout.bases.items()}
-    while 1 << len(bases["warp"]) < warps:
-        bases["warp"].append((0,) * len(layout.shape))
-    return LinearLayout(layout.shape, bases)
-
-
-def result_type(x_type, y_type, acc_type):
-    """The type of ``mma(x, y, acc)``: the accumulator's, in the fragment layout where the
-    product runs on tensor cores."""
-    check_target(x_type)
-    found = plan(x_type, y_type, acc_type)
-    if found is None:
-        return acc_type
-    return TileType(acc_type.dtype, acc_type.shape, acc_type.num_warps, found.layout)
 
 
 def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result):

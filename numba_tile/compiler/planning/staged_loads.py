@@ -1,58 +1,58 @@
-"""Pipelined loads: the tiles that feed ``mma`` in a loop, copied ahead into a ring of stages.
+"""The plan of pipelined loads: the tiles that feed ``mma`` in a loop, copied ahead into a
+ring of stages; their types, how many stages, where each ring lies and which copies fill it.
 
 :mod:`~numba_tile.compiler.frontend.pipelining` rewrites a loop whose ``ct.load`` results
-only feed ``ct.mma`` into calls of :mod:`~numba_tile.compiler.intrinsics`; this module plans
-their stages (typed in :mod:`~numba_tile.compiler.typing.pipelines`, lowered in
-:mod:`~numba_tile.compiler.lowering.pipelines`, copied by
-:mod:`~numba_tile.compiler.hardware.async_copies`). Before the loop,
-:func:`pipeline_issue` starts the copies of the first ``stages - 1`` iterations' tiles; in
-iteration ``i``, :func:`pipeline_wait` waits for iteration ``i``'s copies,
-:func:`pipeline_tile` gives its tiles, which stay in shared memory (:class:`StagedTileType`)
-for ``mma`` to read (``ldmatrix``, ``wgmma``), and once the products are started
-:func:`pipeline_advance` starts the copies of iteration ``i + stages - 1`` into the stage
-that iteration ``i - 1`` used: the tensor cores work while the copies are issued. The copies are
-``cp.async`` of 16 bytes (zero-filled outside the array: zero padding), into the swizzled
-layout of :func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`; one barrier a step makes every
+only feed ``ct.mma`` into calls of :mod:`~numba_tile.compiler.intrinsics`; typing
+(:mod:`~numba_tile.compiler.typing.pipelines`) plans their pipeline here, when it first meets
+it (:func:`pipeline_type`, :func:`resident_type`), and the lowering follows the plan
+(:mod:`~numba_tile.compiler.lowering.pipelines`, the rings' addresses in
+:mod:`~numba_tile.compiler.lowering.staged_loads`, the copies in
+:mod:`~numba_tile.compiler.lowering.async_copies`). Before the loop, ``pipeline_issue``
+starts the copies of the first ``stages - 1`` iterations' tiles; in iteration ``i``,
+``pipeline_wait`` waits for iteration ``i``'s copies, ``pipeline_tile`` gives its tiles,
+which stay in shared memory (:class:`StagedTileType`) for ``mma`` to read (``ldmatrix``,
+``wgmma``), and once the products are started ``pipeline_advance`` starts the copies of
+iteration ``i + stages - 1`` into the stage that iteration ``i - 1`` used: the tensor cores
+work while the copies are issued. The copies are ``cp.async`` of 16 bytes (zero-filled
+outside the array: zero padding), into the swizzled layout of
+:func:`~numba_tile.compiler.lowering.tiles.swizzled_offset`; one barrier a step makes every
 thread's copies visible and tells that the stage about to be refilled is no longer read. On
 sm_90 the tiles of arrays that are kernel parameters are copied by the tensor memory
-accelerator instead (:mod:`~numba_tile.compiler.hardware.tma`): thread 0 starts a stage's copies, each stage's
-``mbarrier`` tells when they landed, and one barrier a step tells that a stage is free.
+accelerator instead (:mod:`~numba_tile.compiler.planning.tma`): thread 0 starts a stage's
+copies, each stage's ``mbarrier`` tells when they landed, and one barrier a step tells that a
+stage is free.
 
 Pipelining applies to tiles of one matrix (2-d, or up to 5-d with every other axis of
-length 1) of arrays specialized as
-aligned (see
+length 1) of arrays specialized as aligned (see
 :func:`~numba_tile.compiler.types.is_aligned`: then each 16-byte copy lies wholly inside or
 outside the array), with zero or undetermined padding, on GPUs with ``cp.async`` (compute
-capability 8.0 and later). Elsewhere :func:`pipeline_tile` is a plain ``ct.load``.
+capability 8.0 and later). Elsewhere ``pipeline_tile`` is a plain ``ct.load``.
 
 The rings live at the end of the kernel's dynamic shared memory: its start holds the scratch
 buffer every other op shares, whose size is only known once the kernel is lowered, so a ring
 is found from the end (``%dynamic_smem_size``), and the launch asks for both
-(:attr:`~numba_tile.compiler.compilation.SharedMemoryPlan.dynamic_bytes`).
+(:attr:`~numba_tile.compiler.compile_state.SharedMemoryPlan.dynamic_bytes`).
+
+>>> import numba_tile as ct
+>>> from numba_tile.compiler.planning.staged_loads import PipelineType
+>>> ring = PipelineType(0, [(ct.float16, (64, 32), False), (ct.float16, (32, 64), False)], 3, 0)
+>>> ring.stage_bytes, ring.ring_bytes, ring.distance
+(8192, 24576, 2)
 """
 
 import math
 
-from llvmlite import ir
 from numba.core import types
-from numba.core.datamodel import models
-from numba.cuda.models import register_model
 
 from ... import dtypes as d
 from ...enums import PaddingMode
 from ...rules.memory import normalize_order
 from ..abstract import constant_of
 from ..intrinsics import LOAD_FIELDS
-from ..compilation import SHARED_ALIGNMENT, FewerStages, aligned_to_stage, current
-from ..lowering import arithmetic
-from ..lowering.tiles import I32, load_shared, make_tile, register_coordinates, shared_base, \
-    swizzled_offset, thread_coordinates
-from ..types import ArrayType, TileType, storage_scalar_type
-from . import tma, asm
+from ..compile_state import SHARED_ALIGNMENT, FewerStages, aligned_to_stage, current
+from ..types import ArrayType, TileType
+from . import tma
 
-
-
-I8_SHARED = ir.IntType(8).as_pointer(3)
 MAX_STAGES = 8
 MOST_STAGES = 4  # chosen where the kernel gives no num_stages
 # left for the scratch buffer where the stages are chosen to fill the shared memory: a
@@ -63,15 +63,15 @@ COPY_BYTES = 16  # one cp.async
 BARRIER_BYTES = 8  # one mbarrier
 
 
-
 # -- types ------------------------------------------------------------------------------------
 class PipelineType(types.Type):
     """A loop's pipeline: the tiles it stages (``(dtype, shape, transposed)`` each: a
     transposed tile is held as the array's rows give it, see :class:`StagedTileType`), the
     number of stages (0: not pipelined) and where its ring ends, counted from the end of
-    shared memory. ``tensor_maps`` (the slot of each tile's map, see :mod:`~numba_tile.compiler.hardware.tma`)
-    where the TMA copies the tiles, None where ``cp.async`` does; the TMA's stages complete
-    on ``mbarrier`` objects after the stages. Its run-time value is empty."""
+    shared memory. ``tensor_maps`` (the slot of each tile's map, see
+    :mod:`~numba_tile.compiler.planning.tma`) where the TMA copies the tiles, None where
+    ``cp.async`` does; the TMA's stages complete on ``mbarrier`` objects after the stages.
+    Its run-time value is empty."""
 
     def __init__(self, pipeline_id, tiles, stages, ring_end, tensor_maps=None, rounded=()):
         self.pipeline_id, self.tiles, self.stages, self.ring_end = \
@@ -146,16 +146,6 @@ class StagedTileType(types.Type):
         return f"{self.dtype} tile of shape {self.shape}"
 
 
-register_model(PipelineType)(models.OpaqueModel)
-
-
-@register_model(StagedTileType)
-class StagedTileModel(models.PrimitiveModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, I8_SHARED)
-
-
-
 LOAD_ARGUMENTS = len(LOAD_FIELDS)
 
 
@@ -202,7 +192,7 @@ def _stage_count(stage_bytes, extra_bytes=0):
     """The number of stages: the kernel's ``num_stages`` option, else at most
     :data:`MOST_STAGES`, as many as fit in the shared memory left (less
     :data:`SCRATCH_FLOOR` for the scratch buffer), or, compiling again after
-    :class:`~numba_tile.compiler.compilation.FewerStages`, in three quarters of it (the
+    :class:`~numba_tile.compiler.compile_state.FewerStages`, in three quarters of it (the
     rest for the scratch buffer); fewer than 2 is no pipelining. ``extra_bytes``: what the
     ring needs besides its stages. (Filling the shared memory gave a 128 x 128 attention
     kernel at head dim 128 three stages where leaving a quarter gave it two, and 0.85 of
@@ -304,52 +294,3 @@ def resident_type(resident_id, load):
             raise FewerStages()
     compilation.pipelines[resident_id] = found
     return found
-
-
-def ring_pointer(builder, pipeline):
-    """The shared-memory address of the pipeline's first stage."""
-    # the same in every thread and all along: no side effect, so it is read once
-    size = asm.emit(builder, asm.DYNAMIC_SHARED_SIZE, result=I32)
-    return builder.gep(shared_base(builder), [builder.sub(size, I32(pipeline.ring_end))])
-
-
-def stage_of(builder, pipeline, iteration):
-    iteration = builder.trunc(iteration, I32) if iteration.type.width > 32 else iteration
-    return builder.urem(iteration, I32(pipeline.stages))
-
-
-def stage_pointer(builder, pipeline, iteration, which):
-    """The shared-memory address of load ``which`` in the stage of ``iteration``."""
-    offset = builder.add(builder.mul(stage_of(builder, pipeline, iteration),
-                                     I32(pipeline.stage_bytes)), I32(pipeline.offsets[which]))
-    return builder.gep(ring_pointer(builder, pipeline), [offset])
-
-
-def barrier_pointer(builder, pipeline, stage, free=False):
-    """The ``mbarrier`` of ``stage`` (a TMA pipeline's), after the stages: the one its
-    copies complete, or (``free``) the one its consumers complete when done with it."""
-    offset = builder.add(I32(pipeline.stages * (pipeline.stage_bytes + (
-        BARRIER_BYTES if free else 0))), builder.mul(stage, I32(BARRIER_BYTES)))
-    return builder.gep(ring_pointer(builder, pipeline), [offset])
-
-
-
-
-def staged_to_registers(context, builder, staged_type, pointer):
-    """``(tile type, value)`` of a staged tile read into registers (for the ops that do not
-    read shared memory themselves)."""
-    tile_type = staged_type.as_tile()
-    element = context.get_value_type(storage_scalar_type(staged_type.stored))
-    typed = builder.bitcast(pointer, element.as_pointer(3))
-    base = thread_coordinates(builder, tile_type.layout)
-    values = []
-    for register in range(tile_type.registers):
-        row, column = register_coordinates(builder, base, tile_type.layout, register)[-2:]
-        if staged_type.transposed:
-            row, column = column, row
-        index = swizzled_offset(builder, row, column, staged_type.stored_shape[-2:],
-                                staged_type.dtype.itemsize)
-        value = load_shared(builder, builder.gep(typed, [index]), element)
-        values.append(arithmetic.convert(context, builder, value, staged_type.stored,
-                                         staged_type.dtype))
-    return tile_type, make_tile(context, builder, tile_type, values)

@@ -15,12 +15,14 @@ The operands are in shared memory in the swizzles both the tensor memory acceler
 bytes: the "transposed" B of ``wgmma``), except for tfloat32 and 8-bit inputs, which
 ``wgmma`` reads K-major only: the float32 tiles of a pipelined load are rounded in their
 stages (unless the TMA rounded them as it copied), and a product whose B is N-major there
-runs as ``C^T = B^T A^T``, B^T read into registers (:func:`swapped`); float8 and 8-bit integer
+runs as ``C^T = B^T A^T``, B^T read into registers
+(:func:`~numba_tile.compiler.planning.products.swapped`); float8 and 8-bit integer
 products run as ``wgmma`` where a pipelined load gives B transposed (an ``(N, K)`` array
 loaded with ``order=(1, 0)``, as cuBLASLt takes 8-bit B), else as ``mma.sync``. A matrix
 descriptor gives the tensor cores each operand's start and strides. Writes by threads
 (``st.shared``, ``cp.async``) become visible to them through ``fence.proxy.async`` and a
-barrier.
+barrier. Which products run so, and the layout of their results, is planned in
+:mod:`~numba_tile.compiler.planning.products`.
 """
 
 from llvmlite import ir
@@ -28,99 +30,22 @@ from numba.cuda import nvvmutils
 
 from ... import dtypes as d
 from ...layouts import mma_accumulator
-from ..compilation import current
-from ..lowering.narrow_floats import from_float32
-from ..lowering.tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
-    swizzled_offset, thread_ids
+from ..compile_state import current
+from ..planning.products import STEP_BYTES, k_major_b, lifted, staged_transposed, swapped, \
+    wgmma_instruction
+from ..planning.staged_loads import StagedTileType
 from . import asm
-from .staged_loads import StagedTileType
+from .mma_sync import operand_pointers
+from .narrow_floats import from_float32
+from .tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
+    swizzled_offset, thread_ids
 
 F32 = ir.FloatType()
 I16 = ir.IntType(16)
 
-# (input dtype, accumulator dtype) -> the PTX types of d, a, b
-_KINDS = {(d.float16, d.float32): "f32.f16.f16", (d.bfloat16, d.float32): "f32.bf16.bf16",
-          (d.tfloat32, d.float32): "f32.tf32.tf32",
-          (d.float8_e4m3fn, d.float32): "f32.e4m3.e4m3",
-          (d.float8_e5m2, d.float32): "f32.e5m2.e5m2",
-          (d.int8, d.int32): "s32.s8.s8", (d.uint8, d.int32): "s32.u8.u8"}
-STEP_BYTES = 32  # the depth of one wgmma: 16 two-byte or 8 four-byte elements
 PROMOTED_COLUMNS = 128  # the largest N of a float8 product whose sums the threads add
 SWIZZLE_128B, SWIZZLE_64B = 1, 2  # the descriptor's layout types
 ATOM_BYTES = 1024  # eight rows of 128 bytes: where the swizzle pattern repeats
-
-
-def applies(x_type, y_type, acc_type):
-    """True where the product runs as ``wgmma`` (sm_90; float16/bfloat16, or tfloat32 tiles
-    of a pipelined load, into float32; float8 into float32 and 8-bit integers into int32
-    where B is K-major; whole warpgroups, shapes that fill its 64 x N x 32-byte steps
-    and rows of 64 bytes or a multiple of 128 in shared memory)."""
-    from .mma_sync import is_one_matrix  # (mma_sync asks this module which products it runs)
-    if current().target != (9, 0) or _KINDS.get((x_type.dtype, acc_type.dtype)) is None or \
-            not is_one_matrix(x_type, y_type) or y_type.dtype is not x_type.dtype:
-        return False
-    (m, k), n = x_type.shape[-2:], y_type.shape[-1]
-    warps = acc_type.num_warps
-    itemsize = x_type.dtype.itemsize
-    # the rows and columns of the wgmma's result: those of C, or of C^T (swapped)
-    rows, columns = (n, m) if swapped(x_type, y_type) else (m, n)
-    if not (warps % 4 == 0 and rows % (16 * warps) == 0 and
-            (k * itemsize % 128 == 0 or k * itemsize == 64) and
-            (columns <= 256 or columns % 256 == 0)):
-        return False
-    if swapped(x_type, y_type):  # every thread rounds the same number of chunks of A
-        return m % 8 == 0 and k % 8 == 0 and (m * k // 4) % (32 * warps) == 0
-    if x_type.dtype.itemsize == 4:
-        # tiles of a pipelined load (float32 in their stages), B transposed there (else the
-        # product is swapped): every thread rounds the same number of 16-byte chunks
-        threads = 32 * warps
-        return n % 8 == 0 and k % 16 == 0 and (m * k // 4) % threads == 0 and \
-            (n * k // 4) % threads == 0 and not staged_transposed(x_type) and all(
-                isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32)
-                for t in (x_type, y_type))
-    if itemsize == 1 and staged_transposed(x_type):  # (A^T: not read M-major)
-        return False
-    if staged_transposed(y_type):  # B^T in its stage: K-major, as A
-        return n % 8 == 0
-    # 1-byte inputs: wgmma reads B K-major only, which a pipelined load gives where it
-    # reads B transposed (``order=(1, 0)`` of an (N, K) array); others run as mma.sync
-    return itemsize == 2 and n * itemsize % 128 == 0
-
-
-def swapped(x_type, y_type):
-    """True where a tfloat32 product of two tiles of one pipelined load each, B N-major in
-    its stage (rows of N, as the array holds them), runs as ``C^T = B^T A^T``: ``wgmma``
-    reads tfloat32 operands K-major only, and so takes A^T (A's stage: rows of K) from
-    shared memory, and B^T from registers, each thread reading its elements from B's stage
-    (no transposed copy of B, no barrier). The result's layout is the wgmma fragment of C^T,
-    transposed (:func:`swapped_layout`)."""
-    return x_type.dtype.itemsize == 4 and all(
-        isinstance(t, StagedTileType) and t.stored in (d.float32, d.tfloat32) and
-        not staged_transposed(t) for t in (x_type, y_type))
-
-
-def swapped_layout(m, n, warps):
-    """The layout of C (``m x n``) that a swapped product (:func:`swapped`) leaves: the
-    accumulator fragment of C^T (its rows over the warps), transposed."""
-    return mma_accumulator((n, m), warps, 1).permute((1, 0))
-
-
-def staged_transposed(tile_type):
-    """True for a tile of a pipelined load stored transposed (``order=(1, 0)``)."""
-    return getattr(tile_type, "transposed", False)
-
-
-def k_major_b(x_type, y_type):
-    """True where ``wgmma`` reads B K-major: 4-byte and 1-byte inputs, which it cannot read
-    N-major (tfloat32's B transposed in its stage), or a B that a pipelined load left
-    transposed."""
-    return x_type.dtype.itemsize != 2 or staged_transposed(y_type)
-
-
-def instruction(x_type, y_type, acc_type, columns=256):
-    n = min(x_type.shape[-2] if swapped(x_type, y_type) else y_type.shape[-1], columns)
-    k = STEP_BYTES // x_type.dtype.itemsize
-    return f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{_KINDS[(x_type.dtype, acc_type.dtype)]}"
 
 
 class _KMajor:
@@ -183,7 +108,6 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
     """The accumulator registers of ``mma(x, y, acc)`` by ``wgmma``; ``deferred`` (a
     product of :mod:`~numba_tile.compiler.frontend.deferred_products`): not waited for
     where it can run on; ``fast_accumulation``: ``use_fast_acc`` (see :func:`promotes`)."""
-    from .mma_sync import operand_pointers  # (an import cycle: see applies)
     if acc_type.layout != result.layout:
         acc = move_tile(context, builder, acc_type, acc, result.with_dtype(acc_type.dtype))
     if swapped(x_type, y_type):
@@ -258,7 +182,7 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
                         builder, b_start,
                         (chunk * columns // b_row_elements) * k * 128 + column * 128,
                         k * 128, ATOM_BYTES, SWIZZLE_128B)
-                fragment = _wgmma(builder, instruction(x_type, y_type, acc_type, columns),
+                fragment = _wgmma(builder, wgmma_instruction(x_type, y_type, acc_type, columns),
                                   fragment, a_operand, b_descriptor, itemsize, transposed,
                                   keep_first if step == 0 else I32(1))
             if promoted:  # one group a block
@@ -280,7 +204,8 @@ def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, re
 
 
 def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result, deferred):
-    """``mma(x, y, acc)`` of tfloat32 tiles as ``C^T = B^T A^T`` (see :func:`swapped`):
+    """``mma(x, y, acc)`` of tfloat32 tiles as ``C^T = B^T A^T`` (see
+    :func:`~numba_tile.compiler.planning.products.swapped`):
     for each 64-row slice of C^T (64 columns of B) and each 8-deep step, a thread's four
     elements of B^T (rows g and g + 8 of its warp's 16, columns t and t + 4: ``g = lane /
     4``, ``t = lane % 4``) are read from B's stage and rounded, all before the products
@@ -332,8 +257,8 @@ def _lower_swapped(context, builder, x_type, x, y_type, y, acc_type, acc, result
                 # A^T as wgmma's B: the chunk's rows of A, K-major
                 b_descriptor = k_major.descriptor(builder, a_start,
                                                   k_major.offset(chunk * columns, column, m))
-                fragment = _wgmma(builder, instruction(x_type, y_type, acc_type), fragment,
-                                  words[i][step], b_descriptor, 4, True)
+                fragment = _wgmma(builder, wgmma_instruction(x_type, y_type, acc_type),
+                                  fragment, words[i][step], b_descriptor, 4, True)
             registers[first:first + columns // 2] = fragment
     return _done(context, builder, x_type, y_type, result, registers, deferred)
 
@@ -410,12 +335,11 @@ def _registers_as_a(builder, x_type, x, warps):
     step, the four 32-bit words of a thread: rows g and g + 8, columns 2t and 2t + 8 (two
     elements each), which are registers 8 s .. 8 s + 7 of the slice's result fragment.
     None where A goes through shared memory."""
-    from .mma_sync import _lifted  # (an import cycle: see applies)
     if isinstance(x_type, StagedTileType) or x_type.dtype.itemsize != 2:
         return None
     m, k = x_type.shape[-2:]
-    if k > 256 or k % 16 or x_type.layout != _lifted(mma_accumulator((m, k), warps, 1),
-                                                     x_type.shape):
+    if k > 256 or k % 16 or x_type.layout != lifted(mma_accumulator((m, k), warps, 1),
+                                                    x_type.shape):
         return None
     values = [builder.extract_value(x, r) for r in range(x_type.registers)]
 
@@ -445,7 +369,7 @@ def _block_sums_start(builder, last_sums, count):
 def _promoted(builder, registers, first, sums, running):
     """The accumulator ``registers`` with a block's ``sums`` (from register ``first`` on)
     added in float32 once at most ``running`` product groups still run: the wait and the
-    additions are one statement (:func:`~numba_tile.compiler.hardware.asm.wgmma_wait_and_add`)."""
+    additions are one statement (:func:`.asm.wgmma_wait_and_add`)."""
     count = len(sums)
     added = asm.emit(builder, asm.wgmma_wait_and_add(running, count),
                      registers[first:first + count] + list(sums),
