@@ -28,7 +28,8 @@ from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileE
 from .interpreter.arrays import Array, TiledView
 from .interpreter.raw_memory import RawArrayMemory
 from .interpreter.tile import Tile
-from .kernel import ByTarget, compiler_timeout, function, kernel
+from .kernel import ByTarget, compiler_timeout, kernel
+from .source.tile_functions import function
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
                                  static_eval, static_iter)
 from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,

@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache_trust
-from .source_code import source_lines
+from .source.source_code import source_lines
 
 FORMAT_VERSION = 3
 ENTRY_SUFFIX = ".nbtile"  # the file name of an entry: its key, then this
@@ -371,7 +371,7 @@ class _Fingerprint:
     def value(self, value, attributes=frozenset()):
         """A global, closure value, default or constant, by value where it can matter."""
         from .dtypes import DType
-        from .interpreter.runner import is_user_code
+        from .source.user_code import is_user_code
         from .kernel import Kernel
         if value is None or value is Ellipsis or type(value) in (bool, int, float, complex, str,
                                                                  bytes):

@@ -22,13 +22,13 @@ from numba.cuda.cudadrv import nvvm
 
 from .. import dtypes
 from ..promotion import loose_concrete_dtype
-from ..static_expressions import AsGlobal, AsTileCode
+from ..source.static_expressions import AsGlobal, AsTileCode
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionError, TileError, \
     TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
-from ..source_code import source_lines
+from ..source.source_code import source_lines
 from .compilation import DEFAULT_NUM_WARPS, AddProducer, Compilation, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .hardware import tma

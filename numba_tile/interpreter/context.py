@@ -8,6 +8,9 @@ import contextlib
 import functools
 import threading
 
+from ..errors import TileStaticEvalError
+from ..source.static_expressions import EFFECTS
+
 _state = threading.local()
 
 
@@ -69,7 +72,6 @@ def check_effect(name, always=False):
     iterable (where no operation of tile code runs)."""
     construct = static_construct()
     if construct is not None and (not always or construct in ("static_assert", "static_iter")):
-        from ..errors import TileStaticEvalError
         raise TileStaticEvalError(f"{name}() cannot be called inside {inside(construct)}")
 
 
@@ -79,7 +81,6 @@ def check_run_time(name, conversion=None):
     ``TileStaticEvalError``, as cuTile's symbolic values do."""
     if static_construct() != "static_iter":
         return
-    from ..errors import TileStaticEvalError
     if conversion is not None:
         raise TileStaticEvalError(f"Symbolic tile has no concrete value and thus cannot be "
                                   f"converted to {conversion}")
@@ -88,7 +89,6 @@ def check_run_time(name, conversion=None):
 
 def tile_op(fn):
     """Mark a public function as usable only in tile code."""
-    from ..static_expressions import EFFECTS
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):

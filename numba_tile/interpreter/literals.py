@@ -10,9 +10,9 @@ so folded constants carry a dtype too. Where the source is not available (a kern
 import ast
 import itertools
 
-from .. import keyword_arguments, static_expressions
 from ..promotion import loose_concrete_dtype
-from ..source_code import closure_for, rewritten_code
+from ..source import keyword_arguments, static_expressions
+from ..source.source_code import closure_for, rewritten_code
 from . import tuples, with_blocks
 from ..rules import operators
 from ..rules.formatting import format_value

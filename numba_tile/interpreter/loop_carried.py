@@ -43,7 +43,7 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
-from ..static_expressions import ITER_NAME
+from ..source.static_expressions import ITER_NAME
 from .tile import Tile
 
 CARRIED_NAME = "__numba_tile_carried"

@@ -34,7 +34,7 @@ import ast
 import copy
 
 from .. import dtypes as d
-from ..static_expressions import EFFECTS
+from ..source.static_expressions import EFFECTS
 from .tile import Tile
 
 PURE_CALL_NAME = "__numba_tile_pure_call"

@@ -30,6 +30,7 @@ import functools
 from ..rules.context_managers import (REFUSED_OPERATORS, context_manager_error,
                                       context_manager_name, not_a_context_manager,
                                       unsupported_operands)
+from ..source.user_code import is_user_code
 
 #: the global a ``with`` of interpreted tile code enters through
 CHECK_NAME = "__numba_tile_with"
@@ -53,7 +54,6 @@ def checked_context_manager(value):
     """What a ``with`` of interpreted tile code enters: ``value`` itself where it is a
     generator-based context manager of the user's code keeping the rules, else the Tile
     error."""
-    from .runner import is_user_code
     generator = value.func if isinstance(value, contextlib._GeneratorContextManager) else None
     if generator is None or not is_user_code(generator):
         raise not_a_context_manager(type(value).__name__)

@@ -127,7 +127,7 @@ def static_eval(expr, /):
     else b``); run-time values show their type's facts (``t.shape``, ``t.dtype``) but not
     their elements (an expression that needs them is compiled as tile code). Tile
     operations with an effect cannot be called inside (see
-    :mod:`numba_tile.static_expressions`).
+    :mod:`numba_tile.source.static_expressions`).
 
     >>> import numba_tile as ct
     >>> @ct.kernel

@@ -9,12 +9,12 @@ kernel, where our typing applies to it. Helpers of helpers are handled the same 
 import itertools
 import types
 
-from ... import static_expressions
-from ...interpreter.runner import is_user_code
-from ...kernel import tile_function
 from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
-from ...source_code import closure_for, rewritten_code
+from ...source import static_expressions
+from ...source.source_code import closure_for, rewritten_code
+from ...source.tile_functions import tile_function
+from ...source.user_code import is_user_code
 from ..compilation import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval

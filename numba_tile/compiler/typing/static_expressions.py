@@ -25,8 +25,8 @@ from ...interpreter.arrays import symbolic_shape
 from ...interpreter.literals import loose
 from ...interpreter.tile import Tile
 from ...rules.operators import OPERATORS
-from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate, \
-    local_function_error
+from ...rules.static_evaluation import check_assertion, evaluate, local_function_error
+from ...source.static_expressions import EFFECTS, AsGlobal, AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from ..constant_folding import literal_type

@@ -42,7 +42,8 @@ from ... import dtypes as d
 from ...errors import TileInternalError, TileStaticEvalError, TileTypeError
 from ...interpreter import context as interpreter_context
 from ...interpreter.tile import Tile
-from ...static_expressions import AsTileCode, check_condition, evaluate, iteration_items
+from ...rules.static_evaluation import check_condition, evaluate, iteration_items
+from ...source.static_expressions import AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compilation import current
 from .static_expressions import RunTimeValue, python_value
