@@ -19,7 +19,7 @@ compiler computes the same bounds in the kernel's entry
 (4, 1, 1)
 """
 
-from .annotations import ConstantAnnotation, ListAnnotation, TupleAnnotation
+from .annotations import ArgumentPath, ConstantAnnotation, ListAnnotation, TupleAnnotation
 
 #: The grid has three axes (x, y, z): array axis 0 is x, 1 is y, 2 is z.
 MAX_RANK = 3
@@ -230,7 +230,6 @@ def inferred_grid(parameters, kernel_args):
 
 def _refuse_nested(position, name, value, items=()):
     """The ``TypeError`` of :func:`partitioned_array` for a partition inside ``value``."""
-    from .annotations import ArgumentPath
     for index, item in enumerate(value):
         where = ArgumentPath(position, name, items + (index,))
         if isinstance(item, Partition):

@@ -9,7 +9,7 @@ True
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import common_dtype
-from .core import Spec, describe, require_constant
+from .core import Spec, broadcast_shapes, describe, require_constant
 
 MMA_PAIRS = {
     d.float16: (d.float16, d.float32),
@@ -106,7 +106,6 @@ def matmul(x, y):
         raise TileValueError(f"matmul(): inner dimensions differ, {xs} @ {ys}")
     batch = ()
     if len(xm) == 3 or len(ym) == 3:
-        from .core import broadcast_shapes
         batch = broadcast_shapes(xm[:-2], ym[:-2])
     shape = batch + xm[-2:-1] * (len(xs) > 1) + ym[-1:] * (len(ys) > 1)
     return Spec(dtype, shape, x.is_constant and y.is_constant)
