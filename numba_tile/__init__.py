@@ -25,9 +25,9 @@ from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileE
                      TileInternalError, TileRecursionError, TileStaticAssertionError,
                      TileStaticEvalError, TileSyntaxError, TileTypeError,
                      TileUnsupportedFeatureError, TileValueError)
-from .interpreter.arrays import Array, TiledView
-from .interpreter.raw_memory import RawArrayMemory
-from .interpreter.tile import Tile
+from .host.arrays import Array, TiledView
+from .host.raw_memory import RawArrayMemory
+from .host.tile import Tile
 from .kernel import ByTarget, compiler_timeout, kernel
 from .source.tile_functions import function
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,

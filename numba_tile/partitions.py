@@ -10,7 +10,7 @@ edge, so stores past the region are dropped as stores past an array's end are. A
 with ``grid=None`` runs one block per region (:func:`inferred_grid`).
 
 Both executors take the region through the one rule :func:`region_bounds`: the interpreter
-slices its NumPy view with it (:func:`numba_tile.interpreter.arrays.partition_region`), the
+slices its NumPy view with it (:func:`numba_tile.host.arrays.partition_region`), the
 compiler computes the same bounds in the kernel's entry
 (:mod:`numba_tile.compiler.frontend.partitions`).
 

@@ -60,7 +60,7 @@ from . import other_sides
 from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, mismatch, undefine, \
     undefine_on_mismatch
 from .other_sides import PathMismatch, side_cheap, side_thunk, thunk
-from .tile import Tile
+from ..host.tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
 CHOOSE_NAME = "__numba_tile_choose"

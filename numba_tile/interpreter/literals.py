@@ -1,8 +1,9 @@
 """Numeric literals in interpreted tile code behave as scalars: ``a = 0; a.dtype`` is int32.
 
 A kernel's source is parsed once and every int/float literal is replaced by a reference to a
-:class:`LooseInt`/:class:`LooseFloat` constant: Python numbers that also carry ``dtype``,
-``shape`` and ``ndim`` (seed 000, "Tiles and Scalars"). Arithmetic among them keeps the type,
+:class:`~numba_tile.host.scalars.LooseInt`/:class:`~numba_tile.host.scalars.LooseFloat`
+constant: Python numbers that also carry ``dtype``, ``shape`` and ``ndim`` (seed 000, "Tiles
+and Scalars"). Arithmetic among them keeps the type,
 so folded constants carry a dtype too. Where the source is not available (a kernel made with
 ``exec``), literals stay plain Python numbers.
 """
@@ -10,86 +11,10 @@ so folded constants carry a dtype too. Where the source is not available (a kern
 import ast
 import itertools
 
-from ..promotion import loose_concrete_dtype
+from ..host.scalars import LooseFloat, LooseInt, loose
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, rewritten_code
 from . import tuples, with_blocks
-from ..rules import operators
-from ..rules.formatting import format_value
-
-# The special methods whose results stay loosely typed: those of the operators of tile code but
-# the comparisons (a bool needs no dtype), and unary plus, which is no op of its own
-_FORWARDED = ("__pos__", *(op.dunder for op in operators.OPERATORS if op.category != "comparison"),
-              *(op.reflected_dunder for op in operators.OPERATORS if op.reflected_dunder))
-
-
-def loose(value):
-    """Wrap a folded Python int/float result as a loosely typed constant (bools stay)."""
-    if isinstance(value, bool) or isinstance(value, (LooseInt, LooseFloat)):
-        return value
-    if isinstance(value, int):
-        return LooseInt(value)
-    if isinstance(value, float):
-        return LooseFloat(value)
-    return value
-
-
-class _LooseScalar:
-    """Tile-model attributes of a loosely typed constant."""
-
-    __slots__ = ()
-    shape = ()
-    ndim = 0
-
-    @property
-    def dtype(self):
-        """The dtype the constant takes on its own (int32/int64/uint64 by value, float32)."""
-        return loose_concrete_dtype(self._python_type(self))
-
-    def astype(self, dtype):
-        """The constant as a 0-d tile of ``dtype`` (as ``ct.astype``)."""
-        from ..language.elementwise import astype
-        return astype(self, dtype)
-
-    def __repr__(self):
-        if self._python_type is float:  # short form, as tiles print: 1.5708
-            from .printing import format_float
-            return format_float(self)
-        return int.__repr__(self)
-
-    __str__ = __repr__
-
-    def __format__(self, spec):
-        return repr(self) if not spec else format_value(self._python_type(self), spec)
-
-
-def _forward(name, python_type):
-    # looked up on the instances' classes: getattr(float, "__or__") would find type.__or__
-    # (``float | int``, a union of types), a method of the class object itself
-    method = next((klass.__dict__[name] for klass in python_type.__mro__
-                   if name in klass.__dict__), None)
-    if method is None:
-        return None
-
-    def fn(*args):
-        result = method(*args)
-        return result if result is NotImplemented else loose(result)
-    fn.__name__ = name
-    return fn
-
-
-def _make_loose_type(name, python_type):
-    namespace = {"__slots__": (), "_python_type": python_type,
-                 "__doc__": f"A loosely typed {python_type.__name__} constant in tile code."}
-    for dunder in _FORWARDED:
-        fn = _forward(dunder, python_type)
-        if fn is not None:
-            namespace[dunder] = fn
-    return type(name, (_LooseScalar, python_type), namespace)
-
-
-LooseInt = _make_loose_type("LooseInt", int)
-LooseFloat = _make_loose_type("LooseFloat", float)
 
 
 class _LiteralRewriter(ast.NodeTransformer):
@@ -134,8 +59,8 @@ def literal_typed_code(fn, read_positions=()):
 
 
 def _rewrite(fn, read_positions):
-    from . import branch_joins, invalid_reads, loop_carried, loop_exits  # (which make tiles:
-    # tile.py imports this module)
+    from . import branch_joins, invalid_reads, loop_carried, loop_exits  # (cycle: to be
+    # declared as steps)
     code = fn.__code__
     table = {}
     prefix = f"__numba_tile_literal_{abs(hash(code))}_"

@@ -44,7 +44,7 @@ from ..errors import TileTypeError
 from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
 from ..source.static_expressions import ITER_NAME
-from .tile import Tile
+from ..host.tile import Tile
 
 CARRIED_NAME = "__numba_tile_carried"
 HEAD_MISMATCH_NAME = "__numba_tile_head_mismatch"
@@ -130,7 +130,7 @@ def _type_text(value):
 
 
 def _type_key(value):
-    from .arrays import Array
+    from ..host.arrays import Array
     constant = constant_key(value)
     if constant is not None:
         return constant

@@ -35,7 +35,7 @@ import copy
 
 from .. import dtypes as d
 from ..source.static_expressions import EFFECTS
-from .tile import Tile
+from ..host.tile import Tile
 
 PURE_CALL_NAME = "__numba_tile_pure_call"
 NESTED_NAME = "__numba_tile_nested"

@@ -21,32 +21,34 @@ from .. import dtypes as d
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
                            scalar_argument, sequence_items, static_axes)
+from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
+    TileSyntaxError, TileTypeError
+from ..host import context
+from ..host.arrays import Array, partition_region
+from ..host.loops import TileRange
+from ..host.scalars import loose
+from ..host.tile import Tile, to_tile
+from ..language import elementwise
+from ..language.tile_math import REPLACEMENTS, tile_math
+from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers
 from ..rules.global_values import read_errors
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
+from ..source.source_code import closure_for
 from ..source.tile_functions import tile_function
 from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
-from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
-    TileSyntaxError, TileTypeError
-from ..partitions import Partition, partitioned_array
-from . import context
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
 from . import dataclasses as tile_dataclasses
-from .arrays import Array, partition_region
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
-from .literals import closure_for, literal_typed_code, loose, made_inside_tile_code
 from .loop_carried import MISMATCH_PREFIX
-from .loops import TileRange
-from .tile import Tile, to_tile
-from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
-from .tile_math import REPLACEMENTS, tile_math
+from .literals import literal_typed_code, made_inside_tile_code
 
 # -- builtins with tile semantics -----------------------------------------------------------
 def _fold_minmax(name, args):
-    from ..language import elementwise
     items = args[0] if len(args) == 1 else args
     items = tuple(items)
     if not any(isinstance(v, Tile) for v in items):
@@ -73,8 +75,7 @@ def _converter(name, dtype):
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:
-            from ..language.elementwise import astype
-            return astype.__tile_op__(value, dtype)
+            return elementwise.astype.__tile_op__(value, dtype)
         return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
     convert.__name__ = name
     return convert
@@ -82,8 +83,7 @@ def _converter(name, dtype):
 
 def _tile_divmod(x, y):
     if isinstance(x, Tile) or isinstance(y, Tile):
-        from ..language.elementwise import divmod as tile_divmod
-        return tile_divmod.__tile_op__(x, y)
+        return elementwise.divmod.__tile_op__(x, y)
     return tuple(loose(v) for v in builtins.divmod(x, y))
 
 
@@ -331,8 +331,9 @@ def _loose_numbers(value):
 
 
 def _is_tile_value(value):
-    """A value of interpreted tile code: a tile, an array, a view..."""
-    return type(value).__module__.startswith("numba_tile.interpreter")
+    """A value of interpreted tile code: a tile, an array, a view (host values), a list
+    argument, a context manager's value..."""
+    return type(value).__module__.startswith(("numba_tile.host", "numba_tile.interpreter"))
 
 
 def _is_run_time(value):

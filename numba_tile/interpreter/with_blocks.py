@@ -79,7 +79,7 @@ class TileGeneratorContextManager(contextlib._GeneratorContextManager):
 
 def _refused(symbol, reflected):
     def operator_method(self, other):
-        from .tile import Tile
+        from ..host.tile import Tile
         if isinstance(other, Tile):  # the tile's operator says what it cannot take
             return NotImplemented
         raise unsupported_operands(symbol, *((other, self) if reflected else (self, other)))

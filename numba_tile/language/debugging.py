@@ -8,10 +8,10 @@ import sys
 import numpy as np
 
 from ..errors import TileStaticAssertionError, TileTypeError
-from ..interpreter.context import tile_op
-from ..interpreter.loops import TileRange
-from ..interpreter.printing import format_values
-from ..interpreter.tile import Tile
+from ..host.context import tile_op
+from ..host.loops import TileRange
+from ..host.printing import format_values
+from ..host.tile import Tile
 from ..rules.core import constant_value, describe
 from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
     printf_format, python_dtype

@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 
-from ..interpreter.context import tile_op
-from ..interpreter.conversion import flush_subnormals, round_float
-from ..interpreter.tile import Tile, tile_argument
+from ..host.context import tile_op
+from ..host.conversion import flush_subnormals, round_float
+from ..host.tile import Tile, tile_argument
 from ..rules.reductions import ARG_REDUCTIONS, reduction
 
 

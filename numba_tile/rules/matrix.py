@@ -59,7 +59,7 @@ def mma(x, y, acc, use_fast_acc=False):
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.matrix import mma
-    >>> from numba_tile.interpreter.tile import Tile
+    >>> from numba_tile.host.tile import Tile
     >>> import numpy as np
     >>> h = Tile(ct.float16, np.zeros((16, 16), np.float16))
     >>> try:

@@ -30,8 +30,8 @@ from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
 from ...rules.operators import OPERATORS
-from ...interpreter.bit_patterns import to_bits
-from ...interpreter.conversion import convert as convert_values
+from ...host.bit_patterns import to_bits
+from ...host.conversion import convert as convert_values
 from ..hardware import asm
 from . import narrow_floats
 

@@ -40,8 +40,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
 from ...errors import TileInternalError, TileStaticEvalError, TileTypeError
-from ...interpreter import context as interpreter_context
-from ...interpreter.tile import Tile
+from ...host import context as interpreter_context
+from ...host.tile import Tile
 from ...rules.static_evaluation import check_condition, evaluate, iteration_items
 from ...source.static_expressions import AsTileCode
 from ..abstract import RUN_TIME, constant_of

@@ -1,4 +1,5 @@
-"""Where the interpreter is: the block being run and the grid, for ``bid``/``num_blocks``.
+"""Where the interpreter is: the block being run and the grid, for ``bid``/``num_blocks``,
+and whether a static expression is being evaluated (the compiler's too).
 
 Public tile ops are decorated with :func:`tile_op`: outside tile code they raise a clear
 ``TypeError`` instead of failing on host values in some obscure way.
@@ -104,3 +105,15 @@ def tile_op(fn):
 
     checked.__tile_op__ = fn
     return checked
+
+
+def unchecked(fn):
+    """The function a :func:`tile_op` wraps, without its check (a tile's method or operator:
+    the tile proves that tile code is running), else ``fn`` itself.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.host.context import unchecked
+    >>> unchecked(ct.reshape) is ct.reshape.__tile_op__
+    True
+    """
+    return getattr(fn, "__tile_op__", fn)
