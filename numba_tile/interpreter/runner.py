@@ -45,7 +45,8 @@ from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
 from .loop_carried import MISMATCH_PREFIX
-from .literals import literal_typed_code, made_inside_tile_code
+from .rewrites import made_inside_tile_code, rewritten
+
 
 # -- builtins with tile semantics -----------------------------------------------------------
 def _fold_minmax(name, args):
@@ -239,11 +240,11 @@ class TileGlobals:
             return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)
         code, closure = fn.__code__, self._closure(fn)
-        typed = literal_typed_code(fn)
+        typed = rewritten(fn)
         # (of the code that runs: static expressions read their globals as Python does)
         errors = read_errors(fn, typed[0] if typed is not None else None)
         if errors:  # each raised where the compiler types its read
-            typed = typed and literal_typed_code(fn, tuple((e.loc.line, e.loc.col)
+            typed = typed and rewritten(fn, tuple((e.loc.line, e.loc.col)
                                                            for e in errors))
             if typed is None:  # (no source to rewrite: raised where it is called)
                 return _raising(fn, errors[0])
