@@ -25,10 +25,11 @@ from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileE
                      TileInternalError, TileRecursionError, TileStaticAssertionError,
                      TileStaticEvalError, TileSyntaxError, TileTypeError,
                      TileUnsupportedFeatureError, TileValueError)
-from .interpreter.arrays import Array, TiledView
-from .interpreter.raw_memory import RawArrayMemory
-from .interpreter.tile import Tile
-from .runtime.kernels import ByTarget, function
+from .host.arrays import Array, TiledView
+from .host.raw_memory import RawArrayMemory
+from .host.tile import Tile
+from .runtime.kernels import ByTarget
+from .source.tile_functions import function
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
                                  static_eval, static_iter)
 from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,

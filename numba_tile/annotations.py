@@ -8,11 +8,13 @@ metadata classes behind them.
 ['NoneType', 'ConstantAnnotation', 'ScalarAnnotation', 'ConstantAnnotation']
 """
 
+import inspect
 import typing
 
 import numpy as np
 
 from . import dtypes as d
+from .promotion import integer_range
 
 
 class ConstantAnnotation:
@@ -229,7 +231,6 @@ def _names_scalar_annotation(annotation):
 
 def parameter_kinds(fn):
     """Map each parameter name of ``fn`` to its annotation metadata (or None)."""
-    import inspect
     try:
         hints = typing.get_type_hints(fn, include_extras=True)
     except Exception:  # unresolvable postponed annotations: evaluate the ones we can
@@ -262,7 +263,6 @@ def scalar_argument(name, value, meta=None):
         return d.bool_, value
     if isinstance(value, int):
         dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
-        from .promotion import integer_range
         low, high = integer_range(dtype)
         if not low <= value <= high:
             hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""

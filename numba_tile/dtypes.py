@@ -20,6 +20,23 @@ except ImportError:  # pragma: no cover - a hard dependency, kept optional for r
 BOOLEAN, INTEGRAL, FLOAT = "bool", "int", "float"
 _CATEGORY_RANK = {BOOLEAN: 0, INTEGRAL: 1, FLOAT: 2}
 
+# what calling a dtype does: its scalars are host tiles, defined above this module, which
+# hands the maker in (set_scalar_maker) when imported, as importing numba_tile does first
+_scalar_maker = None
+
+
+def set_scalar_maker(make):
+    """Make calling a dtype call ``make(dtype, value)``: :mod:`numba_tile.host.tile`, which
+    defines the tiles it makes (and the rules they follow), hands it in when imported.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile import dtypes
+    >>> dtypes._scalar_maker.__module__
+    'numba_tile.host.tile'
+    """
+    global _scalar_maker
+    _scalar_maker = make
+
 
 class DType:
     """A tile element type: name, bit width, category and NumPy equivalent.
@@ -141,11 +158,7 @@ class DType:
         >>> c.dtype, c.item(), ct.uint8(-1).item()
         (int16, 7, 255)
         """
-        from .interpreter.tile import make_constant
-        from .promotion import truncated
-        from .rules.core import check_dtype_call
-        check_dtype_call(self)
-        return make_constant(truncated(value, self), self)
+        return _scalar_maker(self, value)
 
 
 def _ml_dtype(name):

@@ -10,7 +10,7 @@ edge, so stores past the region are dropped as stores past an array's end are. A
 with ``grid=None`` runs one block per region (:func:`inferred_grid`).
 
 Both executors take the region through the one rule :func:`region_bounds`: the interpreter
-slices its NumPy view with it (:func:`numba_tile.interpreter.arrays.partition_region`), the
+slices its NumPy view with it (:func:`numba_tile.host.arrays.partition_region`), the
 compiler computes the same bounds in the kernel's entry
 (:mod:`numba_tile.compiler.frontend.partitions`).
 
@@ -19,7 +19,7 @@ compiler computes the same bounds in the kernel's entry
 (4, 1, 1)
 """
 
-from .annotations import ConstantAnnotation, ListAnnotation, TupleAnnotation
+from .annotations import ArgumentPath, ConstantAnnotation, ListAnnotation, TupleAnnotation
 
 #: The grid has three axes (x, y, z): array axis 0 is x, 1 is y, 2 is z.
 MAX_RANK = 3
@@ -230,7 +230,6 @@ def inferred_grid(parameters, kernel_args):
 
 def _refuse_nested(position, name, value, items=()):
     """The ``TypeError`` of :func:`partitioned_array` for a partition inside ``value``."""
-    from .annotations import ArgumentPath
     for index, item in enumerate(value):
         where = ArgumentPath(position, name, items + (index,))
         if isinstance(item, Partition):

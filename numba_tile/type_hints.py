@@ -11,7 +11,7 @@ typing.Union[int, tuple[int, ...]]
 
 import typing
 
-from .interpreter.tile import Tile
+from .host.tile import Tile
 
 
 @typing.runtime_checkable

@@ -14,7 +14,7 @@ import pytest
 
 import numba_tile as ct
 from numba_tile.dtypes import to_dtype
-from numba_tile.interpreter.printing import format_values
+from numba_tile.host.printing import format_values
 
 # -- print ----------------------------------------------------------------------------------
 

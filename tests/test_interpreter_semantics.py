@@ -31,18 +31,18 @@ def test_installed_libraries_are_no_user_code_wherever_they_lie(monkeypatch):
     """NumPy installed outside the interpreter's own directories (``pip install --target``,
     a ``PYTHONPATH`` of packages) is a library all the same: its functions and modules keep
     Python semantics and are never rewritten as tile code; the user's modules are."""
-    from numba_tile.interpreter import runner
-    package_only = tuple(d for d in runner._LIBRARY_DIRS if "numba_tile" in d)
-    monkeypatch.setattr(runner, "_LIBRARY_DIRS", package_only)
-    runner._installed_elsewhere.cache_clear()
+    from numba_tile.source import user_code
+    package_only = tuple(d for d in user_code.LIBRARY_DIRS if "numba_tile" in d)
+    monkeypatch.setattr(user_code, "LIBRARY_DIRS", package_only)
+    user_code._installed_elsewhere.cache_clear()
     try:
-        assert not runner.is_user_code(np)
-        assert not runner.is_user_code(np.linalg)
-        assert not runner.is_user_code(np.linalg.norm)
-        assert runner.is_user_code(kernel_helpers)
-        assert runner.is_user_code(kernel_helpers.relu)
+        assert not user_code.is_user_code(np)
+        assert not user_code.is_user_code(np.linalg)
+        assert not user_code.is_user_code(np.linalg.norm)
+        assert user_code.is_user_code(kernel_helpers)
+        assert user_code.is_user_code(kernel_helpers.relu)
     finally:
-        runner._installed_elsewhere.cache_clear()
+        user_code._installed_elsewhere.cache_clear()
 
 
 @pytest.mark.parametrize("value", [np.int64(4), np.int32(4), np.uint8(4)])

@@ -16,7 +16,7 @@ from numba.core import types
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from ..interpreter.tile import make_constant
+from ..host.tile import make_constant
 from ..language.gather import Slice
 from ..promotion import Loose
 from .types import ArrayType, ConstantType, FloatLiteral, SliceType, TileType, TypedConstant, \

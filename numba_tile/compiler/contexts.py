@@ -29,8 +29,8 @@ from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
 from .typing.joins import MISMATCH, joined_type
 from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
-from ..interpreter.arrays import Array
-from ..interpreter.tile import Tile
+from ..host.arrays import Array
+from ..host.tile import Tile
 from ..errors import TileTypeError
 
 

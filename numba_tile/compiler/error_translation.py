@@ -25,7 +25,7 @@ from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
-from ..source_code import source_lines
+from ..source.source_code import source_lines
 from .frontend import call_sites
 from .frontend.defined_variables import undefined_variable, user_name
 

@@ -19,7 +19,7 @@ from numba.cuda import utils as cuda_utils
 from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
-from ..static_expressions import AsGlobal, AsTileCode
+from ..source.static_expressions import AsGlobal, AsTileCode
 from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling

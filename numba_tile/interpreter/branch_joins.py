@@ -27,7 +27,7 @@ returns on the two sides of a run-time ``if`` are constants of different dtypes 
 3`` on one, ``return 5.0`` on the other, or after the ``if``) raises "Type of return value
 depends on path taken" whichever side runs, as the compiler does.
 
-The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite` before numbers
+The interpreter's source rewrite (:mod:`.rewrites`) calls :func:`rewrite` before numbers
 become loosely typed constants. ``if C:`` becomes ``__numba_tile_branch_N = C`` and the
 ``if`` on it, followed by ``if __numba_tile_joins(__numba_tile_branch_N): j =
 __numba_tile_carried(j)`` for each variable ``j`` that meets there; ``A if C else B`` becomes
@@ -55,12 +55,12 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError
+from ..host.tile import Tile
 from ..promotion import loose_concrete_dtype
 from . import other_sides
 from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, mismatch, undefine, \
     undefine_on_mismatch
 from .other_sides import PathMismatch, side_cheap, side_thunk, thunk
-from .tile import Tile
 
 JOINS_NAME = "__numba_tile_joins"
 CHOOSE_NAME = "__numba_tile_choose"
@@ -179,12 +179,24 @@ def old_constant_mismatch(name, old, dtype, old_first=True):
     return _mismatch(f"`{name}`", *((first, dtype) if old_first else (dtype, first)))
 
 
+def nested(name, if_true, if_false):
+    """The value a nested ``if`` of the other side gives variable ``name`` where its sides
+    meet (``if_true``/``if_false``: functions computing each side's value);
+    :class:`~.other_sides.PathMismatch` where the two have different types (the false
+    side's named first, as cuTile does). :mod:`.other_sides` puts its calls."""
+    true_value = if_true()
+    message = path_mismatch(name, true_value, True, if_false, None, (True, True))
+    if message is not None:
+        raise PathMismatch(message)
+    return joined(true_value, True, if_false, None)
+
+
 #: what :func:`value_of` gives for a variable without a value
 UNBOUND = object()
 GLOBALS = {JOINS_NAME: joins, CHOOSE_NAME: choose, ERROR_NAME: TileTypeError,
            JOINED_NAME: joined, VALUE_NAME: value_of, UNBOUND_NAME: UNBOUND,
            OLD_MISMATCH_NAME: old_constant_mismatch, PATH_MISMATCH_NAME: path_mismatch,
-           **other_sides.GLOBALS}
+           other_sides.NESTED_NAME: nested, **other_sides.GLOBALS}
 
 
 def _assigned(statements):

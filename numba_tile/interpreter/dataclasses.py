@@ -37,7 +37,7 @@ import types
 
 from ..errors import TileTypeError
 from ..rules import dataclasses as rules
-from .literals import loose
+from ..host.scalars import loose
 
 # the class a tile class was made from, as an attribute of the tile class
 _ORIGINAL = "__numba_tile_dataclass__"

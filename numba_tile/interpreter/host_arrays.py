@@ -15,7 +15,7 @@ def _torch_to_numpy(tensor):
     dtype = d.to_dtype(tensor.dtype)
     if dtype.numpy is not None and dtype.numpy.kind in "biuf":
         return np.from_dlpack(tensor.detach()), dtype
-    import torch
+    import torch  # (an optional dependency: only a torch tensor gets here)
     raw = {1: torch.uint8, 2: torch.int16}[tensor.element_size()]
     return np.from_dlpack(tensor.detach().view(raw)).view(dtype.storage), dtype
 

@@ -5,7 +5,7 @@ the read.
 The compiler types a function's statements in turn: both sides of an ``if`` on a run-time
 condition, only the side taken of one on a constant
 (:mod:`numba_tile.compiler.typing.global_reads`). Where a function reads such a value, the
-interpreter's source rewrite (:mod:`.literals`) puts a raise of the error before the first
+interpreter's source rewrite (:mod:`.rewrites`) puts a raise of the error before the first
 statement on the way to each such read that holds it or may return. The statements before it run,
 so that their errors come first (a ``static_eval`` nested in another, a failing
 ``static_assert``), and the error is raised whichever way a run-time branch goes. An ``if``

@@ -1,95 +1,27 @@
 """Numeric literals in interpreted tile code behave as scalars: ``a = 0; a.dtype`` is int32.
 
-A kernel's source is parsed once and every int/float literal is replaced by a reference to a
-:class:`LooseInt`/:class:`LooseFloat` constant: Python numbers that also carry ``dtype``,
+A step of the interpreter's source rewrite (:mod:`.rewrites`): every int/float literal of a
+function is replaced by a reference to a :class:`~numba_tile.host.scalars.LooseInt` or
+:class:`~numba_tile.host.scalars.LooseFloat` constant in the function's table of literals,
+which the rewritten function gets as globals: Python numbers that also carry ``dtype``,
 ``shape`` and ``ndim`` (seed 000, "Tiles and Scalars"). Arithmetic among them keeps the type,
 so folded constants carry a dtype too. Where the source is not available (a kernel made with
 ``exec``), literals stay plain Python numbers.
+
+>>> import ast
+>>> from numba_tile.interpreter.literals import rewrite
+>>> tree = ast.parse("def k():\\n    return 2 * 1.5")
+>>> table = {}
+>>> rewrite(tree.body[0], "lit_", table)
+True
+>>> ast.unparse(tree.body[0].body[0]), table
+('return lit_0 * lit_1', {'lit_0': 2, 'lit_1': 1.5})
 """
 
 import ast
 import itertools
 
-from .. import keyword_arguments, static_expressions
-from ..promotion import loose_concrete_dtype
-from ..source_code import closure_for, rewritten_code
-from . import tuples, with_blocks
-from ..rules import operators
-from ..rules.formatting import format_value
-
-# The special methods whose results stay loosely typed: those of the operators of tile code but
-# the comparisons (a bool needs no dtype), and unary plus, which is no op of its own
-_FORWARDED = ("__pos__", *(op.dunder for op in operators.OPERATORS if op.category != "comparison"),
-              *(op.reflected_dunder for op in operators.OPERATORS if op.reflected_dunder))
-
-
-def loose(value):
-    """Wrap a folded Python int/float result as a loosely typed constant (bools stay)."""
-    if isinstance(value, bool) or isinstance(value, (LooseInt, LooseFloat)):
-        return value
-    if isinstance(value, int):
-        return LooseInt(value)
-    if isinstance(value, float):
-        return LooseFloat(value)
-    return value
-
-
-class _LooseScalar:
-    """Tile-model attributes of a loosely typed constant."""
-
-    __slots__ = ()
-    shape = ()
-    ndim = 0
-
-    @property
-    def dtype(self):
-        """The dtype the constant takes on its own (int32/int64/uint64 by value, float32)."""
-        return loose_concrete_dtype(self._python_type(self))
-
-    def astype(self, dtype):
-        """The constant as a 0-d tile of ``dtype`` (as ``ct.astype``)."""
-        from ..language.elementwise import astype
-        return astype(self, dtype)
-
-    def __repr__(self):
-        if self._python_type is float:  # short form, as tiles print: 1.5708
-            from .printing import format_float
-            return format_float(self)
-        return int.__repr__(self)
-
-    __str__ = __repr__
-
-    def __format__(self, spec):
-        return repr(self) if not spec else format_value(self._python_type(self), spec)
-
-
-def _forward(name, python_type):
-    # looked up on the instances' classes: getattr(float, "__or__") would find type.__or__
-    # (``float | int``, a union of types), a method of the class object itself
-    method = next((klass.__dict__[name] for klass in python_type.__mro__
-                   if name in klass.__dict__), None)
-    if method is None:
-        return None
-
-    def fn(*args):
-        result = method(*args)
-        return result if result is NotImplemented else loose(result)
-    fn.__name__ = name
-    return fn
-
-
-def _make_loose_type(name, python_type):
-    namespace = {"__slots__": (), "_python_type": python_type,
-                 "__doc__": f"A loosely typed {python_type.__name__} constant in tile code."}
-    for dunder in _FORWARDED:
-        fn = _forward(dunder, python_type)
-        if fn is not None:
-            namespace[dunder] = fn
-    return type(name, (_LooseScalar, python_type), namespace)
-
-
-LooseInt = _make_loose_type("LooseInt", int)
-LooseFloat = _make_loose_type("LooseFloat", float)
+from ..host.scalars import loose
 
 
 class _LiteralRewriter(ast.NodeTransformer):
@@ -118,72 +50,9 @@ class _LiteralRewriter(ast.NodeTransformer):
         return node
 
 
-_cache = {}
-
-
-def literal_typed_code(fn, read_positions=()):
-    """``(code, literal_table)`` for ``fn`` with typed literals (and its ``static_eval``
-    calls rewritten, see :mod:`numba_tile.static_expressions`), or None without source.
-    ``read_positions``: the ``(line, column)`` of each read of a value tile code cannot
-    hold, whose error the code raises where the compiler would (:mod:`.invalid_reads`)."""
-    key = fn.__code__, read_positions
-    if key in _cache:
-        return _cache[key]
-    _cache[key] = result = _rewrite(fn, read_positions)
-    return result
-
-
-def _rewrite(fn, read_positions):
-    from . import branch_joins, invalid_reads, loop_carried, loop_exits  # (which make tiles:
-    # tile.py imports this module)
-    code = fn.__code__
-    table = {}
-    prefix = f"__numba_tile_literal_{abs(hash(code))}_"
-
-    def transform(node):
-        invalid_reads.rewrite(node, code, read_positions)
-        static_expressions.rewrite(node, code.co_filename, (code, "interpret"),
-                                   also_local=code.co_freevars)
-        branch_joins.rewrite(node)  # (it reads the numbers returned: before they are names)
-        _LiteralRewriter(prefix, table).visit(node)
-        keyword_arguments.convert_on_entry(node)
-        with_blocks.check_with_items(node)
-        tuples.rewrite(node)
-        loop_exits.rewrite(node, table)  # (it reads the loop bodies before loop_carried's
-        # statements)
-        loop_carried.rewrite(node)
-        return True
-    new_code = rewritten_code(fn, transform)
-    if new_code is None:
-        return None
-    _MADE_INSIDE.update(_nested_codes(new_code))
-    return new_code, table
-
-
-# the code of every function (a closure, a lambda) that tile code defines, as rewritten: a
-# cache of compiled code as _cache is (nothing of a run is kept)
-_MADE_INSIDE = set()
-
-
-def _nested_codes(code):
-    for constant in code.co_consts:
-        if isinstance(constant, type(code)):
-            yield constant
-            yield from _nested_codes(constant)
-
-
-def made_inside_tile_code(value):
-    """The name of a function that tile code made when it ran (a closure, a lambda: what
-    cuTile cannot call inside ``static_eval``), or None for anything else (a global helper,
-    a function captured from outside the kernel).
-
-    >>> from numba_tile.interpreter.literals import made_inside_tile_code
-    >>> made_inside_tile_code(len) is None
-    True
-    """
-    code = getattr(value, "__code__", None)
-    return value.__name__ if code is not None and code in _MADE_INSIDE else None
-
-
-__all__ = ["LooseInt", "LooseFloat", "loose", "literal_typed_code", "closure_for",
-           "made_inside_tile_code"]
+def rewrite(function_node, prefix, table):
+    """Replace the int/float literals of a function's syntax tree (nested functions too) by
+    names starting with ``prefix``, bound to their loosely typed constants in ``table``.
+    Returns True."""
+    _LiteralRewriter(prefix, table).visit(function_node)
+    return True

@@ -11,7 +11,7 @@ error where read, not where the paths meet: ``a = 1``, then ``a = 2.0`` in the l
 read, is no error), as in compiled code; after the loop, the ways out meet as
 :mod:`.loop_exits` says.
 
-The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`. For a variable
+The interpreter's source rewrite (:mod:`.rewrites`) calls :func:`rewrite`. For a variable
 ``j`` assigned in a loop's body the loop is preceded by ``__numba_tile_carried_j =
 __numba_tile_bound("j", locals())`` (whether ``j`` is bound before the loop) and each of the
 three points does ``if __numba_tile_carried_j: j = __numba_tile_carried(j)`` where ``j`` is
@@ -41,10 +41,11 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError
+from ..host.arrays import Array
+from ..host.tile import Tile
 from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
-from ..static_expressions import ITER_NAME
-from .tile import Tile
+from ..source.static_expressions import ITER_NAME
 
 CARRIED_NAME = "__numba_tile_carried"
 HEAD_MISMATCH_NAME = "__numba_tile_head_mismatch"
@@ -130,7 +131,6 @@ def _type_text(value):
 
 
 def _type_key(value):
-    from .arrays import Array
     constant = constant_key(value)
     if constant is not None:
         return constant

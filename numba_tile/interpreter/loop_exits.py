@@ -4,7 +4,7 @@ the loop) and another type on another (``a = 3.0`` before one ``break``, ``a = 5
 the other) is cuTile's ``TileTypeError`` "Type of `a` depends on path taken" where it is read
 after the loop, whichever way the loop ended.
 
-The compiler sees every way; the interpreter runs one. The source rewrite (:mod:`.literals`)
+The compiler sees every way; the interpreter runs one. The source rewrite (:mod:`.rewrites`)
 calls :func:`rewrite`, which follows each loop's body to find, for each variable assigned in
 it, what it holds at each ``break``, at each ``continue`` and at the end of the body: a
 literal's dtype, a constant whose value is its type (an enum member, a dtype, a string: as

@@ -10,8 +10,8 @@ constants, names the ``if`` does not set, operators, and calls of tile operation
 write nothing (``ct.sum(t)``, ``t.astype(ct.float16)``, ``ct.load(x, ...)``: a load only
 reads), which :func:`pure_call` checks when it runs. Where the side's last assignment is a
 nested ``if`` (an ``elif``), each of its sides is computed so, and its own join checked
-first (:func:`nested`): ``y = 2.0`` on one and ``y = ct.float16`` on the other is the error
-even where the outer side that ran sets ``y = 1``, as compiled.
+first (:func:`.branch_joins.nested`): ``y = 2.0`` on one and ``y = ct.float16`` on the other
+is the error even where the outer side that ran sets ``y = 1``, as compiled.
 
 >>> import numpy as np, numba_tile as ct
 >>> @ct.kernel
@@ -34,8 +34,8 @@ import ast
 import copy
 
 from .. import dtypes as d
-from ..static_expressions import EFFECTS
-from .tile import Tile
+from ..host.tile import Tile
+from ..source.static_expressions import EFFECTS
 
 PURE_CALL_NAME = "__numba_tile_pure_call"
 NESTED_NAME = "__numba_tile_nested"
@@ -72,20 +72,8 @@ def pure_call(function, *args, **kwargs):
     raise NotComputed(name)
 
 
-def nested(name, if_true, if_false):
-    """The value a nested ``if`` of the other side gives variable ``name`` where its sides
-    meet (``if_true``/``if_false``: functions computing each side's value);
-    :class:`PathMismatch` where the two have different types (the false side's named first,
-    as cuTile does)."""
-    from .branch_joins import joined, path_mismatch
-    true_value = if_true()
-    message = path_mismatch(name, true_value, True, if_false, None, (True, True))
-    if message is not None:
-        raise PathMismatch(message)
-    return joined(true_value, True, if_false, None)
-
-
-GLOBALS = {PURE_CALL_NAME: pure_call, NESTED_NAME: nested}
+# (the function behind NESTED_NAME is :func:`.branch_joins.nested`: it joins as they do)
+GLOBALS = {PURE_CALL_NAME: pure_call}
 
 # what an expression may be made of to be computed again where the sides meet: constants,
 # names the ``if`` does not set, operators and calls (checked by pure_call when they run)
@@ -133,8 +121,9 @@ def _goes_on(statements):
 def side_thunk(statements, name, changed, assigned):
     """``lambda: VALUE``, the value a side (``statements``) gives variable ``name`` at its
     end, computed as :func:`thunk` says; where its last assignment to it is a nested ``if``
-    whose sides both go on and set it, :func:`nested` of their values. The constant ``None``
-    where it cannot be computed. ``assigned``: the names a list of statements assigns."""
+    whose sides both go on and set it, :func:`.branch_joins.nested` of their values. The
+    constant ``None`` where it cannot be computed. ``assigned``: the names a list of
+    statements assigns."""
     last = _last(statements, name, assigned)
     if isinstance(last, ast.Assign) and len(last.targets) == 1 and \
             isinstance(last.targets[0], ast.Name):

@@ -9,47 +9,47 @@ of the kernel line that caused it.
 import builtins
 import enum
 import functools
-import importlib.metadata
 import itertools
 import math
 import os
 import re
-import sys
-import sysconfig
 import types
 
 import numpy as np
 
 from .. import dtypes as d
-from .. import keyword_arguments, static_expressions
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
                            scalar_argument, sequence_items, static_axes)
-from ..runtime.kernels import tile_function
-from ..rules import calls, context_managers
-from ..rules.global_values import read_errors
-from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
+from ..host import context
+from ..host.arrays import Array, partition_region
+from ..host.loops import TileRange
+from ..host.scalars import loose
+from ..host.tile import Tile, to_tile
+from ..language import elementwise
+from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
-from . import context
+from ..rules import calls, context_managers
+from ..rules.global_values import read_errors
+from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
+    iteration_items
+from ..rules.syntax import helper_source_error, missing_attribute_error
+from ..source import keyword_arguments, static_expressions
+from ..source.source_code import closure_for
+from ..source.tile_functions import tile_function
+from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
 from . import dataclasses as tile_dataclasses
-from .arrays import Array, partition_region
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
-from .literals import closure_for, literal_typed_code, loose, made_inside_tile_code
 from .loop_carried import MISMATCH_PREFIX
-from .loops import TileRange
-from .tile import Tile, to_tile
-from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
-from .tile_math import REPLACEMENTS, tile_math
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from .rewrites import made_inside_tile_code, rewritten
 
 
 # -- builtins with tile semantics -----------------------------------------------------------
 def _fold_minmax(name, args):
-    from ..language import elementwise
     items = args[0] if len(args) == 1 else args
     items = tuple(items)
     if not any(isinstance(v, Tile) for v in items):
@@ -76,8 +76,7 @@ def _converter(name, dtype):
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:
-            from ..language.elementwise import astype
-            return astype.__tile_op__(value, dtype)
+            return elementwise.astype.__tile_op__(value, dtype)
         return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
     convert.__name__ = name
     return convert
@@ -85,8 +84,7 @@ def _converter(name, dtype):
 
 def _tile_divmod(x, y):
     if isinstance(x, Tile) or isinstance(y, Tile):
-        from ..language.elementwise import divmod as tile_divmod
-        return tile_divmod.__tile_op__(x, y)
+        return elementwise.divmod.__tile_op__(x, y)
     return tuple(loose(v) for v in builtins.divmod(x, y))
 
 
@@ -127,53 +125,6 @@ TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS
                      if hasattr(builtins, name))
 
 
-def _library_directories():
-    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
-    paths.add(_PACKAGE_DIR)
-    return tuple(os.path.abspath(p) + os.sep for p in paths)
-
-
-_LIBRARY_DIRS = _library_directories()
-
-
-def is_user_code(obj):
-    """True for functions and modules of the user's code: not Python's, not an installed
-    library's, not numba_tile's (a kernel's helpers get tile semantics, NumPy does not)."""
-    if isinstance(obj, types.FunctionType):
-        filename = obj.__code__.co_filename
-    else:
-        filename = getattr(obj, "__file__", None)
-    if not filename or filename.startswith("<frozen"):
-        return False
-    if os.path.abspath(filename).startswith(_LIBRARY_DIRS):
-        return False
-    module = obj.__module__ if isinstance(obj, types.FunctionType) else obj.__name__
-    return not _installed_elsewhere((module or "").partition(".")[0])
-
-
-@functools.lru_cache(maxsize=None)
-def _installed_elsewhere(top_level):
-    """True where module ``top_level`` is an installed distribution's outside the
-    interpreter's own directories (``pip install --target``, a ``PYTHONPATH`` of installed
-    packages): NumPy found there is a library all the same. An editable install's modules
-    stay the user's (its distribution's files lie elsewhere)."""
-    module = sys.modules.get(top_level)
-    filename = getattr(module, "__file__", None)
-    if not filename:
-        return False
-    root = os.path.dirname(os.path.abspath(filename))
-    if os.path.basename(filename).startswith("__init__."):
-        root = os.path.dirname(root)
-    for name in importlib.metadata.packages_distributions().get(top_level, ()):
-        try:
-            located = importlib.metadata.distribution(name).locate_file("")
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        if os.path.abspath(str(located)) == root:
-            return True
-    return False
-
-
 class TileGlobals:
     """Re-binds user functions to globals where builtins, ``math``, literals and numeric
     globals follow tile semantics; one dict per module, memoized. Helpers imported from other
@@ -194,7 +145,7 @@ class TileGlobals:
         new["__builtins__"] = TILE_BUILTINS
         # what static_eval/static_assert calls of this module's code become: their
         # expressions are plain Python, run with the module's own globals
-        # (numba_tile.static_expressions)
+        # (numba_tile.source.static_expressions)
         new[static_expressions.CALL_NAME] = functools.partial(
             _static_eval_call, module_globals, self._dataclasses.converted)
         new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
@@ -289,11 +240,11 @@ class TileGlobals:
             return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)
         code, closure = fn.__code__, self._closure(fn)
-        typed = literal_typed_code(fn)
+        typed = rewritten(fn)
         # (of the code that runs: static expressions read their globals as Python does)
         errors = read_errors(fn, typed[0] if typed is not None else None)
         if errors:  # each raised where the compiler types its read
-            typed = typed and literal_typed_code(fn, tuple((e.loc.line, e.loc.col)
+            typed = typed and rewritten(fn, tuple((e.loc.line, e.loc.col)
                                                            for e in errors))
             if typed is None:  # (no source to rewrite: raised where it is called)
                 return _raising(fn, errors[0])
@@ -348,33 +299,30 @@ def _static_eval_call(module_globals, finish, key, *values):
     """``ct.static_eval(EXPR)`` in interpreted code: EXPR with the block's values, where a
     tile operation with an effect cannot be called; ``finish`` makes the dataclass
     instances of its value those of tile code."""
-    return static_expressions.evaluate(key, values, module_globals,
-                                       context.static_evaluation, finish=finish,
-                                       made_inside=made_inside_tile_code)
+    return evaluate(key, values, module_globals, context.static_evaluation, finish=finish,
+                    made_inside=made_inside_tile_code)
 
 
 def _static_assert_call(module_globals, key, *values):
     """``ct.static_assert(COND, MSG)`` in interpreted code."""
-    condition, message = static_expressions.evaluate(key, values, module_globals,
-                                                     context.static_evaluation,
-                                                     made_inside=made_inside_tile_code)
-    static_expressions.check_assertion(condition, message, _is_run_time)
+    condition, message = evaluate(key, values, module_globals, context.static_evaluation,
+                                  made_inside=made_inside_tile_code)
+    check_assertion(condition, message, _is_run_time)
 
 
 def _static_iter_call(module_globals, key, *values):
     """``ct.static_iter(ITERABLE)`` of a ``for`` in interpreted code: the items, numbers as
     loosely typed constants (what the compiler makes of them)."""
-    items = static_expressions.evaluate(
-        key, values, module_globals, context.static_evaluation,
-        finish=lambda iterable: static_expressions.iteration_items(
-            iterable, _known_at_run_time, _is_tile_value),
-        made_inside=made_inside_tile_code)
+    items = evaluate(key, values, module_globals, context.static_evaluation,
+                     finish=lambda iterable: iteration_items(iterable, _known_at_run_time,
+                                                             _is_tile_value),
+                     made_inside=made_inside_tile_code)
     return tuple(_loose_numbers(item) for item in items)
 
 
 def _static_condition(value):
     """The ``if`` of a tuple comprehension: a compile-time constant's truth."""
-    return static_expressions.check_condition(value, _known_at_run_time)
+    return check_condition(value, _known_at_run_time)
 
 
 def _loose_numbers(value):
@@ -384,8 +332,9 @@ def _loose_numbers(value):
 
 
 def _is_tile_value(value):
-    """A value of interpreted tile code: a tile, an array, a view..."""
-    return type(value).__module__.startswith("numba_tile.interpreter")
+    """A value of interpreted tile code: a tile, an array, a view (host values), a list
+    argument, a context manager's value..."""
+    return type(value).__module__.startswith(("numba_tile.host", "numba_tile.interpreter"))
 
 
 def _is_run_time(value):
@@ -497,13 +446,13 @@ def _location_from_traceback(tb):
     frames = []
     while tb is not None:
         if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
-                _PACKAGE_DIR + os.sep):
+                PACKAGE_DIR + os.sep):
             frames.append(tb)
         tb = tb.tb_next
     if not frames:
         return None
     callers = [_frame_location(t) for t in frames[:-1]
-               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(_LIBRARY_DIRS)]
+               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
     return _frame_location(frames[-1], callers)
 
 
@@ -535,7 +484,7 @@ def _undefined_variable(error):
         tb = tb.tb_next
     code = tb.tb_frame.f_code
     found = _UNDEFINED.search(str(error))
-    if found is None or os.path.abspath(code.co_filename).startswith(_PACKAGE_DIR + os.sep):
+    if found is None or os.path.abspath(code.co_filename).startswith(PACKAGE_DIR + os.sep):
         return None
     name = found[1] or found[2]
     loc = _location_from_traceback(error.__traceback__)
@@ -548,7 +497,7 @@ def _undefined_variable(error):
     frame = tb.tb_frame
     while frame is not None and MISMATCH_PREFIX + name not in frame.f_locals:
         frame = frame.f_back if frame.f_back is not None and not os.path.abspath(
-            frame.f_back.f_code.co_filename).startswith(_PACKAGE_DIR + os.sep) else None
+            frame.f_back.f_code.co_filename).startswith(PACKAGE_DIR + os.sep) else None
     mismatch = None if frame is None else frame.f_locals[MISMATCH_PREFIX + name]
     if mismatch is not None:
         return TileTypeError(mismatch, loc)

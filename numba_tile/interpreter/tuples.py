@@ -3,7 +3,7 @@ Python's own tuples do not: a constant index, ``==``/``!=`` of scalar elements o
 ordering), ``in`` over scalars that stops at a constant match, no item assignment (nor on
 tiles).
 
-The interpreter's source rewrite (:mod:`.literals`) calls :func:`rewrite`: ``a[i]`` becomes
+The interpreter's source rewrite (:mod:`.rewrites`) calls :func:`rewrite`: ``a[i]`` becomes
 ``__numba_tile_getitem(a, i)``, the target of ``a[i] = v`` becomes
 ``__numba_tile_store_target(a)[i]``, a comparison ``a == b`` (one operator) becomes
 ``__numba_tile_compare("==", a, b)``, ``a is b`` becomes ``__numba_tile_identity(False,

@@ -2,7 +2,7 @@
 the user's code that keep cuTile's rules (:mod:`numba_tile.rules.context_managers`), as the
 compiler, which inlines them, requires.
 
-The interpreter's source rewrite (:mod:`.literals`) makes each ``with E as v:`` enter
+The interpreter's source rewrite (:mod:`.rewrites`) makes each ``with E as v:`` enter
 ``__numba_tile_with(E)``: :func:`checked_context_manager`, which returns ``E`` or raises the
 Tile error. Python then runs the block as usual: the generator's code before its ``yield``
 on entry, the code after it on leaving by any way.
@@ -27,9 +27,11 @@ import ast
 import contextlib
 import functools
 
+from ..host.tile import Tile
 from ..rules.context_managers import (REFUSED_OPERATORS, context_manager_error,
                                       context_manager_name, not_a_context_manager,
                                       unsupported_operands)
+from ..source.user_code import is_user_code
 
 #: the global a ``with`` of interpreted tile code enters through
 CHECK_NAME = "__numba_tile_with"
@@ -53,7 +55,6 @@ def checked_context_manager(value):
     """What a ``with`` of interpreted tile code enters: ``value`` itself where it is a
     generator-based context manager of the user's code keeping the rules, else the Tile
     error."""
-    from .runner import is_user_code
     generator = value.func if isinstance(value, contextlib._GeneratorContextManager) else None
     if generator is None or not is_user_code(generator):
         raise not_a_context_manager(type(value).__name__)
@@ -79,7 +80,6 @@ class TileGeneratorContextManager(contextlib._GeneratorContextManager):
 
 def _refused(symbol, reflected):
     def operator_method(self, other):
-        from .tile import Tile
         if isinstance(other, Tile):  # the tile's operator says what it cannot take
             return NotImplemented
         raise unsupported_operands(symbol, *((other, self) if reflected else (self, other)))

@@ -3,81 +3,16 @@
 
 The rules are in :mod:`numba_tile.rules.atomics`. The interpreter applies the elements one
 after another in row-major order (on the GPU their order is unspecified), so that repeated
-indices see each other's updates. An element whose index is outside the array (when
+indices see each other's updates (:mod:`numba_tile.host.element_access`, which the arrays'
+atomic methods share). An element whose index is outside the array (when
 ``check_bounds``, the default) or whose mask is false is not touched: ``atomic_cas`` returns
 its ``expected`` value there, the other operations 0.
 """
 
-import numpy as np
-
-from .. import dtypes as d
 from ..enums import MemoryOrder, MemoryScope
-from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, values_as
+from ..host.context import tile_op
+from ..host.element_access import atomic_on_indices
 from ..rules import atomics as rules
-from .gather import _selected
-
-
-def _unsigned(dtype):
-    return np.dtype(f"u{np.dtype(dtype.storage).itemsize}")
-
-
-def _combine(op, dtype, old, update):
-    """The new value of an element: ``old`` combined with ``update`` (0-d arrays of the
-    array's storage dtype), wrapping around for integers, rounded once for floats."""
-    if op == "xchg":
-        return update
-    if op == "add":
-        if dtype in (d.float16, d.bfloat16):  # the exact sum (float64 holds it), rounded once
-            return np.asarray(np.float64(old) + np.float64(update)).astype(old.dtype)
-        with np.errstate(over="ignore"):
-            return np.add(old, update, dtype=old.dtype)
-    function = {"max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
-                "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-    return function(old, update)
-
-
-def apply_atomics(op, dtype, element, count, updates, expected=None):
-    """Apply ``count`` atomics one after another: ``element(k)`` is the 0-d view of the
-    ``k``-th element touched, ``updates[k]`` its update (its desired value for a ``cas``,
-    with ``expected[k]``). Returns the old values."""
-    old_values = np.empty(count, dtype=np.dtype(dtype.storage))
-    bits = _unsigned(dtype)
-    for k in range(count):
-        place = element(k)
-        old = place.copy()
-        old_values[k] = old
-        if op == "cas":
-            if old.view(bits) == expected[k:k + 1].view(bits)[0]:
-                place[...] = updates[k]
-        else:
-            place[...] = _combine(op, dtype, old, updates[k:k + 1].reshape(()))
-    return old_values
-
-
-def atomic_on_indices(op, array, operands, shape, updates, expected, mask=None):
-    """The atomics of one call at index operands: the old values as a tile of ``shape``."""
-    dtype = array.dtype
-    inside, positions = _selected(array, operands, shape, mask)
-    update_values = np.broadcast_to(values_as(updates, dtype), shape)
-    if op == "cas":
-        expected_values = np.broadcast_to(values_as(expected, dtype), shape)
-        out = np.array(expected_values, dtype=dtype.storage)
-        expected_touched = np.ascontiguousarray(expected_values[inside])
-    else:
-        out = np.zeros(shape, dtype=dtype.storage)
-        expected_touched = None
-    count = int(np.count_nonzero(inside))
-    if array.data.ndim == 0:
-        def element(k):
-            return array.data[...]
-    else:
-        def element(k):
-            return array.data[tuple(slice(p[k], p[k] + 1) for p in positions)].reshape(())
-    old = apply_atomics(op, dtype, element, count,
-                        np.ascontiguousarray(update_values[inside]), expected_touched)
-    out[inside] = old
-    return Tile(dtype, out)
 
 
 def _rmw(op):

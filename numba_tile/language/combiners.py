@@ -8,7 +8,7 @@ asked at compile time with ``static_eval``.
 import functools
 
 from ..errors import TileTypeError
-from ..runtime.kernels import function
+from ..source.tile_functions import function
 from ..rules import combiners as combiner_rules
 from .debugging import static_eval, static_iter
 from .elementwise import where

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 
 from ..errors import TileStaticAssertionError, TileTypeError
-from ..interpreter.context import tile_op
-from ..interpreter.loops import TileRange
-from ..interpreter.printing import format_values
-from ..interpreter.tile import Tile
+from ..host.context import tile_op
+from ..host.loops import TileRange
+from ..host.printing import format_values
+from ..host.tile import Tile
 from ..rules.core import constant_value, describe
 from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
     printf_format, python_dtype
@@ -127,7 +127,7 @@ def static_eval(expr, /):
     else b``); run-time values show their type's facts (``t.shape``, ``t.dtype``) but not
     their elements (an expression that needs them is compiled as tile code). Tile
     operations with an effect cannot be called inside (see
-    :mod:`numba_tile.static_expressions`).
+    :mod:`numba_tile.source.static_expressions`).
 
     >>> import numba_tile as ct
     >>> @ct.kernel

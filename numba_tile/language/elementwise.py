@@ -1,7 +1,9 @@
 """Elementwise ops: arithmetic, bitwise, comparisons, unary math, ``where`` and ``astype``.
 
 All binary ops broadcast (NumPy rules) and promote (the seed's table). Two loosely typed
-constants fold into a constant; a typed operand makes the result typed.
+constants fold into a constant; a typed operand makes the result typed. The tile operators
+(``a + b``, ``-a``, ``divmod(a, b)``) and ``astype`` methods that call them are attached
+here too.
 """
 
 import math
@@ -11,12 +13,13 @@ import numpy as np
 from .. import dtypes as d
 from ..enums import RoundingMode
 from ..errors import TileTypeError, TileValueError
-from ..interpreter.context import tile_op
-from ..interpreter.literals import loose
-from ..interpreter.conversion import flush_subnormals, round_float, wide_type
-from ..interpreter.tile import Tile, make_constant, values_as
+from ..host.context import check_run_time, tile_op, unchecked
+from ..host.conversion import convert, flush_subnormals, round_float, wide_type
+from ..host.scalars import LooseScalar, loose
+from ..host.tile import Tile, make_constant, values_as
 from ..rules import elementwise as rules, operators
 from ..rules.core import as_operand, dtype_argument, is_python_number
+from .tile_methods import tile_method
 
 # Two constants fold with Python's operators and math; tiles compute with NumPy
 _FOLD = {**{name: function for function, name in operators.BINARY_OPERATORS.items()},
@@ -369,8 +372,65 @@ def astype(x, dtype, /, *, rounding_mode=None):
         return make_constant(x, dtype)
     xo = as_operand(x)
     spec = rules.astype(xo, dtype)
-    from ..interpreter.conversion import convert
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
+
+
+# -- the tile methods of these ops ----------------------------------------------------------
+@tile_method("astype")
+def _tile_astype(self, dtype, *, rounding_mode=None):
+    """Convert to another dtype (see :func:`numba_tile.astype`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.astype(ct.float16) / 2)
+    >>> ct.launch(0, (1,), show, ())
+    [[0.0, 0.5], [1.0, 1.5]]
+    """
+    return self._op(astype)(self, dtype, rounding_mode=rounding_mode)
+
+
+@tile_method("astype", LooseScalar)
+def _loose_astype(self, dtype):
+    """The constant as a 0-d tile of ``dtype`` (as ``ct.astype``)."""
+    return astype(self, dtype)
+
+
+def _operator_method(operator, reflected=False):
+    """A tile's method for ``operator`` (a :class:`~numba_tile.rules.operators.Operator`):
+    its op, the tile on the right where ``reflected``; inside a ``static_iter`` iterable, a
+    run-time operand has no value to compute with."""
+    op = unchecked(globals()[operator.name])
+    if operator.arity == 1:
+        def method(self):
+            if not self.is_compile_time:
+                check_run_time(operator.name)
+            return op(self)
+        return method
+
+    def method(self, other):
+        if not (self.is_compile_time and (not isinstance(other, Tile) or
+                                          other.is_compile_time)):
+            check_run_time(operator.name)
+        return op(other, self) if reflected else op(self, other)
+    return method
+
+
+for _operator in operators.OPERATORS:
+    tile_method(_operator.dunder)(_operator_method(_operator))
+    if _operator.reflected_dunder:
+        tile_method(_operator.reflected_dunder)(_operator_method(_operator, reflected=True))
+
+
+@tile_method("__divmod__")
+def _tile_divmod(self, other):
+    return self._op(floordiv)(self, other), self._op(mod)(self, other)
+
+
+@tile_method("__rdivmod__")
+def _tile_rdivmod(self, other):
+    return self._op(floordiv)(other, self), self._op(mod)(other, self)
 
 
 # the public ops, in the order of their definitions

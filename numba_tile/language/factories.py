@@ -4,9 +4,9 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from ..interpreter.context import tile_op
-from ..interpreter.conversion import convert
-from ..interpreter.tile import Tile, make_constant, to_tile, values_as
+from ..host.context import tile_op
+from ..host.conversion import convert
+from ..host.tile import Tile, make_constant, to_tile, values_as
 from ..promotion import check_constant_converts
 from ..rules import factories as rules
 from ..rules.core import constant_value, describe, dtype_argument, is_python_number, tile_shape

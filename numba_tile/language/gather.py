@@ -8,38 +8,13 @@ checks is undefined).
 
 import numpy as np
 
-from .. import dtypes as d
 from ..enums import PaddingMode
-from ..interpreter.arrays import padding_value
-from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, values_as
+from ..host.arrays import padding_value
+from ..host.context import tile_op
+from ..host.element_access import selected, selected_at
+from ..host.tile import Tile, values_as
 from ..promotion import Loose
 from ..rules import gather as rules
-
-
-def _index_values(operand, shape):
-    """An index operand's values broadcast to ``shape``, in its own integer dtype (so that
-    uint64 indices compare exactly)."""
-    if isinstance(operand, Loose):
-        return np.broadcast_to(np.array(int(operand.value), dtype=object), shape)
-    return np.broadcast_to(np.asarray(operand.values), shape)
-
-
-def _selected(array, operands, shape, mask):
-    """``(inside, positions)``: where an element is accessed (inside the array and the mask
-    true), and the array positions of those elements."""
-    return _selected_at(array, [_index_values(op, shape) for op in operands], shape, mask)
-
-
-def _selected_at(array, indices, shape, mask):
-    """:func:`_selected` of index values (one array of ``shape`` per axis)."""
-    inside = np.ones(shape, bool)
-    for values, length in zip(indices, array.data.shape):
-        inside &= (values >= 0) & (values < length)
-    if mask is not None:
-        inside &= np.broadcast_to(values_as(mask, d.bool_), shape)
-    positions = tuple(np.asarray(values[inside], dtype=np.int64) for values in indices)
-    return inside, positions
 
 
 @tile_op
@@ -61,7 +36,7 @@ def gather(array, indices, /, *, mask=None, padding_value=0, check_bounds=True, 
     dtype, shape, operands, mask, padding = rules.gather(array, indices, mask, padding_value,
                                                          check_bounds)
     out = np.array(np.broadcast_to(values_as(padding, dtype), shape), dtype=dtype.storage)
-    inside, positions = _selected(array, operands, shape, mask)
+    inside, positions = selected(array, operands, shape, mask)
     out[inside] = array.data[positions]
     return Tile(dtype, out)
 
@@ -85,7 +60,7 @@ def scatter(array, indices, value, /, *, mask=None, check_bounds=True, latency=N
     """
     shape, operands, value, mask = rules.scatter(array, indices, value, mask, check_bounds)
     values = np.broadcast_to(values_as(value, array.dtype), shape)
-    inside, positions = _selected(array, operands, shape, mask)
+    inside, positions = selected(array, operands, shape, mask)
     if array.data.ndim == 0:  # no indices: the one element
         if inside:
             array.data[()] = values[()]
@@ -156,7 +131,7 @@ def load_advanced_indexing(array, indices, /, *, padding_mode=PaddingMode.UNDETE
                                                                            padding_mode)
     out = np.full(shape, padding_value(mode, dtype), dtype=dtype.storage)
     positions = _advanced_positions(array, shape, axis, index, slices)
-    inside, selected = _selected_at(array, positions, shape, None)
+    inside, selected = selected_at(array, positions, shape, None)
     out[inside] = array.data[selected]
     return Tile(dtype, out)
 
@@ -181,5 +156,5 @@ def store_advanced_indexing(array, indices, tile, /, *, latency=None, allow_tma=
     shape, axis, index, slices = rules.store_advanced_indexing(array, indices, tile)
     values = np.broadcast_to(values_as(tile, array.dtype), shape)
     positions = _advanced_positions(array, shape, axis, index, slices)
-    inside, selected = _selected_at(array, positions, shape, None)
+    inside, selected = selected_at(array, positions, shape, None)
     array.data[selected] = values[inside]

@@ -9,7 +9,7 @@ lets the kernel after this one start early. Without such a launch, on an earlier
 the interpreter (which runs launches one after the other), both are no-ops.
 """
 
-from ..interpreter.context import tile_op
+from ..host.context import tile_op
 
 
 @tile_op

@@ -8,8 +8,8 @@ block histograms of its tiles in registers, and adds the result to global counts
 import numpy as np
 
 from .. import dtypes as d
-from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, tile_argument
+from ..host.context import tile_op
+from ..host.tile import Tile, tile_argument
 from ..rules.histograms import histogram as histogram_rule
 
 

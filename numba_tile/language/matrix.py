@@ -1,12 +1,14 @@
-"""Matrix products: ``mma`` (multiply-accumulate, the tensor-core op) and ``matmul``/``@``."""
+"""Matrix products: ``mma`` (multiply-accumulate, the tensor-core op) and ``matmul``/``@``
+(the tile operator is attached here)."""
 
 import numpy as np
 
 from .. import dtypes as d
-from ..interpreter.context import tile_op
-from ..interpreter.conversion import convert
-from ..interpreter.tile import Tile, to_tile, values_as
+from ..host.context import tile_op
+from ..host.conversion import convert
+from ..host.tile import Tile, to_tile, values_as
 from ..rules import matrix as rules
+from .tile_methods import tile_method
 
 
 def _product(a, b, compute_dtype, out_dtype):
@@ -61,3 +63,13 @@ def matmul(x, y, /):
     spec = rules.matmul(x, y)
     out = _product(values_as(x, spec.dtype), values_as(y, spec.dtype), spec.dtype, spec.dtype)
     return Tile(spec.dtype, out.reshape(spec.shape), spec.constant)
+
+
+@tile_method("__matmul__")
+def _tile_matmul(self, other):
+    return self._op(matmul)(self, other)
+
+
+@tile_method("__rmatmul__")
+def _tile_rmatmul(self, other):
+    return self._op(matmul)(other, self)

@@ -6,11 +6,12 @@ import numpy as np
 
 from .. import dtypes as d
 from ..enums import MemoryOrder, MemoryScope, PaddingMode
-from ..interpreter import context
-from ..interpreter.arrays import read_region, write_region
-from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, to_tile
+from ..host import context
+from ..host.arrays import read_region, write_region
+from ..host.context import tile_op
+from ..host.tile import Tile, to_tile
 from ..rules import memory as rules
+from .elementwise import floordiv, negative
 
 
 @tile_op
@@ -53,7 +54,6 @@ def cdiv(x, y, /):
     """
     if isinstance(x, (int, np.integer)) and isinstance(y, (int, np.integer)):
         return -(-int(x) // int(y))
-    from .elementwise import floordiv, negative
     raw = getattr(floordiv, "__tile_op__")
     return getattr(negative, "__tile_op__")(raw(getattr(negative, "__tile_op__")(x), y))
 

@@ -2,11 +2,13 @@
 argmin. The result keeps the input dtype (argmax/argmin give int32 indices).
 """
 
+import warnings
+
 import numpy as np
 
-from ..interpreter.context import tile_op
-from ..interpreter.conversion import flush_subnormals, round_float
-from ..interpreter.tile import Tile, tile_argument
+from ..host.context import tile_op
+from ..host.conversion import flush_subnormals, round_float
+from ..host.tile import Tile, tile_argument
 from ..rules.reductions import ARG_REDUCTIONS, reduction
 
 
@@ -34,7 +36,6 @@ def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
             else:
                 fn = {("max", True): np.max, ("max", False): np.nanmax,
                       ("min", True): np.min, ("min", False): np.nanmin}[(op, bool(propagate_nan))]
-                import warnings
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices give NaN
                     out = fn(wide, axis=axes, keepdims=keepdims)

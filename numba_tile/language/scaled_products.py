@@ -10,7 +10,7 @@ subnormal, 2**-133, differ from the exact products).
 """
 
 from .. import dtypes as d
-from ..runtime.kernels import function
+from ..source.tile_functions import function
 from ..rules import scaled_products as rules
 from .debugging import static_eval
 from .elementwise import astype

@@ -6,9 +6,9 @@ each output once: the exact reference the compiled scan is checked against.
 import numpy as np
 
 from .. import dtypes as d
-from ..interpreter.context import tile_op
-from ..interpreter.conversion import flush_subnormals, round_float
-from ..interpreter.tile import Tile, tile_argument
+from ..host.context import tile_op
+from ..host.conversion import flush_subnormals, round_float
+from ..host.tile import Tile, tile_argument
 from ..rules.scans import halves, run_index, run_merge, run_split, run_stack, scan, \
     scan_options
 

@@ -1,16 +1,19 @@
 """Shape ops: reshape, permute, transpose, expand_dims, broadcast_to, extract, insert, cat,
-bitcast, and ``t[:, None]`` indexing. None of them changes the dtype.
+bitcast, and ``t[:, None]`` indexing. None of them changes the dtype. The tile methods that
+call them (``t.reshape(...)``, ``t.item()``, ``t[:, None]``...) are attached here too.
 """
 
 import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from ..interpreter.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
-from ..interpreter.context import tile_op
-from ..interpreter.tile import Tile, tile_argument
+from ..host.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
+from ..host.context import tile_op
+from ..host.conversion import convert
+from ..host.tile import Tile, tile_argument
 from ..rules import shapes as rules
-from ..rules.core import describe, dtype_argument
+from ..rules.core import constant_value, describe, dtype_argument
+from .tile_methods import tile_method
 
 
 @tile_op
@@ -95,7 +98,6 @@ def broadcast_to(x, /, shape):
 
 
 def _tile_index(index, n):
-    from ..rules.core import constant_value
     items = index if isinstance(index, tuple) else (index,)
     if len(items) != n:
         raise TileTypeError(f"The index needs {n} integers, got {describe(index)}")
@@ -146,7 +148,6 @@ def insert(x, /, index, value):
     sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape,
                         "insert")
     starts = _tile_index(index, x.ndim)
-    from ..interpreter.conversion import convert
     out = np.array(x.values)
     region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
     if out[region].shape != sub:
@@ -233,3 +234,99 @@ def unpack_from_bytes(x, /, dtype):
     dtype = dtype_argument(dtype, "unpack_from_bytes")
     rules.unpack_from_bytes(x.dtype, x.shape, dtype)
     return Tile(dtype, unpacked_bytes(x.values, dtype).copy(), x.is_constant)
+
+
+# -- the tile methods of these ops ----------------------------------------------------------
+@tile_method("item")
+def _tile_item(self):
+    """The single element as a scalar: ``reshape(())``.
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(ct.sum(t).item(), ct.reshape(t, (4, 1))[:, None].shape)
+    >>> ct.launch(0, (1,), show, ())
+    6 (4, 1, 1)
+    """
+    return self._op(reshape)(self, ())
+
+
+@tile_method("reshape")
+def _tile_reshape(self, shape):
+    """Row-major reshape (see :func:`numba_tile.reshape`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.reshape((4,)))
+    >>> ct.launch(0, (1,), show, ())
+    [0, 1, 2, 3]
+    """
+    return self._op(reshape)(self, shape)
+
+
+@tile_method("permute")
+def _tile_permute(self, axes):
+    """Permute the axes (see :func:`numba_tile.permute`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.permute((1, 0)))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 2], [1, 3]]
+    """
+    return self._op(permute)(self, axes)
+
+
+@tile_method("transpose")
+def _tile_transpose(self, axis0=None, axis1=None):
+    """Swap two axes (see :func:`numba_tile.transpose`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.transpose())
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 2], [1, 3]]
+    """
+    return self._op(transpose)(self, axis0, axis1)
+
+
+@tile_method("extract")
+def _tile_extract(self, index, shape):
+    """A sub-tile (see :func:`numba_tile.extract`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.extract((1, 0), (1, 2)))
+    >>> ct.launch(0, (1,), show, ())
+    [[2, 3]]
+    """
+    return self._op(extract)(self, index, shape)
+
+
+@tile_method("insert")
+def _tile_insert(self, index, value):
+    """A copy with a sub-tile replaced (see :func:`numba_tile.insert`).
+
+    >>> import numba_tile as ct
+    >>> @ct.kernel
+    ... def show():
+    ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
+    ...     print(t.insert((0, 1), ct.full((2, 1), 9, ct.int32)))
+    >>> ct.launch(0, (1,), show, ())
+    [[0, 9], [2, 9]]
+    """
+    return self._op(insert)(self, index, value)
+
+
+@tile_method("__getitem__")
+def _tile_getitem(self, key):
+    return self._op(index_tile)(self, key)

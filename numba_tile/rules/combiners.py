@@ -40,7 +40,9 @@ import builtins
 import linecache
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
-from ..static_expressions import EFFECTS
+from ..source.static_expressions import EFFECTS
+from ..source.tile_functions import tile_function
+from ..source.user_code import is_user_code
 from .core import broadcast_shapes, constant_value, describe, _NOT_CONSTANT
 
 #: what a nested call may not be inside a combining function's body
@@ -203,7 +205,6 @@ def check_combiner(op, func):
 
 def _function_of(value):
     """``(code, names it reads)`` of a Python function value, or None."""
-    from ..runtime.kernels import tile_function
     value = tile_function(value)
     code = getattr(value, "__code__", None)
     if code is not None and hasattr(value, "__globals__"):
@@ -303,7 +304,6 @@ def _body_problem(op, function_node, where, resolve, seen):
 
 def _helper_problem(op, value, seen):
     """The problem of a user helper the body calls (checked as a body too), or None."""
-    from ..interpreter.runner import is_user_code
     value = getattr(value, "py_func", value)  # a helper the compiler made a dispatcher
     found = _function_of(value) if callable(value) and (
         is_user_code(getattr(value, "__func__", value)) or

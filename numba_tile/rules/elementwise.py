@@ -9,6 +9,7 @@
 """
 
 from .. import dtypes as d
+from ..enums import RoundingMode
 from ..errors import TileTypeError
 from ..promotion import Loose, common_dtype
 from . import operators
@@ -77,7 +78,6 @@ def binary(op, x, y):
 
 def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
     """``rounding_mode`` must be a RoundingMode; both options need a floating-point result."""
-    from ..enums import RoundingMode
     if rounding_mode is not None:
         if not isinstance(rounding_mode, RoundingMode):
             raise TileTypeError(f"rounding_mode of {op} must be a ct.RoundingMode, got "

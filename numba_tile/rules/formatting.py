@@ -15,6 +15,7 @@ conversion that prints the same text, or says why it has none.
 import math
 import re
 
+from .. import dtypes as d
 from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..promotion import Loose
 from .core import as_operand, constant_argument, invalid_argument, operand_dtype, type_name
@@ -127,7 +128,6 @@ def python_dtype(value):
     >>> python_dtype(3), python_dtype(0.5), python_dtype(True)
     (int32, float32, bool_)
     """
-    from .. import dtypes as d
     if isinstance(value, bool):
         return d.bool_
     return d.int32 if isinstance(value, int) else d.float32

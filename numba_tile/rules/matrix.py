@@ -9,7 +9,7 @@ True
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import common_dtype
-from .core import Spec, describe, require_constant
+from .core import Spec, broadcast_shapes, describe, require_constant
 
 MMA_PAIRS = {
     d.float16: (d.float16, d.float32),
@@ -59,7 +59,7 @@ def mma(x, y, acc, use_fast_acc=False):
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.matrix import mma
-    >>> from numba_tile.interpreter.tile import Tile
+    >>> from numba_tile.host.tile import Tile
     >>> import numpy as np
     >>> h = Tile(ct.float16, np.zeros((16, 16), np.float16))
     >>> try:
@@ -106,7 +106,6 @@ def matmul(x, y):
         raise TileValueError(f"matmul(): inner dimensions differ, {xs} @ {ys}")
     batch = ()
     if len(xm) == 3 or len(ym) == 3:
-        from .core import broadcast_shapes
         batch = broadcast_shapes(xm[:-2], ym[:-2])
     shape = batch + xm[-2:-1] * (len(xs) > 1) + ym[-1:] * (len(ys) > 1)
     return Spec(dtype, shape, x.is_constant and y.is_constant)

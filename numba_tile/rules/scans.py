@@ -7,7 +7,7 @@ to the dtype once.
 
 >>> import numba_tile as ct
 >>> from numba_tile.rules.scans import scan
->>> from numba_tile.interpreter.tile import Tile
+>>> from numba_tile.host.tile import Tile
 >>> import numpy as np
 >>> scan("cumsum", Tile(ct.bool_, np.zeros((2, 4), bool)), -1, False)
 (int32, 1, False)

@@ -67,8 +67,8 @@ import numpy as np
 
 from ..compiler.kernel_compiler import CompiledKernel
 from ..dtypes import DType
-from ..interpreter.runner import is_user_code
-from ..source_code import source_lines
+from ..source.source_code import source_lines
+from ..source.user_code import is_user_code
 from . import cache_trust
 from .kernels import Kernel
 

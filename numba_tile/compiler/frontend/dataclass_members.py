@@ -42,7 +42,7 @@ from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...rules import dataclasses as rules
-from ...static_expressions import AsGlobal, AsTileCode
+from ...source.static_expressions import AsGlobal, AsTileCode
 from ..compile_state import current
 from ..typing.dataclasses import DataclassClassType, DataclassType, MemberType, \
     construct_dataclass, holds_dataclasses, member_receiver, replace_fields

@@ -11,12 +11,12 @@ import types
 
 from numba import cuda
 
-from ... import static_expressions
-from ...interpreter.runner import is_user_code
-from ...runtime.kernels import tile_function
 from ...rules.context_managers import generator_function
 from ...rules.global_values import global_value_error
-from ...source_code import closure_for, rewritten_code
+from ...source import static_expressions
+from ...source.source_code import closure_for, rewritten_code
+from ...source.tile_functions import tile_function
+from ...source.user_code import is_user_code
 from ..compile_state import current
 from ..typing.rewrite_errors import compiled_rewrite_error
 from ..typing.static_expressions import compiled_static_assert, compiled_static_eval

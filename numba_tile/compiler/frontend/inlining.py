@@ -33,7 +33,7 @@ from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.core.postproc import PostProcessor
 from numba.cuda.core.untyped_passes import InlineInlinables
 
-from ... import static_expressions
+from ...source import static_expressions
 from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ...rules.syntax import helper_source_error
 from ..compile_state import current

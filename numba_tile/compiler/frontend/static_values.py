@@ -38,7 +38,7 @@ from numba.core import types
 from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 
-from ...interpreter.literals import loose
+from ...host.scalars import loose
 from ...language import debugging
 from ..constant_folding import FOLDABLE
 from ..typing.static_expressions import python_value

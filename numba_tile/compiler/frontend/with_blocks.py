@@ -43,7 +43,7 @@ import itertools
 import types
 
 from ...errors import SourceLocation, TileError, TileTypeError
-from ...interpreter.runner import is_user_code
+from ...source.user_code import is_user_code
 from ...rules.context_managers import generator_function, generator_source, \
     not_a_context_manager
 

@@ -32,8 +32,8 @@ from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileUnsupportedFeatureError
 from ...rules.operators import OPERATORS
-from ...interpreter.bit_patterns import to_bits
-from ...interpreter.conversion import convert as convert_values
+from ...host.bit_patterns import to_bits
+from ...host.conversion import convert as convert_values
 from . import asm, narrow_floats
 
 I1 = ir.IntType(1)

@@ -5,7 +5,7 @@ These dtypes have no arithmetic of their own (``astype`` in and out, loads, stor
 and matrix products). tfloat32 is kept in a float32 register with its low 13 mantissa bits
 zero; the float8 types are bytes; a float4 is a byte holding its code in the low nibble. The
 conversions are integer code on the bits that rounds exactly as the interpreter
-(``ml_dtypes``, or :mod:`numba_tile.interpreter.conversion`) does, on every architecture:
+(``ml_dtypes``, or :mod:`numba_tile.host.conversion`) does, on every architecture:
 to nearest even; overflow gives NaN for e4m3fn and e5m3fnu (they have no infinity), infinity
 for e5m2, the largest finite value for float4 (it has neither); an unsigned format makes a
 negative value NaN unless it rounds to zero; e8m0fnu (powers of two only) rounds halfway

@@ -36,7 +36,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...errors import TileTypeError
-from ...interpreter.tile import Tile
+from ...host.tile import Tile
 from ...promotion import Loose
 from ...rules import dataclasses as rules
 from ..compile_state import current

@@ -11,8 +11,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ... import dtypes as d
 from ...enums import RoundingMode
 from ...errors import TileTypeError
-from ...interpreter import tile_math
-from ...interpreter.tile import make_constant
+from ...language import tile_math
+from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from ...rules.core import as_operand, check_dtype_call, dtype_argument

@@ -19,7 +19,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...errors import TileUnsupportedFeatureError
-from ...keyword_arguments import missing_key
+from ...source.keyword_arguments import missing_key
 from ...rules.tuples import starred_error
 from ..abstract import constant_of, operand
 from .templates import registry

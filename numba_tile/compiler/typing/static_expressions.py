@@ -20,13 +20,13 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
 from ...errors import TileStaticEvalError, TileTypeError
-from ...interpreter import context as interpreter_context
-from ...interpreter.arrays import symbolic_shape
-from ...interpreter.literals import loose
-from ...interpreter.tile import Tile
+from ...host import context as interpreter_context
+from ...host.arrays import symbolic_shape
+from ...host.scalars import loose
+from ...host.tile import Tile
 from ...rules.operators import OPERATORS
-from ...static_expressions import EFFECTS, AsGlobal, AsTileCode, check_assertion, evaluate, \
-    local_function_error
+from ...rules.static_evaluation import check_assertion, evaluate, local_function_error
+from ...source.static_expressions import EFFECTS, AsGlobal, AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compile_state import current
 from ..constant_folding import literal_type

@@ -40,9 +40,10 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
 from ...errors import TileInternalError, TileStaticEvalError, TileTypeError
-from ...interpreter import context as interpreter_context
-from ...interpreter.tile import Tile
-from ...static_expressions import AsTileCode, check_condition, evaluate, iteration_items
+from ...host import context as interpreter_context
+from ...host.tile import Tile
+from ...rules.static_evaluation import check_condition, evaluate, iteration_items
+from ...source.static_expressions import AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compile_state import current
 from .static_expressions import RunTimeValue, python_value

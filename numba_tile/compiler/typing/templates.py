@@ -19,7 +19,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, Registry, bound_function
 
 from ...errors import TileUnsupportedFeatureError, TileTypeError
-from ...interpreter.tile import Tile
+from ...host.tile import Tile
 from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose

@@ -1,4 +1,5 @@
-"""Where the interpreter is: the block being run and the grid, for ``bid``/``num_blocks``.
+"""Where the interpreter is: the block being run and the grid, for ``bid``/``num_blocks``,
+and whether a static expression is being evaluated (the compiler's too).
 
 Public tile ops are decorated with :func:`tile_op`: outside tile code they raise a clear
 ``TypeError`` instead of failing on host values in some obscure way.
@@ -7,6 +8,9 @@ Public tile ops are decorated with :func:`tile_op`: outside tile code they raise
 import contextlib
 import functools
 import threading
+
+from ..errors import TileStaticEvalError
+from ..source.static_expressions import EFFECTS
 
 _state = threading.local()
 
@@ -69,7 +73,6 @@ def check_effect(name, always=False):
     iterable (where no operation of tile code runs)."""
     construct = static_construct()
     if construct is not None and (not always or construct in ("static_assert", "static_iter")):
-        from ..errors import TileStaticEvalError
         raise TileStaticEvalError(f"{name}() cannot be called inside {inside(construct)}")
 
 
@@ -79,7 +82,6 @@ def check_run_time(name, conversion=None):
     ``TileStaticEvalError``, as cuTile's symbolic values do."""
     if static_construct() != "static_iter":
         return
-    from ..errors import TileStaticEvalError
     if conversion is not None:
         raise TileStaticEvalError(f"Symbolic tile has no concrete value and thus cannot be "
                                   f"converted to {conversion}")
@@ -88,7 +90,6 @@ def check_run_time(name, conversion=None):
 
 def tile_op(fn):
     """Mark a public function as usable only in tile code."""
-    from ..static_expressions import EFFECTS
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
@@ -104,3 +105,15 @@ def tile_op(fn):
 
     checked.__tile_op__ = fn
     return checked
+
+
+def unchecked(fn):
+    """The function a :func:`tile_op` wraps, without its check (a tile's method or operator:
+    the tile proves that tile code is running), else ``fn`` itself.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.host.context import unchecked
+    >>> unchecked(ct.reshape) is ct.reshape.__tile_op__
+    True
+    """
+    return getattr(fn, "__tile_op__", fn)

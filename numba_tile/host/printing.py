@@ -1,7 +1,7 @@
 """How tiles print: like nested Python lists, floats in short form (``1.5708``, ``0.5``, ``1.0``).
 
 >>> import numpy as np, numba_tile as ct
->>> from numba_tile.interpreter.printing import format_values
+>>> from numba_tile.host.printing import format_values
 >>> format_values(np.array([[0.0, 0.5], [1.0, 1.5707963]]), ct.float32)
 '[[0.0, 0.5], [1.0, 1.5708]]'
 """
@@ -24,7 +24,7 @@ def format_scalar(value, dtype):
 def format_float(value):
     """Short float form: six significant digits, always with a decimal point or exponent.
 
-    >>> from numba_tile.interpreter.printing import format_float
+    >>> from numba_tile.host.printing import format_float
     >>> format_float(1.0), format_float(3.14159265), format_float(1e-9), format_float(-float("inf"))
     ('1.0', '3.14159', '1e-09', '-inf')
     """

@@ -4,7 +4,7 @@ with constant keys (``kwargs["foo"]``, ``kwargs.get("foo")``, ``"foo" in kwargs`
 
 The keys are known when the kernel compiles: a missing key is a ``TileTypeError`` in both
 executors. The interpreter gives a helper's ``**kwargs`` as a :class:`KeywordArguments`
-(its source rewrite, :mod:`numba_tile.interpreter.literals`, converts it on entry); the
+(its source rewrite, :mod:`numba_tile.interpreter.rewrites`, converts it on entry); the
 compiler types it as a record of the values (:mod:`numba_tile.compiler.typing.keywords`).
 
 >>> import numba_tile as ct, numpy as np
@@ -19,7 +19,9 @@ compiler types it as a record of the values (:mod:`numba_tile.compiler.typing.ke
 array([12], dtype=int32)
 """
 
-from .errors import TileTypeError
+import ast
+
+from ..errors import TileTypeError
 
 #: the global that converts a helper's ``**kwargs`` on entry in interpreted code
 CONVERT_NAME = "__numba_tile_keyword_arguments"
@@ -42,8 +44,6 @@ def convert_on_entry(function_node):
     """Make each function of ``function_node`` (an ``ast.FunctionDef``; nested ones too)
     that takes ``**kwargs`` begin with ``kwargs = <CONVERT_NAME>(kwargs)``; True if any does
     (lambdas cannot: theirs stay plain dictionaries)."""
-    import ast
-
     changed = False
     for node in ast.walk(function_node):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.kwarg:

@@ -15,6 +15,7 @@ from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules import gather as gather_rules
 from . import context
+from .element_access import apply_atomics
 from .tile import Tile, values_as
 
 
@@ -116,7 +117,6 @@ class RawArrayMemory:
         self._span[positions] = np.broadcast_to(values_as(value, self.dtype), shape)[touched]
 
     def _atomics(self, op, operand, shape, mask, update, expected, what):
-        from ..language.atomics import apply_atomics
         touched, positions = self._positions(operand, shape, mask, what)
         updates = np.broadcast_to(values_as(update, self.dtype), shape)
         if op == "cas":

@@ -2,14 +2,23 @@
 
 Inside an interpreted kernel, ``math`` (and names imported from it) resolve to this module:
 on Python numbers it is the standard ``math``; on tiles it applies the tile op elementwise,
-converting integer tiles to float32 first (C's promotion of integer arguments).
+converting integer tiles to float32 first (C's promotion of integer arguments). The compiler
+takes its tables of functions (:data:`UNARY`, :data:`BINARY`) and folds constants with it.
+
+>>> from numba_tile.language.tile_math import tile_math
+>>> tile_math.sqrt(16), tile_math.sqrt(16).dtype
+(4.0, float32)
 """
 
 import math as _math
 import types
 
+from .. import dtypes as d
+from ..host.scalars import loose
+from ..host.tile import Tile
 from ..rules.core import is_python_number
-from .literals import loose
+from . import elementwise
+from .elementwise import astype
 
 UNARY = {"acos": "acos", "asin": "asin", "atan": "atan", "acosh": "acosh", "asinh": "asinh",
          "atanh": "atanh", "cos": "cos", "sin": "sin", "tan": "tan", "cosh": "cosh",
@@ -20,10 +29,7 @@ BINARY = {"atan2": "atan2", "pow": "pow", "copysign": "copysign", "fmod": "fmod"
 
 
 def _as_float(x):
-    from .tile import Tile
     if isinstance(x, Tile) and not x.dtype.is_float:
-        from ..language.elementwise import astype
-        from .. import dtypes as d
         return astype.__tile_op__(x, d.float32)
     return x
 
@@ -32,7 +38,6 @@ def _unary(name, op):
     def fn(x):
         if is_python_number(x):
             return loose(getattr(_math, name)(x))
-        from ..language import elementwise
         return elementwise.unary(op, _as_float(x))
     fn.__name__ = name
     fn.__doc__ = f"``math.{name}`` on scalars and tiles."
@@ -43,7 +48,6 @@ def _binary(name, op):
     def fn(x, y):
         if is_python_number(x) and is_python_number(y):
             return loose(getattr(_math, name)(x, y))
-        from ..language import elementwise
         return elementwise.binary(op, _as_float(x), _as_float(y))
     fn.__name__ = name
     fn.__doc__ = f"``math.{name}`` on scalars and tiles."

@@ -13,14 +13,17 @@ from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
 from . import context
-from .literals import LooseInt
-from .tile import Tile
+from .conversion import convert
+from .element_access import atomic_on_indices
+from .raw_memory import RawArrayMemory
+from .scalars import LooseInt
+from .tile import Tile, to_tile
 
 
 def symbolic_shape(ndim):
     """How ``static_eval`` shows an array's shape: ``(?, ?)``.
 
-    >>> from numba_tile.interpreter.arrays import symbolic_shape
+    >>> from numba_tile.host.arrays import symbolic_shape
     >>> symbolic_shape(2), symbolic_shape(1)
     ('(?, ?)', '(?,)')
     """
@@ -149,7 +152,7 @@ class Array:
 
     def get_raw_memory(self):
         """The array's memory addressed by element offsets from its first element: a
-        :class:`~numba_tile.interpreter.raw_memory.RawArrayMemory`.
+        :class:`~numba_tile.host.raw_memory.RawArrayMemory`.
 
         >>> import numpy as np, numba_tile as ct
         >>> @ct.kernel
@@ -159,7 +162,6 @@ class Array:
         [5, 6, 7, 8]
         """
         context.check_effect("get_raw_memory")
-        from .raw_memory import RawArrayMemory
         return RawArrayMemory(self)
 
 
@@ -170,7 +172,7 @@ def partition_region(array, tile_shape, block_id):
     differs from block to block, so no axis keeps a static shape.
 
     >>> import numpy as np, numba_tile as ct
-    >>> from numba_tile.interpreter.arrays import partition_region
+    >>> from numba_tile.host.arrays import partition_region
     >>> whole = ct.Array(np.arange(10, dtype=np.int32), ct.int32)
     >>> partition_region(whole, (4,), (2, 0, 0)).data
     array([8, 9], dtype=int32)
@@ -269,7 +271,6 @@ class TiledView:
         array([0, 0, 5, 5], dtype=int32)
         """
         context.check_effect("store")
-        from .tile import to_tile
         tile = to_tile(tile)
         rules.view_store_tile(self, tile)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
@@ -279,8 +280,6 @@ class TiledView:
     def _atomic_store(self, op, index, update):
         """``TiledView.atomic_store_<op>``: an ``atomic_<op>`` on each element of the tile at
         ``index`` (elements outside the array untouched)."""
-        # the language's atomics build on this module, so they are imported when used
-        from ..language.atomics import atomic_on_indices
         context.check_effect(f"atomic_store_{op}")
         update = atomic_rules.view_atomic_store(op, self, index, update)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
@@ -348,7 +347,6 @@ def _overlap(origin, tile_shape, array_shape):
 
 def read_region(data, origin, tile_shape, padding_mode, dtype):
     """The tile of ``tile_shape`` whose first element is at ``origin`` (element coordinates)."""
-    from .conversion import convert
     out = convert(np.full(tile_shape, padding_value(padding_mode, dtype), np.float64
                           if dtype.is_float else np.int64), d.float64 if dtype.is_float
                   else d.int64, dtype)
@@ -361,7 +359,6 @@ def read_region(data, origin, tile_shape, padding_mode, dtype):
 
 def write_region(data, origin, values, src_dtype, dst_dtype):
     """Write ``values`` (stored as ``src_dtype``) at ``origin``, dropping what falls outside."""
-    from .conversion import convert
     overlap = _overlap(origin, values.shape, data.shape)
     if overlap is not None:
         data[overlap[1]] = convert(values[overlap[0]], src_dtype, dst_dtype)

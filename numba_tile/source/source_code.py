@@ -4,11 +4,11 @@ after a change to its syntax tree.
 Both executors rewrite kernels this way before running them: the interpreter gives numeric
 literals their tile types (:mod:`numba_tile.interpreter.literals`), and both turn
 ``static_eval`` calls into calls with the expression's local variables
-(:mod:`numba_tile.static_expressions`). The new code keeps the file name and line numbers, so errors
+(:mod:`.static_expressions`). The new code keeps the file name and line numbers, so errors
 point at the user's source, and the function's free variables stay free.
 
 >>> import ast, types
->>> from numba_tile.source_code import rewritten_code
+>>> from numba_tile.source.source_code import rewritten_code
 >>> def scale(x):
 ...     return x * 2
 >>> def times_three(node):
@@ -35,7 +35,7 @@ def source_lines(obj):
     after imports), tens of milliseconds of a kernel's first compile. Where ``linecache``
     has no lines for the file (a module in a zip file), ``inspect`` reads them.
 
-    >>> from numba_tile.source_code import source_lines
+    >>> from numba_tile.source.source_code import source_lines
     >>> lines, first = source_lines(source_lines)
     >>> lines[0].startswith("def source_lines"), first == source_lines.__code__.co_firstlineno
     (True, True)

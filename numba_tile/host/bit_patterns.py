@@ -6,7 +6,7 @@ Two do not: ``float8_e5m3fnu`` (no NumPy type: kept as the float32 values it can
 in the low nibble). ``bitcast``, ``pack_to_bytes`` and ``unpack_from_bytes`` go through here.
 
 >>> import numpy as np, numba_tile as ct
->>> from numba_tile.interpreter.bit_patterns import to_bits, from_bits
+>>> from numba_tile.host.bit_patterns import to_bits, from_bits
 >>> to_bits(np.array([1.0, 2.0, 114688.0], np.float32), ct.float8_e5m3fnu)
 array([120, 128, 254], dtype=uint8)
 >>> from_bits(np.array([0x21], np.uint8), ct.float4_e2m1fn, packed=True).astype(np.float32)

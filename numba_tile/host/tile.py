@@ -1,7 +1,13 @@
-"""The interpreter's tile: an immutable NumPy array with a tile dtype and a constness flag.
+"""The host tile: an immutable NumPy array with a tile dtype and a constness flag, what the
+ops of :mod:`numba_tile.language` compute on in the interpreter (and what the compiler's
+static evaluation holds as a constant).
 
-Operators dispatch to the public ops of :mod:`numba_tile.language`, so ``a + b`` in an
-interpreted kernel follows exactly the same rule as ``ct.add(a, b)``.
+Host values sit below the language: the ops import this module, never the reverse. The
+methods and operators that call ops (``t.reshape(...)``, ``a + b``) are attached to
+:class:`Tile` where each op is defined (:func:`numba_tile.language.tile_methods.tile_method`),
+so ``a + b`` in an interpreted kernel follows exactly the same rule as ``ct.add(a, b)``. This
+module hands calling a dtype (``ct.int16(5)``, a constant scalar) down to
+:mod:`numba_tile.dtypes` (:func:`~numba_tile.dtypes.set_scalar_maker`).
 
 >>> import numba_tile as ct
 >>> t = ct.int16(5)
@@ -13,14 +19,13 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from ..promotion import Loose, check_constant_converts
-from ..rules import operators
-from ..rules.core import check_tile_size, not_a_tile
+from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
+from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
 from ..rules.formatting import format_value
 from . import context
 from .conversion import convert
-from .literals import LooseInt
 from .printing import format_values
+from .scalars import LooseInt
 
 
 class Tile:
@@ -162,7 +167,7 @@ class Tile:
         code); inside a ``static_iter`` iterable, a run-time tile has no value to use."""
         if not self.is_compile_time:
             context.check_run_time(fn.__name__)
-        return _raw(fn)
+        return context.unchecked(fn)
 
     def _require_value(self, conversion):
         """A run-time value has no value inside a ``static_iter`` iterable (as compiled)."""
@@ -188,174 +193,10 @@ class Tile:
     def __iter__(self):
         raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
 
+    def __pos__(self):  # unary plus is no op of its own
+        return self
+
     __hash__ = None
-
-    # -- methods (defined in language modules, attached below) ------------------------------
-    def item(self):
-        """The single element as a scalar: ``reshape(())``.
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(ct.sum(t).item(), ct.reshape(t, (4, 1))[:, None].shape)
-        >>> ct.launch(0, (1,), show, ())
-        6 (4, 1, 1)
-        """
-        from ..language.shapes import reshape
-        return self._op(reshape)(self, ())
-
-    def reshape(self, shape):
-        """Row-major reshape (see :func:`numba_tile.reshape`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.reshape((4,)))
-        >>> ct.launch(0, (1,), show, ())
-        [0, 1, 2, 3]
-        """
-        from ..language.shapes import reshape
-        return self._op(reshape)(self, shape)
-
-    def permute(self, axes):
-        """Permute the axes (see :func:`numba_tile.permute`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.permute((1, 0)))
-        >>> ct.launch(0, (1,), show, ())
-        [[0, 2], [1, 3]]
-        """
-        from ..language.shapes import permute
-        return self._op(permute)(self, axes)
-
-    def transpose(self, axis0=None, axis1=None):
-        """Swap two axes (see :func:`numba_tile.transpose`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.transpose())
-        >>> ct.launch(0, (1,), show, ())
-        [[0, 2], [1, 3]]
-        """
-        from ..language.shapes import transpose
-        return self._op(transpose)(self, axis0, axis1)
-
-    def astype(self, dtype, *, rounding_mode=None):
-        """Convert to another dtype (see :func:`numba_tile.astype`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.astype(ct.float16) / 2)
-        >>> ct.launch(0, (1,), show, ())
-        [[0.0, 0.5], [1.0, 1.5]]
-        """
-        from ..language.elementwise import astype
-        return self._op(astype)(self, dtype, rounding_mode=rounding_mode)
-
-    def extract(self, index, shape):
-        """A sub-tile (see :func:`numba_tile.extract`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.extract((1, 0), (1, 2)))
-        >>> ct.launch(0, (1,), show, ())
-        [[2, 3]]
-        """
-        from ..language.shapes import extract
-        return self._op(extract)(self, index, shape)
-
-    def insert(self, index, value):
-        """A copy with a sub-tile replaced (see :func:`numba_tile.insert`).
-
-        >>> import numba_tile as ct
-        >>> @ct.kernel
-        ... def show():
-        ...     t = ct.reshape(ct.arange(4, dtype=ct.int32), (2, 2))
-        ...     print(t.insert((0, 1), ct.full((2, 1), 9, ct.int32)))
-        >>> ct.launch(0, (1,), show, ())
-        [[0, 9], [2, 9]]
-        """
-        from ..language.shapes import insert
-        return self._op(insert)(self, index, value)
-
-    def __getitem__(self, key):
-        from ..language.shapes import index_tile
-        return self._op(index_tile)(self, key)
-
-
-def _raw(fn):
-    """The op without its tile-code check: tiles already prove we are in tile code."""
-    return getattr(fn, "__tile_op__", fn)
-
-
-def _binary(op, reflected=False):
-    def method(self, other):
-        from ..language import elementwise
-        if not (self.is_compile_time and (not isinstance(other, Tile) or
-                                          other.is_compile_time)):
-            context.check_run_time(op)
-        fn = _raw(getattr(elementwise, op))
-        return fn(other, self) if reflected else fn(self, other)
-    method.__name__ = op
-    return method
-
-
-def _unary(op):
-    def method(self):
-        from ..language import elementwise
-        if not self.is_compile_time:
-            context.check_run_time(op)
-        return _raw(getattr(elementwise, op))(self)
-    method.__name__ = op
-    return method
-
-
-for _op in operators.OPERATORS:
-    setattr(Tile, _op.dunder, _unary(_op.name) if _op.arity == 1 else _binary(_op.name))
-    if _op.reflected_dunder:
-        setattr(Tile, _op.reflected_dunder, _binary(_op.name, reflected=True))
-
-
-def _pos(self):
-    return self
-
-
-def _divmod(self, other):
-    from ..language.elementwise import floordiv, mod
-    return self._op(floordiv)(self, other), self._op(mod)(self, other)
-
-
-def _rdivmod(self, other):
-    from ..language.elementwise import floordiv, mod
-    return self._op(floordiv)(other, self), self._op(mod)(other, self)
-
-
-def _matmul(self, other):
-    from ..language.matrix import matmul
-    return self._op(matmul)(self, other)
-
-
-def _rmatmul(self, other):
-    from ..language.matrix import matmul
-    return self._op(matmul)(other, self)
-
-
-Tile.__pos__ = _pos
-Tile.__divmod__ = _divmod
-Tile.__rdivmod__ = _rdivmod
-Tile.__matmul__ = _matmul
-Tile.__rmatmul__ = _rmatmul
 
 
 def make_constant(value, dtype):
@@ -382,7 +223,6 @@ def to_tile(value):
     if isinstance(value, Loose):
         value = value.value
     if isinstance(value, (bool, int, float)):
-        from ..promotion import loose_concrete_dtype
         return make_constant(value, loose_concrete_dtype(value))
     if isinstance(value, np.generic):
         return Tile(d.to_dtype(value.dtype), np.asarray(value), constant=True)
@@ -405,3 +245,13 @@ def values_as(value, dtype):
     if isinstance(value, Tile):
         return convert(value.values, value.dtype, dtype)
     return make_constant(value, dtype).values
+
+
+def _dtype_call(dtype, value):
+    """``dtype(value)``: a strictly typed constant scalar; an integer keeps the low bits the
+    dtype holds, as cuTile truncates."""
+    check_dtype_call(dtype)
+    return make_constant(truncated(value, dtype), dtype)
+
+
+d.set_scalar_maker(_dtype_call)

@@ -1,7 +1,7 @@
 """Tuple comprehensions of tile code: ``tuple(f(x) for x in ct.static_iter(xs) if ...)``.
 
 Both executors rewrite a kernel's source before running it (see
-:mod:`numba_tile.static_expressions`). A tuple comprehension becomes a call of a function
+:mod:`.static_expressions`). A tuple comprehension becomes a call of a function
 defined just before the statement holding it, whose body is the comprehension as unrolled
 ``static_iter`` loops adding to a tuple::
 
@@ -28,7 +28,7 @@ comprehension's place); an ``if`` whose condition is not a compile-time constant
 ``TileTypeError`` (checked by ``__numba_tile_static_condition`` in each executor).
 
 >>> import ast
->>> from numba_tile.comprehensions import rewrite
+>>> from numba_tile.source.comprehensions import rewrite
 >>> tree = ast.parse("def k(x):\\n    y = tuple(i * 2 for i in ct.static_iter(range(3)))")
 >>> rewrite(tree.body[0])
 True

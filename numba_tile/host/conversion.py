@@ -1,7 +1,7 @@
 """Value conversions between dtypes for host tiles, with rounding modes and flush-to-zero.
 
 >>> import numpy as np, numba_tile as ct
->>> from numba_tile.interpreter.conversion import convert
+>>> from numba_tile.host.conversion import convert
 >>> convert(np.array([1.5, -2.7, 1e10]), ct.float64, ct.int32)
 array([          1,          -2, 2147483647], dtype=int32)
 """

@@ -1,0 +1,69 @@
+"""Whose code a function or a module is: the user's, which tile code runs with tile
+semantics (a kernel's helpers), or Python's, an installed library's or numba_tile's own,
+which it calls as they are (NumPy). The interpreter, the compiler's frontend and the disk
+cache's key all ask the same question.
+
+>>> import numpy as np
+>>> from numba_tile.source.user_code import is_user_code
+>>> is_user_code(np), is_user_code(np.linalg.norm)
+(False, False)
+"""
+
+import functools
+import importlib.metadata
+import os
+import sys
+import sysconfig
+import types
+
+#: numba_tile's own directory (its frames are not the user's in a traceback)
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _library_directories():
+    """Python's own directories and numba_tile's, each ending in a separator."""
+    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.add(PACKAGE_DIR)
+    return tuple(os.path.abspath(p) + os.sep for p in paths)
+
+
+#: the directories of code that is not the user's (see :func:`is_user_code`)
+LIBRARY_DIRS = _library_directories()
+
+
+def is_user_code(obj):
+    """True for functions and modules of the user's code: not Python's, not an installed
+    library's, not numba_tile's (a kernel's helpers get tile semantics, NumPy does not)."""
+    if isinstance(obj, types.FunctionType):
+        filename = obj.__code__.co_filename
+    else:
+        filename = getattr(obj, "__file__", None)
+    if not filename or filename.startswith("<frozen"):
+        return False
+    if os.path.abspath(filename).startswith(LIBRARY_DIRS):
+        return False
+    module = obj.__module__ if isinstance(obj, types.FunctionType) else obj.__name__
+    return not _installed_elsewhere((module or "").partition(".")[0])
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_elsewhere(top_level):
+    """True where module ``top_level`` is an installed distribution's outside the
+    interpreter's own directories (``pip install --target``, a ``PYTHONPATH`` of installed
+    packages): NumPy found there is a library all the same. An editable install's modules
+    stay the user's (its distribution's files lie elsewhere)."""
+    module = sys.modules.get(top_level)
+    filename = getattr(module, "__file__", None)
+    if not filename:
+        return False
+    root = os.path.dirname(os.path.abspath(filename))
+    if os.path.basename(filename).startswith("__init__."):
+        root = os.path.dirname(root)
+    for name in importlib.metadata.packages_distributions().get(top_level, ()):
+        try:
+            located = importlib.metadata.distribution(name).locate_file("")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        if os.path.abspath(str(located)) == root:
+            return True
+    return False
