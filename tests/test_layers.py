@@ -87,7 +87,8 @@ def test_no_import_cycle_joins_two_modules():
 
 
 def _function_level_imports():
-    """``(path, line, source line and the one above)`` of every import inside a function."""
+    """``(path, line, the import's line and the comment lines above it)`` of every import
+    inside a function (a ``try:`` just above, of an optional import, is read too)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_text()
@@ -97,7 +98,11 @@ def _function_level_imports():
                 continue
             for node in ast.walk(function):
                 if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    context = "\n".join(lines[max(node.lineno - 2, 0):node.lineno])
+                    # the import, and the comment lines (and a ``try:``) above it
+                    first = node.lineno - 1
+                    while first > 0 and lines[first - 1].strip().startswith(("#", "try:")):
+                        first -= 1
+                    context = "\n".join(lines[first:node.lineno])
                     found.append((path.relative_to(ROOT), node.lineno, context))
     return sorted(set(found))
 
