@@ -1,8 +1,8 @@
-"""The compiler's contracts (docs/architecture.rst): no import cycle between its modules, no
-function-level import in the compiler but for an optional dependency or import time, typing
-apart from the lowering and the plans apart from LLVM IR, every op family registered from
-one table, no module-level state written by a compile (its state lives in the compile state
-object), and the frontend passes in the order declared once."""
+"""The compiler's contracts (docs/architecture.rst): the plans apart from LLVM IR, every op
+family registered from one table, no module-level state written by a compile (its state
+lives in the compile state object), and the frontend passes in the order declared once.
+The imports between its parts (typing and the plans never reach the lowering) are
+import-linter contracts in pyproject.toml, checked with the rest in tests/test_layers.py."""
 
 import ast
 import copy
@@ -18,107 +18,6 @@ from numba_tile.compiler import compile_state, registries
 from numba_tile.compiler.frontend import passes
 
 PACKAGE = pathlib.Path(ct.__file__).parent
-
-
-def _module_name(path):
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _imports(path):
-    """``(module-level imports, function-level imports as (line, target))`` of a module, as
-    absolute module names inside numba_tile."""
-    module = _module_name(path)
-    is_package = path.name == "__init__.py"
-    tree = ast.parse(path.read_text())
-    top_level = {id(node) for node in tree.body}
-    outer, inner = set(), []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ImportFrom) or not node.level:
-            continue
-        base = module.split(".") if is_package else module.split(".")[:-1]
-        base = base[:len(base) - node.level + 1] + ([node.module] if node.module else [])
-        for alias in node.names:
-            candidate = ".".join(base + [alias.name])
-            target = candidate if (PACKAGE.parent / (candidate.replace(".", "/") + ".py")
-                                   ).exists() else ".".join(base)
-            if id(node) in top_level:
-                outer.add(target)
-            else:
-                inner.append((node.lineno, target))
-    return outer, inner
-
-
-def _compiler_modules():
-    return sorted((PACKAGE / "compiler").rglob("*.py"))
-
-
-def test_no_import_cycle_at_module_level():
-    graph = {}
-    for path in PACKAGE.rglob("*.py"):
-        graph[_module_name(path)] = _imports(path)[0]
-    state, cycle = {}, []
-
-    def visit(module, stack):
-        state[module] = "open"
-        for target in sorted(graph.get(module, ())):
-            if target not in graph or target == module:
-                continue
-            if state.get(target) == "open":
-                cycle.extend(stack[stack.index(target):] + [target])
-                return True
-            if target not in state and visit(target, stack + [target]):
-                return True
-        state[module] = "done"
-        return False
-
-    for module in sorted(graph):
-        if module not in state and visit(module, [module]):
-            break
-    assert not cycle, " -> ".join(cycle)
-
-
-def _function_level_imports(path):
-    """``(line, statement)`` of every import inside a function of a module."""
-    tree = ast.parse(path.read_text())
-    for function in ast.walk(tree):
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(function):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    yield node.lineno, ast.unparse(node)
-
-
-def test_a_function_level_import_in_the_compiler_is_an_optional_dependency_or_import_time():
-    """A cycle inside the compiler is a design question (move the shared piece down a layer,
-    or hand the object in), not a reason to import inside a function."""
-    for path in _compiler_modules():
-        lines = path.read_text().splitlines()
-        for line, statement in _function_level_imports(path):
-            comment = lines[line - 1].partition("#")[2]
-            assert "optional dependency" in comment or "import time" in comment, \
-                f"{path.relative_to(PACKAGE)}:{line} {statement} inside a function, without " \
-                f"a comment saying it is an optional dependency or saves import time"
-
-
-def _compiler_imports_from(start):
-    """The modules of the compiler that ``start`` (a module name) imports at module level,
-    directly or through other modules of the compiler."""
-    graph = {_module_name(path): _imports(path)[0] for path in _compiler_modules()}
-    seen, todo = set(), [start]
-    while todo:
-        for target in graph.get(todo.pop(), ()):
-            if target.startswith("numba_tile.compiler") and target not in seen:
-                seen.add(target)
-                todo.append(target)
-    return seen
-
-
-@pytest.mark.parametrize("package", ["typing", "planning"])
-def test_typing_and_the_plans_import_nothing_of_the_lowering(package):
-    for path in sorted((PACKAGE / "compiler" / package).glob("*.py")):
-        reached = _compiler_imports_from(_module_name(path))
-        lowering = sorted(m for m in reached if m.startswith("numba_tile.compiler.lowering"))
-        assert not lowering, f"{_module_name(path)} imports {lowering}"
 
 
 def test_the_plans_build_no_llvm_ir():
