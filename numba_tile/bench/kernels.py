@@ -3,7 +3,7 @@
 Each kernel is written the way a user would write it: one tile block handles one tile of a
 vector, or a few whole rows of a matrix. Tile sizes and rows per block are ``Constant``
 parameters, so each value compiles its own specialization and the benchmark can try several;
-the warps per block are a kernel option (:meth:`~numba_tile.runtime.kernels` ``num_warps``).
+the warps per block are a kernel option (``num_warps``, see :class:`numba_tile.runtime.kernel_decorator.kernel`).
 
 Each ``*_launch`` function returns ``(kernel, grid, args)`` for ``ct.launch(stream, grid,
 kernel, args)``, so the benchmark, the tests and a reader all start the kernels the same way:

@@ -3,8 +3,9 @@ the kernel's options resolved for that architecture, in one frozen value.
 
 The runtime makes one from a kernel's options (``runtime/compile_entry.py``,
 ``compile_options``); the compiler takes it whole (``kernel_compiler.compile_to_ptx``), so an
-option added later travels through every layer without a new parameter. ``timeout_seconds`` bounds the compile's wall time and leaves its result alone:
-it takes no part in equality (nor in the caches' keys).
+option added later travels through every layer without a new parameter. ``timeout_seconds``
+bounds the compile's wall time and leaves its result alone: it takes no part in equality (nor
+in the caches' keys).
 
 >>> from numba_tile.compiler.compile_options import CompileOptions
 >>> options = CompileOptions(num_warps=8)

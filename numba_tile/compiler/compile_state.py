@@ -264,7 +264,7 @@ class CompileState:
         self.index_layouts = {}
         # the frontend passes run so far, in order (each checks that what it needs ran)
         self.passes_run = []
-        # static_eval (numba_tile.static_expressions): the keys of expressions compiled as
+        # static_eval (source/static_expressions.py): the keys of expressions compiled as
         # tile code, the Python functions some gave (held in globals), the namespace each expression reads, its result type per value types
         # (kept across the compiles of one kernel, so an expression runs once), and the
         # helper rewriting of this compile (functions an expression returns become helpers)

@@ -187,7 +187,7 @@ class ListType(types.UniTuple):
 def run_length_for(dtypes):
     """The default run length of a kernel whose arrays have ``dtypes``: a 16-byte vector of the
     narrowest of them, between 4 and 8 elements. The compiler sets it for each kernel before
-    typing (:attr:`.compilation.CompileState.default_run`), so every tile of a kernel made
+    typing (:attr:`.compile_state.CompileState.default_run`), so every tile of a kernel made
     with one shape shares one layout whatever its dtype, and elementwise ops between them
     stay in registers.
 

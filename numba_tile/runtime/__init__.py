@@ -1,7 +1,7 @@
 """Everything between ``ct.launch``/``ct.compile`` and the CUDA driver.
 
 - :mod:`.kernel_decorator` (``ct.kernel``, with Numba's launch syntax) and :mod:`.kernels`
-  (the kernel object: options, ``ByTarget``, its caches; ``ct.function``);
+  (the kernel object: options, ``ByTarget``, its caches);
 - :mod:`.launch` (``ct.launch``, interpreter mode) and :mod:`.grids` (grid checks and
   inference);
 - :mod:`.arguments` (argument classification), :mod:`.compile_entry` (``ct.compile``,

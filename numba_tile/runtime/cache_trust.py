@@ -1,5 +1,5 @@
-"""Who the on-disk compile cache trusts (:mod:`numba_tile.runtime.disk_cache`): only what the current
-user wrote.
+"""Who the on-disk compile cache trusts (:mod:`numba_tile.runtime.disk_cache`): only what
+the current user wrote.
 
 A cache entry holds a cubin that ``ct.launch`` runs, and anyone with the same installation can
 compute an entry's key, so an entry's name proves nothing. The cache therefore

@@ -122,8 +122,8 @@ def compile_for_types(kernel, arg_types, arch):
     Results are cached in memory per kernel object, keyed by the argument types (constant
     values included) and the architecture; so are compile errors (ours and Numba's), which a
     second compile of the same signature raises again without recompiling. Below the memory
-    cache, successful compiles are cached on disk (:mod:`numba_tile.runtime.disk_cache`), where a new
-    kernel object or a new process finds them.
+    cache, successful compiles are cached on disk (:mod:`numba_tile.runtime.disk_cache`),
+    where a new kernel object or a new process finds them.
     """
     kernel.check_source()
     key = (tuple(arg_types), arch)

@@ -1,12 +1,13 @@
 """The on-disk compile cache: compiled kernels stored in files, found again by a later process.
 
-:func:`numba_tile.runtime.compile_entry.compile_for_types` looks here when its in-memory cache (one per
-kernel object) misses, and stores every successful compile that produced a cubin; compile
+:func:`numba_tile.runtime.compile_entry.compile_for_types` looks here when its in-memory
+cache (one per kernel object) misses, and stores every successful compile that produced a cubin; compile
 errors stay in memory. An entry is one file named by its key, written atomically (a temporary
 file in the same directory, then ``os.replace``), so concurrent processes never see half an
 entry. A corrupt, truncated or unreadable entry counts as a miss: the kernel is recompiled and
 the entry overwritten. Only the current user's entries are used: the directory must be theirs
-alone and every entry carries an HMAC under their secret key (:mod:`numba_tile.runtime.cache_trust`).
+alone and every entry carries an HMAC under their secret key
+(:mod:`numba_tile.runtime.cache_trust`).
 
 The directory is ``NUMBA_TILE_CACHE_DIR``, else ``$XDG_CACHE_HOME/numba_tile``, else
 ``%LOCALAPPDATA%\\numba_tile`` on Windows, else ``~/.cache/numba_tile``; ``NUMBA_TILE_CACHE=0``

@@ -1,4 +1,5 @@
-"""Kernel objects: the ``kernel`` and ``function`` decorators, options and ``ByTarget``.
+"""Kernel objects: a tile kernel's function, its options (each may be a ``ByTarget``) and its
+caches. The ``ct.kernel`` decorator that makes them is :mod:`.kernel_decorator`'s.
 
 >>> import numba_tile as ct
 >>> @ct.kernel(occupancy=2)

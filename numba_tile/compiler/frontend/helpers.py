@@ -63,7 +63,7 @@ class InlineHelpers:
     def _rewritten_code(self, fn):
         """``fn``'s code with its ``with`` blocks inlined (:mod:`.with_blocks`), its
         ``static_eval`` calls and its calls with ``**`` rewritten
-        (:mod:`numba_tile.static_expressions`, :mod:`.variadic`), or None (it has none of
+        (:mod:`numba_tile.source.static_expressions`, :mod:`.variadic`), or None (it has none of
         them); the namespace each static expression reads is recorded in the compilation,
         the globals the inlined context managers read are added to ``fn``'s."""
         code = fn.__code__

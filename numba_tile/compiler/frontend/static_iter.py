@@ -1,11 +1,11 @@
 """``for v in ct.static_iter(ITERABLE)``: loops unrolled before typing.
 
-The source rewrite (:mod:`numba_tile.static_expressions`) makes each loop's iterable a call
+The source rewrite (:mod:`numba_tile.source.static_expressions`) makes each loop's iterable a call
 ``compiled_static_iter(key, v1, ..., vn)`` of its static expression and the local variables
 it reads. This pass gives every such call an instance number
 (:class:`~numba_tile.compiler.compile_state.StaticIterState`: a loop nested in an unrolled one
 is a new instance in each copy), evaluates the iterable and copies the loop's body once per
-item, the loop variable assigned the item in each copy (:mod:`.static_iteration`'s plans: a
+item, the loop variable assigned the item in each copy (:mod:`..typing.static_iteration`'s plans: a
 constant, an entry of a value passed...). Loops are unrolled outermost and earliest first,
 so a tuple built by one unrolled loop (``parts += (t * k,)``) is known to the next one, and
 the branches the copies decide (``if k == 1:``, a comprehension's ``if``) are removed at once.

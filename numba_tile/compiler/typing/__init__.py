@@ -1,8 +1,6 @@
 """Typing of tile code: a Numba typing template for every op, each calling the op's shared rule
-(:mod:`numba_tile.rules`), one module per op family as in :mod:`..lowering`: memory,
-elementwise, reductions, shapes, factories, matrix, attributes (of tiles, arrays, scalars and
-constants), compile_time (static asserts, constant comparisons, constant tuples),
-device_output, text, and pipelines (the calls of pipelined loads).
+(:mod:`numba_tile.rules`), one module per op family as in :mod:`..lowering` (memory,
+elementwise, reductions, shapes, ...: every family is in :data:`..registries.FAMILIES`).
 
 :mod:`.templates` holds the machinery the families share (the registry, the template made
 from a public function's signature, result layouts, constant folding). Importing a family

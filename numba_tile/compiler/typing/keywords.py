@@ -1,4 +1,4 @@
-"""Typing of a helper's ``**kwargs`` (see :mod:`numba_tile.keyword_arguments`): a record of
+"""Typing of a helper's ``**kwargs`` (see :mod:`numba_tile.source.keyword_arguments`): a record of
 the extra keyword arguments of the call, their names in the type.
 
 The front end binds a call of a helper that takes ``**kwargs``

@@ -4,7 +4,7 @@ Numba types ``range(4)`` as a range of int64 (its integer literals are int64), s
 accumulated with the loop index would become int64, or fail to unify with its int32 start.
 In tile code the index is an int32 scalar unless a bound is a 64-bit integer scalar (a
 ``ct.ScalarInt64`` argument) or a constant that int32 cannot hold; the interpreter's ``range``
-gives the same (:func:`numba_tile.interpreter.runner.tile_range`).
+gives the same (:class:`numba_tile.host.loops.TileRange`).
 """
 
 from numba.core import types

@@ -1,11 +1,11 @@
-"""Typing of ``ct.static_eval(EXPR)`` (see :mod:`numba_tile.static_expressions`): the call
+"""Typing of ``ct.static_eval(EXPR)`` (see :mod:`numba_tile.source.static_expressions`): the call
 the source rewrite leaves, ``compiled_static_eval(key, v1, ..., vn)``, is typed by running
 ``EXPR`` with the local variables' compile-time values, and a :class:`RunTimeValue` for
 each one known only when the kernel runs.
 
 Its type is the result's: a constant's literal type, a function's type, or the type of the
 run-time value it returns (the lowering then passes that value on). Where ``EXPR`` needs a
-run-time value's elements, :class:`~numba_tile.static_expressions.AsTileCode` makes the
+run-time value's elements, :class:`~numba_tile.source.static_expressions.AsTileCode` makes the
 pipeline compile it as ordinary tile code.
 """
 

@@ -1,5 +1,5 @@
 """Typing of ``for v in ct.static_iter(ITERABLE)`` and of tuple comprehensions' conditions
-(see :mod:`numba_tile.static_expressions` and :mod:`numba_tile.comprehensions`).
+(see :mod:`numba_tile.source.static_expressions` and :mod:`numba_tile.source.comprehensions`).
 
 The loop's iterable is a static expression: the source rewrite makes it
 ``compiled_static_iter(key, v1, ..., vn)``, and the unrolling pass
