@@ -509,6 +509,18 @@ def test_numba_style_launch(rng, style):
     run_add(style, rng)
 
 
+def test_numba_style_launch_takes_no_keyword_arguments():
+    """A keyword argument is a TypeError that names it and the parameters, before anything
+    runs (it was Python's own error about an internal function)."""
+    x = np.full(8, -1, np.int32)
+    with ct.interpret(), pytest.raises(TypeError) as raised:
+        block_ids_kernel[(2,)](out=x)
+    assert str(raised.value) == (
+        "Kernel 'block_ids_kernel' takes its arguments by position in kernel[grid, "
+        "stream](...), as in ct.launch: pass out in its place among (out)")
+    assert (x == -1).all()
+
+
 @pytest.mark.parametrize("grid", [(3, 5), (7, 1), (1, 4)], ids=str)
 def test_kernel_sees_every_block(run_kernel, grid):
     out = np.full(grid, -1, np.int32)

@@ -57,12 +57,33 @@ class kernel(Kernel):
         super().__init__(function, options)
 
     def __getitem__(self, config):
-        """Numba's launch syntax: ``kernel[grid, stream](*args)``."""
+        """Numba's launch syntax: ``kernel[grid, stream](*args)``, the arguments by position
+        (as ``ct.launch`` takes them, and a numba.cuda kernel).
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def fill(x, TILE: ct.Constant[int]):
+        ...     ct.store(x, (ct.bid(0),), ct.full((TILE,), 7, x.dtype))
+        >>> x = np.zeros(4, np.int32)
+        >>> with ct.interpret():
+        ...     fill[(2,)](x, 2)
+        >>> x
+        array([7, 7, 7, 7], dtype=int32)
+        >>> fill[(2,)](x, TILE=2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        TypeError: Kernel 'fill' takes its arguments by position ...: pass TILE in its place ...
+        """
         if not isinstance(config, tuple) or len(config) not in (1, 2):
             raise TypeError("Use kernel[grid] or kernel[grid, stream]")
         grid = config[0] if isinstance(config[0], tuple) else (config[0],)
         stream = config[1] if len(config) == 2 else 0
 
-        def start(*args):
+        def start(*args, **keywords):
+            if keywords:
+                raise TypeError(
+                    f"Kernel {self.__name__!r} takes its arguments by position in "
+                    f"kernel[grid, stream](...), as in ct.launch: pass {', '.join(keywords)} "
+                    f"in its place among ({', '.join(self.parameters)})")
             launch(stream, grid, self, tuple(args))
         return start
