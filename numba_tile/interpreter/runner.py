@@ -245,7 +245,7 @@ class TileGlobals:
         errors = read_errors(fn, typed[0] if typed is not None else None)
         if errors:  # each raised where the compiler types its read
             typed = typed and rewritten(fn, tuple((e.loc.line, e.loc.col)
-                                                           for e in errors))
+                                                  for e in errors))
             if typed is None:  # (no source to rewrite: raised where it is called)
                 return _raising(fn, errors[0])
             for index, error in enumerate(errors):

@@ -23,8 +23,8 @@ from numba.core import types
 
 from .. import dtypes as d
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                          check_static_items, constant_dtype, mixed_list_error,
-                          scalar_argument, sequence_items, static_axes)
+                           check_static_items, constant_dtype, mixed_list_error,
+                           scalar_argument, sequence_items, static_axes)
 from ..compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     is_aligned, scalar_type
 from ..interpreter.host_arrays import to_host

@@ -157,7 +157,7 @@ def launch_device(parameters, kernel_args, stream_handle):
         if len(listed_devices) == 1:
             device = listed_devices.pop()
         else:
-                    device = Device().device_id
+            device = Device().device_id
     _reach_peers(queries, device, listed)
     return device
 

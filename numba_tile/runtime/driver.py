@@ -79,7 +79,7 @@ class Driver:
         allowed: the kernel may start before the one ahead of it on the stream has finished
         (its blocks wait for it in ``griddepcontrol.wait``)."""
         config = LaunchConfig((grid_x, grid_y, grid_z), (block_x, block_y, block_z),
-                               shared_bytes, stream, ctypes.pointer(ALLOW_EARLY_START), 1)
+                              shared_bytes, stream, ctypes.pointer(ALLOW_EARLY_START), 1)
         return self.launch_kernel_ex(ctypes.byref(config), kernel, kernel_params, extra)
 
     def stream(self, handle):

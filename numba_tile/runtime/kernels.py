@@ -157,5 +157,3 @@ class Kernel:
 
     def __repr__(self):
         return f"<numba_tile kernel {self.fn.__qualname__}>"
-
-

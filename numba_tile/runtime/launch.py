@@ -13,6 +13,7 @@ from .gpu_launch import launch_on_gpu
 from .grids import check_grid, partition_grid
 from .kernels import Kernel
 
+
 class _ForcedMode(threading.local):
     """What ``interpret()`` forces in this thread: True, False, or None (the environment
     decides). A class attribute gives threads that never set it None without the exception
@@ -21,6 +22,7 @@ class _ForcedMode(threading.local):
 
 
 _forced = _ForcedMode()
+
 
 def interpret_mode():
     """True when launches run in the interpreter (the env var or :func:`interpret`).

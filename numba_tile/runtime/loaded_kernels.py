@@ -137,7 +137,7 @@ class LoadedKernel:
         padded = padded_grid(grid)
         if self.start is get_driver().launch_kernel_ex:  # 4 arguments to convert, not 11
             config = LaunchConfig(padded, self.block, self.compiled.dynamic_shared_bytes,
-                                   handle, None, 0)
+                                  handle, None, 0)
             # the kernel's (library) handle, which launches in whatever context is current:
             # its function of one context (cuKernelGetFunction) launches faster, but fails
             # in a thread with another context current (docs/performance)
