@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
-from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
+from ..rules.core import check_dtype_call, check_tile_size, not_a_tile, not_a_tile_or_scalar
 from ..rules.formatting import format_value
 from . import context
 from .conversion import convert
@@ -226,7 +226,7 @@ def to_tile(value):
         return make_constant(value, loose_concrete_dtype(value))
     if isinstance(value, np.generic):
         return Tile(d.to_dtype(value.dtype), np.asarray(value), constant=True)
-    raise TileTypeError(f"Expected a tile or a scalar, got {type(value).__name__}")
+    raise not_a_tile_or_scalar(value)
 
 
 def tile_argument(value, op, position=1):

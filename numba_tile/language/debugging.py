@@ -13,7 +13,7 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
+from ..rules.formatting import Conversion, check_assert_condition, check_printf_arguments, parse_c_format, \
     printf_format, python_dtype
 
 _NOT_CONSTANT = object()
@@ -88,6 +88,7 @@ def assert_(cond, /, message=None):
     ...     ct.assert_(ct.arange(4, dtype=ct.int32) < 4, "in range")
     >>> ct.launch(0, (1,), check, ())
     """
+    check_assert_condition(cond)
     if isinstance(cond, Tile):
         ok = bool(np.all(cond.values))
     else:

@@ -19,7 +19,7 @@ from ..enums import MemoryOrder, MemoryScope
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits
 from . import memory as memory_rules
-from .core import describe
+from .core import describe, is_tile_or_scalar
 from .gather import _broadcasts_to, _check_bounds, _mask, implicit_cast, index_operands, \
     offset_operand
 
@@ -85,7 +85,7 @@ def _operand(value, shape, target, name, what, exact=False):
     """An update (``expected``, ``desired``) checked against the array's dtype: an implicit
     cast, or for the bitwise operations the very dtype (a constant must fit)."""
     operand = Loose(value) if isinstance(value, (bool, int, float)) else value
-    if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
+    if not (isinstance(operand, Loose) or is_tile_or_scalar(operand)):
         raise TileTypeError(f"The {name} of {what}() must be a tile or a scalar, got "
                             f"{describe(value)}")
     if exact and not isinstance(operand, Loose) and operand.dtype != target:

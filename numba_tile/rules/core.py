@@ -48,6 +48,8 @@ def as_operand(value, what="operand"):
     """Wrap a Python number as :class:`Loose`; pass tiles through; reject anything else."""
     if is_python_number(value):
         return Loose(value)
+    if isinstance(value, Loose):
+        return value
     if hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "is_constant"):
         return value
     if isinstance(value, np.generic) and d.dtype_spelling(value.dtype) is not None:
@@ -55,6 +57,29 @@ def as_operand(value, what="operand"):
         # code takes it (only the interpreter meets these objects here)
         return d.to_dtype(value.dtype)(value.item())
     raise TileTypeError(f"Expected a tile or a scalar for {what}, got {describe(value)}")
+
+
+def is_tile_or_scalar(value):
+    """True for a tile or a scalar of either executor (not an array, which has a dtype too).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.core import is_tile_or_scalar
+    >>> is_tile_or_scalar(ct.int16(3)), is_tile_or_scalar(ct.int16)
+    (True, False)
+    """
+    return hasattr(value, "dtype") and hasattr(value, "shape") and \
+        hasattr(value, "is_constant") and not getattr(value, "is_tile_array", False)
+
+
+def not_a_tile_or_scalar(value):
+    """The ``TileTypeError`` of ``value`` where a tile or a scalar goes (a store's value, an
+    operand of ``mma``), in words that name it alike in both executors.
+
+    >>> from numba_tile.rules.core import not_a_tile_or_scalar
+    >>> not_a_tile_or_scalar(None).message
+    'Expected a tile or a scalar, got NoneType None'
+    """
+    return TileTypeError(f"Expected a tile or a scalar, got {describe(value)}")
 
 
 def describe(value):
@@ -65,6 +90,8 @@ def describe(value):
         return f"constant {value!r}"
     if hasattr(value, "describe"):
         return value.describe()
+    if isinstance(value, tuple):  # by its items' types: a repr would differ by executor
+        return f"tuple {type_name(value)}"
     return f"{type(value).__name__} {value!r}"
 
 

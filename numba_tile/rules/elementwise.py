@@ -13,7 +13,7 @@ from ..enums import RoundingMode
 from ..errors import TileTypeError
 from ..promotion import Loose, common_dtype
 from . import operators
-from .core import (Spec, broadcast_many, describe, operand_constant, operand_dtype,
+from .core import (Spec, as_operand, broadcast_many, describe, operand_constant, operand_dtype,
                    operand_shape)
 
 ARITHMETIC = operators.names("arithmetic")
@@ -54,6 +54,8 @@ def binary(op, x, y):
     """
     if op not in BINARY_OPS:
         raise TileTypeError(f"Unknown binary op {op}")
+    for value in (x, y):
+        check_arithmetic(op, value)
     operand = common_dtype(x if isinstance(x, Loose) else x.dtype,
                            y if isinstance(y, Loose) else y.dtype, op_name=op_label(op))
     result = operand
@@ -117,8 +119,31 @@ def unary_operand_dtype(op, dtype):
     return computed_in_float(dtype) if op in FLOAT_UNARY else dtype
 
 
+def check_arithmetic(op, x):
+    """An elementwise op computes only on arithmetic dtypes: tfloat32 and the 8- and 4-bit
+    floats are storage formats (of ``mma`` operands, of loads and stores), with no arithmetic,
+    comparison or math of their own in cuTile, so an op on them is a ``TileTypeError`` that
+    says to convert first (``where`` and ``astype`` only move or convert values: they take
+    them).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import check_arithmetic
+    >>> check_arithmetic("add", ct.float8_e4m3fn(1.0))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: '+' (add) of a constant float8_e4m3fn scalar 1.0 is not ...
+    """
+    dtype = operand_dtype(x)
+    if not dtype.arithmetic:
+        label = op_label(op) if getattr(operators.by_name(op), "symbol", None) else f"{op}()"
+        raise TileTypeError(f"{label} of a {describe(x)} is not supported: {dtype} is a "
+                            f"storage dtype without arithmetic; convert it with "
+                            f"astype(ct.float32) first")
+
+
 def unary(op, x):
     """Rule of a unary elementwise op. Returns the result spec."""
+    check_arithmetic(op, x)
     # (the floating-point ops take every operand: integers and bools are converted above)
     dtype = unary_operand_dtype(op, operand_dtype(x))
     if op == "bitwise_not":
@@ -140,6 +165,7 @@ def where(cond, x, y):
 
     Returns ``(result_spec, value_dtype)``.
     """
+    cond, x, y = as_operand(cond, "the condition"), as_operand(x), as_operand(y)
     if operand_dtype(cond) is not d.bool_:
         raise TileTypeError(f"where() needs a bool_ condition, got {describe(cond)}")
     if isinstance(x, Loose) and isinstance(y, Loose):

@@ -18,7 +18,8 @@ import re
 from .. import dtypes as d
 from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..promotion import Loose
-from .core import as_operand, constant_argument, invalid_argument, operand_dtype, type_name
+from .core import as_operand, constant_argument, describe, invalid_argument, is_python_number, \
+    is_tile_or_scalar, operand_dtype, type_name
 
 _C_CONVERSION = re.compile(
     r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])")
@@ -296,3 +297,20 @@ def conversion_for_spec(spec, dtype):
                                                        else parts["sign"])
     flags += ("#" if parts["alt"] else "") + ("0" if parts["zero"] else "")
     return Conversion(flags, parts["width"] or "", parts["precision"] or "", letter)
+
+
+def check_assert_condition(condition):
+    """The condition of ``ct.assert_`` is a tile or a scalar: anything else (None, a string,
+    an array, a tuple) has no elements to test, and is a ``TileTypeError`` rather than a truth
+    value.
+
+    >>> from numba_tile.rules.formatting import check_assert_condition
+    >>> check_assert_condition("ok")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: ct.assert_() needs a tile or scalar condition, got str 'ok'
+    """
+    if not (is_python_number(condition) or isinstance(condition, Loose) or
+            is_tile_or_scalar(condition)):
+        raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
+                            f"{describe(condition)}")

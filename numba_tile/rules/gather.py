@@ -17,7 +17,7 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits, common_dtype
 from .core import broadcast_many, broadcast_shapes, constant_value, describe, \
-    is_power_of_two, operand_dtype, operand_shape
+    is_power_of_two, is_tile_or_scalar, operand_dtype, operand_shape
 from .memory import array_padding, require_array
 
 
@@ -96,7 +96,7 @@ def _mask(mask, shape, what):
 def _value(value, shape, target, name, what):
     """A value operand (``padding_value``, scatter's value) checked against the array."""
     operand = Loose(value) if isinstance(value, (bool, int, float)) else value
-    if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
+    if not (isinstance(operand, Loose) or is_tile_or_scalar(operand)):
         raise TileTypeError(f"The {name} of {what} must be a tile or a scalar, got "
                             f"{describe(value)}")
     implicit_cast(operand if isinstance(operand, Loose) else operand.dtype, target,
@@ -222,7 +222,7 @@ def store_advanced_indexing(array, indices, tile):
     tile (or scalar) must have exactly the shape the indices give."""
     shape, axis, index, slices = advanced_indexing(array, indices, "store_advanced_indexing()")
     operand = Loose(tile) if isinstance(tile, (bool, int, float)) else tile
-    if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
+    if not (isinstance(operand, Loose) or is_tile_or_scalar(operand)):
         raise TileTypeError(f"store_advanced_indexing() stores a tile or a scalar, got "
                             f"{describe(tile)}")
     own = tuple(operand_shape(operand))

@@ -134,6 +134,10 @@ def bitcast(source, target):
     >>> bitcast(ct.float32, ct.int32)
     int32
     """
+    if d.bool_ in (source, target):
+        # a bool_ is one bit in cuTile (its byte here is storage): no other dtype has its width
+        raise TileTypeError(f"bitcast() cannot reinterpret {source} as {target}: bool_ has no "
+                            f"bit pattern to share; convert with astype() instead")
     if target.bitwidth != source.bitwidth:
         raise TileTypeError(f"bitcast() needs dtypes of the same width, got {source} and "
                             f"{target}")

@@ -9,7 +9,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
 from ...language import debugging
-from ...rules.formatting import check_printf_arguments, printf_format
+from ...rules.formatting import check_assert_condition, check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
 from .templates import registry
@@ -80,9 +80,7 @@ class DeviceAssertTemplate(AbstractTemplate):
 
     def generic(self, args, kws):
         condition, message, where = args
-        if not (is_printable_value(condition) or isinstance(condition, types.Literal)):
-            raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
-                                f"{condition}")
+        check_assert_condition(operand(condition))
         if not isinstance(message, (types.NoneType, types.Omitted)):
             _constant_string(message, "The message of ct.assert_()")
         return signature(types.none, *args)

@@ -30,7 +30,7 @@ def infer_binary(op):
         # (atan2's operands are x1 and x2, as in cuTile's signature)
         x, y = values.get("x", values.get("x1")), values.get("y", values.get("x2"))
         if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
-            if any(isinstance(a, TileType) for a in (x, y)):
+            if any(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
                 # a tile with something else (a string...): the interpreter's TileTypeError
                 for a, what in ((x, "the left operand"), (y, "the right operand")):
                     if not (isinstance(a, TileType) or is_scalar(a)):
@@ -48,6 +48,7 @@ def infer_unary(op):
     def infer(values):
         x = values["x"]
         if not (isinstance(x, TileType) or is_scalar(x)):
+            as_operand(operand(x))  # (an array, a string...: the interpreter's TileTypeError)
             return None
         spec = elementwise_rules.unary(op, operand(x))
         float_options(op, values, spec.dtype)
@@ -154,9 +155,11 @@ def _minmax_template(function, op):
         def generic(self, args, kws):
             if not kws and len(args) >= 2 and all(is_constant(a) for a in args):
                 return signature(folded_type(function(*[constant_value(a) for a in args])), *args)
-            if kws or len(args) < 2 or not all(
-                    isinstance(a, TileType) or is_scalar(a) for a in args):
+            if kws or len(args) < 2:
                 return None
+            if not all(isinstance(a, TileType) or is_scalar(a) for a in args) and \
+                    not any(isinstance(a, TileType) for a in args):
+                return None  # (with a tile, the chain below says which operand is wrong)
             if not any(isinstance(a, TileType) for a in args) and len(args) != 2:
                 return None
             result = args[0]
@@ -192,6 +195,7 @@ def infer_astype(values):
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
+        as_operand(operand(x))  # (an array, a string...: the interpreter's TileTypeError)
         return None
     spec = elementwise_rules.astype(operand(x), dtype)
     if isinstance(x, TileType):

@@ -8,13 +8,14 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...language import matrix
 from ...rules import matrix as matrix_rules
+from ...rules.core import not_a_tile_or_scalar
 from ..abstract import operand
 from ..compile_state import current
 from ..planning.products import result_type, matmul_accumulator
 from ..planning.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
-from .templates import constant_value, register_template, registry
+from .templates import constant_value, is_scalar, register_template, registry
 
 
 def infer_mma(values):
@@ -33,6 +34,9 @@ def infer_mma(values):
 
 def infer_matmul(values):
     x, y = values["x"], values["y"]
+    for value in (x, y):  # (the interpreter's words for what is no tile nor scalar)
+        if not (isinstance(value, TileType) or is_scalar(value)):
+            raise not_a_tile_or_scalar(operand(value))
     if not (isinstance(x, TileType) and isinstance(y, TileType)):
         return None
     spec = matrix_rules.matmul(operand(x), operand(y))

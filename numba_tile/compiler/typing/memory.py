@@ -10,6 +10,7 @@ from ...enums import PaddingMode
 from ...errors import TileTypeError
 from ...language import memory
 from ...rules import memory as memory_rules
+from ...rules.core import as_operand, not_a_tile_or_scalar
 from ..abstract import operand
 from ..compile_state import current
 from ..intrinsics import partition_region, store_after_rings
@@ -38,7 +39,7 @@ def infer_store(values):
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)
-        raise TileTypeError(f"Expected a tile or a scalar, got {type(operand(tile)).__name__}")
+        raise not_a_tile_or_scalar(operand(tile))
     memory_rules.store(operand(values["array"]), operand(values["index"]), operand(tile),
                        constant_value(values["order"]))
     return types.none
@@ -62,6 +63,8 @@ def infer_cdiv(values):
     x, y = values["x"], values["y"]
     if is_constant(x) and is_constant(y):
         return folded_type(memory.cdiv(constant_value(x), constant_value(y)))
+    if not (isinstance(x, TileType) or is_scalar(x)):  # (negated first, as the interpreter does)
+        as_operand(operand(x))
     return infer_binary("floordiv")({"x": x, "y": y})
 
 

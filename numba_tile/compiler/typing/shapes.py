@@ -11,7 +11,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
-from ...rules.core import dtype_argument, normalize_axis, not_a_tile
+from ...rules.core import describe, dtype_argument, normalize_axis, not_a_tile
 from ..abstract import operand
 from ..compile_state import current
 from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
@@ -133,9 +133,13 @@ def infer_insert(values):
 
 def infer_cat(values):
     tiles = values["tiles"]
-    if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2 or not all(
-            isinstance(t, TileType) for t in tiles):
-        raise TileTypeError(f"cat() needs a tuple of two tiles, got {tiles}")
+    if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2:
+        raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(operand(tiles))}")
+    for tile in tiles:  # (the interpreter's words for an item that is no tile nor scalar)
+        if not (isinstance(tile, TileType) or is_scalar(tile)):
+            raise not_a_tile("cat", operand(tile))
+    if not all(isinstance(t, TileType) for t in tiles):
+        raise TileUnsupportedFeatureError("cat() of a scalar is not compiled yet")
     a, b = tiles
     if a.dtype is not b.dtype:
         raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
