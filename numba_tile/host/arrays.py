@@ -111,6 +111,7 @@ class Array:
                      Tile(self.index_dtype, np.array(s // itemsize))
                      for axis, s in enumerate(self.data.strides))
 
+    @context.checked_method
     def slice(self, axis, start, stop):
         """A view restricted to ``start:stop`` along ``axis`` (no copy).
 
@@ -134,6 +135,7 @@ class Array:
                      tuple(a for a in self.static_shape_axes if a != axis),
                      self.static_stride_axes)
 
+    @context.checked_method
     def tiled_view(self, tile_shape, *, padding_mode=PaddingMode.UNDETERMINED,
                    traversal_steps=None):
         """A :class:`TiledView` of this array with a fixed tile shape.
@@ -150,6 +152,7 @@ class Array:
         shape, steps, padding = rules.tiled_view(self, tile_shape, padding_mode, traversal_steps)
         return TiledView(self, shape, steps, padding)
 
+    @context.checked_method
     def get_raw_memory(self):
         """The array's memory addressed by element offsets from its first element: a
         :class:`~numba_tile.host.raw_memory.RawArrayMemory`.
@@ -227,6 +230,7 @@ class TiledView:
         """
         return self.array.dtype
 
+    @context.checked_method
     def num_tiles(self, axis):
         """Number of tiles along ``axis`` (a run-time int32 scalar).
 
@@ -242,6 +246,7 @@ class TiledView:
                                   self.traversal_steps[axis])
         return Tile(self.array.index_dtype, np.array(n))
 
+    @context.checked_method
     def load(self, index, *, check_bounds=True, latency=None, allow_tma=None):
         """Load the tile at ``index`` (padding elements past the end).
 
@@ -258,6 +263,7 @@ class TiledView:
                              self.array.dtype)
         return Tile(self.array.dtype, values)
 
+    @context.checked_method
     def store(self, index, tile, *, check_bounds=True, latency=None, allow_tma=None):
         """Store ``tile`` at ``index`` (dropping elements past the end).
 
@@ -317,7 +323,8 @@ for _op, _effect, _twice in (
         ("add", "adds ``update``", 15), ("max", "keeps the larger of the two", 6),
         ("min", "keeps the smaller of the two", 3), ("and", "ANDs the bits of ``update``", 2),
         ("or", "ORs the bits of ``update``", 7), ("xor", "XORs the bits of ``update``", 3)):
-    setattr(TiledView, f"atomic_store_{_op}", _atomic_store_method(_op, _effect, _twice))
+    setattr(TiledView, f"atomic_store_{_op}",
+            context.checked_method(_atomic_store_method(_op, _effect, _twice)))
 
 
 def padding_value(mode, dtype):

@@ -7,9 +7,11 @@ Public tile ops are decorated with :func:`tile_op`: outside tile code they raise
 
 import contextlib
 import functools
+import inspect
 import threading
 
 from ..errors import TileStaticEvalError
+from ..rules.calls import bind_arguments
 from ..source.static_expressions import EFFECTS
 
 _state = threading.local()
@@ -101,9 +103,66 @@ def tile_op(fn):
         if getattr(_state, "block", None) is None:
             raise TypeError(f"numba_tile.{fn.__name__}() can only be used in tile code: inside a "
                             f"@ct.kernel function started with ct.launch(...)")
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            # arguments that do not bind (an unknown keyword): the compiler's TileTypeError;
+            # any other TypeError is the op's own
+            bind_arguments(fn.__name__, inspect.signature(fn), args, kwargs)
+            raise
 
     checked.__tile_op__ = fn
+    return checked
+
+
+def host_and_tile_op(fn):
+    """Mark a public function that host code may call too (``ct.cdiv``): in tile code, its
+    call with arguments that do not bind is the compiler's ``TileTypeError``; on the host,
+    Python's ``TypeError`` stays.
+
+    >>> import numba_tile as ct
+    >>> ct.cdiv(7, 2)
+    4
+    """
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            if current() is not None:
+                bind_arguments(fn.__name__, inspect.signature(fn), args, kwargs)
+            raise
+    return checked
+
+
+def checked_method(method):
+    """A method of a host value (a tile, an array, a view) whose call with arguments that do
+    not bind (an unknown keyword) is the compiler's ``TileTypeError``, not Python's
+    ``TypeError``.
+
+    >>> from numba_tile.host.context import checked_method
+    >>> class Box:
+    ...     @checked_method
+    ...     def scale(self, factor):
+    ...         return factor
+    >>> Box().scale(factor=2)
+    2
+    >>> Box().scale(size=2)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid call of scale(): got an unexpected keyword ...
+    """
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except TypeError:
+            signature = inspect.signature(method)
+            signature = signature.replace(parameters=list(signature.parameters.values())[1:])
+            bind_arguments(checked.__name__, signature, args, kwargs, method=True)
+            raise
     return checked
 
 

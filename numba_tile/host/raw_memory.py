@@ -78,6 +78,7 @@ class RawArrayMemory:
                                      f"(offsets {lowest} to {highest})")
         return touched, np.array(chosen, dtype=np.int64) + self._first
 
+    @context.checked_method
     def load_offset(self, offset, /, *, mask=None, padding_value=0, latency=None):
         """The elements at ``offset`` (an integer tile or scalar, in elements from the
         array's first one); ``padding_value`` where ``mask`` is false.
@@ -98,6 +99,7 @@ class RawArrayMemory:
         out[touched] = self._span[positions]
         return Tile(self.dtype, out)
 
+    @context.checked_method
     def store_offset(self, offset, value, /, *, mask=None, latency=None):
         """Store ``value`` (broadcast to the offsets' shape) at ``offset`` where ``mask``
         is true.
@@ -132,6 +134,7 @@ class RawArrayMemory:
             len(positions), np.ascontiguousarray(updates[touched]), expected_touched)
         return Tile(self.dtype, out)
 
+    @context.checked_method
     def atomic_cas_offset(self, offset, expected, desired, /, *, mask=None,
                           memory_order=MemoryOrder.ACQ_REL, memory_scope=MemoryScope.DEVICE):
         """Compare and swap at ``offset``: the old elements (``expected`` where ``mask`` is
@@ -175,4 +178,4 @@ def _raw_rmw(op):
 
 
 for _op in atomic_rules.RMW_DTYPES:
-    setattr(RawArrayMemory, f"atomic_{_op}_offset", _raw_rmw(_op))
+    setattr(RawArrayMemory, f"atomic_{_op}_offset", context.checked_method(_raw_rmw(_op)))

@@ -45,6 +45,7 @@ def num_blocks(axis):
     return Tile(d.int32, np.array(context.current().grid[axis]))
 
 
+@context.host_and_tile_op
 def cdiv(x, y, /):
     """Ceiling division ``(x + y - 1) // y``; works in host code too.
 

@@ -15,6 +15,7 @@ so a tile has all its methods before any kernel runs.
 ('Tile.reshape', 'numba_tile.language.shapes')
 """
 
+from ..host.context import checked_method
 from ..host.tile import Tile
 
 
@@ -34,6 +35,6 @@ def tile_method(name, cls=Tile):
     def attach(method):
         method.__name__ = name
         method.__qualname__ = f"{cls.__name__}.{name}"
-        setattr(cls, name, method)
+        setattr(cls, name, checked_method(method))
         return method
     return attach

@@ -19,6 +19,7 @@ numba_tile.errors.TileTypeError: Creating instances of type "Foo" is not support
 import builtins
 import dataclasses
 import enum
+import inspect
 
 from ..errors import TileTypeError
 
@@ -69,3 +70,44 @@ def check_call(value):
     error = call_error(value)
     if error is not None:
         raise error
+
+
+def signature_text(name, signature):
+    """How a message shows the parameters of op ``name``: their names, with the ``/`` and
+    ``*`` markers of its signature, without the defaults (enum reprs are long).
+
+    >>> import inspect
+    >>> from numba_tile.rules.calls import signature_text
+    >>> signature_text("sum", inspect.signature(lambda x, /, axis=None, *, keepdims=False: 0))
+    'sum(x, /, axis, *, keepdims)'
+    """
+    plain = signature.replace(parameters=[p.replace(default=inspect.Parameter.empty)
+                                          for p in signature.parameters.values()])
+    return f"{name}{plain}"
+
+
+def bind_arguments(name, signature, args, kwargs, method=False):
+    """The arguments of a call of op ``name`` bound to its ``signature``
+    (``inspect.BoundArguments``); where they do not bind (an unknown keyword, one argument
+    too many or missing, a positional-only parameter passed by keyword), cuTile's
+    ``TileTypeError``, the same in both executors, naming the parameters. For a ``method``
+    (of tiles, arrays, views: ``signature`` without ``self``) the names alone are shown, as
+    each executor marks their kinds its own way.
+
+    >>> import inspect
+    >>> from numba_tile.rules.calls import bind_arguments
+    >>> bind_arguments("cdiv", inspect.signature(lambda x, y, /: 0), (1,), {"z": 2})
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid call of cdiv(): missing a required argument: 'y'; ...
+    """
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        shown = signature
+        if method:
+            shown = signature.replace(parameters=[
+                p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                for p in signature.parameters.values()])
+        raise TileTypeError(f"Invalid call of {name}(): {error}; its parameters are "
+                            f"{signature_text(name, shown)}") from None

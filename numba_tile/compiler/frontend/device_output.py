@@ -14,6 +14,7 @@ format specs in f-strings. Tile code prints once per block, in the interpreter's
 
 import builtins
 import contextlib
+import inspect
 
 from numba.cuda.core import byteflow, ir, interpreter as numba_interpreter
 from numba.cuda.core.compiler_lock import global_compiler_lock
@@ -21,8 +22,9 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.errors import ConstantInferenceError, UnsupportedBytecodeError
 from numba.cuda.core.ir_utils import build_definitions
 
-from ...errors import SourceLocation, TileTypeError
+from ...errors import SourceLocation
 from ...language import debugging
+from ...rules.calls import bind_arguments
 from ..intrinsics import device_assert, device_print
 from .contract import tile_pass
 
@@ -112,9 +114,8 @@ def _print_call(scope, target, args, kws, vararg, loc):
     kws.pop("flush", None)  # device output is flushed when the host synchronizes
     sep = kws.pop("sep", None) or _constant(scope, " ", loc, statements)
     end = kws.pop("end", None) or _constant(scope, "\n", loc, statements)
-    if kws:
-        raise TileTypeError(f"print() in tile code takes sep= and end=, not "
-                            f"{', '.join(sorted(kws))}=", loc=source_location(loc))
+    if kws:  # (the interpreter's error for the keywords ct.print does not take)
+        bind_arguments("print", inspect.signature(debugging.print), args, kws)
     function = _function(scope, device_print, loc, statements)
     statements.append(ir.Assign(ir.Expr.call(function, [sep, end] + args, (), loc,
                                              vararg=vararg), target, loc))
@@ -123,9 +124,7 @@ def _print_call(scope, target, args, kws, vararg, loc):
 
 def _assert_call(scope, target, args, kws, loc):
     statements = []
-    if len(args) > 2 or set(kws) - {"message"} or len(args) + len(kws) not in (1, 2):
-        raise TileTypeError("ct.assert_() takes a condition and an optional message",
-                            loc=source_location(loc))
+    bind_arguments("assert_", inspect.signature(debugging.assert_), args, kws)
     message = args[1] if len(args) == 2 else kws.get("message") or _constant(
         scope, None, loc, statements)
     where = _constant(scope, f"{loc.filename}:{loc.line}", loc, statements)

@@ -30,22 +30,6 @@ class TileAttributes(AttributeTemplate):
     def resolve_shape(self, tile):
         return types.Tuple([types.IntegerLiteral(n) for n in tile.shape])
 
-    @bound_function("tile.reshape")
-    def resolve_reshape(self, tile, args, kws):
-        return signature(infer_reshape({"x": tile, "shape": args[0]}), *args)
-
-    @bound_function("tile.permute")
-    def resolve_permute(self, tile, args, kws):
-        return signature(infer_permute({"x": tile, "axes": args[0]}), *args)
-
-    @bound_function("tile.transpose")
-    def resolve_transpose(self, tile, args, kws):
-        bound = dict(zip(("axis0", "axis1"), args), **kws)
-        result = infer_transpose({"x": tile,
-                                   "axis0": bound.get("axis0", types.Omitted(None)),
-                                   "axis1": bound.get("axis1", types.Omitted(None))})
-        return signature(result, *args)
-
 
 @registry.register_attr
 class ConstantAttributes(AttributeTemplate):
@@ -82,6 +66,9 @@ def _item_stub(x, /):
     """``Tile.item()``."""
 
 
+TileAttributes.resolve_reshape = tile_method("reshape", infer_reshape)
+TileAttributes.resolve_permute = tile_method("permute", infer_permute)
+TileAttributes.resolve_transpose = tile_method("transpose", infer_transpose)
 TileAttributes.resolve_extract = tile_method("extract", infer_extract)
 TileAttributes.resolve_insert = tile_method("insert", infer_insert)
 TileAttributes.resolve_item = tile_method("item", infer_item, _item_stub)

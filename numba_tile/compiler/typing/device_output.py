@@ -3,12 +3,15 @@ typing (:mod:`~numba_tile.compiler.frontend.device_output`) into the calls typed
 ``ct.printf``; ``ct.static_iter`` loops are unrolled before typing, so its name only needs a
 type."""
 
+import inspect
+
 from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
 from ...language import debugging
+from ...rules.calls import bind_arguments
 from ...rules.formatting import check_assert_condition, check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
@@ -67,8 +70,7 @@ class PrintfTemplate(AbstractTemplate):
     prefer_literal = True
 
     def generic(self, args, kws):
-        if kws or not args:
-            return None
+        bind_arguments("printf", inspect.signature(debugging.printf), args, kws)
         fmt, *values = args
         check_printf_arguments(printf_format(operand(fmt)), [operand(v) for v in values])
         return signature(types.none, *args)

@@ -24,6 +24,7 @@ from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
+from ...rules.calls import bind_arguments
 from ...rules.core import broadcast_shapes, not_a_tile
 from ..abstract import operand, python_value
 from ..constant_folding import literal_type
@@ -49,6 +50,7 @@ def register_template(fn, infer, like=None):
     ``like``: the public function whose signature the calls bind to, where ``fn`` stands
     in for it (a frontend rewrite's intrinsic)."""
     pysig = inspect.signature(_stub(like or fn))
+    op_name = (like or fn).__name__
     # Numba folds call arguments with plain positional-or-keyword parameters; the public
     # signature's `/` and `*` markers were already enforced when binding below.
     numba_pysig = pysig.replace(parameters=[
@@ -60,7 +62,7 @@ def register_template(fn, infer, like=None):
         prefer_literal = True
 
         def generic(self, args, kws):
-            bound = pysig.bind(*args, **kws)
+            bound = bind_arguments(op_name, pysig, args, kws)
             values = dict(bound.arguments)
             for name, param in pysig.parameters.items():
                 if name not in values and param.default is not inspect.Parameter.empty:
@@ -206,6 +208,10 @@ def tile_method(name, infer, function=None):
                                for p in parameters])
 
     def resolve(self, tile, args, kws):
+        # bound as the interpreter's method binds them: a call that does not bind is its error
+        method = inspect.signature(getattr(Tile, name))
+        bind_arguments(name, method.replace(parameters=list(method.parameters.values())[1:]),
+                       args, kws, method=True)
         bound = pysig.bind(*args, **kws)
         values = {"x": tile}
         for parameter in parameters:
@@ -224,7 +230,7 @@ def bound_method(method, parameters, infer):
                                for name, default in parameters])
 
     def resolve(self, owner, args, kws):
-        bound = pysig.bind(*args, **kws)
+        bound = bind_arguments(method.rsplit(".", 1)[-1], pysig, args, kws, method=True)
         values = {name: bound.arguments.get(name, types.Omitted(default))
                   for name, default in parameters}
         result = infer(owner, values)
