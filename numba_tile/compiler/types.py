@@ -289,6 +289,8 @@ class TileType(types.Type):
         return storage_scalar_type(self.dtype)
 
     def describe(self):
+        if self.shape == ():  # (as the interpreter names its run-time scalars)
+            return f"run-time {self.dtype} scalar"
         return f"{self.dtype} tile of shape {self.shape}"
 
 

@@ -11,8 +11,8 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ...rules.loops import range_index_dtype
-from ..abstract import RUN_TIME, constant_of
+from ...rules.loops import check_range_arguments, range_index_dtype
+from ..abstract import RUN_TIME, constant_of, operand
 from ..types import dtype_of_scalar
 from .templates import registry
 
@@ -22,10 +22,12 @@ class Int32Range(AbstractTemplate):
 
     key = range
     tile_first = True
+    prefer_literal = True  # (a float or string constant keeps its value for the message)
 
     def generic(self, args, kws):
-        if kws or not 1 <= len(args) <= 3:
+        if kws:
             return None
+        check_range_arguments([operand(a) for a in args])
         bounds = []
         for arg in args:
             if not isinstance(arg, types.Integer):
