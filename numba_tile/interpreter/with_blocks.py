@@ -44,20 +44,23 @@ def check_with_items(function_node):
     for node in ast.walk(function_node):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
+                # (its source text names it in errors, as the compiler, which has no
+                # value yet, does)
                 item.context_expr = ast.copy_location(ast.Call(
-                    func=ast.Name(id=CHECK_NAME, ctx=ast.Load()), args=[item.context_expr],
+                    func=ast.Name(id=CHECK_NAME, ctx=ast.Load()),
+                    args=[item.context_expr, ast.Constant(ast.unparse(item.context_expr))],
                     keywords=[]), item.context_expr)
             changed = True
     return changed
 
 
-def checked_context_manager(value):
+def checked_context_manager(value, text):
     """What a ``with`` of interpreted tile code enters: ``value`` itself where it is a
     generator-based context manager of the user's code keeping the rules, else the Tile
     error."""
     generator = value.func if isinstance(value, contextlib._GeneratorContextManager) else None
     if generator is None or not is_user_code(generator):
-        raise not_a_context_manager(type(value).__name__)
+        raise not_a_context_manager(text)
     error = context_manager_error(generator)
     if error is not None:
         raise error

@@ -145,12 +145,18 @@ def _analysed(generator):
     return True
 
 
-def not_a_context_manager(description, loc=None):
+def not_a_context_manager(expression, loc=None):
     """The error of a ``with`` on anything but a generator-based context manager of the
-    user's code."""
+    user's code, naming the ``with``'s expression by its source text (the compiler meets it
+    before it has a value).
+
+    >>> from numba_tile.rules.context_managers import not_a_context_manager
+    >>> not_a_context_manager("x").message
+    'A with block of tile code needs a generator-based context manager (a generator ...`x`'
+    """
     return TileTypeError(f"A with block of tile code needs a generator-based context manager "
                          f"(a generator function of yours decorated with "
-                         f"@contextlib.contextmanager), got {description}", loc)
+                         f"@contextlib.contextmanager), got `{expression}`", loc)
 
 
 # -- context managers as values ---------------------------------------------------------------

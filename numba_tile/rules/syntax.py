@@ -77,16 +77,11 @@ def check_kernel_source(fn):
     found = [problem[:3] for problem in static_iter_problems(function.body)]
     found += [(TileSyntaxError, _RETURN_IN_FOR, node)
               for node in _returns_in_for_loops(function.body)]
+    found += [(TileSyntaxError, message, node)
+              for message, node in _unsupported_constructs(function.body)]
     called = set()  # the ``static_eval`` of each static_eval(...) call
-    comprehensions = set()  # the generator expressions of tuple comprehensions
     for node, in_kernel_scope in _walk(function.body, generator_scope=True):
-        message = _STATEMENTS.get(type(node))
-        if message is not None and not (isinstance(node, ast.List) and
-                                        isinstance(node.ctx, ast.Store)) and \
-                id(node) not in comprehensions:
-            found.append((TileSyntaxError, message, node))
         if is_tuple_comprehension(node):
-            comprehensions.add(id(node.args[0]))
             unbound = binding_problem(node)
             if unbound is not None:
                 found.append((TileSyntaxError, f"Undefined variable {unbound.id}", unbound))
@@ -103,6 +98,20 @@ def check_kernel_source(fn):
     if found:
         error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
         raise error(message, where(node))
+
+
+def _unsupported_constructs(statements):
+    """``(message, node)`` of each construct below ``statements`` that tile code does not
+    take (:data:`_STATEMENTS`), nested functions' included, in walking order."""
+    comprehensions = set()  # the generator expressions of tuple comprehensions
+    for node, _ in _walk(statements, generator_scope=True):
+        message = _STATEMENTS.get(type(node))
+        if message is not None and not (isinstance(node, ast.List) and
+                                        isinstance(node.ctx, ast.Store)) and \
+                id(node) not in comprehensions:
+            yield message, node
+        if is_tuple_comprehension(node):
+            comprehensions.add(id(node.args[0]))
 
 
 def _names_static_construct(node):
@@ -163,9 +172,10 @@ _HELPER_ERRORS = {}  # code -> (error class, message, location) or None: parsed 
 
 
 def helper_source_error(fn):
-    """The Tile error of what helper ``fn`` may not do in tile code (``return`` inside a
-    ``for`` loop, as in a kernel), or None; both executors raise it where tile code calls
-    ``fn``, not where it is only referenced.
+    """The Tile error of what helper ``fn`` may not do in tile code, or None: as in a kernel,
+    ``return`` inside a ``for`` loop and the constructs of :data:`_STATEMENTS` (``try``,
+    ``import``, ``del``, list literals...), in its nested functions too; both executors raise
+    it where tile code calls ``fn``, not where it is only referenced.
 
     >>> from numba_tile.rules.syntax import helper_source_error
     >>> def first_positive(xs):
@@ -179,9 +189,13 @@ def helper_source_error(fn):
     code = fn.__code__
     if code not in _HELPER_ERRORS:
         parsed = _parsed(fn)
-        returns = list(_returns_in_for_loops(parsed[0].body)) if parsed is not None else []
-        _HELPER_ERRORS[code] = (TileSyntaxError, _RETURN_IN_FOR, parsed[1](returns[0])) \
-            if returns else None
+        found = []
+        if parsed is not None:
+            found = [(_RETURN_IN_FOR, node) for node in _returns_in_for_loops(parsed[0].body)]
+            found += list(_unsupported_constructs(parsed[0].body))
+        first = min(found, key=lambda f: (f[1].lineno, f[1].col_offset), default=None)
+        _HELPER_ERRORS[code] = None if first is None else \
+            (TileSyntaxError, first[0], parsed[1](first[1]))
     if _HELPER_ERRORS[code] is None:
         return None
     error, message, loc = _HELPER_ERRORS[code]

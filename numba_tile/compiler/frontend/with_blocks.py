@@ -36,13 +36,15 @@ array([11], dtype=int32)
 
 import ast
 import builtins
+import contextlib
 import copy
 import dis
 import inspect
 import itertools
 import types
 
-from ...errors import SourceLocation, TileError, TileTypeError
+from ...errors import SourceLocation, TileError, TileTypeError, TileUnsupportedFeatureError
+from ...rules.calls import call_error
 from ...source.user_code import is_user_code
 from ...rules.context_managers import generator_function, generator_source, \
     not_a_context_manager
@@ -256,9 +258,13 @@ class WithBlocks:
                 except TileError as error:  # raised if the code is compiled
                     self.errors.append(error)
                     self.changed = True
+                    # (with the context manager's value where it is known only by its type)
+                    known_by_type = getattr(error, "context_manager", None)
                     expanded = _relocated([ast.Expr(value=ast.Call(
                         func=ast.Name(id=ERROR_NAME, ctx=ast.Load()),
-                        args=[ast.Constant(len(self.errors) - 1)], keywords=[]))], statement)
+                        args=[ast.Constant(len(self.errors) - 1)] + (
+                            [known_by_type] if known_by_type is not None else []),
+                        keywords=[]))], statement)
                 if expanded is not None:
                     rewritten += expanded
                     continue
@@ -277,28 +283,73 @@ class WithBlocks:
             rewritten.append(statement)
         return rewritten
 
+    def _alias(self, expr, local_names, depth=0):
+        """The value of a local variable assigned once from a name the function resolves
+        (``c = cm``), else _MISSING."""
+        if not isinstance(expr, ast.Name) or self.scope is None or depth > 8:
+            return _MISSING
+        assigned = [node for node in _own_nodes(self.scope.body)
+                    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign,
+                                         ast.For, ast.With, ast.NamedExpr)) and
+                    any(isinstance(target, ast.Name) and target.id == expr.id
+                        for target in ast.walk(getattr(node, "target", None) or
+                                               ast.Tuple(elts=getattr(node, "targets", []))))]
+        if len(assigned) != 1 or not isinstance(assigned[0], ast.Assign) or \
+                len(assigned[0].targets) != 1:
+            return _MISSING
+        value = assigned[0].value
+        if isinstance(value, ast.Name) and value.id in local_names:
+            return self._alias(value, local_names, depth + 1)
+        return self._resolve(value, local_names)
+
+    def _where(self, node):
+        return SourceLocation(self.fn.__code__.co_filename, node.lineno, node.col_offset,
+                              node.end_col_offset if node.end_lineno == node.lineno else None,
+                              function=self.fn.__name__)
+
+    def _unknown(self, expr):
+        """The error of a ``with`` whose context manager is known only once typed: where its
+        type is a value of tile code (an array, a tile, None), the interpreter's
+        ``TileTypeError`` (:mod:`~numba_tile.compiler.typing.rewrite_errors`), else a gap of
+        the compiler."""
+        error = TileUnsupportedFeatureError(
+            "numba_tile cannot compile this yet: a with block whose context manager is not "
+            "known before typing (one held in a local variable or passed in, say). The "
+            "interpreter runs it (NUMBA_TILE_INTERPRET=1); docs/compatibility.rst lists what "
+            "compiles", self._where(expr))
+        error.context_manager = expr
+        error.refused = not_a_context_manager(ast.unparse(expr), self._where(expr))
+        return error
+
     def _with(self, statement, local_names):
-        """The statements that replace a ``with``, or None where its context manager is not
-        known before typing (left to Numba, which does not compile it)."""
+        """The statements that replace a ``with``; a Tile error where its context manager
+        is refused, or is known only once typed (:meth:`_unknown`)."""
         item, rest = statement.items[0], statement.items[1:]
         call = item.context_expr
         if not isinstance(call, ast.Call):
-            return None
+            value = call.value if isinstance(call, ast.Constant) else \
+                self._resolve(call, local_names)
+            if value is _MISSING or isinstance(value, contextlib._GeneratorContextManager):
+                raise self._unknown(call)
+            raise not_a_context_manager(ast.unparse(call), self._where(call))
         value, receiver = self._resolve(call.func, local_names), None
+        if value is _MISSING:
+            value = self._alias(call.func, local_names)
         if value is _MISSING:
             method = self._method(call.func, local_names)
             if method is None:
-                return None
+                raise self._unknown(call)
             value, receiver = method
             if receiver is not None:  # obj.cm(a): the generator's self is obj
                 call = ast.copy_location(ast.Call(func=call.func, args=[receiver] + call.args,
                                                   keywords=call.keywords), call)
         generator = generator_function(value)
         if generator is None or not is_user_code(generator):
-            raise not_a_context_manager(f"{ast.unparse(call.func)}()", SourceLocation(
-                self.fn.__code__.co_filename, call.lineno, call.col_offset,
-                call.end_col_offset if call.end_lineno == call.lineno else None,
-                function=self.fn.__name__))
+            refused = call_error(value)  # (a class of yours: what calling it raises)
+            if refused is not None:
+                refused.loc = self._where(call)
+                raise refused
+            raise not_a_context_manager(ast.unparse(item.context_expr), self._where(call))
         body = statement.body
         if rest:  # with a() as x, b() as y: is a block in a block
             body = [ast.copy_location(ast.With(items=rest, body=body), statement)]

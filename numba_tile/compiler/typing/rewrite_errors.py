@@ -8,7 +8,10 @@ errors when it runs the code."""
 from numba.core import types
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ...errors import TileTypeError
+from ..abstract import operand
 from ..compile_state import current
+from .context_manager_values import GeneratorContextManagerType
 from .templates import registry
 
 
@@ -24,4 +27,12 @@ class RewriteErrorTemplate(AbstractTemplate):
         if not isinstance(args[0], types.IntegerLiteral):
             return None
         error = current().rewrite_errors[args[0].literal_value]
+        if len(args) == 2 and not isinstance(args[1], GeneratorContextManagerType):
+            # a with block's context manager, known now by its type
+            try:
+                operand(args[1])
+            except TileTypeError:  # no value of tile code: what the compiler lacks
+                pass
+            else:  # an array, a tile, None...: never a context manager
+                error = error.refused
         raise type(error)(error.message, error.loc)
