@@ -30,6 +30,24 @@ from .frontend import call_sites
 from .frontend.defined_variables import undefined_variable, user_name
 
 
+# Numba's symbols of the kernel and its helpers: Itanium-mangled (``_ZN6cudapy8__main__...``)
+# or qualified (``cudapy::__main__::k$241``); users know the functions by their names
+_SYMBOL = re.compile(r"_ZN[0-9A-Za-z_$]+|\bcudapy::[\w:$.<>]+")
+
+
+def without_symbols(message, kernel_fn):
+    """``message`` with each symbol that Numba made of a function replaced by the kernel's
+    Python name (the symbols a message can hold name the kernel, its helpers inlined).
+
+    >>> from numba_tile.compiler.error_translation import without_symbols
+    >>> def saxpy():
+    ...     pass
+    >>> without_symbols("in function '_ZN6cudapy8__main__9saxpy_241B2v1E'", saxpy)
+    "in function 'saxpy'"
+    """
+    return _SYMBOL.sub(kernel_fn.__name__, message)
+
+
 def name_the_function(loc, kernel_fn):
     """Give ``loc`` the name of the function whose code holds it (the kernel, or a helper it
     calls), as the interpreter's locations have.
@@ -160,7 +178,8 @@ def as_tile_error(error):
     reason = lines[0] if lines else type(error).__name__
     if reason.endswith(":") and len(lines) > 1:  # "... found for signature:" and the call
         reason = f"{reason} {lines[1].lstrip('>').strip()}"
-    loc = _numba_location(error) or _statement_location(error.__traceback__)
+    loc = _numba_location(error) or _statement_location(error.__traceback__) or \
+        _message_location(error)
     if isinstance(error, RecursionError):  # helpers inlined into each other without end
         return TileRecursionError(RECURSION_MESSAGE, loc)
     if type(error).__name__ in _MISSING_LIBRARY:
@@ -286,6 +305,34 @@ def _statement_location(tb, attribute=None):
         tb = tb.tb_next
     if found is None:
         return None
+    return _spanned(found, function, attribute)
+
+
+# where Numba's message shows the kernel line: 'File "k.py", line 7:' (a path relative to the
+# working directory where it is below it), and the function it could not type
+_MESSAGE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+_MESSAGE_FUNCTION = re.compile(r"Function\(<(?:built-in )?function (\w+)")
+
+
+def _message_location(error):
+    """Where Numba's message says its error is (its last kernel line), for errors that
+    carry no location of their own (a call that no typing template takes); None where the
+    message names no line of a readable file."""
+    message = _ANSI.sub("", str(error))
+    for filename, line in reversed(_MESSAGE_LINE.findall(message)):
+        path = os.path.abspath(filename)
+        if os.path.isfile(path):
+            named = _MESSAGE_FUNCTION.search(message)
+            function = types_module.SimpleNamespace(__name__=named[1], __module__=None) \
+                if named else None
+            return _spanned(types_module.SimpleNamespace(filename=path, line=int(line),
+                                                         col=None), function)
+    return None
+
+
+def _spanned(found, function, attribute=None):
+    """The SourceLocation of Numba's ``found`` location, its columns those of the read of
+    ``attribute``, else of the expression applying ``function``, else the statement."""
     location = _located(found)
     text = location.source_line
     if found.col:

@@ -24,7 +24,8 @@ from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .contexts import contexts
-from .error_translation import as_tile_error, locate_in_kernel, name_the_function
+from .error_translation import as_tile_error, locate_in_kernel, name_the_function, \
+    without_symbols
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
@@ -60,8 +61,9 @@ class CompiledKernel:
     """
 
     def __init__(self, name, arch, ptx, cubin, info_log, num_warps, dynamic_shared_bytes=0,
-                 tensor_maps=()):
+                 tensor_maps=(), python_name=None):
         self.name = name
+        self.python_name = python_name  # (see kernel_name)
         self.arch = arch
         self.ptx = ptx
         self.cubin = cubin
@@ -81,8 +83,20 @@ class CompiledKernel:
         # fields as plain tuples: the disk cache unpickles only plain data)
         self.tensor_maps = tuple(tuple(spec) for spec in tensor_maps)
 
+    @property
+    def kernel_name(self):
+        """The kernel's Python name, for messages (``name`` is its symbol in the PTX, which
+        the launch looks up); the symbol where it was not recorded (an older cache entry).
+
+        >>> from numba_tile.compiler.kernel_compiler import CompiledKernel
+        >>> CompiledKernel("_ZN6cudapy1kE", "sm_90", "", None, "", 4, python_name="k").kernel_name
+        'k'
+        """
+        return getattr(self, "python_name", None) or self.name
+
     def __repr__(self):
-        return (f"<CompiledKernel {self.name} for {self.arch}: {self.registers} registers, "
+        return (f"<CompiledKernel {self.kernel_name} for {self.arch}: {self.registers} "
+                f"registers, "
                 f"{self.spill_bytes} spill bytes, {self.shared_bytes} bytes shared>")
 
 
@@ -154,10 +168,14 @@ def compile_to_ptx(fn, arg_types, arch, options):
         ptx = declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
         name_the_function(error.loc, fn)
+        error.message = without_symbols(error.message, fn)
+        error.args = (error.message,)
         raise
     except Exception as error:  # what users see is a Tile error, the original chained
         tile_error = as_tile_error(error)
         name_the_function(tile_error.loc, fn)
+        tile_error.message = without_symbols(tile_error.message, fn)
+        tile_error.args = (tile_error.message,)
         raise tile_error from error
     return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
 

@@ -13,8 +13,8 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_assert_condition, check_printf_arguments, parse_c_format, \
-    printf_format, python_dtype
+from ..rules.formatting import Conversion, check_assert_condition, check_printf_arguments, \
+    parse_c_format, printf_format, python_dtype
 
 _NOT_CONSTANT = object()
 

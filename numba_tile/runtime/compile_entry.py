@@ -178,7 +178,8 @@ def _compile_through_disk_cache(kernel, arg_types, arch, options):
         lowered = compile_to_ptx(kernel.fn, arg_types, arch, options)
         cubin, log, kernels_own_report = _linked(lowered.ptx, lowered.entry, arch)
         compiled = CompiledKernel(lowered.entry, arch, lowered.ptx, cubin, log,
-                                  lowered.num_warps, lowered.scratch_bytes, lowered.tensor_maps)
+                                  lowered.num_warps, lowered.scratch_bytes, lowered.tensor_maps,
+                                  python_name=kernel.fn.__name__)
     except Exception as error:
         if not _is_compile_error(error):
             raise
@@ -214,8 +215,8 @@ def warn_of_serialized_products(compiled):
     if found is None:
         return
     warnings.warn(
-        f"numba_tile: the tensor-core products (wgmma) of kernel {compiled.name} run one "
-        f"after another, slower than they could, as ptxas reports: serialized due to "
+        f"numba_tile: the tensor-core products (wgmma) of kernel {compiled.kernel_name} run "
+        f"one after another, slower than they could, as ptxas reports: serialized due to "
         f"{found.group(1).strip()}. A float division or square root with IEEE rounding (the "
         f"default) calls a slow path; rounding_mode=ct.RoundingMode.FULL (division) or "
         f"APPROX does not.", RuntimeWarning, stacklevel=4)

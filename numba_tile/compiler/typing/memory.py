@@ -7,7 +7,6 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
 from ...enums import PaddingMode
-from ...errors import TileTypeError
 from ...language import memory
 from ...rules import memory as memory_rules
 from ...rules.core import as_operand, not_a_tile_or_scalar
