@@ -82,9 +82,11 @@ STEPS = (
                                                     also_local=f.code.co_freevars),
          before=("branch_joins", "literals", "tuples")),
     Step("branch_joins", lambda node, f: branch_joins.rewrite(node), before=("literals",)),
+    # (an error names the with's expression by its source text, as the compiler does)
+    Step("with_blocks", lambda node, f: with_blocks.check_with_items(node),
+         before=("literals",)),
     Step("literals", lambda node, f: literals.rewrite(node, f.literal_prefix, f.literals)),
     Step("keyword_arguments", lambda node, f: keyword_arguments.convert_on_entry(node)),
-    Step("with_blocks", lambda node, f: with_blocks.check_with_items(node)),
     Step("tuples", lambda node, f: tuples.rewrite(node)),
     Step("loop_exits", lambda node, f: loop_exits.rewrite(node, f.literals),
          after=("branch_joins", "literals"), before=("loop_carried",)),

@@ -131,12 +131,14 @@ def check_arithmetic(op, x):
     >>> check_arithmetic("add", ct.float8_e4m3fn(1.0))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: '+' (add) of a constant float8_e4m3fn scalar 1.0 is not ...
+    numba_tile.errors.TileTypeError: '+' (add) of a float8_e4m3fn scalar is not supported: ...
     """
     dtype = operand_dtype(x)
     if not dtype.arithmetic:
         label = op_label(op) if getattr(operators.by_name(op), "symbol", None) else f"{op}()"
-        raise TileTypeError(f"{label} of a {describe(x)} is not supported: {dtype} is a "
+        shape = operand_shape(x)  # (not its constness, which the executors see apart)
+        what = f"{dtype} scalar" if shape == () else f"{dtype} tile of shape {shape}"
+        raise TileTypeError(f"{label} of a {what} is not supported: {dtype} is a "
                             f"storage dtype without arithmetic; convert it with "
                             f"astype(ct.float32) first")
 
