@@ -19,7 +19,6 @@ X = arrays(np.float32, np.float32)  # (x, out)
 I32 = arrays(np.int32, np.int32)
 STORAGE = r"is not supported: \w+ is a storage dtype without arithmetic; convert it with " \
     r"astype\(ct\.float32\) first"
-NOT_OPERAND = r"Expected a tile or a scalar for {} operand, got {}"
 UNBOUND = r"Invalid call of {}\(\): {}; its parameters are "
 
 
@@ -47,6 +46,14 @@ def tf32(x):
     return load(x).astype(ct.tfloat32)
 
 
+def u8(x):
+    return load(x).astype(ct.uint8)
+
+
+def i8(x):
+    return load(x).astype(ct.int8)
+
+
 def idx():
     return ct.arange(4, dtype=ct.int32)
 
@@ -56,75 +63,114 @@ def square(x):
 
 
 # -- arithmetic on the storage dtypes (tfloat32, float8, float4): a TileTypeError -------------
-def storage(name, statement, op, dtype="float8_e4m3fn"):
-    return BadInput(name, statement_kernel(statement), X, ct.TileTypeError,
+def storage(name, kernel, op, dtype="float8_e4m3fn"):
+    return BadInput(name, kernel, X, ct.TileTypeError,
                     rf"{op} of a {dtype} tile of shape \(4,\) {STORAGE}", "lambda")
 
 
+k_f8_add = statement_kernel(lambda x, out: e4(x) + e4(x))
+k_f8_sub = statement_kernel(lambda x, out: e4(x) - e4(x))
+k_f8_mul = statement_kernel(lambda x, out: e4(x) * e4(x))
+k_f8_truediv = statement_kernel(lambda x, out: e4(x) / e4(x))
+k_f8_floordiv = statement_kernel(lambda x, out: e4(x) // e4(x))
+k_f8_mod = statement_kernel(lambda x, out: e4(x) % e4(x))
+k_f8_pow = statement_kernel(lambda x, out: e4(x) ** e4(x))
+k_f8_negative = statement_kernel(lambda x, out: -e4(x))
+k_f8_abs = statement_kernel(lambda x, out: abs(e4(x)))
+k_f8_less = statement_kernel(lambda x, out: e4(x) < e4(x))
+k_f8_equal = statement_kernel(lambda x, out: e4(x) == e4(x))
+k_f8_maximum = statement_kernel(lambda x, out: ct.maximum(e4(x), e4(x)))
+k_f8_minimum = statement_kernel(lambda x, out: ct.minimum(e4(x), e4(x)))
+k_f8_exp = statement_kernel(lambda x, out: ct.exp(e4(x)))
+k_f8_sqrt = statement_kernel(lambda x, out: ct.sqrt(e4(x)))
+k_f8_sin = statement_kernel(lambda x, out: ct.sin(e4(x)))
+k_f8_floor = statement_kernel(lambda x, out: ct.floor(e4(x)))
+k_f8_isnan = statement_kernel(lambda x, out: ct.isnan(e4(x)))
+k_f8_atan2 = statement_kernel(lambda x, out: ct.atan2(e4(x), e4(x)))
+k_f8_add_function = statement_kernel(lambda x, out: ct.add(e4(x), e4(x)))
+k_f8_math_exp = statement_kernel(lambda x, out: math.exp(e4(x)))
+k_e5m2_add = statement_kernel(lambda x, out: e5(x) + e5(x))
+k_e5m2_greater_equal = statement_kernel(lambda x, out: e5(x) >= e5(x))
+k_e5m2_log = statement_kernel(lambda x, out: ct.log(e5(x)))
+k_e8m0_add = statement_kernel(lambda x, out: e8(x) + e8(x))
+k_e8m0_mul = statement_kernel(lambda x, out: e8(x) * e8(x))
+k_f4_add = statement_kernel(lambda x, out: f4(x) + f4(x))
+k_f4_negative = statement_kernel(lambda x, out: -f4(x))
+k_tf32_add = statement_kernel(lambda x, out: tf32(x) + tf32(x))
+k_tf32_greater = statement_kernel(lambda x, out: tf32(x) > tf32(x))
+k_f8_constants_add = statement_kernel(lambda x, out: ct.float8_e4m3fn(1.0) + ct.float8_e4m3fn(2.0))
+k_f8_loose_constant = statement_kernel(lambda x, out: e4(x) + 1.0)
+k_f8_add_function_constant = statement_kernel(lambda x, out: ct.store(out, (0,), ct.add(e4(x), 1)))
+k_f8_sum = statement_kernel(lambda x, out: ct.sum(e4(x)))
+k_f8_cumsum = statement_kernel(lambda x, out: ct.cumsum(e5(x)))
+
 STORAGE_CASES = [
-    storage("f8_add", lambda x, out: e4(x) + e4(x), r"'\+' \(add\)"),
-    storage("f8_sub", lambda x, out: e4(x) - e4(x), r"'-' \(sub\)"),
-    storage("f8_mul", lambda x, out: e4(x) * e4(x), r"'\*' \(mul\)"),
-    storage("f8_truediv", lambda x, out: e4(x) / e4(x), r"'/' \(truediv\)"),
-    storage("f8_floordiv", lambda x, out: e4(x) // e4(x), r"'//' \(floordiv\)"),
-    storage("f8_mod", lambda x, out: e4(x) % e4(x), r"'%' \(mod\)"),
-    storage("f8_pow", lambda x, out: e4(x) ** e4(x), r"'\*\*' \(pow\)"),
-    storage("f8_negative", lambda x, out: -e4(x), r"'-' \(negative\)"),
-    storage("f8_abs", lambda x, out: abs(e4(x)), r"abs\(\)"),
-    storage("f8_less", lambda x, out: e4(x) < e4(x), r"'<' \(less\)"),
-    storage("f8_equal", lambda x, out: e4(x) == e4(x), r"'==' \(equal\)"),
-    storage("f8_maximum", lambda x, out: ct.maximum(e4(x), e4(x)), r"maximum\(\)"),
-    storage("f8_minimum", lambda x, out: ct.minimum(e4(x), e4(x)), r"minimum\(\)"),
-    storage("f8_exp", lambda x, out: ct.exp(e4(x)), r"exp\(\)"),
-    storage("f8_sqrt", lambda x, out: ct.sqrt(e4(x)), r"sqrt\(\)"),
-    storage("f8_sin", lambda x, out: ct.sin(e4(x)), r"sin\(\)"),
-    storage("f8_floor", lambda x, out: ct.floor(e4(x)), r"floor\(\)"),
-    storage("f8_isnan", lambda x, out: ct.isnan(e4(x)), r"isnan\(\)"),
-    storage("f8_atan2", lambda x, out: ct.atan2(e4(x), e4(x)), r"atan2\(\)"),
-    storage("f8_add_function", lambda x, out: ct.add(e4(x), e4(x)), r"'\+' \(add\)"),
-    storage("f8_math_exp", lambda x, out: math.exp(e4(x)), r"exp\(\)"),
-    storage("e5m2_add", lambda x, out: e5(x) + e5(x), r"'\+' \(add\)", "float8_e5m2"),
-    storage("e5m2_greater_equal", lambda x, out: e5(x) >= e5(x), r"'>=' \(greater_equal\)",
+    storage("f8_add", k_f8_add, r"'\+' \(add\)"),
+    storage("f8_sub", k_f8_sub, r"'-' \(sub\)"),
+    storage("f8_mul", k_f8_mul, r"'\*' \(mul\)"),
+    storage("f8_truediv", k_f8_truediv, r"'/' \(truediv\)"),
+    storage("f8_floordiv", k_f8_floordiv, r"'//' \(floordiv\)"),
+    storage("f8_mod", k_f8_mod, r"'%' \(mod\)"),
+    storage("f8_pow", k_f8_pow, r"'\*\*' \(pow\)"),
+    storage("f8_negative", k_f8_negative, r"'-' \(negative\)"),
+    storage("f8_abs", k_f8_abs, r"abs\(\)"),
+    storage("f8_less", k_f8_less, r"'<' \(less\)"),
+    storage("f8_equal", k_f8_equal, r"'==' \(equal\)"),
+    storage("f8_maximum", k_f8_maximum, r"maximum\(\)"),
+    storage("f8_minimum", k_f8_minimum, r"minimum\(\)"),
+    storage("f8_exp", k_f8_exp, r"exp\(\)"),
+    storage("f8_sqrt", k_f8_sqrt, r"sqrt\(\)"),
+    storage("f8_sin", k_f8_sin, r"sin\(\)"),
+    storage("f8_floor", k_f8_floor, r"floor\(\)"),
+    storage("f8_isnan", k_f8_isnan, r"isnan\(\)"),
+    storage("f8_atan2", k_f8_atan2, r"atan2\(\)"),
+    storage("f8_add_function", k_f8_add_function, r"'\+' \(add\)"),
+    storage("f8_math_exp", k_f8_math_exp, r"exp\(\)"),
+    storage("e5m2_add", k_e5m2_add, r"'\+' \(add\)", "float8_e5m2"),
+    storage("e5m2_greater_equal", k_e5m2_greater_equal, r"'>=' \(greater_equal\)",
             "float8_e5m2"),
-    storage("e5m2_log", lambda x, out: ct.log(e5(x)), r"log\(\)", "float8_e5m2"),
-    storage("e8m0_add", lambda x, out: e8(x) + e8(x), r"'\+' \(add\)", "float8_e8m0fnu"),
-    storage("e8m0_mul", lambda x, out: e8(x) * e8(x), r"'\*' \(mul\)", "float8_e8m0fnu"),
-    storage("f4_add", lambda x, out: f4(x) + f4(x), r"'\+' \(add\)", "float4_e2m1fn"),
-    storage("f4_negative", lambda x, out: -f4(x), r"'-' \(negative\)", "float4_e2m1fn"),
-    storage("tf32_add", lambda x, out: tf32(x) + tf32(x), r"'\+' \(add\)", "tfloat32"),
-    storage("tf32_greater", lambda x, out: tf32(x) > tf32(x), r"'>' \(greater\)", "tfloat32"),
-    BadInput("f8_constants_add", statement_kernel(
-        lambda x, out: ct.float8_e4m3fn(1.0) + ct.float8_e4m3fn(2.0)), X, ct.TileTypeError,
-        rf"'\+' \(add\) of a float8_e4m3fn scalar {STORAGE}", "lambda"),
-    storage("f8_loose_constant", lambda x, out: e4(x) + 1.0, r"'\+' \(add\)"),
-    storage("f8_add_function_constant", lambda x, out: ct.store(out, (0,), ct.add(e4(x), 1)),
+    storage("e5m2_log", k_e5m2_log, r"log\(\)", "float8_e5m2"),
+    storage("e8m0_add", k_e8m0_add, r"'\+' \(add\)", "float8_e8m0fnu"),
+    storage("e8m0_mul", k_e8m0_mul, r"'\*' \(mul\)", "float8_e8m0fnu"),
+    storage("f4_add", k_f4_add, r"'\+' \(add\)", "float4_e2m1fn"),
+    storage("f4_negative", k_f4_negative, r"'-' \(negative\)", "float4_e2m1fn"),
+    storage("tf32_add", k_tf32_add, r"'\+' \(add\)", "tfloat32"),
+    storage("tf32_greater", k_tf32_greater, r"'>' \(greater\)", "tfloat32"),
+    BadInput("f8_constants_add", k_f8_constants_add, X, ct.TileTypeError,
+             rf"'\+' \(add\) of a float8_e4m3fn scalar {STORAGE}", "lambda"),
+    storage("f8_loose_constant", k_f8_loose_constant, r"'\+' \(add\)"),
+    storage("f8_add_function_constant", k_f8_add_function_constant,
             r"'\+' \(add\)"),
-    BadInput("f8_sum", statement_kernel(lambda x, out: ct.sum(e4(x))), X, ct.TileTypeError,
+    BadInput("f8_sum", k_f8_sum, X, ct.TileTypeError,
              r"sum\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an arithmetic",
              "lambda"),
-    BadInput("f8_cumsum", statement_kernel(lambda x, out: ct.cumsum(e5(x))), X,
+    BadInput("f8_cumsum", k_f8_cumsum, X,
              ct.TileTypeError, r"Non-arithmetic dtype float8_e5m2 is unsupported by cumsum",
              "lambda"),
 ]
 
 
 # -- bitcast: bool_ has no bit pattern of its own to share --------------------------------------
-def bitcasts(name, statement, source, target):
-    return BadInput(name, statement_kernel(statement), X, ct.TileTypeError,
+def bitcasts(name, kernel, source, target):
+    return BadInput(name, kernel, X, ct.TileTypeError,
                     rf"bitcast\(\) cannot reinterpret {source} as {target}: bool_ has no bit "
                     rf"pattern to share", "lambda")
 
 
+k_bitcast_uint8_to_bool = statement_kernel(lambda x, out: ct.bitcast(u8(x), ct.bool_))
+k_bitcast_int8_to_bool = statement_kernel(lambda x, out: ct.bitcast(i8(x), ct.bool_))
+k_bitcast_bool_to_uint8 = statement_kernel(lambda x, out: ct.bitcast(load(x) > 1, ct.uint8))
+k_bitcast_float32_to_bool = statement_kernel(lambda x, out: ct.bitcast(load(x), ct.bool_))
+k_bitcast_bool_to_float8 = statement_kernel(lambda x, out: ct.bitcast(load(x) > 1, ct.float8_e5m2))
+
 BITCAST_CASES = [
-    bitcasts("bitcast_uint8_to_bool", lambda x, out: ct.bitcast(load(x).astype(ct.uint8),
-                                                                ct.bool_), "uint8", "bool_"),
-    bitcasts("bitcast_int8_to_bool", lambda x, out: ct.bitcast(load(x).astype(ct.int8),
-                                                               ct.bool_), "int8", "bool_"),
-    bitcasts("bitcast_bool_to_uint8", lambda x, out: ct.bitcast(load(x) > 1, ct.uint8),
+    bitcasts("bitcast_uint8_to_bool", k_bitcast_uint8_to_bool, "uint8", "bool_"),
+    bitcasts("bitcast_int8_to_bool", k_bitcast_int8_to_bool, "int8", "bool_"),
+    bitcasts("bitcast_bool_to_uint8", k_bitcast_bool_to_uint8,
              "bool_", "uint8"),
-    bitcasts("bitcast_float32_to_bool", lambda x, out: ct.bitcast(load(x), ct.bool_),
+    bitcasts("bitcast_float32_to_bool", k_bitcast_float32_to_bool,
              "float32", "bool_"),
-    bitcasts("bitcast_bool_to_float8", lambda x, out: ct.bitcast(load(x) > 1, ct.float8_e5m2),
+    bitcasts("bitcast_bool_to_float8", k_bitcast_bool_to_float8,
              "bool_", "float8_e5m2"),
 ]
 
@@ -135,80 +181,67 @@ RANGE = r"range\(\) needs integer bounds \(integer constants or scalars\), got "
 
 @ct.kernel
 def range_of_float(x, out):
-    for i in range(2.5):
-        pass
+    for i in range(2.5): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_none(x, out):
-    for i in range(None):
-        pass
+    for i in range(None): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_string(x, out):
-    for i in range(0, "8"):
-        pass
+    for i in range(0, "8"): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_tile(x, out):
-    for i in range(load(x)):
-        pass
+    for i in range(load(x)): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_float_scalar(x, out):
-    for i in range(ct.sum(load(x))):
-        pass
+    for i in range(ct.sum(load(x))): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_array(x, out):
-    for i in range(x):
-        pass
+    for i in range(x): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_float_stop(x, out):
-    for i in range(0, 8.0, 2):
-        pass
+    for i in range(0, 8.0, 2): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_float_step(x, out):
-    for i in range(0, 4, 0.5):
-        pass
+    for i in range(0, 4, 0.5): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_tuple(x, out):
-    for i in range((1, 2)):
-        pass
+    for i in range((1, 2)): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_bool(x, out):
-    for i in range(True):
-        pass
+    for i in range(True): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_dtype(x, out):
-    for i in range(ct.float32):
-        pass
+    for i in range(ct.float32): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_four(x, out):
-    for i in range(0, 8, 1, 1):
-        pass
+    for i in range(0, 8, 1, 1): pass  # noqa: E701 (the statement on one line)
 
 
 @ct.kernel
 def range_of_nothing(x, out):
-    for i in range():
-        pass
+    for i in range(): pass  # noqa: E701 (the statement on one line)
 
 
 def ranges(name, kernel, got):
@@ -235,200 +268,296 @@ RANGE_CASES = [
 
 
 # -- ops given None, a string, an array, a tuple or a dtype where a tile goes ------------------
-def operand(name, statement, message, args=X):
-    return BadInput(name, statement_kernel(statement), args, ct.TileTypeError, message, "lambda")
+def operand(name, kernel, message, args=X):
+    return BadInput(name, kernel, args, ct.TileTypeError, message, "lambda")
 
+
+k_where_none_condition = statement_kernel(lambda x, out: ct.where(None, load(x), load(x)))
+k_where_string_condition = statement_kernel(lambda x, out: ct.where("a", load(x), load(x)))
+k_where_array_condition = statement_kernel(lambda x, out: ct.where(x, load(x), load(x)))
+k_where_dtype_condition = statement_kernel(lambda x, out: ct.where(ct.int32, load(x), load(x)))
+k_where_string_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, load(x), "a"))
+k_where_array_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, load(x), x))
+k_where_array_first_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, x, load(x)))
+k_where_none_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, load(x), None))
+k_where_tuple_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, (load(x), load(x)), 0))
+k_where_dtype_value = statement_kernel(lambda x, out: ct.where(load(x) > 1, load(x), ct.float32))
+k_exp_none = statement_kernel(lambda x, out: ct.exp(None))
+k_exp_string = statement_kernel(lambda x, out: ct.exp("a"))
+k_exp_array = statement_kernel(lambda x, out: ct.exp(x))
+k_negative_tuple = statement_kernel(lambda x, out: ct.negative((load(x), load(x))))
+k_abs_dtype = statement_kernel(lambda x, out: ct.abs(ct.float32))
+k_isnan_array = statement_kernel(lambda x, out: ct.isnan(x))
+k_floor_none = statement_kernel(lambda x, out: ct.floor(None))
+k_sqrt_string = statement_kernel(lambda x, out: ct.sqrt("a"))
+k_astype_none = statement_kernel(lambda x, out: ct.astype(None, ct.float16))
+k_astype_array = statement_kernel(lambda x, out: ct.astype(x, ct.float16))
+k_add_none = statement_kernel(lambda x, out: ct.add(load(x), None))
+k_add_none_first = statement_kernel(lambda x, out: ct.add(None, load(x)))
+k_add_constant_and_none = statement_kernel(lambda x, out: ct.add(1, None))
+k_mul_array = statement_kernel(lambda x, out: ct.mul(x, load(x)))
+k_plus_tuple = statement_kernel(lambda x, out: load(x) + (1, 2))
+k_maximum_array = statement_kernel(lambda x, out: ct.maximum(load(x), x))
+k_builtin_min_none = statement_kernel(lambda x, out: min(load(x), None))
+k_builtin_max_array = statement_kernel(lambda x, out: max(load(x), x))
+k_builtin_min_string_first = statement_kernel(lambda x, out: min("a", load(x)))
+k_pow_tuple = statement_kernel(lambda x, out: ct.pow(load(x), (load(x), load(x))))
+k_bitwise_and_none = statement_kernel(lambda x, out: ct.bitwise_and(load(x).astype(ct.int32), None))
+k_cdiv_none = statement_kernel(lambda x, out: ct.cdiv(None, 2))
+k_cdiv_array = statement_kernel(lambda x, out: ct.cdiv(x, 2))
+k_matmul_none = statement_kernel(lambda x, out: ct.matmul(None, square(x)))
+k_matmul_string = statement_kernel(lambda x, out: ct.matmul(square(x), "a"))
+k_matmul_array = statement_kernel(lambda x, out: ct.matmul(square(x), x))
+k_cat_none = statement_kernel(lambda x, out: ct.cat((None, load(x)), 0))
+k_cat_array = statement_kernel(lambda x, out: ct.cat((load(x), x), 0))
+k_cat_not_a_tuple = statement_kernel(lambda x, out: ct.cat(load(x), 0))
+k_cat_three = statement_kernel(lambda x, out: ct.cat((load(x), load(x), load(x)), 0))
+k_store_array = statement_kernel(lambda x, out: ct.store(out, (0,), x))
+k_store_none = statement_kernel(lambda x, out: ct.store(out, (0,), None))
+k_store_string = statement_kernel(lambda x, out: ct.store(out, (0,), "a"))
+k_store_tuple = statement_kernel(lambda x, out: ct.store(out, (0,), (load(x), load(x))))
+k_store_dtype = statement_kernel(lambda x, out: ct.store(out, (0,), ct.float32))
+k_scatter_array = statement_kernel(lambda x, out: ct.scatter(out, idx(), x))
+k_scatter_string = statement_kernel(lambda x, out: ct.scatter(out, idx(), "a"))
+k_scatter_none = statement_kernel(lambda x, out: ct.scatter(out, idx(), None))
+k_atomic_add_array = statement_kernel(lambda x, out: ct.atomic_add(out, idx(), x))
+k_atomic_max_none = statement_kernel(lambda x, out: ct.atomic_max(out, idx(), None))
+k_assert_none = statement_kernel(lambda x, out: ct.assert_(None))
+k_assert_string = statement_kernel(lambda x, out: ct.assert_("a"))
+k_assert_array = statement_kernel(lambda x, out: ct.assert_(x))
+k_assert_tuple = statement_kernel(lambda x, out: ct.assert_((load(x), load(x))))
+k_assert_dtype = statement_kernel(lambda x, out: ct.assert_(ct.float32))
 
 OPERAND_CASES = [
-    operand("where_none_condition", lambda x, out: ct.where(None, load(x), load(x)),
-            NOT_OPERAND.format("the condition", "NoneType None").replace("for the condition "
-                                                                          "operand", "for the "
-                                                                          "condition")),
-    operand("where_string_condition", lambda x, out: ct.where("a", load(x), load(x)),
+    operand("where_none_condition", k_where_none_condition,
+            r"Expected a tile or a scalar for the condition, got NoneType None"),
+    operand("where_string_condition", k_where_string_condition,
             r"Expected a tile or a scalar for the condition, got str 'a'"),
-    operand("where_array_condition", lambda x, out: ct.where(x, load(x), load(x)),
+    operand("where_array_condition", k_where_array_condition,
             r"Expected a tile or a scalar for the condition, got 1-d float32 array"),
-    operand("where_dtype_condition", lambda x, out: ct.where(ct.int32, load(x), load(x)),
+    operand("where_dtype_condition", k_where_dtype_condition,
             r"Expected a tile or a scalar for the condition, got DType int32"),
-    operand("where_string_value", lambda x, out: ct.where(load(x) > 1, load(x), "a"),
+    operand("where_string_value", k_where_string_value,
             r"Expected a tile or a scalar for operand, got str 'a'"),
-    operand("where_array_value", lambda x, out: ct.where(load(x) > 1, load(x), x),
+    operand("where_array_value", k_where_array_value,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("where_array_first_value", lambda x, out: ct.where(load(x) > 1, x, load(x)),
+    operand("where_array_first_value", k_where_array_first_value,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("where_none_value", lambda x, out: ct.where(load(x) > 1, load(x), None),
+    operand("where_none_value", k_where_none_value,
             r"Expected a tile or a scalar for operand, got NoneType None"),
-    operand("where_tuple_value", lambda x, out: ct.where(load(x) > 1, (load(x), load(x)), 0),
+    operand("where_tuple_value", k_where_tuple_value,
             r"Expected a tile or a scalar for operand, got tuple Tuple\[Tile\[float32,\(4,\)\],"),
-    operand("where_dtype_value", lambda x, out: ct.where(load(x) > 1, load(x), ct.float32),
+    operand("where_dtype_value", k_where_dtype_value,
             r"Expected a tile or a scalar for operand, got DType float32"),
-    operand("exp_none", lambda x, out: ct.exp(None),
+    operand("exp_none", k_exp_none,
             r"Expected a tile or a scalar for operand, got NoneType None"),
-    operand("exp_string", lambda x, out: ct.exp("a"),
+    operand("exp_string", k_exp_string,
             r"Expected a tile or a scalar for operand, got str 'a'"),
-    operand("exp_array", lambda x, out: ct.exp(x),
+    operand("exp_array", k_exp_array,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("negative_tuple", lambda x, out: ct.negative((load(x), load(x))),
+    operand("negative_tuple", k_negative_tuple,
             r"Expected a tile or a scalar for operand, got tuple Tuple\["),
-    operand("abs_dtype", lambda x, out: ct.abs(ct.float32),
+    operand("abs_dtype", k_abs_dtype,
             r"Expected a tile or a scalar for operand, got DType float32"),
-    operand("isnan_array", lambda x, out: ct.isnan(x),
+    operand("isnan_array", k_isnan_array,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("floor_none", lambda x, out: ct.floor(None),
+    operand("floor_none", k_floor_none,
             r"Expected a tile or a scalar for operand, got NoneType None"),
-    operand("sqrt_string", lambda x, out: ct.sqrt("a"),
+    operand("sqrt_string", k_sqrt_string,
             r"Expected a tile or a scalar for operand, got str 'a'"),
-    operand("astype_none", lambda x, out: ct.astype(None, ct.float16),
+    operand("astype_none", k_astype_none,
             r"Expected a tile or a scalar for operand, got NoneType None"),
-    operand("astype_array", lambda x, out: ct.astype(x, ct.float16),
+    operand("astype_array", k_astype_array,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("add_none", lambda x, out: ct.add(load(x), None),
+    operand("add_none", k_add_none,
             r"Expected a tile or a scalar for the right operand, got NoneType None"),
-    operand("add_none_first", lambda x, out: ct.add(None, load(x)),
+    operand("add_none_first", k_add_none_first,
             r"Expected a tile or a scalar for the left operand, got NoneType None"),
-    operand("add_constant_and_none", lambda x, out: ct.add(1, None),
+    operand("add_constant_and_none", k_add_constant_and_none,
             r"Expected a tile or a scalar for the right operand, got NoneType None"),
-    operand("mul_array", lambda x, out: ct.mul(x, load(x)),
+    operand("mul_array", k_mul_array,
             r"Expected a tile or a scalar for the left operand, got 1-d float32 array"),
-    operand("plus_tuple", lambda x, out: load(x) + (1, 2),
+    operand("plus_tuple", k_plus_tuple,
             r"Expected a tile or a scalar for the right operand, got tuple Tuple\[Tile\[int32"),
-    operand("maximum_array", lambda x, out: ct.maximum(load(x), x),
+    operand("maximum_array", k_maximum_array,
             r"Expected a tile or a scalar for the right operand, got 1-d float32 array"),
-    operand("builtin_min_none", lambda x, out: min(load(x), None),
+    operand("builtin_min_none", k_builtin_min_none,
             r"Expected a tile or a scalar for the right operand, got NoneType None"),
-    operand("builtin_max_array", lambda x, out: max(load(x), x),
+    operand("builtin_max_array", k_builtin_max_array,
             r"Expected a tile or a scalar for the right operand, got 1-d float32 array"),
-    operand("builtin_min_string_first", lambda x, out: min("a", load(x)),
+    operand("builtin_min_string_first", k_builtin_min_string_first,
             r"Expected a tile or a scalar for the left operand, got str 'a'"),
-    operand("pow_tuple", lambda x, out: ct.pow(load(x), (load(x), load(x))),
+    operand("pow_tuple", k_pow_tuple,
             r"Expected a tile or a scalar for the right operand, got tuple Tuple\["),
-    operand("bitwise_and_none", lambda x, out: ct.bitwise_and(load(x).astype(ct.int32), None),
+    operand("bitwise_and_none", k_bitwise_and_none,
             r"Expected a tile or a scalar for the right operand, got NoneType None"),
-    operand("cdiv_none", lambda x, out: ct.cdiv(None, 2),
+    operand("cdiv_none", k_cdiv_none,
             r"Expected a tile or a scalar for operand, got NoneType None"),
-    operand("cdiv_array", lambda x, out: ct.cdiv(x, 2),
+    operand("cdiv_array", k_cdiv_array,
             r"Expected a tile or a scalar for operand, got 1-d float32 array"),
-    operand("matmul_none", lambda x, out: ct.matmul(None, square(x)),
+    operand("matmul_none", k_matmul_none,
             r"Expected a tile or a scalar, got NoneType None"),
-    operand("matmul_string", lambda x, out: ct.matmul(square(x), "a"),
+    operand("matmul_string", k_matmul_string,
             r"Expected a tile or a scalar, got str 'a'"),
-    operand("matmul_array", lambda x, out: ct.matmul(square(x), x),
+    operand("matmul_array", k_matmul_array,
             r"Expected a tile or a scalar, got 1-d float32 array"),
-    operand("cat_none", lambda x, out: ct.cat((None, load(x)), 0),
+    operand("cat_none", k_cat_none,
             r"Invalid argument #1 of cat\(\): Expected a tile, but given value has type None"),
-    operand("cat_array", lambda x, out: ct.cat((load(x), x), 0),
+    operand("cat_array", k_cat_array,
             r"Invalid argument #1 of cat\(\): Expected a tile, but given value has type "
             r"Array\[float32"),
-    operand("cat_not_a_tuple", lambda x, out: ct.cat(load(x), 0),
+    operand("cat_not_a_tuple", k_cat_not_a_tuple,
             r"cat\(\) needs a tuple of two tiles, got float32 tile of shape \(4,\)"),
-    operand("cat_three", lambda x, out: ct.cat((load(x), load(x), load(x)), 0),
+    operand("cat_three", k_cat_three,
             r"cat\(\) needs a tuple of two tiles, got tuple Tuple\["),
-    operand("store_array", lambda x, out: ct.store(out, (0,), x),
+    operand("store_array", k_store_array,
             r"Expected a tile or a scalar, got 1-d float32 array"),
-    operand("store_none", lambda x, out: ct.store(out, (0,), None),
+    operand("store_none", k_store_none,
             r"Expected a tile or a scalar, got NoneType None"),
-    operand("store_string", lambda x, out: ct.store(out, (0,), "a"),
+    operand("store_string", k_store_string,
             r"Expected a tile or a scalar, got str 'a'"),
-    operand("store_tuple", lambda x, out: ct.store(out, (0,), (load(x), load(x))),
+    operand("store_tuple", k_store_tuple,
             r"Expected a tile or a scalar, got tuple Tuple\[Tile\[float32,\(4,\)\]"),
-    operand("store_dtype", lambda x, out: ct.store(out, (0,), ct.float32),
+    operand("store_dtype", k_store_dtype,
             r"Expected a tile or a scalar, got DType float32"),
-    operand("scatter_array", lambda x, out: ct.scatter(out, idx(), x),
+    operand("scatter_array", k_scatter_array,
             r"The value of scatter\(\) must be a tile or a scalar, got 1-d float32 array"),
-    operand("scatter_string", lambda x, out: ct.scatter(out, idx(), "a"),
+    operand("scatter_string", k_scatter_string,
             r"The value of scatter\(\) must be a tile or a scalar, got str 'a'"),
-    operand("scatter_none", lambda x, out: ct.scatter(out, idx(), None),
+    operand("scatter_none", k_scatter_none,
             r"The value of scatter\(\) must be a tile or a scalar, got NoneType None"),
-    operand("atomic_add_array", lambda x, out: ct.atomic_add(out, idx(), x),
+    operand("atomic_add_array", k_atomic_add_array,
             r"The update of atomic_add\(\) must be a tile or a scalar, got 1-d float32 array"),
-    operand("atomic_max_none", lambda x, out: ct.atomic_max(out, idx(), None),
+    operand("atomic_max_none", k_atomic_max_none,
             r"The update of atomic_max\(\) must be a tile or a scalar, got NoneType None", I32),
-    operand("assert_none", lambda x, out: ct.assert_(None),
+    operand("assert_none", k_assert_none,
             r"ct.assert_\(\) needs a tile or scalar condition, got NoneType None"),
-    operand("assert_string", lambda x, out: ct.assert_("a"),
+    operand("assert_string", k_assert_string,
             r"ct.assert_\(\) needs a tile or scalar condition, got str 'a'"),
-    operand("assert_array", lambda x, out: ct.assert_(x),
+    operand("assert_array", k_assert_array,
             r"ct.assert_\(\) needs a tile or scalar condition, got 1-d float32 array"),
-    operand("assert_tuple", lambda x, out: ct.assert_((load(x), load(x))),
+    operand("assert_tuple", k_assert_tuple,
             r"ct.assert_\(\) needs a tile or scalar condition, got tuple Tuple\["),
-    operand("assert_dtype", lambda x, out: ct.assert_(ct.float32),
+    operand("assert_dtype", k_assert_dtype,
             r"ct.assert_\(\) needs a tile or scalar condition, got DType float32"),
 ]
 
 
 # -- calls whose arguments do not bind to the op's parameters ---------------------------------
-def unbound(name, statement, op, problem):
-    return BadInput(name, statement_kernel(statement), X, ct.TileTypeError,
+def unbound(name, kernel, op, problem):
+    return BadInput(name, kernel, X, ct.TileTypeError,
                     UNBOUND.format(op, problem), "lambda")
 
 
 BOGUS = "got an unexpected keyword argument 'bogus'"
 TOO_MANY = "too many positional arguments"
 
+k_load_bogus = statement_kernel(lambda x, out: ct.load(x, (0,), (4,), bogus=1))
+k_store_bogus = statement_kernel(lambda x, out: ct.store(out, (0,), load(x), bogus=1))
+k_where_bogus = statement_kernel(lambda x, out: ct.where(load(x) > 1, 0, 1, bogus=1))
+k_add_bogus = statement_kernel(lambda x, out: ct.add(load(x), 1, bogus=1))
+k_exp_bogus = statement_kernel(lambda x, out: ct.exp(load(x), bogus=1))
+k_sum_bogus = statement_kernel(lambda x, out: ct.sum(load(x), bogus=1))
+k_argmax_bogus = statement_kernel(lambda x, out: ct.argmax(load(x), bogus=1))
+k_cumsum_bogus = statement_kernel(lambda x, out: ct.cumsum(load(x), bogus=1))
+k_reshape_bogus = statement_kernel(lambda x, out: ct.reshape(load(x), (4,), bogus=1))
+k_astype_bogus = statement_kernel(lambda x, out: ct.astype(load(x), ct.int32, bogus=1))
+k_bitcast_bogus = statement_kernel(lambda x, out: ct.bitcast(load(x), ct.int32, bogus=1))
+k_full_bogus = statement_kernel(lambda x, out: ct.full((4,), 0, ct.float32, bogus=1))
+k_bid_bogus = statement_kernel(lambda x, out: ct.bid(0, bogus=1))
+k_gather_bogus = statement_kernel(lambda x, out: ct.gather(x, idx(), bogus=1))
+k_scatter_bogus = statement_kernel(lambda x, out: ct.scatter(out, idx(), 1.0, bogus=1))
+k_atomic_add_bogus = statement_kernel(lambda x, out: ct.atomic_add(out, idx(), 1.0, bogus=1))
+k_cat_bogus = statement_kernel(lambda x, out: ct.cat((load(x), load(x)), 0, bogus=1))
+k_matmul_bogus = statement_kernel(lambda x, out: ct.matmul(square(x), square(x), bogus=1))
+k_num_tiles_bogus = statement_kernel(lambda x, out: ct.num_tiles(x, 0, (4,), bogus=1))
+k_cdiv_bogus = statement_kernel(lambda x, out: ct.cdiv(load(x), 2, bogus=1))
+k_printf_bogus = statement_kernel(lambda x, out: ct.printf("%f", load(x), bogus=1))
+k_load_too_many = statement_kernel(lambda x, out: ct.load(x, (0,), (4,), "C", 1, 2))
+k_exp_too_many = statement_kernel(lambda x, out: ct.exp(load(x), 1))
+k_sum_keepdims_by_position = statement_kernel(lambda x, out: ct.sum(load(x), 0, True))
+k_where_too_many = statement_kernel(lambda x, out: ct.where(load(x) > 1, 0, 1, 2))
+k_bid_too_many = statement_kernel(lambda x, out: ct.bid(0, 1))
+k_load_missing_shape = statement_kernel(lambda x, out: ct.load(x, (0,)))
+k_full_missing_dtype = statement_kernel(lambda x, out: ct.full((4,), 0))
+k_arange_missing_dtype = statement_kernel(lambda x, out: ct.arange(4))
+k_where_missing = statement_kernel(lambda x, out: ct.where(load(x) > 1, 0))
+k_bid_missing = statement_kernel(lambda x, out: ct.bid())
+k_reshape_positional_by_keyword = statement_kernel(lambda x, out: ct.reshape(x=load(x), shape=(4,)))
+k_tile_reshape_bogus = statement_kernel(lambda x, out: load(x).reshape((4,), bogus=1))
+k_tile_astype_bogus = statement_kernel(lambda x, out: load(x).astype(ct.int32, bogus=1))
+k_tile_astype_missing = statement_kernel(lambda x, out: load(x).astype())
+k_tile_item_too_many = statement_kernel(lambda x, out: ct.sum(load(x)).item(1))
+k_tile_transpose_bogus = statement_kernel(lambda x, out: square(x).transpose(bogus=1))
+k_array_slice_bogus = statement_kernel(lambda x, out: x.slice(0, 0, 2, bogus=1))
+k_array_tiled_view_bogus = statement_kernel(lambda x, out: x.tiled_view((4,), bogus=1))
+k_array_raw_memory_too_many = statement_kernel(lambda x, out: x.get_raw_memory(1))
+k_view_load_bogus = statement_kernel(lambda x, out: x.tiled_view((4,)).load((0,), bogus=1))
+
 BINDING_CASES = [
-    unbound("load_bogus", lambda x, out: ct.load(x, (0,), (4,), bogus=1), "load", BOGUS),
-    unbound("store_bogus", lambda x, out: ct.store(out, (0,), load(x), bogus=1), "store",
+    unbound("load_bogus", k_load_bogus, "load", BOGUS),
+    unbound("store_bogus", k_store_bogus, "store",
             BOGUS),
-    unbound("where_bogus", lambda x, out: ct.where(load(x) > 1, 0, 1, bogus=1), "where", BOGUS),
-    unbound("add_bogus", lambda x, out: ct.add(load(x), 1, bogus=1), "add", BOGUS),
-    unbound("exp_bogus", lambda x, out: ct.exp(load(x), bogus=1), "exp", BOGUS),
-    unbound("sum_bogus", lambda x, out: ct.sum(load(x), bogus=1), "sum", BOGUS),
-    unbound("argmax_bogus", lambda x, out: ct.argmax(load(x), bogus=1), "argmax", BOGUS),
-    unbound("cumsum_bogus", lambda x, out: ct.cumsum(load(x), bogus=1), "cumsum", BOGUS),
-    unbound("reshape_bogus", lambda x, out: ct.reshape(load(x), (4,), bogus=1), "reshape",
+    unbound("where_bogus", k_where_bogus, "where", BOGUS),
+    unbound("add_bogus", k_add_bogus, "add", BOGUS),
+    unbound("exp_bogus", k_exp_bogus, "exp", BOGUS),
+    unbound("sum_bogus", k_sum_bogus, "sum", BOGUS),
+    unbound("argmax_bogus", k_argmax_bogus, "argmax", BOGUS),
+    unbound("cumsum_bogus", k_cumsum_bogus, "cumsum", BOGUS),
+    unbound("reshape_bogus", k_reshape_bogus, "reshape",
             BOGUS),
-    unbound("astype_bogus", lambda x, out: ct.astype(load(x), ct.int32, bogus=1), "astype",
+    unbound("astype_bogus", k_astype_bogus, "astype",
             BOGUS),
-    unbound("bitcast_bogus", lambda x, out: ct.bitcast(load(x), ct.int32, bogus=1), "bitcast",
+    unbound("bitcast_bogus", k_bitcast_bogus, "bitcast",
             BOGUS),
-    unbound("full_bogus", lambda x, out: ct.full((4,), 0, ct.float32, bogus=1), "full", BOGUS),
-    unbound("bid_bogus", lambda x, out: ct.bid(0, bogus=1), "bid", BOGUS),
-    unbound("gather_bogus", lambda x, out: ct.gather(x, idx(), bogus=1), "gather", BOGUS),
-    unbound("scatter_bogus", lambda x, out: ct.scatter(out, idx(), 1.0, bogus=1), "scatter",
+    unbound("full_bogus", k_full_bogus, "full", BOGUS),
+    unbound("bid_bogus", k_bid_bogus, "bid", BOGUS),
+    unbound("gather_bogus", k_gather_bogus, "gather", BOGUS),
+    unbound("scatter_bogus", k_scatter_bogus, "scatter",
             BOGUS),
-    unbound("atomic_add_bogus", lambda x, out: ct.atomic_add(out, idx(), 1.0, bogus=1),
+    unbound("atomic_add_bogus", k_atomic_add_bogus,
             "atomic_add", BOGUS),
-    unbound("cat_bogus", lambda x, out: ct.cat((load(x), load(x)), 0, bogus=1), "cat", BOGUS),
-    unbound("matmul_bogus", lambda x, out: ct.matmul(square(x), square(x), bogus=1), "matmul",
+    unbound("cat_bogus", k_cat_bogus, "cat", BOGUS),
+    unbound("matmul_bogus", k_matmul_bogus, "matmul",
             BOGUS),
-    unbound("num_tiles_bogus", lambda x, out: ct.num_tiles(x, 0, (4,), bogus=1), "num_tiles",
+    unbound("num_tiles_bogus", k_num_tiles_bogus, "num_tiles",
             BOGUS),
-    unbound("cdiv_bogus", lambda x, out: ct.cdiv(load(x), 2, bogus=1), "cdiv", BOGUS),
-    unbound("printf_bogus", lambda x, out: ct.printf("%f", load(x), bogus=1), "printf", BOGUS),
-    unbound("load_too_many", lambda x, out: ct.load(x, (0,), (4,), "C", 1, 2), "load",
+    unbound("cdiv_bogus", k_cdiv_bogus, "cdiv", BOGUS),
+    unbound("printf_bogus", k_printf_bogus, "printf", BOGUS),
+    unbound("load_too_many", k_load_too_many, "load",
             TOO_MANY),
-    unbound("exp_too_many", lambda x, out: ct.exp(load(x), 1), "exp", TOO_MANY),
-    unbound("sum_keepdims_by_position", lambda x, out: ct.sum(load(x), 0, True), "sum",
+    unbound("exp_too_many", k_exp_too_many, "exp", TOO_MANY),
+    unbound("sum_keepdims_by_position", k_sum_keepdims_by_position, "sum",
             TOO_MANY),
-    unbound("where_too_many", lambda x, out: ct.where(load(x) > 1, 0, 1, 2), "where", TOO_MANY),
-    unbound("bid_too_many", lambda x, out: ct.bid(0, 1), "bid", TOO_MANY),
-    unbound("load_missing_shape", lambda x, out: ct.load(x, (0,)), "load",
+    unbound("where_too_many", k_where_too_many, "where", TOO_MANY),
+    unbound("bid_too_many", k_bid_too_many, "bid", TOO_MANY),
+    unbound("load_missing_shape", k_load_missing_shape, "load",
             "missing a required argument: 'shape'"),
-    unbound("full_missing_dtype", lambda x, out: ct.full((4,), 0), "full",
+    unbound("full_missing_dtype", k_full_missing_dtype, "full",
             "missing a required argument: 'dtype'"),
-    unbound("arange_missing_dtype", lambda x, out: ct.arange(4), "arange",
+    unbound("arange_missing_dtype", k_arange_missing_dtype, "arange",
             "missing a required argument: 'dtype'"),
-    unbound("where_missing", lambda x, out: ct.where(load(x) > 1, 0), "where",
+    unbound("where_missing", k_where_missing, "where",
             "missing a required argument: 'y'"),
-    unbound("bid_missing", lambda x, out: ct.bid(), "bid",
+    unbound("bid_missing", k_bid_missing, "bid",
             "missing a required argument: 'axis'"),
-    unbound("reshape_positional_by_keyword", lambda x, out: ct.reshape(x=load(x), shape=(4,)),
+    unbound("reshape_positional_by_keyword", k_reshape_positional_by_keyword,
             "reshape", "'x' parameter is positional only, but was passed as a keyword"),
-    unbound("tile_reshape_bogus", lambda x, out: load(x).reshape((4,), bogus=1), "reshape",
+    unbound("tile_reshape_bogus", k_tile_reshape_bogus, "reshape",
             BOGUS),
-    unbound("tile_astype_bogus", lambda x, out: load(x).astype(ct.int32, bogus=1), "astype",
+    unbound("tile_astype_bogus", k_tile_astype_bogus, "astype",
             BOGUS),
-    unbound("tile_astype_missing", lambda x, out: load(x).astype(), "astype",
+    unbound("tile_astype_missing", k_tile_astype_missing, "astype",
             "missing a required argument: 'dtype'"),
-    unbound("tile_item_too_many", lambda x, out: ct.sum(load(x)).item(1), "item", TOO_MANY),
-    unbound("tile_transpose_bogus", lambda x, out: square(x).transpose(bogus=1), "transpose",
+    unbound("tile_item_too_many", k_tile_item_too_many, "item", TOO_MANY),
+    unbound("tile_transpose_bogus", k_tile_transpose_bogus, "transpose",
             BOGUS),
-    unbound("array_slice_bogus", lambda x, out: x.slice(0, 0, 2, bogus=1), "slice", BOGUS),
-    unbound("array_tiled_view_bogus", lambda x, out: x.tiled_view((4,), bogus=1), "tiled_view",
+    unbound("array_slice_bogus", k_array_slice_bogus, "slice", BOGUS),
+    unbound("array_tiled_view_bogus", k_array_tiled_view_bogus, "tiled_view",
             BOGUS),
-    unbound("array_raw_memory_too_many", lambda x, out: x.get_raw_memory(1), "get_raw_memory",
+    unbound("array_raw_memory_too_many", k_array_raw_memory_too_many, "get_raw_memory",
             TOO_MANY),
-    unbound("view_load_bogus", lambda x, out: x.tiled_view((4,)).load((0,), bogus=1), "load",
+    unbound("view_load_bogus", k_view_load_bogus, "load",
             BOGUS),
 ]
 
@@ -499,11 +628,12 @@ def helper_with_del(t):
 
 def helper_with_list(t):
     pair = [t, t]
-    return t
+    return pair[0]
 
 
 def helper_with_global(t):
     global COUNTER
+    COUNTER = t
     return t
 
 
