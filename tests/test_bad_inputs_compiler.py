@@ -327,6 +327,24 @@ k_assert_string = statement_kernel(lambda x, out: ct.assert_("a"))
 k_assert_array = statement_kernel(lambda x, out: ct.assert_(x))
 k_assert_tuple = statement_kernel(lambda x, out: ct.assert_((load(x), load(x))))
 k_assert_dtype = statement_kernel(lambda x, out: ct.assert_(ct.float32))
+k_assume_divisible_none = statement_kernel(lambda x, out: ct.assume_divisible_by(None, 4))
+k_assume_divisible_array = statement_kernel(lambda x, out: ct.assume_divisible_by(x, 4))
+k_extract_none_index = statement_kernel(lambda x, out: ct.extract(load(x), (None,), (2,)))
+k_extract_string_index = statement_kernel(lambda x, out: ct.extract(load(x), ("a",), (2,)))
+k_index_string = statement_kernel(lambda x, out: load(x)["a"])
+k_index_array = statement_kernel(lambda x, out: load(x)[x])
+k_index_integer = statement_kernel(lambda x, out: load(x)[0])
+k_float32_of_array = statement_kernel(lambda x, out: ct.float32(x))
+k_int8_of_string = statement_kernel(lambda x, out: ct.int8("a"))
+k_reduce_none = statement_kernel(lambda x, out: ct.reduce(load(x), 0, None, 0))
+k_scan_constant = statement_kernel(lambda x, out: ct.scan(load(x), 0, 3, 0))
+k_abs_array = statement_kernel(lambda x, out: abs(x))
+k_abs_none = statement_kernel(lambda x, out: abs(None))
+k_math_exp_none = statement_kernel(lambda x, out: math.exp(None))
+k_math_sqrt_array = statement_kernel(lambda x, out: math.sqrt(x))
+k_scalar_plus_none = statement_kernel(lambda x, out: ct.bid(0) + None)
+k_scalar_times_array = statement_kernel(lambda x, out: ct.bid(0) * x)
+k_negative_of_array = statement_kernel(lambda x, out: -x)
 
 OPERAND_CASES = [
     operand("where_none_condition", k_where_none_condition,
@@ -440,6 +458,43 @@ OPERAND_CASES = [
             r"ct.assert_\(\) needs a tile or scalar condition, got tuple Tuple\["),
     operand("assert_dtype", k_assert_dtype,
             r"ct.assert_\(\) needs a tile or scalar condition, got DType float32"),
+    operand("assume_divisible_none", k_assume_divisible_none,
+            r"assume_divisible_by\(\) needs an integer scalar, got NoneType None"),
+    operand("assume_divisible_array", k_assume_divisible_array,
+            r"assume_divisible_by\(\) needs an integer scalar, got 1-d float32 array"),
+    operand("extract_none_index", k_extract_none_index,
+            r"Index entries must be integers, got NoneType None"),
+    operand("extract_string_index", k_extract_string_index,
+            r"Index entries must be integers, got str 'a'"),
+    operand("index_string", k_index_string,
+            r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got str 'a'"),
+    operand("index_array", k_index_array,
+            r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got 1-d "
+            r"float32 array"),
+    operand("index_integer", k_index_integer,
+            r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got "
+            r"constant 0; use ct.extract for sub-tiles"),
+    operand("float32_of_array", k_float32_of_array,
+            r"float32\(\) needs a number, a scalar or a tile, got 1-d float32 array"),
+    operand("int8_of_string", k_int8_of_string,
+            r"int8\(\) needs a number, a scalar or a tile, got str 'a'"),
+    operand("reduce_none_function", k_reduce_none,
+            r"func of reduce\(\) must be a function of two tiles, got NoneType None"),
+    operand("scan_constant_function", k_scan_constant,
+            r"func of scan\(\) must be a function of two tiles, got constant 3"),
+    operand("abs_array", k_abs_array,
+            r"Expected a tile or a scalar for operand, got 1-d float32 array"),
+    operand("abs_none", k_abs_none, r"Expected a tile or a scalar for operand, got NoneType None"),
+    operand("math_exp_none", k_math_exp_none,
+            r"Expected a tile or a scalar for operand, got NoneType None"),
+    operand("math_sqrt_array", k_math_sqrt_array,
+            r"Expected a tile or a scalar for operand, got 1-d float32 array"),
+    operand("scalar_plus_none", k_scalar_plus_none,
+            r"Expected a tile or a scalar for the right operand, got NoneType None"),
+    operand("scalar_times_array", k_scalar_times_array,
+            r"Expected a tile or a scalar for the right operand, got 1-d float32 array"),
+    operand("negative_of_array", k_negative_of_array,
+            r"Expected a tile or a scalar for operand, got 1-d float32 array"),
 ]
 
 

@@ -12,6 +12,8 @@ from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
+from ..rules.core import as_operand
+from ..rules.operators import OPERATORS
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -295,6 +297,26 @@ class TiledView:
             place[axis] = length
             operands.append(Tile(d.int64, (np.arange(length) + start).reshape(place)))
         atomic_on_indices(op, self.array, operands, tuple(self.tile_shape), update, None)
+
+
+def _refused_operator(op, reflected):
+    """An operator of tile code on an array (``-x``, ``x + 1``, ``2 * x``): the error of
+    ``ct.<op>`` given an array, naming the array's side, as the compiler's typing does.
+    (Comparisons are left to Python: an array compares by identity.)"""
+    what = "operand" if op.arity == 1 else "the right operand" if reflected else \
+        "the left operand"
+
+    def operator_method(self, *other):
+        as_operand(self, what)  # (raises: an array is no tile nor scalar)
+    operator_method.__name__ = op.reflected_dunder if reflected else op.dunder
+    return operator_method
+
+
+for _operator in OPERATORS:
+    if _operator.category != "comparison" and _operator.symbol is not None:
+        setattr(Array, _operator.dunder, _refused_operator(_operator, False))
+        if _operator.reflected_dunder:
+            setattr(Array, _operator.reflected_dunder, _refused_operator(_operator, True))
 
 
 def _atomic_store_method(op, effect, result):

@@ -20,7 +20,8 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
-from ..rules.core import check_dtype_call, check_tile_size, not_a_tile, not_a_tile_or_scalar
+from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_tile, \
+    not_a_tile_or_scalar
 from ..rules.formatting import format_value
 from . import context
 from .conversion import convert
@@ -204,7 +205,8 @@ def make_constant(value, dtype):
     if isinstance(value, Tile):
         return Tile(dtype, convert(value.values, value.dtype, dtype), constant=value.is_constant)
     if not isinstance(value, (bool, int, float)):
-        raise TileTypeError(f"{dtype}() needs a number, got {type(value).__name__}")
+        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
+                            f"{describe(value)}")
     check_constant_converts(value, dtype)
     source = d.float64 if isinstance(value, float) else (
         d.bool_ if isinstance(value, bool) else None)
@@ -251,6 +253,9 @@ def _dtype_call(dtype, value):
     """``dtype(value)``: a strictly typed constant scalar; an integer keeps the low bits the
     dtype holds, as cuTile truncates."""
     check_dtype_call(dtype)
+    if not isinstance(value, (bool, int, float, np.number, np.bool_, Tile)):  # (a string...)
+        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
+                            f"{describe(value)}")
     return make_constant(truncated(value, dtype), dtype)
 
 

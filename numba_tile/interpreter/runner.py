@@ -88,6 +88,14 @@ def _tile_divmod(x, y):
     return tuple(loose(v) for v in builtins.divmod(x, y))
 
 
+def _tile_abs(x):
+    """``abs`` in tile code: of a number, Python's; of anything else, ``ct.abs`` (whose rule
+    refuses an array or None as the compiler does)."""
+    if isinstance(x, (bool, int, float)) and not isinstance(x, Tile):
+        return loose(builtins.abs(x))
+    return elementwise.abs.__tile_op__(x)
+
+
 def _refused(name):
     """A stand-in for the builtin ``name``, which tile code cannot call: cuTile's error when
     called."""
@@ -121,6 +129,7 @@ TILE_BUILTINS = dict(vars(builtins))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
+TILE_BUILTINS.update(abs=_tile_abs)
 TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS
                      if hasattr(builtins, name))
 

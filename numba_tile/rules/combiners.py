@@ -192,6 +192,9 @@ def check_combiner(op, func):
     with the function, the compiler with a run-time value that knows its function."""
     found = _function_of(func)
     if found is None:
+        if not callable(func):  # (None, a number, a tile: nothing to combine with)
+            raise TileTypeError(f"func of {op}() must be a function of two tiles, got "
+                                f"{describe(func)}")
         return True
     code, namespace = found
     node = _source_node(code)

@@ -11,7 +11,8 @@ from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
 from .global_values import global_value_error
 from .core import (Spec, check_shape_rank, constant_value, describe, invalid_argument,
-                   normalize_axis, require_constant, require_int_constant, tile_shape)
+                   is_python_number, is_tile_or_scalar, normalize_axis, require_constant,
+                   require_int_constant, tile_shape)
 
 
 def require_array(array, what="array"):
@@ -215,8 +216,11 @@ def assume_divisible_by(x, divisor):
                              f"divisor, got {describe(divisor)}")
     value = constant_value(x, None)
     # (a constant arrives as a Python number in the interpreter, as a Loose in the compiler)
-    if isinstance(x.value if isinstance(x, Loose) else x, (bool, float)) or (hasattr(x, "dtype") and not x.dtype.is_integral) or \
-            tuple(getattr(x, "shape", ())) != ():
+    number = x.value if isinstance(x, Loose) else x
+    if not (is_python_number(number) or is_tile_or_scalar(x)) or \
+            isinstance(number, (bool, float)) or \
+            (hasattr(x, "dtype") and not x.dtype.is_integral) or \
+            tuple(getattr(x, "shape", ())) != ():  # (None, a string, an array: no scalar)
         raise TileTypeError(f"assume_divisible_by() needs an integer scalar, got {describe(x)}")
     if isinstance(value, int) and value % divisor:
         raise TileValueError(f"assume_divisible_by(): the constant {value} is not divisible by "

@@ -108,6 +108,18 @@ def cat(shape_a, shape_b, axis):
     return tuple(out), axis
 
 
+def bad_index_item(item):
+    """The error of ``t[item]`` for what indexes no tile (an integer, a string, an array),
+    in both executors.
+
+    >>> from numba_tile.rules.shapes import bad_index_item
+    >>> bad_index_item("a").message
+    "Tiles can only be indexed with ':', None and '...' (to add axes), got str 'a'; use ..."
+    """
+    return TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "
+                         f"got {describe(item)}; use ct.extract for sub-tiles")
+
+
 def index_key(key, ndim):
     """Validate ``t[...]`` indexing (only ``:``, ``None`` and ``...``); return NumPy's key."""
     items = key if isinstance(key, tuple) else (key,)
@@ -118,8 +130,7 @@ def index_key(key, ndim):
         if isinstance(item, slice) and item == slice(None):
             consumed += 1
             continue
-        raise TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "
-                            f"got {item!r}; use ct.extract for sub-tiles")
+        raise bad_index_item(item)
     if consumed > ndim:
         raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
     return items

@@ -15,12 +15,12 @@ from ...language import tile_math
 from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import as_operand, check_dtype_call, dtype_argument
+from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
-from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar, \
-    scalar_type, storage_scalar_type
+from ..types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, \
+    dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, register_template, float_options, is_constant, \
     is_scalar, registry, result_tile
 
@@ -101,8 +101,12 @@ def _operator_template(function, op, infer, arity, *, as_float=False):
             if all(is_constant(a) for a in args) and not any(
                     isinstance(a, TypedConstant) for a in args):
                 return None  # folded by the typing context (typed constants fold below)
-            if not any(isinstance(a, TileType) for a in args) and not all(
-                    is_scalar(a) for a in args):
+            # a run-time value with what is none (None, an array): the rule says which
+            # operand is wrong, as the interpreter does; so does a math function of one
+            run_time = any(isinstance(a, TileType) or (is_scalar(a) and not is_constant(a))
+                           or (isinstance(a, ArrayType) and op not in elementwise_rules.COMPARISONS)
+                           for a in args)
+            if not (run_time or as_float or arity == 1) and not all(is_scalar(a) for a in args):
                 return None
             if as_float:  # math functions take integer arguments as float32 (C's rule)
                 args = tuple(_as_float_type(a) for a in args)
@@ -299,5 +303,6 @@ def type_dtype_call(dtype, args, kws):
     if constant is not _NOT_A_CONSTANT:
         return signature(folded_type(make_constant(truncated(constant, dtype), dtype)), *args)
     if not (isinstance(value, TileType) or is_scalar(value)):
-        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got {value}")
+        raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
+                            f"{describe(operand(value))}")
     return signature(infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)

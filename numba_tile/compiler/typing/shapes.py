@@ -84,7 +84,7 @@ def inserted_axes(ndim, key):
             axis += 1
             full_slices += 1
         else:
-            raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
+            raise shape_rules.bad_index_item(operand(item))
     if full_slices > ndim:
         raise TileTypeError(f"Too many ':' for a tile of rank {ndim}")
     return axes
@@ -94,6 +94,7 @@ class TileIndexTemplate(AbstractTemplate):
     """``t[:, None]`` and friends: axes of length 1 added, nothing moved."""
 
     key = operator.getitem
+    prefer_literal = True  # (an index that is a constant is named by its value)
 
     def generic(self, args, kws):
         if len(args) != 2 or not isinstance(args[0], TileType):
@@ -114,8 +115,9 @@ def infer_extract(values):
     items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
     sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
                               constant_value(values["shape"]))
-    if not all(is_scalar(i) for i in items):
-        raise TileTypeError(f"Index entries must be integers, got {index}")
+    for item in items:  # (named as the interpreter names them)
+        if not is_scalar(item):
+            raise TileTypeError(f"Index entries must be integers, got {describe(operand(item))}")
     return TileType(x.dtype, sub, x.num_warps)
 
 
