@@ -632,13 +632,20 @@ def print_bogus(x, out):
     ct.print(load(x), bogus=1)
 
 
+@ct.kernel
+def print_to_file(x, out):
+    print(load(x), file=None)
+
+
 BINDING_CASES += [
     BadInput("assert_bogus", assert_bogus, X, ct.TileTypeError,
              UNBOUND.format("assert_", BOGUS), "ct.assert_("),
     BadInput("assert_too_many", assert_three, X, ct.TileTypeError,
              UNBOUND.format("assert_", TOO_MANY), "ct.assert_("),
     BadInput("print_bogus", print_bogus, X, ct.TileTypeError,
-             UNBOUND.format("print", BOGUS), "ct.print("),
+             r"print\(\) in tile code takes sep= and end=, not bogus=", "ct.print("),
+    BadInput("builtin_print_to_file", print_to_file, X, ct.TileTypeError,
+             r"print\(\) in tile code takes sep= and end=, not file=", "print("),
 ]
 
 

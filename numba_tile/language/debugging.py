@@ -13,15 +13,17 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_assert_condition, check_printf_arguments, \
-    parse_c_format, printf_format, python_dtype
+from ..rules.formatting import Conversion, check_assert_condition, check_print_options, \
+    check_printf_arguments, parse_c_format, printf_format, python_dtype
 
 _NOT_CONSTANT = object()
 
 
 @tile_op
-def print(*args, sep=" ", end="\n"):
+def print(*args, sep=" ", end="\n", **options):
     """Print from tile code, Python style (f-strings work); a tile prints as a nested list.
+    ``flush=`` is taken and has nothing to do; other keywords of Python's ``print`` are
+    errors (:func:`~numba_tile.rules.formatting.check_print_options`).
 
     Compiled, one thread of each block prints, after the block has gathered its tiles; the
     text is the interpreter's (floats in short form, ``1.0``, ``1.5708``).
@@ -36,6 +38,7 @@ def print(*args, sep=" ", end="\n"):
     t = [0.0, 0.5, 1.0, 1.5]
     sum=3.0
     """
+    check_print_options(options)
     builtins.print(*args, sep=sep, end=end, file=sys.stdout)
 
 

@@ -314,3 +314,21 @@ def check_assert_condition(condition):
             is_tile_or_scalar(condition)):
         raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
                             f"{describe(condition)}")
+
+
+def check_print_options(options):
+    """``print`` in tile code takes ``sep=`` and ``end=``; ``flush=`` is accepted (device
+    output is flushed when the host synchronizes); any other keyword (``file=``) is a
+    ``TileTypeError``, in both executors.
+
+    >>> from numba_tile.rules.formatting import check_print_options
+    >>> check_print_options({"flush": True})
+    >>> check_print_options({"file": None})
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: print() in tile code takes sep= and end=, not file=
+    """
+    unknown = sorted(set(options) - {"flush"})
+    if unknown:
+        raise TileTypeError(f"print() in tile code takes sep= and end=, not "
+                            f"{', '.join(unknown)}=")

@@ -25,6 +25,7 @@ from numba.cuda.core.ir_utils import build_definitions
 from ...errors import SourceLocation
 from ...language import debugging
 from ...rules.calls import bind_arguments
+from ...rules.formatting import check_print_options
 from ..intrinsics import device_assert, device_print
 from .contract import tile_pass
 
@@ -114,8 +115,7 @@ def _print_call(scope, target, args, kws, vararg, loc):
     kws.pop("flush", None)  # device output is flushed when the host synchronizes
     sep = kws.pop("sep", None) or _constant(scope, " ", loc, statements)
     end = kws.pop("end", None) or _constant(scope, "\n", loc, statements)
-    if kws:  # (the interpreter's error for the keywords ct.print does not take)
-        bind_arguments("print", inspect.signature(debugging.print), args, kws)
+    check_print_options(kws)
     function = _function(scope, device_print, loc, statements)
     statements.append(ir.Assign(ir.Expr.call(function, [sep, end] + args, (), loc,
                                              vararg=vararg), target, loc))
