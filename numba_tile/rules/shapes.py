@@ -9,7 +9,9 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from .core import (broadcast_shapes, constant_value, describe, normalize_axis, product,
+from ..promotion import Loose
+from .core import (broadcast_shapes, constant_value, describe, is_python_number,
+                   is_tile_or_scalar, normalize_axis, product,
                    require_constant, tile_shape)
 
 
@@ -89,6 +91,12 @@ def extract(shape_in, index, shape, what="extract"):
     if not isinstance(index, tuple) or len(index) != len(sub):
         raise TileTypeError(f"extract index must be a tuple of {len(sub)} integers, "
                             f"got {describe(index)}")
+    for item in index:  # an integer constant or an integer scalar each
+        value = item.value if isinstance(item, Loose) else item
+        integral = isinstance(value, int) and not isinstance(value, bool) if \
+            is_python_number(value) else is_tile_or_scalar(item)  # (tiles: checked later)
+        if not integral:
+            raise TileTypeError(f"Index entries must be integers, got {describe(item)}")
     starts = [constant_value(i, None) for i in index]
     if any(start is not None and not 0 <= start < outer // inner
            for start, outer, inner in zip(starts, shape_in, sub)):  # constants: checked now
