@@ -12,7 +12,8 @@ import pytest
 from numba.core.errors import TypingError
 
 import numba_tile as ct
-from numba_tile.compiler.error_translation import as_tile_error, without_symbols
+from numba_tile.compiler.error_translation import as_tile_error, kernel_location, \
+    without_symbols
 from bad_inputs import BadInput, arrays, check, module_file, statement_kernel
 
 X = arrays(np.float32, np.float32)  # (x, out)
@@ -869,3 +870,11 @@ def test_a_numba_error_without_a_location_takes_the_line_its_message_shows():
     assert isinstance(tile_error, ct.TileUnsupportedFeatureError)
     assert tile_error.loc is not None and tile_error.loc.filename == __file__
     assert tile_error.loc.line == line and "with None" in tile_error.loc.source_line
+
+
+def test_a_compile_error_without_a_line_names_the_kernel():
+    """An error of the whole kernel (one NVVM finds in its IR) has no line of its own: it
+    names the kernel's ``def`` line."""
+    loc = kernel_location(with_none.fn)
+    assert loc.filename == __file__ and loc.source_line.strip() == "def with_none(x, out):"
+    assert loc.function == "with_none"

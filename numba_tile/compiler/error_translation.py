@@ -10,6 +10,7 @@ location gets the name of the function that holds it (:func:`name_the_function`)
 """
 
 import ast
+import linecache
 import os
 import re
 import textwrap
@@ -73,6 +74,27 @@ def at_user_call(loc):
             return SourceLocation(frame.filename, frame.line, frame.col, frame.end_col,
                                   frame.source_line, frame.function, frames[:index])
     return loc
+
+
+def kernel_location(kernel_fn):
+    """Where the kernel is defined (its ``def`` line): the location of a compile error that
+    has none of its own (an error of the IR a whole kernel made), so that every error names
+    the kernel's file and line.
+
+    >>> from numba_tile.compiler.error_translation import kernel_location
+    >>> def saxpy():
+    ...     pass
+    >>> kernel_location(saxpy).function
+    'saxpy'
+    """
+    code = kernel_fn.__code__
+    line = code.co_firstlineno
+    for offset in range(64):  # past its decorators
+        text = linecache.getline(code.co_filename, line + offset).lstrip()
+        if text.startswith(("def ", "async def ")):
+            line += offset
+            break
+    return SourceLocation(code.co_filename, line, function=kernel_fn.__name__)
 
 
 def name_the_function(loc, kernel_fn):

@@ -24,8 +24,8 @@ from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .contexts import contexts
-from .error_translation import as_tile_error, at_user_call, locate_in_kernel, \
-    name_the_function, without_symbols
+from .error_translation import as_tile_error, at_user_call, kernel_location, \
+    locate_in_kernel, name_the_function, without_symbols
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
@@ -167,14 +167,14 @@ def compile_to_ptx(fn, arg_types, arch, options):
         ptx = unused_atomics_as_reductions(_ptx(library, cc))
         ptx = declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
-        error.loc = at_user_call(error.loc)
+        error.loc = at_user_call(error.loc) or kernel_location(fn)
         name_the_function(error.loc, fn)
         error.message = without_symbols(error.message, fn)
         error.args = (error.message,)
         raise
     except Exception as error:  # what users see is a Tile error, the original chained
         tile_error = as_tile_error(error)
-        tile_error.loc = at_user_call(tile_error.loc)
+        tile_error.loc = at_user_call(tile_error.loc) or kernel_location(fn)
         name_the_function(tile_error.loc, fn)
         tile_error.message = without_symbols(tile_error.message, fn)
         tile_error.args = (tile_error.message,)
