@@ -70,6 +70,11 @@ def storage(name, kernel, op, dtype="float8_e4m3fn"):
 
 
 k_f8_add = statement_kernel(lambda x, out: e4(x) + e4(x))
+k_f8_and = statement_kernel(lambda x, out: e4(x) & e4(x))
+k_f8_invert = statement_kernel(lambda x, out: ~e4(x))
+k_e5m2_tanh = statement_kernel(lambda x, out: ct.tanh(e5(x)))
+k_tf32_exp2 = statement_kernel(lambda x, out: ct.exp2(tf32(x)))
+k_f8_where_then_add = statement_kernel(lambda x, out: ct.where(load(x) > 1, e4(x), e4(x)) + e4(x))
 k_f8_sub = statement_kernel(lambda x, out: e4(x) - e4(x))
 k_f8_mul = statement_kernel(lambda x, out: e4(x) * e4(x))
 k_f8_truediv = statement_kernel(lambda x, out: e4(x) / e4(x))
@@ -104,9 +109,16 @@ k_f8_loose_constant = statement_kernel(lambda x, out: e4(x) + 1.0)
 k_f8_add_function_constant = statement_kernel(lambda x, out: ct.store(out, (0,), ct.add(e4(x), 1)))
 k_f8_sum = statement_kernel(lambda x, out: ct.sum(e4(x)))
 k_f8_cumsum = statement_kernel(lambda x, out: ct.cumsum(e5(x)))
+k_f8_argmax = statement_kernel(lambda x, out: ct.argmax(e4(x)))
+k_f4_prod = statement_kernel(lambda x, out: ct.prod(f4(x)))
 
 STORAGE_CASES = [
     storage("f8_add", k_f8_add, r"'\+' \(add\)"),
+    storage("f8_bitwise_and", k_f8_and, r"'&' \(bitwise_and\)"),
+    storage("f8_invert", k_f8_invert, r"'~' \(bitwise_not\)"),
+    storage("e5m2_tanh", k_e5m2_tanh, r"tanh\(\)", "float8_e5m2"),
+    storage("tf32_exp2", k_tf32_exp2, r"exp2\(\)", "tfloat32"),
+    storage("f8_where_then_add", k_f8_where_then_add, r"'\+' \(add\)"),
     storage("f8_sub", k_f8_sub, r"'-' \(sub\)"),
     storage("f8_mul", k_f8_mul, r"'\*' \(mul\)"),
     storage("f8_truediv", k_f8_truediv, r"'/' \(truediv\)"),
@@ -148,6 +160,12 @@ STORAGE_CASES = [
     BadInput("f8_cumsum", k_f8_cumsum, X,
              ct.TileTypeError, r"Non-arithmetic dtype float8_e5m2 is unsupported by cumsum",
              "lambda"),
+    BadInput("f8_argmax", k_f8_argmax, X, ct.TileTypeError,
+             r"argmax\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an "
+             r"arithmetic dtype", "lambda"),
+    BadInput("f4_prod", k_f4_prod, X, ct.TileTypeError,
+             r"prod\(\) of float4_e2m1fn tile of shape \(4,\): float4_e2m1fn is not an "
+             r"arithmetic dtype", "lambda"),
 ]
 
 
@@ -508,6 +526,9 @@ def unbound(name, kernel, op, problem):
 BOGUS = "got an unexpected keyword argument 'bogus'"
 TOO_MANY = "too many positional arguments"
 
+k_mma_bogus = statement_kernel(lambda x, out: ct.mma(square(x), square(x), square(x), bogus=1))
+k_arange_start_positional = statement_kernel(lambda x, out: ct.arange(4, ct.int32))
+k_histogram_bogus = statement_kernel(lambda x, out: ct.histogram(idx(), 4, bogus=1))
 k_load_bogus = statement_kernel(lambda x, out: ct.load(x, (0,), (4,), bogus=1))
 k_store_bogus = statement_kernel(lambda x, out: ct.store(out, (0,), load(x), bogus=1))
 k_where_bogus = statement_kernel(lambda x, out: ct.where(load(x) > 1, 0, 1, bogus=1))
@@ -552,6 +573,9 @@ k_view_load_bogus = statement_kernel(lambda x, out: x.tiled_view((4,)).load((0,)
 
 BINDING_CASES = [
     unbound("load_bogus", k_load_bogus, "load", BOGUS),
+    unbound("mma_bogus", k_mma_bogus, "mma", BOGUS),
+    unbound("arange_dtype_by_position", k_arange_start_positional, "arange", TOO_MANY),
+    unbound("histogram_bogus", k_histogram_bogus, "histogram", BOGUS),
     unbound("store_bogus", k_store_bogus, "store",
             BOGUS),
     unbound("where_bogus", k_where_bogus, "where", BOGUS),

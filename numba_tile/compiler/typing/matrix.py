@@ -74,7 +74,7 @@ registry.register_global(operator.matmul)(MatmulOperator)
 
 
 # -- the deferred products of frontend.deferred_products ----------------------------------------
-register_template(deferred_mma, infer_mma)
+register_template(deferred_mma, infer_mma, like=matrix.mma)  # (its errors are ct.mma's)
 
 
 class _ProductWaitTemplate(AbstractTemplate):
