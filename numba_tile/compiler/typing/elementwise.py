@@ -25,15 +25,25 @@ from .templates import constant_value, folded_type, register_template, float_opt
     is_scalar, registry, result_tile
 
 
-def infer_binary(op):
+def infer_binary(op, public=False):
+    """The typing of binary op ``op``: of its public function (``ct.add``: ``public``), or
+    of its operator, which a value with operators of its own (a context manager's) may
+    answer instead where no tile, run-time scalar or array takes part."""
+    def takes_part(a):
+        return isinstance(a, (TileType, ArrayType)) or is_scalar(a) and (
+            public or not is_constant(a))
+
     def infer(values):
         # (atan2's operands are x1 and x2, as in cuTile's signature)
         x, y = values.get("x", values.get("x1")), values.get("y", values.get("x2"))
         if not all(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
-            if any(isinstance(a, TileType) or is_scalar(a) for a in (x, y)):
+            if any(takes_part(a) for a in (x, y)):
                 # a tile with something else (a string...): the interpreter's TileTypeError
+                tiles = any(isinstance(a, TileType) for a in (x, y))
                 for a, what in ((x, "the left operand"), (y, "the right operand")):
                     if not (isinstance(a, TileType) or is_scalar(a)):
+                        if isinstance(a, ConstantType) and not (tiles or public):
+                            return None  # (an object's own operators say, a context manager's)
                         as_operand(operand(a), what)
             return None
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
@@ -142,7 +152,7 @@ for _function, _op in MATH_BINARY.items():
 
 for _op in elementwise_rules.BINARY_OPS:
     if hasattr(elementwise, _op):
-        register_template(getattr(elementwise, _op), infer_binary(_op))
+        register_template(getattr(elementwise, _op), infer_binary(_op, public=True))
 for _op in elementwise_rules.UNARY_OPS:
     if hasattr(elementwise, _op):
         register_template(getattr(elementwise, _op), infer_unary(_op))

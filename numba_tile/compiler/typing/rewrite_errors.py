@@ -8,10 +8,12 @@ errors when it runs the code."""
 from numba.core import types
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ... import dtypes as d
 from ...errors import TileTypeError
+from ...promotion import Loose
+from ...rules.core import is_tile_or_scalar
 from ..abstract import operand
 from ..compile_state import current
-from .context_manager_values import GeneratorContextManagerType
 from .templates import registry
 
 
@@ -27,12 +29,19 @@ class RewriteErrorTemplate(AbstractTemplate):
         if not isinstance(args[0], types.IntegerLiteral):
             return None
         error = current().rewrite_errors[args[0].literal_value]
-        if len(args) == 2 and not isinstance(args[1], GeneratorContextManagerType):
-            # a with block's context manager, known now by its type
-            try:
-                operand(args[1])
-            except TileTypeError:  # no value of tile code: what the compiler lacks
-                pass
-            else:  # an array, a tile, None...: never a context manager
-                error = error.refused
+        if len(args) == 2 and _never_a_context_manager(args[1]):
+            error = error.refused  # (a with block's context manager, known now by its type)
         raise type(error)(error.message, error.loc)
+
+
+def _never_a_context_manager(numba_type):
+    """True for the type of a value of tile code that no ``with`` enters: None, a constant,
+    a string, a dtype, a tuple, a tile or scalar, an array (the interpreter's error then);
+    False for anything else (a context manager held in a variable: what the compiler
+    lacks)."""
+    try:
+        value = operand(numba_type)
+    except TileTypeError:
+        return False
+    return value is None or isinstance(value, (Loose, str, tuple, d.DType)) or \
+        is_tile_or_scalar(value) or getattr(value, "is_tile_array", False)
