@@ -42,7 +42,8 @@ class DType:
     """A tile element type: name, bit width, category and NumPy equivalent.
 
     ``arithmetic`` is False for the numeric-only types (``tfloat32`` and the 8/4-bit floats):
-    they convert and feed ``mma`` but do not mix with other dtypes in arithmetic.
+    storage formats that convert, load, store and feed ``mma``, with no arithmetic of their
+    own (:func:`numba_tile.rules.elementwise.check_arithmetic`).
 
     >>> import numba_tile as ct
     >>> ct.int8.name, ct.int8.bitwidth, ct.int8.is_signed, ct.int8.numpy

@@ -53,7 +53,7 @@ def describe_dtype(dtype):
     sign, exponent, mantissa, note = FLOAT_FORMATS[dtype.name]
     fields = [_bits(exponent, "exponent"), _bits(mantissa, "mantissa")]
     fields.insert(0, _bits(sign, "sign") if sign else "no sign bit")
-    kind = "" if dtype.arithmetic else " Numeric-only: no implicit promotion with other dtypes."
+    kind = "" if dtype.arithmetic else " Numeric-only: no arithmetic of its own (convert it first)."
     return (f"{dtype.bitwidth}-bit floating point ({', '.join(fields)}): {note}.{kind}")
 
 
