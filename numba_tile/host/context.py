@@ -148,7 +148,7 @@ def checked_method(method):
     ...         return factor
     >>> Box().scale(factor=2)
     2
-    >>> Box().scale(size=2)
+    >>> Box().scale(2, size=3)
     Traceback (most recent call last):
     ...
     numba_tile.errors.TileTypeError: Invalid call of scale(): got an unexpected keyword ...

@@ -15,11 +15,12 @@ which keeps the file name and line numbers). The :data:`STEPS`, in order:
    expression is compiled as plain Python, so before any later step changes it;
 3. ``branch_joins`` (:mod:`.branch_joins`): the variables that meet after an ``if`` on a
    run-time condition; it reads the numbers that helpers return, before they are names;
-4. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
+4. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked; its errors
+   name the expression by its source text, so before literals become names;
+5. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
    constants, in the function's table of literals;
-5. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
+6. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
    ``**kwargs`` converted on entry;
-6. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked;
 7. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
    cuTile's tuple rules;
 8. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
@@ -33,7 +34,7 @@ checks the declared order when this module is imported.
 
 >>> from numba_tile.interpreter.rewrites import STEPS
 >>> [step.name for step in STEPS][:4]
-['invalid_reads', 'static_expressions', 'branch_joins', 'literals']
+['invalid_reads', 'static_expressions', 'branch_joins', 'with_blocks']
 """
 
 from typing import Callable, NamedTuple
