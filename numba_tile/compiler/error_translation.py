@@ -26,7 +26,7 @@ from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source.source_code import source_lines
-from .frontend import call_sites
+from .frontend import bytecode_columns, call_sites
 from .frontend.defined_variables import undefined_variable, user_name
 
 
@@ -288,9 +288,7 @@ def _statement_location(tb, attribute=None):
         return None
     location = _located(found)
     text = location.source_line
-    if found.col:
-        location.col = found.col - 1
-    elif text:
+    if location.col is None and text:
         span = _attribute_span(text, attribute) if attribute else None
         if span is None:
             span = _expression_span(text, function)
@@ -303,8 +301,12 @@ def _statement_location(tb, attribute=None):
 def _located(loc):
     """The SourceLocation of Numba's ``loc``: its function, and the calls that led there."""
     function = call_sites.function_at(loc.filename, loc.line)
-    return SourceLocation(loc.filename, loc.line, function=function,
-                          callers=call_sites.callers(loc, function))
+    location = SourceLocation(loc.filename, loc.line, function=function,
+                              callers=call_sites.callers(loc, function))
+    if loc.col:  # (1-based: :mod:`.frontend.bytecode_columns`)
+        location.col = loc.col - 1
+        location.end_col = getattr(loc, bytecode_columns.END_COLUMN, None)
+    return location
 
 
 def _attribute_span(text, attribute):
