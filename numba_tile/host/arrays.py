@@ -12,6 +12,7 @@ from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
+from ..rules.objects import TileObject, subscript_error
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -30,7 +31,7 @@ def symbolic_shape(ndim):
     return "(" + ", ".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
 
 
-class Array:
+class Array(TileObject):
     """A global array as tile code sees it: dtype, shape, strides, views and tiled views.
 
     >>> import numpy as np, numba_tile as ct
@@ -43,6 +44,7 @@ class Array:
 
     __slots__ = ("data", "dtype", "index_dtype", "static_shape_axes", "static_stride_axes")
     is_tile_array = True  # what the memory rules accept as an array
+    object_kind = "Array"
 
     def __init__(self, data, dtype, index_dtype=d.int32, static_shape_axes=(),
                  static_stride_axes=()):
@@ -182,7 +184,7 @@ def partition_region(array, tile_shape, block_id):
     return Array(array.data[key], array.dtype, array.index_dtype, (), array.static_stride_axes)
 
 
-class TiledView:
+class TiledView(TileObject):
     """The tile space of an array: tiles of one shape at origins ``index * traversal_steps``.
 
     >>> import numpy as np, numba_tile as ct
@@ -197,6 +199,7 @@ class TiledView:
     """
 
     __slots__ = ("array", "tile_shape", "traversal_steps", "padding_mode")
+    object_kind = "TiledView"
 
     def __init__(self, array, tile_shape, traversal_steps, padding_mode):
         self.array = array

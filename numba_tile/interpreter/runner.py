@@ -31,7 +31,7 @@ from ..host.tile import Tile, to_tile
 from ..language import elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
-from ..rules import calls, context_managers
+from ..rules import calls, context_managers, objects
 from ..rules.global_values import read_errors
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
@@ -62,17 +62,42 @@ def _fold_minmax(name, args):
 
 
 def _tile_min(*args, **kwargs):
+    _check_builtin("min", args)
     return builtins.min(*args, **kwargs) if kwargs else _fold_minmax("min", args)
 
 
 def _tile_max(*args, **kwargs):
+    _check_builtin("max", args)
     return builtins.max(*args, **kwargs) if kwargs else _fold_minmax("max", args)
+
+
+def _kind(value):
+    """The kind of a value of tile code (:mod:`numba_tile.rules.objects`), or None."""
+    return getattr(type(value), "object_kind", None)
+
+
+def _check_builtin(name, args):
+    """cuTile's error of builtin ``name`` applied to ``args`` where it does not apply to
+    them (``len(x)`` of an array, ``float(x)``, ``sum(t)``)."""
+    error = objects.builtin_call_error(name, [_kind(a) for a in args])
+    if error is not None:
+        raise error
+
+
+def _checked(name, python):
+    """The builtin ``python`` that first checks its arguments (:func:`_check_builtin`)."""
+    def checked(*args, **kwargs):
+        _check_builtin(name, args)
+        return python(*args, **kwargs)
+    checked.__name__ = name
+    return checked
 
 
 def _converter(name, dtype):
     python = getattr(builtins, name)
 
     def convert(value=0, *rest):
+        _check_builtin(name, (value, *rest))
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:
@@ -83,6 +108,7 @@ def _converter(name, dtype):
 
 
 def _tile_divmod(x, y):
+    _check_builtin("divmod", (x, y))
     if isinstance(x, Tile) or isinstance(y, Tile):
         return elementwise.divmod.__tile_op__(x, y)
     return tuple(loose(v) for v in builtins.divmod(x, y))
@@ -118,6 +144,10 @@ class _RefusedClass:
 
 
 TILE_BUILTINS = dict(vars(builtins))
+# (classes stay classes, for isinstance: a tile-code object fails in their constructors)
+TILE_BUILTINS.update((name, _checked(name, getattr(builtins, name)))
+                     for name in objects.BUILTINS
+                     if not isinstance(getattr(builtins, name), type))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))

@@ -34,7 +34,8 @@ from ..errors import TileTypeError
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import describe
+from ..rules.core import constant_value, describe
+from ..rules.objects import TileObject, check_index_in_range
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -51,11 +52,12 @@ _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": oper
               ">": operator.gt, ">=": operator.ge}
 
 
-class ArgumentList(tuple):
+class ArgumentList(tuple, TileObject):
     """A list argument of a kernel: unlike a tuple, it may be indexed at run time
     (``arrays[i]`` in a ``range`` loop)."""
 
     __slots__ = ()
+    object_kind = "List"
 
 
 def getitem(value, index):
@@ -63,6 +65,10 @@ def getitem(value, index):
     argument's may be a run-time integer)."""
     if type(value) is tuple or isinstance(value, ArgumentList):
         rules.check_index(index, run_time=isinstance(value, ArgumentList))
+        constant = constant_value(index, None)
+        if isinstance(constant, int) and not isinstance(constant, bool) and (
+                type(value) is tuple or getattr(index, "is_constant", True)):
+            check_index_in_range(constant, len(value))
     return value[index]
 
 
