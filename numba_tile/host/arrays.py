@@ -12,7 +12,7 @@ from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
-from ..rules.objects import TileObject, subscript_error
+from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -94,8 +94,9 @@ class Array(TileObject):
         >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
         (4, 8) int32
         """
-        return tuple(LooseInt(n) if axis in self.static_shape_axes else
-                     Tile(self.index_dtype, np.array(n)) for axis, n in enumerate(self.data.shape))
+        return ObjectTuple(LooseInt(n) if axis in self.static_shape_axes else
+                           Tile(self.index_dtype, np.array(n))
+                           for axis, n in enumerate(self.data.shape))
 
     @property
     def strides(self):
@@ -109,9 +110,9 @@ class Array(TileObject):
         (8, 1)
         """
         itemsize = self.data.itemsize
-        return tuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
-                     Tile(self.index_dtype, np.array(s // itemsize))
-                     for axis, s in enumerate(self.data.strides))
+        return ObjectTuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
+                           Tile(self.index_dtype, np.array(s // itemsize))
+                           for axis, s in enumerate(self.data.strides))
 
     def slice(self, axis, start, stop):
         """A view restricted to ``start:stop`` along ``axis`` (no copy).

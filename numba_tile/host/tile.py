@@ -22,7 +22,7 @@ from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
 from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
 from ..rules.formatting import format_value
-from ..rules.objects import TileObject
+from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
 from .printing import format_values
@@ -67,7 +67,7 @@ class Tile(TileObject):
         >>> ct.launch(0, (1,), show, ())
         (2, 2)
         """
-        return tuple(LooseInt(n) for n in self._values.shape)
+        return ObjectTuple(LooseInt(n) for n in self._values.shape)
 
     @property
     def ndim(self):

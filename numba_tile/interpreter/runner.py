@@ -124,14 +124,18 @@ def _refused(name):
 
 
 class _RefusedClass:
-    """A class of the user's in tile code: its constant attributes can be read
-    (``Config.BLOCK``), ``isinstance`` works, creating an instance is cuTile's error."""
+    """What tile code may not call (:func:`numba_tile.rules.calls.call_error`): a class of
+    the user's, whose constant attributes can be read (``Config.BLOCK``) and ``isinstance``
+    works; a parameter annotation; another kernel. Calling it is cuTile's error."""
 
     def __init__(self, cls):
         self.__dict__["_numba_tile_class"] = cls
 
     def __getattr__(self, name):
         return getattr(self.__dict__["_numba_tile_class"], name)
+
+    def __getitem__(self, item):  # ct.Constant[int]
+        return self.__dict__["_numba_tile_class"][item]
 
     def __call__(self, *args, **kwargs):
         raise calls.call_error(self.__dict__["_numba_tile_class"])
@@ -204,7 +208,7 @@ class TileGlobals:
         constant = _captured_constant(value)
         if constant is not None:
             return constant
-        if calls.is_plain_class(value):
+        if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
             return _RefusedClass(value)
         if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
             return loose(value)  # a global constant is a loosely typed constant
@@ -250,7 +254,7 @@ class TileGlobals:
                 replaced = self._dataclasses.value(value)
                 if replaced is None:
                     replaced = _captured_constant(value)
-                if replaced is None and calls.is_plain_class(value):
+                if replaced is None and calls.call_error(value) is not None:
                     replaced = _RefusedClass(value)
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
@@ -304,6 +308,8 @@ class _TileModule(types.ModuleType):
             value = getattr(self.__dict__["_numba_tile_module"], name)
         except AttributeError:
             raise missing_attribute_error(self.__name__, name) from None
+        if calls.is_annotation(value) or calls.is_kernel(value):
+            value = _RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
         self.__dict__[name] = value  # found once per launch
         return value
 

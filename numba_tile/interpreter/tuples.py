@@ -34,8 +34,8 @@ from ..errors import TileTypeError
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import constant_value, describe
-from ..rules.objects import TileObject, check_index_in_range
+from ..rules.core import describe
+from ..rules.objects import ObjectTuple, TileObject
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -52,7 +52,7 @@ _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": oper
               ">": operator.gt, ">=": operator.ge}
 
 
-class ArgumentList(tuple, TileObject):
+class ArgumentList(ObjectTuple, TileObject):
     """A list argument of a kernel: unlike a tuple, it may be indexed at run time
     (``arrays[i]`` in a ``range`` loop)."""
 
@@ -63,12 +63,10 @@ class ArgumentList(tuple, TileObject):
 def getitem(value, index):
     """``value[index]``; a tuple's index must be a constant integer or a slice (a list
     argument's may be a run-time integer)."""
-    if type(value) is tuple or isinstance(value, ArgumentList):
+    if type(value) in (tuple, ObjectTuple) or isinstance(value, ArgumentList):
         rules.check_index(index, run_time=isinstance(value, ArgumentList))
-        constant = constant_value(index, None)
-        if isinstance(constant, int) and not isinstance(constant, bool) and (
-                type(value) is tuple or getattr(index, "is_constant", True)):
-            check_index_in_range(constant, len(value))
+        # (a plain tuple's index out of range: the Tile error, as an ObjectTuple raises it)
+        return ObjectTuple.__getitem__(value, index)
     return value[index]
 
 

@@ -19,6 +19,7 @@ numba_tile.errors.TileTypeError: Creating instances of type "Foo" is not support
 import builtins
 import dataclasses
 import enum
+import typing
 
 from ..errors import TileTypeError
 
@@ -52,12 +53,42 @@ def is_plain_class(value):
         not value.__module__.startswith(("numba_tile.", "numpy", "torch", "numba"))
 
 
+def is_annotation(value):
+    """A kernel parameter annotation of numba_tile (``ct.Constant``, ``ct.ScalarInt64``,
+    ``ct.ArrayAnnotation``...), which means something only in a kernel's signature."""
+    if typing.get_origin(value) is typing.Annotated:
+        return True
+    owner = value if isinstance(value, type) else type(value)
+    return getattr(owner, "__module__", None) == "numba_tile.annotations"
+
+
+def is_kernel(value):
+    """A tile kernel (a ``@ct.kernel`` function), which tile code may not call."""
+    return not isinstance(value, type) and getattr(value, "is_tile_kernel", False) is True
+
+
 def call_error(value):
     """cuTile's ``TileTypeError`` for a call of ``value`` in tile code, or None where the
-    call is not refused by these rules."""
+    call is not refused by these rules: a refused builtin, an instance of a plain class, a
+    parameter annotation (``ct.Constant(4)``), another kernel (a kernel is started with
+    ``ct.launch``, not called).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.calls import call_error
+    >>> print(call_error(ct.Constant))
+    ct.Constant is a kernel parameter annotation (n: ct.Constant[int]); it cannot be called in tile code
+    """
     name = refused_builtin(value)
     if name is not None:
         return builtin_error(name)
+    if is_kernel(value):
+        return TileTypeError(f"Tile kernel '{value.__name__}' cannot be called from tile "
+                             f"code; a kernel is started with ct.launch(). Move the code both "
+                             f"kernels share into a helper function and call that")
+    if is_annotation(value):
+        name = f"ct.{value.__name__}" if isinstance(value, type) else repr(value)
+        return TileTypeError(f"{name} is a kernel parameter annotation (n: "
+                             f"ct.Constant[int]); it cannot be called in tile code")
     if is_plain_class(value):
         return TileTypeError(f'Creating instances of type "{value.__name__}" is not supported '
                              f'in device code')

@@ -17,6 +17,7 @@ float() of an Array is not supported in tile code; it is memory, not values: loa
 """
 
 from ..errors import TileTypeError, TileValueError
+from .core import constant_value
 from .syntax import MissingAttributeError
 
 #: builtins that iterate their argument(s): no tile-code object but a list argument (a
@@ -145,3 +146,18 @@ def check_index_in_range(index, length, what="Tuple"):
     if not -length <= index < length:
         raise TileValueError(f"{what} index {index} is out of range for a "
                              f"{what.lower()} of {length} item{'s' if length != 1 else ''}")
+
+
+class ObjectTuple(tuple):
+    """A tuple that an object of tile code gives (a shape, strides) or is (a list
+    argument): a constant index beyond its end is :func:`check_index_in_range`'s error
+    wherever it is indexed; a run-time index (a list argument's) is Python's."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        constant = constant_value(index, None)
+        if isinstance(constant, int) and not isinstance(constant, bool) and \
+                getattr(index, "is_constant", True):
+            check_index_in_range(constant, len(self))
+        return tuple.__getitem__(self, index)

@@ -115,6 +115,8 @@ class Kernel:
     TypeError: Tile kernel 'k' cannot be called directly; use ct.launch(stream, grid, k, args)
     """
 
+    is_tile_kernel = True  # (what tile code may not call: numba_tile.rules.calls)
+
     def __init__(self, fn, options):
         self.fn = fn
         self.options = dict(_DEFAULTS, **validate_options(options))
