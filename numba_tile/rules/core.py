@@ -181,12 +181,24 @@ def constant_argument(value, op, parameter, kind):
     >>> from numba_tile.rules.core import constant_argument
     >>> constant_argument(True, "sum", "keepdims", "boolean")
     True
+    >>> constant_argument("yes", "sum", "keepdims", "boolean")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean constant, got str
     """
     result = constant_value(value)
     if result is _NOT_CONSTANT:
         raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
                                               f"not constant ({not_constant_detail(value)})")
+    expected = _CONSTANT_KINDS.get(kind)
+    if expected is not None and not isinstance(result, expected):
+        raise invalid_argument(op, parameter, f"Expected a {kind} constant, got "
+                                              f"{type_name(result)}")
     return result
+
+
+# the Python type of each kind of constant argument that names one
+_CONSTANT_KINDS = {"boolean": bool, "string": str}
 
 
 def require_int_constant(value, what):
