@@ -37,7 +37,7 @@ from ..rules.static_evaluation import check_assertion, check_condition, evaluate
     iteration_items
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
-from ..source.source_code import closure_for
+from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
 from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
 from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
@@ -544,7 +544,8 @@ def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
     kernel.check_source()  # what the compiler rejects before it runs, rejected here too
     prepared = PreparedArguments(kernel, args)
-    fn = TileGlobals().rebind(kernel.fn)
+    with deep_syntax_trees():  # (the source of each function is checked and rewritten)
+        fn = TileGlobals().rebind(kernel.fn)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
     try:
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):

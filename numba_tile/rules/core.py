@@ -240,8 +240,14 @@ def dtype_argument(value, op, parameter="dtype"):
 MAX_TILE_ELEMENTS = 2 ** 16
 
 
+#: The most dimensions a tile may have, in both executors (the interpreter's NumPy arrays
+#: hold 64 at most; no tile program needs a fraction of this).
+MAX_TILE_RANK = 32
+
+
 def check_tile_size(shape):
-    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS`.
+    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS` or
+    :data:`MAX_TILE_RANK` dimensions.
 
     >>> from numba_tile.rules.core import check_tile_size
     >>> check_tile_size((256, 256))
@@ -250,6 +256,9 @@ def check_tile_size(shape):
     ...
     numba_tile.errors.TileValueError: A tile of shape (16777216,) has 16777216 elements; ...
     """
+    if len(shape) > MAX_TILE_RANK:
+        raise TileValueError(f"A tile of {len(shape)} dimensions has too many; a tile may have "
+                             f"at most {MAX_TILE_RANK}")
     count = product(shape)
     if count > MAX_TILE_ELEMENTS:
         raise TileValueError(f"A tile of shape {tuple(shape)} has {count} elements; a tile may "

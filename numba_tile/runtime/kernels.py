@@ -14,6 +14,7 @@ import inspect
 
 from ..annotations import parameter_kinds
 from ..rules.syntax import check_kernel_source
+from ..source.source_code import deep_syntax_trees
 
 
 class ByTarget:
@@ -132,7 +133,8 @@ class Kernel:
         """Raise the Tile error for Python that tile code does not take
         (:mod:`numba_tile.rules.syntax`); both executors call it first. Checked once."""
         if not self._source_checked:
-            check_kernel_source(self.fn)
+            with deep_syntax_trees():  # (a long expression's tree is deep)
+                check_kernel_source(self.fn)
             self._source_checked = True
 
     @property
