@@ -335,11 +335,43 @@ annotated as a tuple of length 2
                         f"'tuple'. Only plain tuples are accepted.")
     if isinstance(meta, TupleAnnotation):
         return [(where.item(i), v, meta.item(i)) for i, v in enumerate(value)]
+    if isinstance(value, list):
+        check_list_items(where, value)
     if isinstance(meta, ListAnnotation) and isinstance(value, list):
         meta = meta.element
     elif not isinstance(meta, (ArrayAnnotation, ScalarAnnotation)):
         meta = None
     return [(where.item(i), v, meta) for i, v in enumerate(value)]
+
+
+_ARRAY_INTERFACES = ("__cuda_array_interface__", "__array_interface__", "__dlpack__")
+
+
+def _is_array_like(value):
+    """An array of any library (or the compiler's stand-in for one, an array type; a
+    ``ct.partition`` of an array)."""
+    value = getattr(value, "array", value) if hasattr(value, "tile_shape") else value
+    return not isinstance(value, type) and (
+        getattr(value, "is_tile_array", False) is True or
+        any(hasattr(value, attribute) for attribute in _ARRAY_INTERFACES))
+
+
+def check_list_items(where, value):
+    """A list argument holds arrays (cuTile's ``List[Array]``): a list of anything else
+    (numbers: an array written as a Python list) is a ``TypeError`` that says what to pass.
+
+    >>> from numba_tile.annotations import ArgumentPath, check_list_items
+    >>> check_list_items(ArgumentPath(0, "x"), [1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: Argument 'x' is a Python list of float: pass a NumPy, CuPy or torch array (np.asarray(x)) where the kernel takes an array; a list argument holds arrays
+    """
+    others = [type(v).__name__ for v in value if not _is_array_like(v)]
+    if others:
+        kinds = ", ".join(dict.fromkeys(others))
+        raise TypeError(f"Argument '{where}' is a Python list of {kinds}: pass a NumPy, CuPy "
+                        f"or torch array (np.asarray({where})) where the kernel takes an "
+                        f"array; a list argument holds arrays")
 
 
 def constant_dtype(where, value):
@@ -353,8 +385,7 @@ def constant_dtype(where, value):
     """
     # an array is no constant, though NumPy would read its dtype as a dtype
     if not isinstance(value, type) and any(
-            hasattr(value, attribute)
-            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
+            hasattr(value, attribute) for attribute in _ARRAY_INTERFACES):
         raise constant_error(where, value)
     try:
         return d.to_dtype(value)
