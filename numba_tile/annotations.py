@@ -25,8 +25,40 @@ class ConstantAnnotation:
     ConstantAnnotation()
     """
 
+    def __init__(self, python_type=None):
+        # the Python type the annotation names (``Constant[int]``: int), or None
+        self.python_type = python_type
+
     def __repr__(self):
         return "ConstantAnnotation()"
+
+    def check(self, where, value):
+        """Raise a ``TypeError`` naming the parameter and its annotation where ``value`` is
+        not of the type ``Constant[...]`` names (an int, a float or an int, a bool, a str).
+
+        >>> import numba_tile as ct
+        >>> from numba_tile.annotations import ArgumentPath, ConstantAnnotation
+        >>> ConstantAnnotation(int).check(ArgumentPath(2, "N"), 64.0)
+        Traceback (most recent call last):
+        ...
+        TypeError: Argument 'N' is annotated ct.Constant[int] but was given 64.0 (float): \
+pass an int
+        """
+        accepted = _CONSTANT_TYPES.get(self.python_type)
+        if accepted is None:
+            return
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            value = value.item()
+        if not isinstance(value, accepted):
+            name = self.python_type.__name__
+            raise TypeError(f"Argument '{where}' is annotated ct.Constant[{name}] but was given "
+                            f"{value!r} ({type(value).__name__}): pass "
+                            f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
+
+
+# what a value of ``Constant[T]`` may be for each T a check knows (an int is a float, as in
+# Python's typing; a bool an int)
+_CONSTANT_TYPES = {int: int, float: (int, float), bool: bool, str: str}
 
 
 class ArrayAnnotation:
@@ -206,7 +238,7 @@ def _metadata(annotation):
         if _names_scalar_annotation(annotation):
             raise TypeError("Constant annotation cannot be combined with "
                             "ScalarAnnotation/ScalarInt64")
-        return ConstantAnnotation()
+        return ConstantAnnotation(typing.get_args(annotation)[0])
     for meta in metadata:
         if isinstance(meta, _KINDS):
             return meta

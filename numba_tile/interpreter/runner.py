@@ -440,6 +440,7 @@ class PreparedArguments:
             self.partitions.append((name.position, whole, value.tile_shape))
             return whole
         if isinstance(meta, ConstantAnnotation):
+            meta.check(name, value)
             return _constant_argument(name, value)
         if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
             items = [self._convert(where, v, item_meta)

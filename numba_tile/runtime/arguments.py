@@ -95,6 +95,7 @@ def classify(name, value, meta, *, on_device=True):
                                     on_device=on_device)
         return PartitionType(array_type, value.tile_shape), flat
     if isinstance(meta, ConstantAnnotation):
+        meta.check(name, value)
         return _constant(name, value)
     if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
         parts = [classify(where, v, item_meta, on_device=on_device)
