@@ -64,6 +64,12 @@ class Array(TileObject):
         """
         return f"{self.ndim}-d {self.dtype} array"
 
+    @property
+    def read_only(self):
+        """True for an array that may not be written (a NumPy array with
+        ``writeable=False``, a JAX array): the memory rules refuse to store into it."""
+        return not self.data.flags.writeable
+
     def __repr__(self):
         if context.in_static_evaluation():  # as the compiler sees it: shapes at run time
             return f"<array[{self.dtype}, {symbolic_shape(self.data.ndim)}]>"

@@ -124,7 +124,8 @@ def classify(name, value, meta, *, on_device=True):
         raise ValueError(f"Argument '{name}' needs int64 shapes or strides; annotate it "
                          f"with ct.IndexedWithInt64")
     static = _static_dims(name, meta, view)
-    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static),
+    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static,
+                      read_only=view.read_only),
             [view.pointer, *view.shape, *view.strides])
 
 
@@ -202,9 +203,10 @@ class ArrayView:
     (1,)
     """
 
-    def __init__(self, dtype, shape, strides, pointer, aligned):
+    def __init__(self, dtype, shape, strides, pointer, aligned, read_only=False):
         self.dtype, self.shape, self.strides, self.pointer = dtype, shape, strides, pointer
         self.aligned = aligned
+        self.read_only = read_only
 
 
 def array_view(value, *, on_device=True):
@@ -252,9 +254,9 @@ def _interface_view(interface, dtype, itemsize):
     else:
         strides = tuple(s // itemsize for s in byte_strides)
         whole = not any(s % itemsize for s in byte_strides)  # else no whole elements apart
-    pointer = interface["data"][0]
+    pointer, read_only = interface["data"][:2]
     return ArrayView(dtype, shape, strides, pointer,
-                     whole and is_aligned(pointer, shape, strides, itemsize))
+                     whole and is_aligned(pointer, shape, strides, itemsize), bool(read_only))
 
 
 def is_host_array(value):
