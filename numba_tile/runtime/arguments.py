@@ -297,7 +297,7 @@ def torch_tensor_classes():
 
 
 def interface_entry(value):
-    """``(launch key entry, flat values)`` of a C-contiguous array known by its
+    """``(launch key entry, flat values)`` of a writable C-contiguous array known by its
     ``__cuda_array_interface__`` (CuPy, numba) of fewer than 2**31 elements; None for
     anything else (the full classification then decides).
 
@@ -309,8 +309,8 @@ def interface_entry(value):
     (('<f4', 2, True), [65536, 2, 8, 8, 1])
     """
     interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None or interface.get("strides") is not None:
-        return None
+    if interface is None or interface.get("strides") is not None or interface["data"][1]:
+        return None  # (a read-only array's type differs: the full classification has it)
     shape, pointer = interface["shape"], interface["data"][0]
     step, strides = 1, []
     for n in reversed(shape):
