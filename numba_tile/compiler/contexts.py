@@ -191,8 +191,13 @@ def _judged_builtin(value):
 def _check_objects(func, args):
     """cuTile's errors of a builtin applied to objects it does not apply to (``len(x)`` of
     an array) and of ``x[i]`` of an array, as the interpreter raises them."""
-    key = getattr(func, "typing_key", func)
+    key = func.value if isinstance(func, ConstantType) else getattr(func, "typing_key", func)
     if key in (operator.getitem, "static_getitem") and args:
+        if isinstance(args[0], ConstantType) and calls.is_annotation(args[0].value) and \
+                len(args) == 2 and hasattr(args[1], "typing_key"):
+            # ct.Constant[int]: an annotation, which tile code has no use for but a call,
+            # cuTile's error (no value of it exists while compiling)
+            raise calls.call_error(args[0].value[args[1].typing_key])
         kind = object_kind(args[0])
         if kind in ("Array", "TiledView", "RawArrayMemory"):
             raise objects.subscript_error(kind)

@@ -134,8 +134,9 @@ class _RefusedClass:
     def __getattr__(self, name):
         return getattr(self.__dict__["_numba_tile_class"], name)
 
-    def __getitem__(self, item):  # ct.Constant[int]
-        return self.__dict__["_numba_tile_class"][item]
+    def __getitem__(self, item):  # ct.Constant[int]: itself an annotation
+        value = self.__dict__["_numba_tile_class"][item]
+        return _RefusedClass(value) if calls.call_error(value) is not None else value
 
     def __call__(self, *args, **kwargs):
         raise calls.call_error(self.__dict__["_numba_tile_class"])
