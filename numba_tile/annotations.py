@@ -396,7 +396,7 @@ def check_list_items(where, value):
     >>> check_list_items(ArgumentPath(0, "x"), [1.0, 2.0])
     Traceback (most recent call last):
     ...
-    TypeError: Argument 'x' is a Python list of float: pass a NumPy, CuPy or torch array (np.asarray(x)) where the kernel takes an array; a list argument holds arrays
+    TypeError: Argument 'x' is a Python list of float: pass a NumPy, CuPy or torch array ...
     """
     others = [type(v).__name__ for v in value if not _is_array_like(v)]
     if others:

@@ -76,7 +76,7 @@ def call_error(value):
     >>> import numba_tile as ct
     >>> from numba_tile.rules.calls import call_error
     >>> print(call_error(ct.Constant))
-    ct.Constant is a kernel parameter annotation (n: ct.Constant[int]); it cannot be called in tile code
+    ct.Constant is a kernel parameter annotation (n: ct.Constant[int]); it cannot be ...
     """
     name = refused_builtin(value)
     if name is not None:

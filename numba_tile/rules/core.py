@@ -184,7 +184,7 @@ def constant_argument(value, op, parameter, kind):
     >>> constant_argument("yes", "sum", "keepdims", "boolean")
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean constant, got str
+    numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean ...
     """
     result = constant_value(value)
     if result is _NOT_CONSTANT:

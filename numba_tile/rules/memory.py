@@ -146,7 +146,7 @@ def check_writable(array, op):
     >>> check_writable(ReadOnly(), "store")
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: store() writes into a read-only array (a NumPy array with writeable=False, a JAX array...); pass a writable array (np.copy(x), say)
+    numba_tile.errors.TileTypeError: store() writes into a read-only array (a NumPy array ...
     """
     if getattr(array, "read_only", False) is True:
         raise TileTypeError(f"{op}() writes into a read-only array (a NumPy array with "

@@ -12,8 +12,8 @@ Each object has a *kind*, the name of its class in cuTile (``"Tile"``, ``"Array"
 Tile has no attribute 'T'
 >>> print(builtin_call_error("len", ["Array"]))
 len() of an Array is not supported in tile code; use its .shape
->>> print(builtin_call_error("float", ["Array"]))
-float() of an Array is not supported in tile code; it is memory, not values: load a tile from it first (ct.load)
+>>> print(builtin_call_error("float", ["Array"]))  # doctest: +ELLIPSIS
+float() of an Array is not supported in tile code; it is memory, not values: ...
 """
 
 from ..errors import TileTypeError, TileValueError
@@ -124,8 +124,8 @@ def subscript_error(kind):
     (an array: ``x[0]``).
 
     >>> from numba_tile.rules.objects import subscript_error
-    >>> print(subscript_error("Array"))
-    An Array cannot be indexed with []; load a tile from it with ct.load(array, index, shape) or ct.gather(array, indices)
+    >>> print(subscript_error("Array"))  # doctest: +ELLIPSIS
+    An Array cannot be indexed with []; load a tile from it with ct.load(array, index, ...
     """
     return TileTypeError(f"{_article(kind).capitalize()} {kind} cannot be indexed with []; "
                          f"load a tile from it with ct.load(array, index, shape) or "
