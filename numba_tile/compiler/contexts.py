@@ -20,6 +20,7 @@ from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from ..rules import calls, objects
+from ..rules.operators import OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
@@ -122,6 +123,8 @@ class TileTypingContext(CUDATypingContext):
             result = None
             if not (isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None))):
                 raise
+        if result is None and attr == "__call__" and object_kind(typ) is not None:
+            raise objects.call_object_error(object_kind(typ))  # x(1), t(0)
         if result is None:
             host_class = _HOST_CLASSES.get(object_kind(typ))
             if host_class is not None:
@@ -181,6 +184,12 @@ def object_kind(typ):
     return None
 
 
+# each operator of tile code's function (and in-place function) and its symbol
+_OPERATOR_SYMBOLS = {**{op.function: op.symbol for op in OPERATORS if op.symbol is not None},
+                     **{op.inplace: op.symbol for op in OPERATORS
+                        if op.symbol is not None and op.inplace is not None}}
+
+
 def _judged_builtin(value):
     """The name of ``value`` where it is a builtin that :mod:`numba_tile.rules.objects`
     judges, else None."""
@@ -205,6 +214,15 @@ def _check_objects(func, args):
                 isinstance(args[1], int) and not isinstance(args[1], bool):
             objects.check_index_in_range(args[1], len(args[0]))
         return
+    if key == "getiter" or key is operator.contains:  # for v in x, 1 in x
+        kind = object_kind(args[0]) if args else None
+        if kind is not None and kind != "List":
+            raise objects.iteration_error(kind)
+    symbol = _OPERATOR_SYMBOLS.get(key)
+    if symbol is not None:
+        for arg in args:
+            if object_kind(arg) in objects.MEMORY_KINDS:
+                raise objects.operator_error(symbol, object_kind(arg))
     name = _judged_builtin(key)
     if name is not None:
         error = objects.builtin_call_error(name, [object_kind(a) for a in args])

@@ -12,7 +12,7 @@ from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
-from ..rules.objects import ObjectTuple, TileObject
+from ..rules.objects import MemoryObject, ObjectTuple
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -31,7 +31,7 @@ def symbolic_shape(ndim):
     return "(" + ", ".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
 
 
-class Array(TileObject):
+class Array(MemoryObject):
     """A global array as tile code sees it: dtype, shape, strides, views and tiled views.
 
     >>> import numpy as np, numba_tile as ct
@@ -191,7 +191,7 @@ def partition_region(array, tile_shape, block_id):
     return Array(array.data[key], array.dtype, array.index_dtype, (), array.static_stride_axes)
 
 
-class TiledView(TileObject):
+class TiledView(MemoryObject):
     """The tile space of an array: tiles of one shape at origins ``index * traversal_steps``.
 
     >>> import numpy as np, numba_tile as ct

@@ -14,7 +14,7 @@ from ..errors import TileValueError
 from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules import gather as gather_rules
-from ..rules.objects import TileObject
+from ..rules.objects import MemoryObject
 from . import context
 from .element_access import apply_atomics
 from .tile import Tile, values_as
@@ -35,7 +35,7 @@ def _span(data):
     return span, -low
 
 
-class RawArrayMemory(TileObject):
+class RawArrayMemory(MemoryObject):
     """Element-offset access to an array's memory.
 
     >>> import numpy as np, numba_tile as ct

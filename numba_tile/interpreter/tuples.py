@@ -35,7 +35,7 @@ from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
 from ..rules.core import describe
-from ..rules.objects import ObjectTuple, TileObject
+from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -105,6 +105,9 @@ def unpack(value, structure):
 def compare(symbol, left, right):
     """``left <symbol> right``; where one is a tuple, element by element (enum members are
     not ordered, :mod:`numba_tile.rules.enums`)."""
+    for value in (left, right):  # an array is memory: no comparison of values
+        if getattr(type(value), "object_kind", None) in MEMORY_KINDS:
+            raise operator_error(symbol, type(value).object_kind)
     if not (isinstance(left, tuple) or isinstance(right, tuple)):
         if isinstance(left, enum.Enum) or isinstance(right, enum.Enum):
             enum_rules.check_comparison(symbol, left, right)

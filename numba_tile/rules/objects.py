@@ -18,6 +18,7 @@ float() of an Array is not supported in tile code; it is memory, not values: ...
 
 from ..errors import TileTypeError, TileValueError
 from .core import constant_value
+from .operators import OPERATORS
 from .syntax import MissingAttributeError
 
 #: builtins that iterate their argument(s): no tile-code object but a list argument (a
@@ -33,7 +34,8 @@ _TILE_NUMERIC = frozenset({"float", "int", "bool", "abs", "divmod", "pow", "min"
 #: every builtin these rules judge
 BUILTINS = ITERATING | NUMERIC | {"len"}
 
-_MEMORY_KINDS = ("Array", "TiledView", "RawArrayMemory")
+#: the kinds that are memory, not values: no operator applies to them
+MEMORY_KINDS = ("Array", "TiledView", "RawArrayMemory")
 
 
 class TileObject:
@@ -60,6 +62,54 @@ class TileObject:
 
     def __complex__(self):
         raise builtin_call_error("complex", [self.object_kind])
+
+    def __call__(self, *args, **kwargs):
+        raise call_object_error(self.object_kind)
+
+
+class MemoryObject(TileObject):
+    """Base of the host objects that are memory (arrays, tiled views, raw memory): an
+    operator of tile code on one is cuTile's ``TileTypeError`` (:func:`operator_error`).
+    (``==`` and ``!=`` keep Python's identity, which the interpreter's own code relies on;
+    tile code's comparisons are checked where its source is rewritten.)"""
+
+    __slots__ = ()
+
+
+def _refused_operator(symbol):
+    def refused(self, *other):
+        raise operator_error(symbol, self.object_kind)
+    return refused
+
+
+for _op in OPERATORS:
+    if _op.symbol is not None and _op.symbol not in ("==", "!="):
+        setattr(MemoryObject, _op.dunder, _refused_operator(_op.symbol))
+        if _op.reflected_dunder:
+            setattr(MemoryObject, _op.reflected_dunder, _refused_operator(_op.symbol))
+
+
+def operator_error(symbol, kind):
+    """The ``TileTypeError`` of operator ``symbol`` applied to an object of a memory kind
+    (``x + 1`` of an array).
+
+    >>> from numba_tile.rules.objects import operator_error
+    >>> print(operator_error("+", "Array"))
+    Operator '+' is not supported on an Array: it is memory, not values; load a tile from it first (ct.load)
+    """
+    return TileTypeError(f"Operator '{symbol}' is not supported on {_article(kind)} {kind}: it "
+                         f"is memory, not values; load a tile from it first (ct.load)")
+
+
+def call_object_error(kind):
+    """The ``TileTypeError`` of calling an object of ``kind`` (``x(1)``, ``t(0)``), in
+    cuTile's words.
+
+    >>> from numba_tile.rules.objects import call_object_error
+    >>> print(call_object_error("Tile"))
+    Cannot call an object of type Tile
+    """
+    return TileTypeError(f"Cannot call an object of type {kind}")
 
 
 def no_attribute_error(kind, name):
