@@ -410,6 +410,114 @@ case("sum_of_scalar", statement_kernel(lambda x, out: sum(ct.bid(0))), F32, TTE,
      ITERATED_TILE, "sum(ct.bid(0))")
 
 
+# -- operators on memory, calls of values, loops over arrays and tiles -----------------------
+OPERATOR = r"^Operator '{}' is not supported on an? {}: it is memory, not values; load a " \
+           r"tile from it first \(ct.load\)$"
+ITERATED_VIEW = r"^A TiledView cannot be iterated"
+
+
+@ct.kernel
+def arrays_compared(x, out):
+    if x == out:
+        pass
+
+
+@ct.kernel
+def arrays_not_equal(x, out):
+    print(x != out)
+
+
+@ct.kernel
+def array_compared_to_number(x, out):
+    print(x == 1)
+
+
+@ct.kernel
+def loop_over_array(x, out):
+    for v in x:
+        pass
+
+
+@ct.kernel
+def loop_over_tile(x, out):
+    for v in tile(x):
+        pass
+
+
+@ct.kernel
+def loop_over_view(x, out):
+    for v in x.tiled_view((4,)):
+        pass
+
+
+@ct.kernel
+def number_in_array(x, out):
+    if 1 in x:
+        pass
+
+
+@ct.kernel
+def augmented_array(x, out):
+    x += 1
+
+
+case("x_plus_1", statement_kernel(lambda x, out: x + 1), F32, TTE, OPERATOR.format(r"\+", "Array"),
+     "x + 1")
+case("1_plus_x", statement_kernel(lambda x, out: 1 + x), F32, TTE, OPERATOR.format(r"\+", "Array"),
+     "1 + x")
+case("x_minus_tile", statement_kernel(lambda x, out: x - tile(out)), F32, TTE,
+     OPERATOR.format("-", "Array"), "x - tile(out)")
+case("tile_times_x", statement_kernel(lambda x, out: tile(out) * x), F32, TTE,
+     r"^Expected a tile or a scalar for the right operand, got 1-d float32 array$",
+     "tile(out) * x")
+case("x_div_2", statement_kernel(lambda x, out: x / 2), F32, TTE, OPERATOR.format("/", "Array"),
+     "x / 2")
+case("x_floordiv_2", statement_kernel(lambda x, out: x // 2), F32, TTE,
+     OPERATOR.format("//", "Array"), "x // 2")
+case("x_mod_2", statement_kernel(lambda x, out: x % 2), F32, TTE, OPERATOR.format("%", "Array"),
+     "x % 2")
+case("x_pow_2", statement_kernel(lambda x, out: x ** 2), F32, TTE,
+     OPERATOR.format(r"\*\*", "Array"), "x ** 2")
+case("x_and_1", statement_kernel(lambda x, out: x & 1), I32, TTE, OPERATOR.format("&", "Array"),
+     "x & 1")
+case("x_or_1", statement_kernel(lambda x, out: x | 1), I32, TTE,
+     OPERATOR.format(r"\|", "Array"), "x | 1")
+case("x_xor_1", statement_kernel(lambda x, out: x ^ 1), I32, TTE,
+     OPERATOR.format(r"\^", "Array"), "x ^ 1")
+case("x_shift_1", statement_kernel(lambda x, out: x << 1), I32, TTE,
+     OPERATOR.format("<<", "Array"), "x << 1")
+case("x_rshift_1", statement_kernel(lambda x, out: x >> 1), I32, TTE,
+     OPERATOR.format(">>", "Array"), "x >> 1")
+case("neg_x", statement_kernel(lambda x, out: -x), F32, TTE, OPERATOR.format("-", "Array"), "-x")
+case("invert_x", statement_kernel(lambda x, out: ~x), I32, TTE, OPERATOR.format("~", "Array"),
+     "~x")
+case("x_less_than_1", statement_kernel(lambda x, out: x < 1), F32, TTE,
+     OPERATOR.format("<", "Array"), "x < 1")
+case("x_at_least_tile", statement_kernel(lambda x, out: x >= tile(out)), F32, TTE,
+     OPERATOR.format(">=", "Array"), "x >= tile(out)")
+case("view_plus_1", statement_kernel(lambda x, out: x.tiled_view((4,)) + 1), F32, TTE,
+     OPERATOR.format(r"\+", "TiledView"), "x.tiled_view((4,)) + 1")
+case("raw_memory_times_2", statement_kernel(lambda x, out: x.get_raw_memory() * 2), F32, TTE,
+     OPERATOR.format(r"\*", "RawArrayMemory"), "x.get_raw_memory() * 2")
+case("arrays_compared", arrays_compared, F32, TTE, OPERATOR.format("==", "Array"), "x == out")
+case("arrays_not_equal", arrays_not_equal, F32, TTE, OPERATOR.format("!=", "Array"), "x != out")
+case("array_compared_to_number", array_compared_to_number, F32, TTE,
+     OPERATOR.format("==", "Array"), "x == 1")
+case("augmented_array", augmented_array, F32, TTE, OPERATOR.format(r"\+", "Array"), "x += 1")
+case("call_x", statement_kernel(lambda x, out: x(1)), F32, TTE,
+     r"^Cannot call an object of type Array$", "x(1)")
+case("call_tile", statement_kernel(lambda x, out: tile(x)(0)), F32, TTE,
+     r"^Cannot call an object of type Tile$", "tile(x)(0)")
+case("call_scalar", statement_kernel(lambda x, out: ct.bid(0)()), F32, TTE,
+     r"^Cannot call an object of type Tile$", "ct.bid(0)()")
+case("call_view", statement_kernel(lambda x, out: x.tiled_view((4,))(0)), F32, TTE,
+     r"^Cannot call an object of type TiledView$", "x.tiled_view((4,))(0)")
+case("loop_over_array", loop_over_array, F32, TTE, ITERATED_ARRAY, "for v in x")
+case("loop_over_tile", loop_over_tile, F32, TTE, ITERATED_TILE, "for v in tile(x)")
+case("loop_over_view", loop_over_view, F32, TTE, ITERATED_VIEW, "for v in x.tiled_view")
+case("number_in_array", number_in_array, F32, TTE, ITERATED_ARRAY, "1 in x")
+
+
 # -- calls of what tile code may not call --------------------------------------------------
 @ct.kernel
 def other(x, out):

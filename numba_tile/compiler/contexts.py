@@ -219,10 +219,13 @@ def _check_objects(func, args):
         if kind is not None and kind != "List":
             raise objects.iteration_error(kind)
     symbol = _OPERATOR_SYMBOLS.get(key)
-    if symbol is not None:
-        for arg in args:
-            if object_kind(arg) in objects.MEMORY_KINDS:
-                raise objects.operator_error(symbol, object_kind(arg))
+    if symbol is not None and args:
+        # as Python dispatches: the left operand's operator first (a tile's is the tile
+        # rule's, which names a memory operand its own way), then the right's
+        kinds = [object_kind(arg) for arg in args]
+        memory = [kind for kind in kinds if kind in objects.MEMORY_KINDS]
+        if memory and kinds[0] != "Tile":
+            raise objects.operator_error(symbol, memory[0])
     name = _judged_builtin(key)
     if name is not None:
         error = objects.builtin_call_error(name, [object_kind(a) for a in args])
