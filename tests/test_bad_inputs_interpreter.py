@@ -6,7 +6,17 @@ and the host-side call errors of a Python list or a mistyped ``Constant``. Each 
 in the interpreter and in ``ct.compile(arch="sm_90")`` (tests/bad_inputs.py).
 """
 
+import copy
+import datetime
+import json
+import os
+import random
+import statistics
+import sys
+import textwrap
+import time
 import typing
+from time import perf_counter
 
 import numpy as np
 import pytest
@@ -573,6 +583,31 @@ case("helper_calls_a_kernel", helper_calls_a_kernel, F32, TTE, KERNEL_CALL.forma
      "other(x, out)")
 case("kernel_in_a_lambda", statement_kernel(lambda x, out: other(x, out)), F32, TTE,
      KERNEL_CALL.format("other"), "other(x, out)")
+
+LIBRARY = r"^{}\(\) is not supported in device code: tile code calls tile operations \(ct.\*\), " \
+          r"math functions and its own helper functions$"
+case("time_time", statement_kernel(lambda x, out: time.time()), F32, TTE,
+     LIBRARY.format(r"time\.time"), "time.time()")
+case("perf_counter_imported", statement_kernel(lambda x, out: perf_counter()), F32, TTE,
+     LIBRARY.format(r"time\.perf_counter"), "perf_counter()")
+case("random_random", statement_kernel(lambda x, out: random.random()), F32, TTE,
+     LIBRARY.format(r"random\.random"), "random.random()")
+case("random_randint", statement_kernel(lambda x, out: random.randint(0, 4)), F32, TTE,
+     LIBRARY.format(r"random\.randint"), "random.randint(0, 4)")
+case("os_getpid", statement_kernel(lambda x, out: os.getpid()), F32, TTE,
+     LIBRARY.format(r"\w+\.getpid"), "os.getpid()")
+case("statistics_mean", statement_kernel(lambda x, out: statistics.mean((1, 2))), F32, TTE,
+     LIBRARY.format(r"statistics\.mean"), "statistics.mean((1, 2))")
+case("copy_copy", statement_kernel(lambda x, out: copy.copy(x)), F32, TTE,
+     LIBRARY.format(r"copy\.copy"), "copy.copy(x)")
+case("textwrap_dedent", statement_kernel(lambda x, out: textwrap.dedent("a")), F32, TTE,
+     LIBRARY.format(r"textwrap\.dedent"), 'textwrap.dedent("a")')
+case("json_dumps", statement_kernel(lambda x, out: json.dumps(1)), F32, TTE,
+     LIBRARY.format(r"json\.dumps"), "json.dumps(1)")
+case("sys_getsizeof", statement_kernel(lambda x, out: sys.getsizeof(x)), F32, TTE,
+     LIBRARY.format(r"sys\.getsizeof"), "sys.getsizeof(x)")
+case("datetime_now", statement_kernel(lambda x, out: datetime.datetime.now()), F32, TTE,
+     LIBRARY.format(r"datetime\.now"), "datetime.datetime.now()")
 
 
 # -- range -----------------------------------------------------------------------------------

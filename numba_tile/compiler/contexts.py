@@ -106,13 +106,17 @@ class TileTypingContext(CUDATypingContext):
             # a member is a compile-time constant, as a global member is (IntEnum members
             # stay Numba's, ints at run time)
             return ConstantType(getattr(typ.instance_class, attr))
+        if isinstance(typ, ConstantType) and calls.is_plain_class(typ.value) and \
+                calls.library_function(getattr(typ.value, attr, None)) is not None:
+            return ConstantType(getattr(typ.value, attr))  # datetime.now(): its call, refused
         if isinstance(typ, types.Module):  # module constants (math.pi) are loose constants
             if not hasattr(typ.pymod, attr):
                 raise missing_attribute_error(typ.pymod.__name__, attr)
             value = getattr(typ.pymod, attr, None)
             if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
                 return literal_type(value)
-            if calls.is_annotation(value) or calls.is_kernel(value):  # calling is the error
+            if calls.is_annotation(value) or calls.is_kernel(value) or \
+                    calls.library_function(value) is not None:  # calling is the error
                 return ConstantType(value)
             spelled = dtype_spelling(value)
             if spelled is not None:

@@ -132,7 +132,9 @@ class _RefusedClass:
         self.__dict__["_numba_tile_class"] = cls
 
     def __getattr__(self, name):
-        return getattr(self.__dict__["_numba_tile_class"], name)
+        value = getattr(self.__dict__["_numba_tile_class"], name)
+        # (a class's function: datetime.datetime.now, refused where called)
+        return _RefusedClass(value) if calls.library_function(value) is not None else value
 
     def __getitem__(self, item):  # ct.Constant[int]: itself an annotation
         value = self.__dict__["_numba_tile_class"][item]
@@ -309,7 +311,7 @@ class _TileModule(types.ModuleType):
             value = getattr(self.__dict__["_numba_tile_module"], name)
         except AttributeError:
             raise missing_attribute_error(self.__name__, name) from None
-        if calls.is_annotation(value) or calls.is_kernel(value):
+        if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
             value = _RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
         self.__dict__[name] = value  # found once per launch
         return value

@@ -19,9 +19,11 @@ numba_tile.errors.TileTypeError: Creating instances of type "Foo" is not support
 import builtins
 import dataclasses
 import enum
+import types
 import typing
 
 from ..errors import TileTypeError
+from ..source.user_code import is_user_code
 
 #: builtins that tile code cannot call: they read or change the host process (files, the
 #: console, the interpreter's namespaces, objects' identities and attributes)
@@ -62,6 +64,41 @@ def is_annotation(value):
     return getattr(owner, "__module__", None) == "numba_tile.annotations"
 
 
+#: the libraries whose functions tile code may name: numba_tile's own, those it gives tile
+#: semantics (``math``, Python's builtins and operators) or rules of their own (NumPy's
+#: functions, dataclasses, enums, context managers, ``functools.partial``)
+TILE_AWARE_MODULES = frozenset({"numba_tile", "builtins", "math", "operator", "numpy",
+                                "dataclasses", "enum", "typing", "contextlib", "functools",
+                                "_operator", "_functools", "abc"})
+
+
+def library_function(value):
+    """``module.name`` of a function of a library that tile code cannot call
+    (``time.time``, ``random.random``, ``os.getpid``: they run on the host), or None.
+
+    >>> import os, math
+    >>> from numba_tile.rules.calls import library_function
+    >>> library_function(os.getpid), library_function(math.sqrt)
+    ('os.getpid', None)
+    """
+    if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                              types.MethodType)):
+        return None
+    owner = getattr(value, "__self__", None)
+    if owner is None or isinstance(owner, types.ModuleType):
+        module = getattr(value, "__module__", None) or ""
+    else:  # a method of a library's object (random.random: of its Random instance)
+        module = (owner if isinstance(owner, type) else type(owner)).__module__ or ""
+        if isinstance(value, types.MethodType) and is_user_code(value.__func__):
+            return None
+    if not module or module.partition(".")[0] in TILE_AWARE_MODULES:
+        return None
+    if isinstance(value, types.FunctionType) and (
+            is_user_code(value) or hasattr(value, "__numba_tile_function__")):
+        return None
+    return f"{module}.{value.__name__}"
+
+
 def is_kernel(value):
     """A tile kernel (a ``@ct.kernel`` function), which tile code may not call."""
     return not isinstance(value, type) and getattr(value, "is_tile_kernel", False) is True
@@ -92,6 +129,10 @@ def call_error(value):
     if is_plain_class(value):
         return TileTypeError(f'Creating instances of type "{value.__name__}" is not supported '
                              f'in device code')
+    name = library_function(value)
+    if name is not None:
+        return TileTypeError(f"{name}() is not supported in device code: tile code calls tile "
+                             f"operations (ct.*), math functions and its own helper functions")
     return None
 
 
