@@ -45,6 +45,44 @@ class ReadOnly:
         return self.array.__array_interface__
 
 
+class ReadOnlyDevice:
+    """A read-only array on the GPU (a JAX array's ``__cuda_array_interface__`` says
+    read-only), for the launch; without a GPU, the same read-only array on the host."""
+
+    def __init__(self, n=4):
+        self.host = np.ones(n, np.float32)
+        self.host.flags.writeable = False
+        self.device = None
+
+    @staticmethod
+    def _gpu():
+        from numba import cuda  # optional: only the GPU runs need numba-cuda's driver
+        return cuda if cuda.is_available() else None
+
+    @property
+    def __cuda_array_interface__(self):
+        cuda = self._gpu()
+        if cuda is None:
+            raise AttributeError("__cuda_array_interface__")
+        if self.device is None:
+            self.device = cuda.to_device(self.host)
+        interface = dict(self.device.__cuda_array_interface__)
+        interface["data"] = (interface["data"][0], True)
+        return interface
+
+    @property
+    def __array_interface__(self):
+        if self._gpu() is not None:
+            raise AttributeError("__array_interface__")
+        return self.host.__array_interface__
+
+    def copy_to_host(self):
+        return self.host
+
+    def copy_to_device(self, host):
+        pass
+
+
 F32 = arrays(np.float32, np.float32)
 I32 = arrays(np.int32, np.int32)
 TWO_D = (np.ones((4, 4), np.float32), np.ones((4, 4), np.float32))
@@ -859,6 +897,9 @@ case("view_atomic_read_only", atomic_into_view, (F32[0], ReadOnly()), TTE,
      READ_ONLY.format("TiledView.atomic_store_add"), "tv.atomic_store_add")
 case("store_into_slice_read_only", store_into_slice, (F32[0], ReadOnly()), TTE,
      READ_ONLY.format("store"), "ct.store(part, (0,), tile(x))")
+case("store_into_read_only_gpu_array", store_into_view, (F32[0], ReadOnlyDevice()), TTE,
+     READ_ONLY.format("TiledView.store"), "tv.store((0,), tile(x))",
+     runs=("interpret", "launch"))
 
 
 # -- host-side call errors: a Python list where an array goes, a mistyped Constant ---------
