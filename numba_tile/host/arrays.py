@@ -67,7 +67,14 @@ class Array(MemoryObject):
     @property
     def read_only(self):
         """True for an array that may not be written (a NumPy array with
-        ``writeable=False``, a JAX array): the memory rules refuse to store into it."""
+        ``writeable=False``, a JAX array): the memory rules refuse to store into it.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> data = np.zeros(4, np.float32)
+        >>> data.flags.writeable = False
+        >>> ct.Array(data, ct.float32).read_only
+        True
+        """
         return not self.data.flags.writeable
 
     def __repr__(self):

@@ -24,7 +24,8 @@ from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, Tu
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
 from ..host import context
-from ..host.arrays import Array, partition_region
+from ..host.arrays import Array, TiledView, partition_region
+from ..host.raw_memory import RawArrayMemory
 from ..host.loops import TileRange
 from ..host.scalars import loose
 from ..host.tile import Tile, to_tile
@@ -544,6 +545,24 @@ def _undefined_variable(error):
     return TileSyntaxError(f"Undefined variable {name}", loc)
 
 
+_CALLED = re.compile(r"^'(\w+)' object is not callable$")
+# the host objects of tile code by their class's name: the kind of each
+_NOT_CALLABLE = {cls.__name__: cls.object_kind
+                 for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
+
+
+def _not_callable_class(error):
+    """The class named by Python's error of calling a value that is no function, where
+    tile code (not numba_tile's own) made the call, else None."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
+        return None
+    found = _CALLED.match(str(error))
+    return found and found[1]
+
+
 def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
     kernel.check_source()  # what the compiler rejects before it runs, rejected here too
@@ -570,6 +589,12 @@ def run(kernel, grid, args):
         if undefined is None:
             raise
         raise undefined from None
+    except TypeError as err:  # a tile, an array... called (x(1)): cuTile's error
+        kind = _NOT_CALLABLE.get(_not_callable_class(err))
+        if kind is None:
+            raise
+        raise TileTypeError(objects.call_object_error(kind).message,
+                            _location_from_traceback(err.__traceback__)) from None
     finally:
         for write_back in prepared.write_backs:
             write_back()

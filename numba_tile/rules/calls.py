@@ -76,10 +76,10 @@ def library_function(value):
     """``module.name`` of a function of a library that tile code cannot call
     (``time.time``, ``random.random``, ``os.getpid``: they run on the host), or None.
 
-    >>> import os, math
+    >>> import time, math
     >>> from numba_tile.rules.calls import library_function
-    >>> library_function(os.getpid), library_function(math.sqrt)
-    ('os.getpid', None)
+    >>> library_function(time.time), library_function(math.sqrt)
+    ('time.time', None)
     """
     if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
                               types.MethodType)):
@@ -96,6 +96,11 @@ def library_function(value):
     if isinstance(value, types.FunctionType) and (
             is_user_code(value) or hasattr(value, "__numba_tile_function__")):
         return None
+    wrapped = getattr(value, "__wrapped__", None)  # a decorator's wrapper of the user's
+    while wrapped is not None:  # (a contextlib.contextmanager helper: its own rules)
+        if is_user_code(wrapped):
+            return None
+        wrapped = getattr(wrapped, "__wrapped__", None)
     return f"{module}.{value.__name__}"
 
 

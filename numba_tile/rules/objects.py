@@ -63,9 +63,6 @@ class TileObject:
     def __complex__(self):
         raise builtin_call_error("complex", [self.object_kind])
 
-    def __call__(self, *args, **kwargs):
-        raise call_object_error(self.object_kind)
-
 
 class MemoryObject(TileObject):
     """Base of the host objects that are memory (arrays, tiled views, raw memory): an
@@ -95,7 +92,7 @@ def operator_error(symbol, kind):
 
     >>> from numba_tile.rules.objects import operator_error
     >>> print(operator_error("+", "Array"))
-    Operator '+' is not supported on an Array: it is memory, not values; load a tile from it first (ct.load)
+    Operator '+' is not supported on an Array: it is memory, not values; load a tile from ...
     """
     return TileTypeError(f"Operator '{symbol}' is not supported on {_article(kind)} {kind}: it "
                          f"is memory, not values; load a tile from it first (ct.load)")
@@ -103,7 +100,8 @@ def operator_error(symbol, kind):
 
 def call_object_error(kind):
     """The ``TileTypeError`` of calling an object of ``kind`` (``x(1)``, ``t(0)``), in
-    cuTile's words.
+    cuTile's words. (The host objects define no ``__call__``, so that ``callable`` stays
+    false for them: the interpreter turns Python's error into this one.)
 
     >>> from numba_tile.rules.objects import call_object_error
     >>> print(call_object_error("Tile"))
