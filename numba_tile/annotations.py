@@ -25,8 +25,40 @@ class ConstantAnnotation:
     ConstantAnnotation()
     """
 
+    def __init__(self, python_type=None):
+        # the Python type the annotation names (``Constant[int]``: int), or None
+        self.python_type = python_type
+
     def __repr__(self):
         return "ConstantAnnotation()"
+
+    def check(self, where, value):
+        """Raise a ``TypeError`` naming the parameter and its annotation where ``value`` is
+        not of the type ``Constant[...]`` names (an int, a float or an int, a bool, a str).
+
+        >>> import numba_tile as ct
+        >>> from numba_tile.annotations import ArgumentPath, ConstantAnnotation
+        >>> ConstantAnnotation(int).check(ArgumentPath(2, "N"), 64.0)
+        Traceback (most recent call last):
+        ...
+        TypeError: Argument 'N' is annotated ct.Constant[int] but was given 64.0 (float): \
+pass an int
+        """
+        accepted = _CONSTANT_TYPES.get(self.python_type)
+        if accepted is None:
+            return
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            value = value.item()
+        if not isinstance(value, accepted):
+            name = self.python_type.__name__
+            raise TypeError(f"Argument '{where}' is annotated ct.Constant[{name}] but was given "
+                            f"{value!r} ({type(value).__name__}): pass "
+                            f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
+
+
+# what a value of ``Constant[T]`` may be for each T a check knows (an int is a float, as in
+# Python's typing; a bool an int)
+_CONSTANT_TYPES = {int: int, float: (int, float), bool: bool, str: str}
 
 
 class ArrayAnnotation:
@@ -206,7 +238,7 @@ def _metadata(annotation):
         if _names_scalar_annotation(annotation):
             raise TypeError("Constant annotation cannot be combined with "
                             "ScalarAnnotation/ScalarInt64")
-        return ConstantAnnotation()
+        return ConstantAnnotation(typing.get_args(annotation)[0])
     for meta in metadata:
         if isinstance(meta, _KINDS):
             return meta
@@ -335,11 +367,43 @@ annotated as a tuple of length 2
                         f"'tuple'. Only plain tuples are accepted.")
     if isinstance(meta, TupleAnnotation):
         return [(where.item(i), v, meta.item(i)) for i, v in enumerate(value)]
+    if isinstance(value, list):
+        check_list_items(where, value)
     if isinstance(meta, ListAnnotation) and isinstance(value, list):
         meta = meta.element
     elif not isinstance(meta, (ArrayAnnotation, ScalarAnnotation)):
         meta = None
     return [(where.item(i), v, meta) for i, v in enumerate(value)]
+
+
+_ARRAY_INTERFACES = ("__cuda_array_interface__", "__array_interface__", "__dlpack__")
+
+
+def _is_array_like(value):
+    """An array of any library (or the compiler's stand-in for one, an array type; a
+    ``ct.partition`` of an array)."""
+    value = getattr(value, "array", value) if hasattr(value, "tile_shape") else value
+    return not isinstance(value, type) and (
+        getattr(value, "is_tile_array", False) is True or
+        any(hasattr(value, attribute) for attribute in _ARRAY_INTERFACES))
+
+
+def check_list_items(where, value):
+    """A list argument holds arrays (cuTile's ``List[Array]``): a list of anything else
+    (numbers: an array written as a Python list) is a ``TypeError`` that says what to pass.
+
+    >>> from numba_tile.annotations import ArgumentPath, check_list_items
+    >>> check_list_items(ArgumentPath(0, "x"), [1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: Argument 'x' is a Python list of float: pass a NumPy, CuPy or torch array ...
+    """
+    others = [type(v).__name__ for v in value if not _is_array_like(v)]
+    if others:
+        kinds = ", ".join(dict.fromkeys(others))
+        raise TypeError(f"Argument '{where}' is a Python list of {kinds}: pass a NumPy, CuPy "
+                        f"or torch array (np.asarray({where})) where the kernel takes an "
+                        f"array; a list argument holds arrays")
 
 
 def constant_dtype(where, value):
@@ -353,8 +417,7 @@ def constant_dtype(where, value):
     """
     # an array is no constant, though NumPy would read its dtype as a dtype
     if not isinstance(value, type) and any(
-            hasattr(value, attribute)
-            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
+            hasattr(value, attribute) for attribute in _ARRAY_INTERFACES):
         raise constant_error(where, value)
     try:
         return d.to_dtype(value)

@@ -11,6 +11,7 @@ NVVM and nvJitLink come from the CUDA wheels.
 import collections
 import dataclasses
 import itertools
+import os
 import re
 
 from numba.core import types
@@ -20,7 +21,9 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..source.static_expressions import AsGlobal, AsTileCode
-from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileError, TileInternalError, \
+    TileUnsupportedFeatureError
+from ..source.user_code import PACKAGE_DIR
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .contexts import contexts
@@ -153,6 +156,7 @@ def compile_to_ptx(fn, arg_types, arch, options):
         ptx = unused_atomics_as_reductions(_ptx(library, cc))
         ptx = declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
+        error.loc = user_location(error.loc)
         name_the_function(error.loc, fn)
         raise
     except Exception as error:  # what users see is a Tile error, the original chained
@@ -160,6 +164,31 @@ def compile_to_ptx(fn, arg_types, arch, options):
         name_the_function(tile_error.loc, fn)
         raise tile_error from error
     return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
+
+
+def user_location(loc):
+    """``loc``, or where it is in numba_tile's own tile code (``ct.scan``'s body, inlined),
+    the innermost of the calls that led there that is the user's, as the interpreter
+    locates its errors.
+
+    >>> from numba_tile.errors import SourceLocation
+    >>> from numba_tile.compiler.kernel_compiler import user_location
+    >>> user_location(SourceLocation("k.py", 3, 4))
+    SourceLocation('k.py', 3, 4)
+    """
+    if loc is None or not _in_package(loc.filename):
+        return loc
+    frames = list(loc.callers)
+    for index in range(len(frames) - 1, -1, -1):
+        frame = frames[index]
+        if not _in_package(frame.filename):
+            return SourceLocation(frame.filename, frame.line, frame.col, frame.end_col,
+                                  frame.source_line, frame.function, callers=frames[:index])
+    return loc
+
+
+def _in_package(filename):
+    return os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep)
 
 
 def _ptx(library, cc):

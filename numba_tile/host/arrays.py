@@ -12,6 +12,7 @@ from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
 from ..rules import memory as rules
+from ..rules.objects import MemoryObject, ObjectTuple
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -30,7 +31,7 @@ def symbolic_shape(ndim):
     return "(" + ", ".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
 
 
-class Array:
+class Array(MemoryObject):
     """A global array as tile code sees it: dtype, shape, strides, views and tiled views.
 
     >>> import numpy as np, numba_tile as ct
@@ -43,6 +44,7 @@ class Array:
 
     __slots__ = ("data", "dtype", "index_dtype", "static_shape_axes", "static_stride_axes")
     is_tile_array = True  # what the memory rules accept as an array
+    object_kind = "Array"
 
     def __init__(self, data, dtype, index_dtype=d.int32, static_shape_axes=(),
                  static_stride_axes=()):
@@ -61,6 +63,19 @@ class Array:
         '2-d float32 array'
         """
         return f"{self.ndim}-d {self.dtype} array"
+
+    @property
+    def read_only(self):
+        """True for an array that may not be written (a NumPy array with
+        ``writeable=False``, a JAX array): the memory rules refuse to store into it.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> data = np.zeros(4, np.float32)
+        >>> data.flags.writeable = False
+        >>> ct.Array(data, ct.float32).read_only
+        True
+        """
+        return not self.data.flags.writeable
 
     def __repr__(self):
         if context.in_static_evaluation():  # as the compiler sees it: shapes at run time
@@ -92,8 +107,9 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
         (4, 8) int32
         """
-        return tuple(LooseInt(n) if axis in self.static_shape_axes else
-                     Tile(self.index_dtype, np.array(n)) for axis, n in enumerate(self.data.shape))
+        return ObjectTuple(LooseInt(n) if axis in self.static_shape_axes else
+                           Tile(self.index_dtype, np.array(n))
+                           for axis, n in enumerate(self.data.shape))
 
     @property
     def strides(self):
@@ -107,9 +123,9 @@ class Array:
         (8, 1)
         """
         itemsize = self.data.itemsize
-        return tuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
-                     Tile(self.index_dtype, np.array(s // itemsize))
-                     for axis, s in enumerate(self.data.strides))
+        return ObjectTuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
+                           Tile(self.index_dtype, np.array(s // itemsize))
+                           for axis, s in enumerate(self.data.strides))
 
     def slice(self, axis, start, stop):
         """A view restricted to ``start:stop`` along ``axis`` (no copy).
@@ -182,7 +198,7 @@ def partition_region(array, tile_shape, block_id):
     return Array(array.data[key], array.dtype, array.index_dtype, (), array.static_stride_axes)
 
 
-class TiledView:
+class TiledView(MemoryObject):
     """The tile space of an array: tiles of one shape at origins ``index * traversal_steps``.
 
     >>> import numpy as np, numba_tile as ct
@@ -197,6 +213,7 @@ class TiledView:
     """
 
     __slots__ = ("array", "tile_shape", "traversal_steps", "padding_mode")
+    object_kind = "TiledView"
 
     def __init__(self, array, tile_shape, traversal_steps, padding_mode):
         self.array = array

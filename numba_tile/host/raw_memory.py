@@ -14,6 +14,7 @@ from ..errors import TileValueError
 from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules import gather as gather_rules
+from ..rules.objects import MemoryObject
 from . import context
 from .element_access import apply_atomics
 from .tile import Tile, values_as
@@ -34,7 +35,7 @@ def _span(data):
     return span, -low
 
 
-class RawArrayMemory:
+class RawArrayMemory(MemoryObject):
     """Element-offset access to an array's memory.
 
     >>> import numpy as np, numba_tile as ct
@@ -51,6 +52,7 @@ class RawArrayMemory:
     """
 
     __slots__ = ("dtype", "_span", "_first")
+    object_kind = "RawArrayMemory"
 
     def __init__(self, array):
         self.dtype = array.dtype

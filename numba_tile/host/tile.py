@@ -22,13 +22,14 @@ from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
 from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
 from ..rules.formatting import format_value
+from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
 from .printing import format_values
 from .scalars import LooseInt
 
 
-class Tile:
+class Tile(TileObject):
     """A host tile. Users never construct one directly: ops and loads make them.
 
     >>> import numba_tile as ct
@@ -66,7 +67,7 @@ class Tile:
         >>> ct.launch(0, (1,), show, ())
         (2, 2)
         """
-        return tuple(LooseInt(n) for n in self._values.shape)
+        return ObjectTuple(LooseInt(n) for n in self._values.shape)
 
     @property
     def ndim(self):
@@ -189,9 +190,6 @@ class Tile:
         if self.ndim == 0:
             raise TileTypeError("len() of a scalar")
         return self.shape[0]
-
-    def __iter__(self):
-        raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
 
     def __pos__(self):  # unary plus is no op of its own
         return self

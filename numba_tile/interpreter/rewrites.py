@@ -40,7 +40,7 @@ from typing import Callable, NamedTuple
 
 from ..errors import TileInternalError
 from ..source import keyword_arguments, static_expressions
-from ..source.source_code import rewritten_code
+from ..source.source_code import deep_syntax_trees, rewritten_code
 from . import branch_joins, invalid_reads, literals, loop_carried, loop_exits, tuples, \
     with_blocks
 
@@ -142,7 +142,8 @@ def _rewrite(fn, read_positions):
         for step in STEPS:
             step.rewrite(node, function)
         return True
-    new_code = rewritten_code(fn, transform)
+    with deep_syntax_trees():
+        new_code = rewritten_code(fn, transform)
     if new_code is None:
         return None
     _MADE_INSIDE.update(_nested_codes(new_code))

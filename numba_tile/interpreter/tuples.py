@@ -35,6 +35,7 @@ from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
 from ..rules.core import describe
+from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -51,18 +52,21 @@ _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": oper
               ">": operator.gt, ">=": operator.ge}
 
 
-class ArgumentList(tuple):
+class ArgumentList(ObjectTuple, TileObject):
     """A list argument of a kernel: unlike a tuple, it may be indexed at run time
     (``arrays[i]`` in a ``range`` loop)."""
 
     __slots__ = ()
+    object_kind = "List"
 
 
 def getitem(value, index):
     """``value[index]``; a tuple's index must be a constant integer or a slice (a list
     argument's may be a run-time integer)."""
-    if type(value) is tuple or isinstance(value, ArgumentList):
+    if type(value) in (tuple, ObjectTuple) or isinstance(value, ArgumentList):
         rules.check_index(index, run_time=isinstance(value, ArgumentList))
+        # (a plain tuple's index out of range: the Tile error, as an ObjectTuple raises it)
+        return ObjectTuple.__getitem__(value, index)
     return value[index]
 
 
@@ -101,6 +105,9 @@ def unpack(value, structure):
 def compare(symbol, left, right):
     """``left <symbol> right``; where one is a tuple, element by element (enum members are
     not ordered, :mod:`numba_tile.rules.enums`)."""
+    for value in (left, right):  # an array is memory: no comparison of values
+        if getattr(type(value), "object_kind", None) in MEMORY_KINDS:
+            raise operator_error(symbol, type(value).object_kind)
     if not (isinstance(left, tuple) or isinstance(right, tuple)):
         if isinstance(left, enum.Enum) or isinstance(right, enum.Enum):
             enum_rules.check_comparison(symbol, left, right)

@@ -181,12 +181,24 @@ def constant_argument(value, op, parameter, kind):
     >>> from numba_tile.rules.core import constant_argument
     >>> constant_argument(True, "sum", "keepdims", "boolean")
     True
+    >>> constant_argument("yes", "sum", "keepdims", "boolean")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean ...
     """
     result = constant_value(value)
     if result is _NOT_CONSTANT:
         raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
                                               f"not constant ({not_constant_detail(value)})")
+    expected = _CONSTANT_KINDS.get(kind)
+    if expected is not None and not isinstance(result, expected):
+        raise invalid_argument(op, parameter, f"Expected a {kind} constant, got "
+                                              f"{type_name(result)}")
     return result
+
+
+# the Python type of each kind of constant argument that names one
+_CONSTANT_KINDS = {"boolean": bool, "string": str}
 
 
 def require_int_constant(value, what):
@@ -228,8 +240,14 @@ def dtype_argument(value, op, parameter="dtype"):
 MAX_TILE_ELEMENTS = 2 ** 16
 
 
+#: The most dimensions a tile may have, in both executors (the interpreter's NumPy arrays
+#: hold 64 at most; no tile program needs a fraction of this).
+MAX_TILE_RANK = 32
+
+
 def check_tile_size(shape):
-    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS`.
+    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS` or
+    :data:`MAX_TILE_RANK` dimensions.
 
     >>> from numba_tile.rules.core import check_tile_size
     >>> check_tile_size((256, 256))
@@ -238,6 +256,9 @@ def check_tile_size(shape):
     ...
     numba_tile.errors.TileValueError: A tile of shape (16777216,) has 16777216 elements; ...
     """
+    if len(shape) > MAX_TILE_RANK:
+        raise TileValueError(f"A tile of {len(shape)} dimensions has too many; a tile may have "
+                             f"at most {MAX_TILE_RANK}")
     count = product(shape)
     if count > MAX_TILE_ELEMENTS:
         raise TileValueError(f"A tile of shape {tuple(shape)} has {count} elements; a tile may "

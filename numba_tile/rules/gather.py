@@ -18,7 +18,7 @@ from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits, common_dtype
 from .core import broadcast_many, broadcast_shapes, constant_value, describe, \
     is_power_of_two, operand_dtype, operand_shape
-from .memory import array_padding, require_array
+from .memory import array_padding, check_writable, require_array
 
 
 def implicit_cast(source, target, what):
@@ -124,6 +124,7 @@ def gather(array, indices, mask, padding_value, check_bounds):
 def scatter(array, indices, value, mask, check_bounds):
     """Rule of ``scatter``: ``(shape, index operands, value operand, mask operand)``."""
     operands, shape = index_operands(array, indices, "scatter()")
+    check_writable(array, "scatter")
     _check_bounds(check_bounds, "scatter()")
     mask = _mask(mask, shape, "scatter()")
     value = _value(value, shape, array.dtype, "value", "scatter()")
@@ -221,6 +222,7 @@ def store_advanced_indexing(array, indices, tile):
     """Rule of ``store_advanced_indexing``: ``(shape, sparse axis, index tile, slices)``; the
     tile (or scalar) must have exactly the shape the indices give."""
     shape, axis, index, slices = advanced_indexing(array, indices, "store_advanced_indexing()")
+    check_writable(array, "store_advanced_indexing")
     operand = Loose(tile) if isinstance(tile, (bool, int, float)) else tile
     if not (isinstance(operand, Loose) or hasattr(operand, "dtype")):
         raise TileTypeError(f"store_advanced_indexing() stores a tile or a scalar, got "

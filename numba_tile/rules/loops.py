@@ -7,6 +7,7 @@
 """
 
 from .. import dtypes as d
+from ..errors import TileTypeError, TileValueError
 
 _INT32 = range(-2 ** 31, 2 ** 31)
 
@@ -22,3 +23,25 @@ def range_index_dtype(bounds):
         elif int(bound) not in _INT32:
             return d.int64
     return d.int32
+
+
+def check_range_call(count, keywords, step=None):
+    """Rule of a ``range(...)`` call of ``count`` positional arguments, ``keywords`` the
+    names of keyword ones and ``step`` the step where it is a constant (else None):
+    ``range(stop)``, ``range(start, stop)`` or ``range(start, stop, step)``, a step other
+    than zero.
+
+    >>> from numba_tile.rules.loops import check_range_call
+    >>> check_range_call(3, (), 0)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: range() step must not be zero
+    """
+    if keywords:
+        raise TileTypeError(f"range() takes no keyword arguments, got "
+                            f"{', '.join(map(repr, keywords))}")
+    if not 1 <= count <= 3:
+        raise TileTypeError(f"range() takes 1 to 3 arguments (stop; start, stop; or start, "
+                            f"stop, step), got {count}")
+    if step is not None and not isinstance(step, bool) and step == 0:
+        raise TileValueError("range() step must not be zero")

@@ -136,9 +136,28 @@ def array_padding(padding_mode, array):
     return mode
 
 
+def check_writable(array, op):
+    """Raise ``TileTypeError`` where ``op`` (a store, a scatter, an atomic) writes into a
+    read-only array (a NumPy array with ``writeable=False``, a JAX array).
+
+    >>> from numba_tile.rules.memory import check_writable
+    >>> class ReadOnly:
+    ...     read_only = True
+    >>> check_writable(ReadOnly(), "store")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: store() writes into a read-only array (a NumPy array ...
+    """
+    if getattr(array, "read_only", False) is True:
+        raise TileTypeError(f"{op}() writes into a read-only array (a NumPy array with "
+                            f"writeable=False, a JAX array...); pass a writable array "
+                            f"(np.copy(x), say)")
+
+
 def store(array, index, tile, order):
     """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``."""
     require_array(array)
+    check_writable(array, "store")
     ndim = array.ndim
     shape = tuple(getattr(tile, "shape", ()))  # a Python number is a scalar
     if shape == ():
@@ -186,6 +205,7 @@ def view_origin(index, shape, steps):
 
 
 def view_store_tile(view, tile):
+    check_writable(view.array, "TiledView.store")
     if tuple(tile.shape) not in ((), tuple(view.tile_shape)):
         raise TileValueError(f"Cannot store a tile of shape {tuple(tile.shape)} into a tiled "
                              f"view with tiles {view.tile_shape}")

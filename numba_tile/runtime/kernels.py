@@ -14,6 +14,7 @@ import inspect
 
 from ..annotations import parameter_kinds
 from ..rules.syntax import check_kernel_source
+from ..source.source_code import deep_syntax_trees
 
 
 class ByTarget:
@@ -115,6 +116,8 @@ class Kernel:
     TypeError: Tile kernel 'k' cannot be called directly; use ct.launch(stream, grid, k, args)
     """
 
+    is_tile_kernel = True  # (what tile code may not call: numba_tile.rules.calls)
+
     def __init__(self, fn, options):
         self.fn = fn
         self.options = dict(_DEFAULTS, **validate_options(options))
@@ -130,7 +133,8 @@ class Kernel:
         """Raise the Tile error for Python that tile code does not take
         (:mod:`numba_tile.rules.syntax`); both executors call it first. Checked once."""
         if not self._source_checked:
-            check_kernel_source(self.fn)
+            with deep_syntax_trees():  # (a long expression's tree is deep)
+                check_kernel_source(self.fn)
             self._source_checked = True
 
     @property

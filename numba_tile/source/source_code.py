@@ -19,9 +19,11 @@ point at the user's source, and the function's free variables stay free.
 """
 
 import ast
+import contextlib
 import inspect
 import linecache
 import re
+import sys
 import types
 
 # where a definition's source may start (inspect's own test for a code object's first line)
@@ -76,6 +78,31 @@ def _find_code(code, name):
             if found is not None:
                 return found
     return None
+
+
+#: the recursion limit while a kernel's syntax tree is walked: an expression of a few
+#: thousand terms (``t + t + ...``) nests that deep, and each level is a few calls of a
+#: recursive visitor
+SYNTAX_RECURSION_LIMIT = 20000
+
+
+@contextlib.contextmanager
+def deep_syntax_trees():
+    """While the block runs, the recursive walks of a syntax tree may go as deep as a long
+    expression's tree is (:data:`SYNTAX_RECURSION_LIMIT`).
+
+    >>> import sys
+    >>> from numba_tile.source.source_code import deep_syntax_trees
+    >>> with deep_syntax_trees():
+    ...     sys.getrecursionlimit() >= 20000
+    True
+    """
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, SYNTAX_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def rewritten_code(fn, transform):

@@ -11,7 +11,7 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ...rules.loops import range_index_dtype
+from ...rules.loops import check_range_call, range_index_dtype
 from ..abstract import RUN_TIME, constant_of
 from ..types import dtype_of_scalar
 from .templates import registry
@@ -24,6 +24,8 @@ class Int32Range(AbstractTemplate):
     tile_first = True
 
     def generic(self, args, kws):
+        step = constant_of(args[2], RUN_TIME) if len(args) == 3 else None
+        check_range_call(len(args), tuple(kws), None if step is RUN_TIME else step)
         if kws or not 1 <= len(args) <= 3:
             return None
         bounds = []
