@@ -18,15 +18,19 @@ last. :func:`~numba_tile.compiler.error_translation.locate_in_kernel` reads them
 22
 """
 
+from numba.cuda.core import bytecode
 from numba.cuda.core.interpreter import Interpreter
 
 _ORIGINAL_ITER_INST = Interpreter._iter_inst
+#: Numba puts a NOP before a function's first instruction, so its offsets are this much past
+#: Python's
+_NUMBA_OFFSET = getattr(bytecode, "_FIXED_OFFSET", 0)
 #: the attribute of a Numba location that holds the end of its span (0-based, exclusive)
 END_COLUMN = "numba_tile_end_col"
 
 
 def _spans(code):
-    """``{bytecode offset: (line, first column, end column)}`` of a code object's
+    """``{Numba's offset: (line, first column, end column)}`` of a code object's
     instructions, columns 0-based (no end for a span over several lines). Spans of no width
     are left out: code that numba_tile wrote (a lambda made a function) may hold nodes
     without a place in the source."""
@@ -34,7 +38,7 @@ def _spans(code):
     for index, (line, end_line, col, end_col) in enumerate(code.co_positions()):
         if line is None or col is None or (end_line == line and end_col <= col):
             continue
-        spans[index * 2] = (line, col, end_col if end_line == line else None)
+        spans[index * 2 + _NUMBA_OFFSET] = (line, col, end_col if end_line == line else None)
     return spans
 
 
