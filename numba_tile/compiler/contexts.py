@@ -51,6 +51,12 @@ class TileTypingContext(CUDATypingContext):
         # (tile semantics for run-time scalars: ``bid + 1`` is an int32).
         if isinstance(gty, types.Function):
             templates = gty.templates
+            for template in templates:
+                if getattr(template, "tile_first", False) and "target" not in template.metadata:
+                    # Numba tries a target's own templates (numba-cuda's overloads of
+                    # operator.eq...) before generic ones: a tile_first template is the CUDA
+                    # target's, so that it still comes first (t == None is its error)
+                    template.metadata = {**template.metadata, "target": "cuda"}
             ordered = sorted(templates, key=lambda t: not getattr(t, "tile_first", False))
             if list(ordered) != list(templates):
                 gty = types.Function(tuple(ordered))

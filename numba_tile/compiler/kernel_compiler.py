@@ -20,7 +20,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..source.static_expressions import AsGlobal, AsTileCode
-from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
+from ..errors import TileError, TileInternalError, TileSyntaxError
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .contexts import contexts
@@ -248,7 +248,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
                 error.loc = locate_in_kernel(error)
             raise
     if result.signature.return_type not in (types.none, types.void):
-        raise TileUnsupportedFeatureError("A tile kernel must not return a value")
+        # (the kernel's source check finds a `return value` first, as the interpreter does)
+        raise TileSyntaxError("A tile kernel must not return a value")
     library = result.library
     entry = result.fndesc.llvm_func_name
     kernel = library.get_function(entry)

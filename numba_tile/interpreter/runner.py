@@ -183,7 +183,8 @@ class TileGlobals:
         generator = context_managers.generator_function(value)
         if generator is not None and is_user_code(generator):
             # a @contextlib.contextmanager helper: its generator runs as tile code too
-            return with_blocks.context_manager_function(generator, self.rebind(generator))
+            return with_blocks.context_manager_function(
+                generator, self.rebind(generator, generator=True))
         if isinstance(value, types.FunctionType) and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self.rebind(tile_function(value))
@@ -225,17 +226,18 @@ class TileGlobals:
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
-    def rebind(self, fn):
+    def rebind(self, fn, generator=False):
+        """``fn`` as tile code runs it; ``generator``: a context manager's generator."""
         if id(fn) in self._rebinding:
             return fn
         self._rebinding.add(id(fn))
         try:
-            return self._rebind(fn)
+            return self._rebind(fn, generator)
         finally:
             self._rebinding.discard(id(fn))
 
-    def _rebind(self, fn):
-        error = helper_source_error(fn)
+    def _rebind(self, fn, generator):
+        error = helper_source_error(fn, generator)
         if error is not None:  # raised where tile code calls it, as the compiler does
             return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)

@@ -15,7 +15,7 @@ from ...language import tile_math
 from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import as_operand, check_dtype_call, dtype_argument
+from ...rules.core import as_operand, check_dtype_call, dtype_argument, not_a_tile
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
@@ -192,7 +192,7 @@ def infer_astype(values):
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
-        return None
+        raise not_a_tile("astype", operand(x))
     spec = elementwise_rules.astype(operand(x), dtype)
     if isinstance(x, TileType):
         storage_scalar_type(spec.dtype)  # the compiler must have the dtype
