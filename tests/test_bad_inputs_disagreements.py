@@ -158,8 +158,8 @@ def keyword_only(x, *, out):
 
 
 case("raise-value-error", raise_value_error, F32, ct.TileSyntaxError, r"", "raise ValueError")
-case("load-memory-order-release", statement_kernel(lambda x, out: ct.load(
-    x, (0,), (4,), memory_order=ct.MemoryOrder.RELEASE)), F32, ct.TileValueError, r"",
+case("load-memory-order-release", statement_kernel(lambda x, out: ct.store(out, (0,), ct.load(
+    x, (0,), (4,), memory_order=ct.MemoryOrder.RELEASE))), F32, ct.TileValueError, r"",
      "memory_order=ct.MemoryOrder.RELEASE")
 case("slice-tile", statement_kernel(lambda x, out: ct.store(out, (0,), load(x)[1:3])), F32,
      ct.TileTypeError, r"", "load(x)[1:3]")

@@ -28,7 +28,7 @@ from ..host.arrays import Array, partition_region
 from ..host.loops import TileRange
 from ..host.scalars import loose
 from ..host.tile import Tile, to_tile
-from ..language import elementwise
+from ..language import debugging, elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers
@@ -119,6 +119,7 @@ class _RefusedClass:
 
 TILE_BUILTINS = dict(vars(builtins))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
+                     print=debugging.print,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
 TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS

@@ -26,6 +26,8 @@ def infer_grid(values):
 
 
 def infer_load(values):
+    memory_rules.memory_options("load", constant_value(values["memory_order"]),
+                                constant_value(values["memory_scope"]))
     spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
                                       constant_value(values["shape"]), constant_value(values["order"]),
                                       constant_value(values["padding_mode"]))
@@ -35,6 +37,8 @@ def infer_load(values):
 
 
 def infer_store(values):
+    memory_rules.memory_options("store", constant_value(values["memory_order"]),
+                                constant_value(values["memory_scope"]))
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)

@@ -83,10 +83,10 @@ def inserted_axes(ndim, key):
         elif isinstance(item, types.SliceType):
             axis += 1
             full_slices += 1
-        else:
-            raise TileTypeError(f"Tiles can only be indexed with ':' and None, got {item}")
+        else:  # (the shared rule's error: a run-time index)
+            shape_rules.index_key(operand(item), ndim)
     if full_slices > ndim:
-        raise TileTypeError(f"Too many ':' for a tile of rank {ndim}")
+        shape_rules.index_key((slice(None),) * full_slices, ndim)
     return axes
 
 
@@ -106,6 +106,22 @@ class TileIndexTemplate(AbstractTemplate):
 
 
 registry.register_global(operator.getitem)(TileIndexTemplate)
+
+
+class TileStaticIndexTemplate(AbstractTemplate):
+    """``t[key]`` with a constant ``key`` (``t[1:3]``, ``t[0]``, ``t[:, None]``): the shared
+    rule checks it as the interpreter does (a slice's bounds are only known here); the
+    typing is then :class:`TileIndexTemplate`'s."""
+
+    key = "static_getitem"
+
+    def generic(self, args, kws):
+        if len(args) == 2 and isinstance(args[0], TileType):
+            shape_rules.index_key(args[1], args[0].ndim)
+        return None
+
+
+registry.register(TileStaticIndexTemplate)
 
 
 def infer_extract(values):
