@@ -115,6 +115,25 @@ def loose_concrete_dtype(value):
                          f"type (int32, int64 or uint64)")
 
 
+def is_wide_integer(value):
+    """True for an int no integer dtype holds (beyond int64 and uint64): a loosely typed
+    constant while it folds (``2**200 // 2**198`` is 4), :func:`wide_integer_error` where
+    it meets a tile or becomes a value of its own.
+
+    >>> from numba_tile.promotion import is_wide_integer
+    >>> is_wide_integer(2 ** 64 - 1), is_wide_integer(2 ** 64), is_wide_integer(2.0 ** 70)
+    (False, True, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool) and \
+        not -2 ** 63 <= value < 2 ** 64
+
+
+def wide_integer_error(value):
+    """The ``TileValueError`` of an int no dtype holds met by tile code (both executors)."""
+    return TileValueError(f"Integer constant {value} is out of range of any supported "
+                          f"integer type (tile code integers fit in int64 or uint64)")
+
+
 def truncated(value, dtype):
     """An integer constant as ``dtype``'s constructor takes it: the low bits ``dtype`` holds,
     as cuTile truncates (``ct.uint32(-3)`` is ``0xfffffffd``); anything else unchanged.

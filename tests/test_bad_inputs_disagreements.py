@@ -163,7 +163,8 @@ case("load-memory-order-release", statement_kernel(lambda x, out: ct.store(out, 
      "memory_order=ct.MemoryOrder.RELEASE")
 case("slice-tile", statement_kernel(lambda x, out: ct.store(out, (0,), load(x)[1:3])), F32,
      ct.TileTypeError, r"", "load(x)[1:3]")
-case("keyword-only-parameter", keyword_only, F32, TypeError, r"", None)
+case("keyword-only-parameter", keyword_only, F32, ct.TileSyntaxError, r"must be positional",
+     "def keyword_only(x, *, out)")
 
 
 @pytest.mark.parametrize("case", [c.param() for c in CASES])

@@ -19,6 +19,7 @@ from ..errors import TileTypeError
 from ..host.tile import make_constant
 from ..language.gather import Slice
 from ..promotion import Loose
+from .constant_folding import check_integer_constant, is_wide_integer
 from .types import ArrayType, ConstantType, FloatLiteral, SliceType, TileType, TypedConstant, \
     dtype_of_scalar
 
@@ -41,6 +42,8 @@ def operand(numba_type):
     if isinstance(numba_type, types.Omitted):
         return _python(numba_type.value)
     if isinstance(numba_type, ConstantType):
+        if is_wide_integer(numba_type.value):  # an int no dtype holds, met by tile code
+            check_integer_constant(numba_type.value)
         return numba_type.value
     if isinstance(numba_type, TypedConstant):  # the interpreter's strictly typed constant
         return make_constant(numba_type.literal_value, numba_type.dtype)

@@ -21,7 +21,7 @@ from ..rules import calls
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
-from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
+from .constant_folding import FOLDABLE, UNARY_FOLDABLE, is_wide_integer, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
 from .typing.dataclasses import holds_dataclasses, value_type as dataclass_value_type
@@ -67,8 +67,8 @@ class TileTypingContext(CUDATypingContext):
             return dataclass_value_type(self, val)
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
-        if isinstance(val, int):  # one Numba has no type for: say why
-            check_integer_constant(val)
+        if isinstance(val, int) and is_wide_integer(val):  # one Numba has no type for: a
+            return ConstantType(val)  # constant that folds (an error where code meets it)
         if isinstance(val, np.generic) and dtype_spelling(val.dtype) is not None:
             # a NumPy scalar (np.int16(4)) is a constant of its dtype, as in the interpreter
             return TypedConstant(dtype_spelling(val.dtype), val.item())
@@ -145,6 +145,9 @@ class TileTypingContext(CUDATypingContext):
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded
+        if _is_numpy_function(func) and any(isinstance(a, (TileType, ArrayType))
+                                            for a in (*args, *kws.values())):
+            raise calls.numpy_call_error()
         result = super().resolve_function_type(func, args, kws)
         if result is None:
             name = _tile_op_name(func)
@@ -188,6 +191,13 @@ def fold_constants(func, args, kws):
 def _not_compiled(what):
     return TileUnsupportedFeatureError(f"{what} is not compiled yet; run this kernel in "
                                        f"interpreter mode (NUMBA_TILE_INTERPRET=1)")
+
+
+def _is_numpy_function(func):
+    """True for the Numba type of a NumPy function or ufunc (``np.exp``, ``np.sum``)."""
+    key = getattr(func, "typing_key", None)
+    return isinstance(key, np.ufunc) or (callable(key) and not isinstance(key, type) and (
+        getattr(key, "__module__", None) or "").split(".")[0] == "numpy")
 
 
 def _is_tile_op(value):

@@ -11,6 +11,7 @@ from ..enums import PaddingMode
 from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
+from ..rules.calls import numpy_call_error
 from ..rules import memory as rules
 from . import context
 from .conversion import convert
@@ -61,6 +62,9 @@ class Array:
         '2-d float32 array'
         """
         return f"{self.ndim}-d {self.dtype} array"
+
+    def __array__(self, *args, **kwargs):  # what NumPy asks of np.exp(x), np.sum(x)...
+        raise numpy_call_error()
 
     def __repr__(self):
         if context.in_static_evaluation():  # as the compiler sees it: shapes at run time

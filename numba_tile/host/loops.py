@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from ..rules.loops import range_index_dtype
+from ..rules.loops import check_range_arguments, range_index_dtype
 from .tile import Tile
 
 
@@ -28,6 +28,7 @@ class TileRange:
     compiler unrolls that loop)."""
 
     def __init__(self, *bounds):
+        check_range_arguments(bounds)
         values, kinds = [], []
         for bound in bounds:
             if isinstance(bound, Tile):

@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
+from ..rules.calls import numpy_call_error
 from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
 from ..rules.formatting import format_value
 from . import context
@@ -192,6 +193,11 @@ class Tile:
 
     def __iter__(self):
         raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
+
+    def __array__(self, *args, **kwargs):
+        # what NumPy asks of np.exp(t), np.sum(t)... (ops with NumPy scalars or arrays on the
+        # left defer to the tile's own operators: __array_priority__)
+        raise numpy_call_error()
 
     def __pos__(self):  # unary plus is no op of its own
         return self

@@ -20,7 +20,8 @@ import numpy as np
 from .. import dtypes as d
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+                           scalar_argument, sequence_items, static_axes,
+                           unsupported_argument_error)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
 from ..host import context
@@ -419,8 +420,10 @@ class PreparedArguments:
             if isinstance(value, list) and items and all(isinstance(a, Array) for a in items):
                 check_static_items(name, [_static_values(a) for a in items])
             return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
-        if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
+        if isinstance(value, (d.DType, enum.Enum)):
             return value
+        if isinstance(value, str) or value is None:  # (compiled code has no run-time form)
+            raise unsupported_argument_error(name, value)
         spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell
         if spelled is not None:
             return spelled

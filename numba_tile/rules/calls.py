@@ -69,3 +69,15 @@ def check_call(value):
     error = call_error(value)
     if error is not None:
         raise error
+
+
+def numpy_call_error():
+    """The ``TileTypeError`` of a NumPy function (``np.exp``, ``np.sum``...) given a tile or
+    an array in tile code: NumPy runs on the host, tile code has the ct ops.
+
+    >>> from numba_tile.rules.calls import numpy_call_error
+    >>> print(numpy_call_error())
+    NumPy functions cannot take tiles or arrays in tile code; use the ct ops (ct.exp, ...
+    """
+    return TileTypeError("NumPy functions cannot take tiles or arrays in tile code; use the ct "
+                         "ops (ct.exp, ct.sum, ct.where, ...)")

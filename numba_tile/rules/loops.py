@@ -6,7 +6,13 @@
 (int32, int64, int64)
 """
 
+import numbers
+import operator
+
 from .. import dtypes as d
+from ..errors import TileTypeError, TileValueError
+from ..promotion import Loose
+from .core import as_operand, constant_value, invalid_argument, type_name
 
 _INT32 = range(-2 ** 31, 2 ** 31)
 
@@ -22,3 +28,46 @@ def range_index_dtype(bounds):
         elif int(bound) not in _INT32:
             return d.int64
     return d.int32
+
+
+def check_range_arguments(bounds):
+    """``range(*bounds)`` in tile code: one to three integer scalars (constants or run-time
+    0-d integer tiles), a constant step not zero; else cuTile's ``TileTypeError`` naming the
+    argument (``range(t)`` of a tile, ``range(2.5)``).
+
+    >>> from numba_tile.rules.loops import check_range_arguments
+    >>> check_range_arguments([2.5])
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument #1 of range(): Expected an integer ...
+    """
+    if not 1 <= len(bounds) <= 3:
+        raise TileTypeError(f"range() takes 1 to 3 arguments, got {len(bounds)}")
+    for position, bound in enumerate(bounds, 1):
+        try:
+            operand = bound if isinstance(bound, Loose) else as_operand(bound)
+        except TileTypeError:
+            operand = None
+        if operand is None:  # (what stands for a constant in static_iter's expression)
+            integral = _has_index(bound)
+        elif isinstance(operand, Loose):
+            integral = isinstance(operand.value, numbers.Integral) and \
+                not isinstance(operand.value, bool)
+        else:
+            integral = not getattr(operand, "is_tile_array", False) and \
+                tuple(operand.shape) == () and operand.dtype.is_integral
+        if not integral:
+            raise invalid_argument("range", position, f"Expected an integer scalar, but given "
+                                                      f"value has type {type_name(bound)}")
+    if len(bounds) == 3 and constant_value(bounds[2], None) == 0:
+        raise TileValueError("range() step must not be zero")
+
+
+def _has_index(value):
+    if value is None or isinstance(value, (str, float, bool)):
+        return False
+    try:
+        operator.index(value)
+    except Exception:  # (whatever the object raises: it is no integer)
+        return False
+    return True

@@ -81,12 +81,18 @@ def check_kernel_source(fn):
                               function=fn.__name__)
 
     found = _problems(function, kernel=True)
+    arguments = function.args
+    for node in (*arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
+        if node is not None:  # (a launch passes its arguments by position)
+            found.append((TileSyntaxError, _NOT_POSITIONAL, node))
     if found:
         error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
         raise error(message, where(node))
 
 
 _RETURN_VALUE = "A tile kernel must not return a value"
+_NOT_POSITIONAL = "A tile kernel's parameters must be positional (a launch passes arguments " \
+    "by position): *args, **kwargs and keyword-only parameters are not supported"
 
 
 def _problems(function, kernel, generator=False):
