@@ -111,8 +111,7 @@ def loose_concrete_dtype(value):
     for candidate in (d.int32, d.int64, d.uint64):
         if integer_range(candidate)[0] <= value <= integer_range(candidate)[1]:
             return candidate
-    raise TileValueError(f"Integer constant {value} is out of range of any supported integer "
-                         f"type (int32, int64 or uint64)")
+    raise wide_integer_error(value)
 
 
 def is_wide_integer(value):
@@ -195,6 +194,8 @@ def check_constant_converts(value, dtype):
     ...
     numba_tile.errors.TileValueError: Integer constant 100000000000000000000 is out of range of int32
     """
+    if is_wide_integer(value):  # (no dtype holds it, whatever dtype it would become)
+        raise wide_integer_error(value)
     if isinstance(value, float) and dtype.is_integral:
         if math.isfinite(value):
             check_constant_fits(int(value), dtype)

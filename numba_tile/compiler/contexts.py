@@ -6,6 +6,7 @@ kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's 
 
 import enum
 import functools
+import operator
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from ..rules import calls
+from ..rules.core import as_operand
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
@@ -79,6 +81,8 @@ class TileTypingContext(CUDATypingContext):
             return FloatLiteral(val)
         if isinstance(val, tuple) and _is_constant_tuple(val):
             return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
+        if calls.refused_builtin(val):  # (dict, which Numba has): a call is cuTile's error
+            return ConstantType(val)
         try:
             return super().resolve_value_type(val)
         except Exception:
@@ -142,6 +146,11 @@ class TileTypingContext(CUDATypingContext):
             calls.check_call(func.value)
         if isinstance(func, types.EnumClass):  # Color(0): the member, a constant
             return type_enum_call(func.instance_class, args, kws)
+        if getattr(func, "typing_key", None) in (operator.mod, operator.imod) and args and \
+                isinstance(args[0], (types.StringLiteral, types.UnicodeType)):
+            # a string formatted with %: no op of tile code (the interpreter's error)
+            as_operand(args[0].literal_value if isinstance(args[0], types.StringLiteral)
+                       else "", "the left operand")
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded

@@ -457,9 +457,12 @@ def _location_from_traceback(tb):
         tb = tb.tb_next
     if not frames:
         return None
-    callers = [_frame_location(t) for t in frames[:-1]
-               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
-    return _frame_location(frames[-1], callers)
+    users = [t for t in frames
+             if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
+    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
+    innermost = users[-1] if users else frames[-1]
+    callers = [_frame_location(t) for t in users if t is not innermost]
+    return _frame_location(innermost, callers)
 
 
 def _frame_location(tb, callers=()):

@@ -33,6 +33,7 @@ import enum
 import operator
 
 from ..errors import TileTypeError
+from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
@@ -115,6 +116,9 @@ def compare(symbol, left, right):
     if not (isinstance(left, tuple) or isinstance(right, tuple)):
         if isinstance(left, enum.Enum) or isinstance(right, enum.Enum):
             enum_rules.check_comparison(symbol, left, right)
+        if isinstance(right, Tile) and not isinstance(left, Tile):
+            # (Python would ask the tile, reflected: None == t is an error of its left side)
+            as_operand(left, "the left operand")
         return _OPERATORS[symbol](left, right)
     found = rules.comparison(symbol, left, right)
     if isinstance(found, bool):

@@ -28,7 +28,10 @@ REFUSED_BUILTINS = frozenset({
     "eval", "exec", "compile", "open", "input", "breakpoint", "help", "globals", "locals",
     "vars", "dir", "__import__", "exit", "quit", "id", "setattr", "delattr", "memoryview",
     "bytearray", "bytes", "object", "super", "property", "staticmethod", "classmethod",
-    "aiter", "anext"})
+    "aiter", "anext",
+    # containers tile code does not have (it has tuples): their literals are refused too
+    # (numba_tile.rules.syntax), and ``f(**dict(a=1))`` would build one
+    "dict", "list", "set", "frozenset"})
 
 
 def refused_builtin(value):

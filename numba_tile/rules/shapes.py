@@ -115,7 +115,7 @@ def index_key(key, ndim):
     for item in items:
         if item is None or item is Ellipsis:
             continue
-        if isinstance(item, slice) and item == slice(None):
+        if isinstance(item, slice) and all(b is None for b in (item.start, item.stop, item.step)):
             consumed += 1
             continue
         raise TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "

@@ -25,8 +25,9 @@ import ast
 import textwrap
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
+from .core import describe
 from ..source.comprehensions import binding_problem, is_tuple_comprehension, static_construct
-from ..source.source_code import source_lines
+from ..source.source_code import lambda_function, source_lines
 from ..source.static_iter_uses import static_iter_problems
 
 _STATEMENTS = {
@@ -123,6 +124,12 @@ def _problems(function, kernel, generator=False):
                 node.value is not None and not (isinstance(node.value, ast.Constant) and
                                                 node.value.value is None):
             found.append((TileSyntaxError, _RETURN_VALUE, node))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and \
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            # a string formatted with %: Python compiles "%s %s" % (a, b) into an f-string,
+            # so the error is found here, as the interpreter raises it for a run-time %
+            found.append((TileTypeError, f"Expected a tile or a scalar for the left operand, "
+                                         f"got {describe(node.left.value)}", node))
         if isinstance(node, ast.Await):
             found.append((TileSyntaxError, "await is not supported in tile code", node))
         construct = _names_static_construct(node)
@@ -166,8 +173,16 @@ def _parsed(fn):
     """``(function node, where)`` of ``fn``'s source, ``where(node)`` the
     ``SourceLocation`` of a node of it; None where the source cannot be found."""
     code = getattr(fn, "__code__", None)
-    if code is None or code.co_name == "<lambda>":
+    if code is None:
         return None
+    if code.co_name == "<lambda>":  # (its node has the line numbers of its file)
+        function = lambda_function(code)
+        if function is None:
+            return None
+        return function, lambda node: SourceLocation(
+            code.co_filename, node.lineno, node.col_offset,
+            node.end_col_offset if node.end_lineno == node.lineno else None,
+            function=fn.__name__)
     try:  # (of the code: a functools.wraps wrapper's own source, not what it wraps)
         lines, first_line = source_lines(code)
         filename = code.co_filename

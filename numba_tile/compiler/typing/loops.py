@@ -23,6 +23,7 @@ class Int32Range(AbstractTemplate):
 
     key = range
     tile_first = True
+    prefer_literal = True  # (a float or string bound named as the interpreter names it)
 
     def generic(self, args, kws):
         if not kws:

@@ -12,7 +12,7 @@ from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
 from ...rules.core import dtype_argument, normalize_axis, not_a_tile
-from ..abstract import operand
+from ..abstract import RuntimeScalar, operand
 from ..compile_state import current
 from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
@@ -85,6 +85,9 @@ def inserted_axes(ndim, key):
             full_slices += 1
         else:  # (the shared rule's error: a run-time index)
             shape_rules.index_key(operand(item), ndim)
+    for item in expanded:  # a slice of run-time bounds (constant ones are static_getitem's)
+        if isinstance(item, types.SliceType) and item in RUN_TIME_SLICES.values():
+            shape_rules.index_key(slice(RUN_TIME, None), ndim)
     if full_slices > ndim:
         shape_rules.index_key((slice(None),) * full_slices, ndim)
     return axes
@@ -122,6 +125,32 @@ class TileStaticIndexTemplate(AbstractTemplate):
 
 
 registry.register(TileStaticIndexTemplate)
+
+
+#: the types of ``slice(a, b)`` and ``slice(a, b, c)`` where a bound is a run-time value
+#: (Numba's own slice types otherwise): the rule of tile indexing names them
+RUN_TIME_SLICES = {2: types.SliceType("slice<run-time a:b>", 2),
+                   3: types.SliceType("slice<run-time a:b:c>", 3)}
+RUN_TIME = RuntimeScalar(d.int64)
+
+
+class RunTimeSlice(AbstractTemplate):
+    """``slice(...)`` (``a:b`` in a subscript) with a run-time bound: one of
+    :data:`RUN_TIME_SLICES`, built as Numba builds its slices."""
+
+    key = slice
+    tile_first = True
+
+    def generic(self, args, kws):
+        if kws or not 1 <= len(args) <= 3 or all(
+                isinstance(a, (types.NoneType, types.Literal)) for a in args) or not all(
+                isinstance(a, (types.NoneType, types.Integer)) for a in args):
+            return None
+        return signature(RUN_TIME_SLICES[3 if len(args) == 3 else 2], *[
+            a if isinstance(a, types.NoneType) else types.intp for a in args])
+
+
+registry.register_global(slice)(RunTimeSlice)
 
 
 def infer_extract(values):
