@@ -98,13 +98,15 @@ case("matmul-array-first", statement_kernel(
     matrices(), TYPE_ERROR, r"#1 of matmul\(\): " + NOT_A_TILE + "Array", "ct.matmul(x,")
 case("matmul-none", statement_kernel(
     lambda x, out: ct.matmul(load2(x), None)),
-    matrices(), TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + "None", "ct.matmul(load2(x), None)")
+    matrices(), TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + "None",
+    "ct.matmul(load2(x), None)")
 case("matmul-operator-array", statement_kernel(
     lambda x, out: load2(x) @ out),
     matrices(), TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + "Array", "load2(x) @ out")
 case("matmul-scalar", statement_kernel(
     lambda x, out: ct.matmul(load2(x), 2)),
-    matrices(), ct.TileValueError, r"matmul\(\) needs tiles of rank 1 to 3", "ct.matmul(load2(x), 2)")
+    matrices(), ct.TileValueError, r"matmul\(\) needs tiles of rank 1 to 3",
+    "ct.matmul(load2(x), 2)")
 
 # operators: a tile beside None, a string, an array
 case("tile-eq-none", statement_kernel(
@@ -521,7 +523,7 @@ case("set-in-lambda", statement_kernel(
     lambda x, out: {1, 2}),
     F32, SYNTAX, r"set literals are not supported", "lambda x, out: {1, 2}")
 case("walrus-in-lambda", statement_kernel(
-    lambda x, out: (y := load(x))),
+    lambda x, out: (y := load(x))),  # noqa: F841
     F32, SYNTAX, r"assignment expressions", "lambda x, out: (y := load(x))")
 
 

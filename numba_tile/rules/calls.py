@@ -19,6 +19,7 @@ numba_tile.errors.TileTypeError: Creating instances of type "Foo" is not support
 import builtins
 import dataclasses
 import enum
+import inspect
 
 from ..errors import TileTypeError
 
@@ -84,3 +85,28 @@ def numpy_call_error():
     """
     return TileTypeError("NumPy functions cannot take tiles or arrays in tile code; use the ct "
                          "ops (ct.exp, ct.sum, ct.where, ...)")
+
+
+def binding_error(op, error):
+    """The ``TileTypeError`` of a call of tile op ``op`` whose arguments do not bind to its
+    signature (``error``: the ``TypeError`` of ``inspect.Signature.bind``), in both executors.
+
+    >>> import inspect
+    >>> from numba_tile.rules.calls import binding_error
+    >>> try:
+    ...     inspect.signature(lambda x, /, *, axis=0: x).bind(1, keepdims=True)
+    ... except TypeError as error:
+    ...     print(binding_error("sum", error))
+    sum() got an unexpected keyword argument 'keepdims'
+    """
+    return TileTypeError(f"{op}() {error}")
+
+
+def call_binding_error(fn, args, kwargs):
+    """:func:`binding_error` of calling ``fn`` with ``args`` and ``kwargs``, or None where
+    they bind."""
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as error:
+        return binding_error(fn.__name__, error)
+    return None

@@ -9,7 +9,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
 from ...language import debugging
-from ...rules.formatting import check_assert_arguments, check_printable, check_printf_arguments, printf_format
+from ...rules.formatting import check_assert_arguments, check_printable, \
+    check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
 from .templates import registry

@@ -14,7 +14,8 @@ from ...rules import shapes as shape_rules
 from ...rules.core import dtype_argument, normalize_axis, not_a_tile
 from ..abstract import RuntimeScalar, operand
 from ..compile_state import current
-from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
+from ..types import RUN_TIME_SLICES, TileType, dtype_of_scalar, scalar_type, \
+    storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
     registry, tile_argument
 
@@ -127,10 +128,6 @@ class TileStaticIndexTemplate(AbstractTemplate):
 registry.register(TileStaticIndexTemplate)
 
 
-#: the types of ``slice(a, b)`` and ``slice(a, b, c)`` where a bound is a run-time value
-#: (Numba's own slice types otherwise): the rule of tile indexing names them
-RUN_TIME_SLICES = {2: types.SliceType("slice<run-time a:b>", 2),
-                   3: types.SliceType("slice<run-time a:b:c>", 3)}
 RUN_TIME = RuntimeScalar(d.int64)
 
 

@@ -24,6 +24,7 @@ from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
+from ...rules.calls import binding_error
 from ...rules.core import broadcast_shapes, not_a_tile
 from ..abstract import operand, python_value
 from ..constant_folding import literal_type
@@ -60,7 +61,10 @@ def register_template(fn, infer, like=None):
         prefer_literal = True
 
         def generic(self, args, kws):
-            bound = pysig.bind(*args, **kws)
+            try:
+                bound = pysig.bind(*args, **kws)
+            except TypeError as error:  # (the interpreter's error for the call)
+                raise binding_error(_stub(like or fn).__name__, error) from None
             values = dict(bound.arguments)
             for name, param in pysig.parameters.items():
                 if name not in values and param.default is not inspect.Parameter.empty:
