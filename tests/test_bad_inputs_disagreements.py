@@ -801,6 +801,67 @@ case("star-kwargs-parameter", star_kwargs, F32, SYNTAX, POSITIONAL,
      "def star_kwargs(x, out, **options)")
 
 
+# options an op does not take, or takes only as constants of their kind
+def unexpected(op, name):
+    return rf"{op}\(\) got an unexpected keyword argument '{name}'"
+
+
+case("max-rounding-mode", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.max(load(x), rounding_mode=RZ))),
+    F32, TYPE_ERROR, unexpected("max", "rounding_mode"), "ct.max(load(x), rounding_mode=RZ)")
+case("argmax-flush-to-zero", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.argmax(load(x), flush_to_zero=True))),
+    F32, TYPE_ERROR, unexpected("argmax", "flush_to_zero"), "flush_to_zero=True")
+case("exp2-rounding-mode", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.exp2(load(x), rounding_mode=RZ))),
+    F32, TYPE_ERROR, unexpected("exp2", "rounding_mode"), "ct.exp2(load(x), rounding_mode=RZ)")
+case("exp-flush-to-zero", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.exp(load(x), flush_to_zero=True))),
+    F32, TYPE_ERROR, unexpected("exp", "flush_to_zero"), "ct.exp(load(x), flush_to_zero=True)")
+case("tanh-flush-to-zero", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.tanh(load(x), flush_to_zero=True))),
+    F32, TYPE_ERROR, unexpected("tanh", "flush_to_zero"), "ct.tanh(load(x), flush_to_zero")
+case("minimum-rounding-mode", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.minimum(load(x), load(x), rounding_mode=RZ))),
+    F32, TYPE_ERROR, unexpected("minimum", "rounding_mode"), "ct.minimum(load(x), load(x)")
+case("load-bogus-keyword", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.load(x, (0,), (4,), bogus=1))),
+    F32, TYPE_ERROR, unexpected("load", "bogus"), "ct.load(x, (0,), (4,), bogus=1)")
+case("sum-rounding-mode-string", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.sum(load(x), rounding_mode="rz"))),
+    F32, TYPE_ERROR, r"rounding_mode of sum must be a ct.RoundingMode, got 'rz'",
+    'ct.sum(load(x), rounding_mode="rz")')
+case("prod-run-time-rounding-mode", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.prod(load(x), rounding_mode=ct.bid(0)))),
+    F32, TYPE_ERROR, r"rounding_mode of prod must be a ct.RoundingMode, got run-time int32",
+    "ct.prod(load(x), rounding_mode=ct.bid(0))")
+case("max-flush-to-zero-int", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.add(load(x), load(x), flush_to_zero=True))),
+    I32, TYPE_ERROR, r"flush_to_zero applies to floating-point results; add gives int32",
+    "ct.add(load(x), load(x), flush_to_zero=True)")
+
+# more of the rules above, met another way
+case("print-f-string-of-array", statement_kernel(
+    lambda x, out: print(f"{x}")),
+    F32, TYPE_ERROR, PRINT, 'print(f"{x}")')
+case("tuple-run-time-slice", statement_kernel(
+    lambda x, out: ct.store(out, (0,), load(x) + (1, 2, 3)[ct.bid(0):2][0])),
+    F32, TYPE_ERROR, r"Tuple indices must be constant, got a slice with run-time bounds",
+    "(1, 2, 3)[ct.bid(0):2][0]")
+case("percent-format-constants", statement_kernel(
+    lambda x, out: print("%d" % 5)),
+    F32, TYPE_ERROR, FORMAT + "'%d'", '"%d" % 5')
+case("none-lt-tile", statement_kernel(
+    lambda x, out: ct.store(out, (0,), None < load(x))),
+    F32, TYPE_ERROR, r"for the left operand, got NoneType None", "None < load(x)")
+case("array-eq-tile", statement_kernel(
+    lambda x, out: ct.store(out, (0,), x == load(x))),
+    F32, TYPE_ERROR, r"for the left operand, got 1-d float32 array", "x == load(x)")
+case("tile-plus-array", statement_kernel(
+    lambda x, out: ct.store(out, (0,), load(x) + x)),
+    F32, TYPE_ERROR, r"for the right operand, got 1-d float32 array", "load(x) + x")
+
+
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
     check(case, module_file(__name__))
