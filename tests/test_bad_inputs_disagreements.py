@@ -862,6 +862,38 @@ case("tile-plus-array", statement_kernel(
     F32, TYPE_ERROR, r"for the right operand, got 1-d float32 array", "load(x) + x")
 
 
+# an array where other ops take a tile
+case("exp-of-array", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.exp(x))),
+    F32, TYPE_ERROR, r"Expected a tile or a scalar for operand, got 1-d float32 array",
+    "ct.exp(x)")
+case("sqrt-of-none", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.sqrt(None))),
+    F32, TYPE_ERROR, r"Expected a tile or a scalar for operand, got NoneType None",
+    "ct.sqrt(None)")
+case("maximum-with-array", statement_kernel(
+    lambda x, out: ct.store(out, (0,), ct.maximum(load(x), x))),
+    F32, TYPE_ERROR, r"for the right operand, got 1-d float32 array", "ct.maximum(load(x), x)")
+case("matmul-string", statement_kernel(
+    lambda x, out: ct.matmul(load(x), "a")),
+    F32, TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + "str", 'ct.matmul(load(x), "a")')
+case("matmul-operator-none", statement_kernel(
+    lambda x, out: load(x) @ None),
+    F32, TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + "None", "load(x) @ None")
+case("numpy-mean-of-tile", statement_kernel(
+    lambda x, out: ct.store(out, (0,), np.mean(load(x)))),
+    F32, TYPE_ERROR, NUMPY_MESSAGE, "np.mean(load(x))")
+case("numpy-clip-of-tile", statement_kernel(
+    lambda x, out: ct.store(out, (0,), np.clip(load(x), 0, 1))),
+    F32, TYPE_ERROR, NUMPY_MESSAGE, "np.clip(load(x), 0, 1)")
+case("numpy-negative-of-array", statement_kernel(
+    lambda x, out: ct.store(out, (0,), np.negative(x))),
+    F32, TYPE_ERROR, NUMPY_MESSAGE, "np.negative(x)")
+case("range-of-bool", statement_kernel(
+    lambda x, out: ct.store(out, (0,), load(x) + len(range(True)))),
+    F32, TYPE_ERROR, RANGE.format(1) + r"Tile\[bool_,\(\)\]", "range(True)")
+
+
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
     check(case, module_file(__name__))

@@ -49,6 +49,7 @@ def infer_unary(op):
     def infer(values):
         x = values["x"]
         if not (isinstance(x, TileType) or is_scalar(x)):
+            as_operand(operand(x))  # an array, None...: the interpreter's TileTypeError
             return None
         spec = elementwise_rules.unary(op, operand(x))
         float_options(op, values, spec.dtype)
