@@ -894,6 +894,28 @@ case("range-of-bool", statement_kernel(
     F32, TYPE_ERROR, RANGE.format(1) + r"Tile\[bool_,\(\)\]", "range(True)")
 
 
+# the same rules in closures defined in the kernel
+@ct.kernel
+def closure_slice(x, out):
+    t = ct.load(x, (0,), (4,))
+    f = lambda u: u[1:3]  # noqa: E731
+    ct.store(out, (0,), f(t))
+
+
+@ct.kernel
+def closure_raise(x, out):
+    def checked(u):
+        if u.ndim > 3:
+            raise ValueError("no")
+        return u
+    ct.store(out, (0,), checked(ct.load(x, (0,), (4,))))
+
+
+case("closure-slice", closure_slice, F32, TYPE_ERROR, INDEX.format("the slice 1:3"),
+     "f = lambda u: u[1:3]")
+case("closure-raise", closure_raise, F32, SYNTAX, RAISE, 'raise ValueError("no")')
+
+
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
     check(case, module_file(__name__))
