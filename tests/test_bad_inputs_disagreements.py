@@ -4,8 +4,6 @@ fail with the same Tile error (a ``TypeError`` for a bad kernel argument), messa
 line in the interpreter and the compiler.
 """
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -934,23 +932,3 @@ def test_integers_beyond_64_bits_fold_alike():
         ct.launch(0, (1,), wide_integers_fold, (x, out, 2**100))
     np.testing.assert_array_equal(out, x + np.float32(4) + np.float32(4))
     ct.compile(wide_integers_fold, (x, out, 2**100), arch="sm_90")
-
-
-@contextlib.contextmanager
-def doubled(t):
-    yield t * 2
-
-
-@ct.kernel
-def context_manager_generator(x, out):
-    with doubled(ct.load(x, (0,), (4,))) as t:
-        ct.store(out, (0,), t)
-
-
-def test_context_manager_generators_stay_helpers():
-    """A @contextlib.contextmanager helper is a generator that tile code may call."""
-    x, out = arrays(np.float32, np.float32)
-    with ct.interpret():
-        ct.launch(0, (1,), context_manager_generator, (x, out))
-    np.testing.assert_array_equal(out, x * 2)
-    ct.compile(context_manager_generator, (x, out), arch="sm_90")
