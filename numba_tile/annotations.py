@@ -449,3 +449,18 @@ def mixed_list_error(name, kinds):
     return TypeError(f"Argument '{name}': a list must hold items of one kind (arrays of one "
                      f"dtype and rank), got {', '.join(map(str, kinds))}; pass a tuple to mix "
                      f"them")
+
+
+def unsupported_argument_error(name, value):
+    """The ``TypeError`` of a kernel argument that is neither an array, a number, a dtype,
+    an enum member nor a tuple of those (``None``, a string: a ``ct.Constant`` parameter
+    takes those), for both executors.
+
+    >>> from numba_tile.annotations import unsupported_argument_error
+    >>> print(unsupported_argument_error("n", None))
+    Argument 'n' of type NoneType is not supported: pass arrays, bool, int, float, dtypes or \
+tuples of those (None or a str only to a ct.Constant parameter)
+    """
+    return TypeError(f"Argument '{name}' of type {type(value).__name__} is not supported: "
+                     f"pass arrays, bool, int, float, dtypes or tuples of those (None or a str "
+                     f"only to a ct.Constant parameter)")

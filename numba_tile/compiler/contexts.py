@@ -20,11 +20,12 @@ from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from ..rules import calls, objects
+from ..rules.core import as_operand
 from ..rules.operators import OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
-from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
+from .constant_folding import FOLDABLE, UNARY_FOLDABLE, is_wide_integer, literal_type
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     RawMemoryType, TiledViewType, TileType, TypedConstant
@@ -55,6 +56,12 @@ class TileTypingContext(CUDATypingContext):
         # (tile semantics for run-time scalars: ``bid + 1`` is an int32).
         if isinstance(gty, types.Function):
             templates = gty.templates
+            for template in templates:
+                if getattr(template, "tile_first", False) and "target" not in template.metadata:
+                    # Numba tries a target's own templates (numba-cuda's overloads of
+                    # operator.eq...) before generic ones: a tile_first template is the CUDA
+                    # target's, so that it still comes first (t == None is its error)
+                    template.metadata = {**template.metadata, "target": "cuda"}
             ordered = sorted(templates, key=lambda t: not getattr(t, "tile_first", False))
             if list(ordered) != list(templates):
                 gty = types.Function(tuple(ordered))
@@ -65,8 +72,8 @@ class TileTypingContext(CUDATypingContext):
             return dataclass_value_type(self, val)
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
-        if isinstance(val, int):  # one Numba has no type for: say why
-            check_integer_constant(val)
+        if isinstance(val, int) and is_wide_integer(val):  # one Numba has no type for: a
+            return ConstantType(val)  # constant that folds (an error where code meets it)
         if isinstance(val, np.generic) and dtype_spelling(val.dtype) is not None:
             # a NumPy scalar (np.int16(4)) is a constant of its dtype, as in the interpreter
             return TypedConstant(dtype_spelling(val.dtype), val.item())
@@ -77,6 +84,8 @@ class TileTypingContext(CUDATypingContext):
             return FloatLiteral(val)
         if isinstance(val, tuple) and _is_constant_tuple(val):
             return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
+        if calls.refused_builtin(val):  # (dict, which Numba has): a call is cuTile's error
+            return ConstantType(val)
         try:
             return super().resolve_value_type(val)
         except Exception:
@@ -151,9 +160,17 @@ class TileTypingContext(CUDATypingContext):
                 raise _not_compiled(f"{_judged_builtin(func.value)}()")
         if isinstance(func, types.EnumClass):  # Color(0): the member, a constant
             return type_enum_call(func.instance_class, args, kws)
+        if getattr(func, "typing_key", None) in (operator.mod, operator.imod) and args and \
+                isinstance(args[0], (types.StringLiteral, types.UnicodeType)):
+            # a string formatted with %: no op of tile code (the interpreter's error)
+            as_operand(args[0].literal_value if isinstance(args[0], types.StringLiteral)
+                       else "", "the left operand")
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded
+        if _is_numpy_function(func) and any(isinstance(a, (TileType, ArrayType))
+                                            for a in (*args, *kws.values())):
+            raise calls.numpy_call_error()
         result = super().resolve_function_type(func, args, kws)
         if result is None:
             name = _tile_op_name(func)
@@ -269,6 +286,13 @@ def fold_constants(func, args, kws):
 def _not_compiled(what):
     return TileUnsupportedFeatureError(f"{what} is not compiled yet; run this kernel in "
                                        f"interpreter mode (NUMBA_TILE_INTERPRET=1)")
+
+
+def _is_numpy_function(func):
+    """True for the Numba type of a NumPy function or ufunc (``np.exp``, ``np.sum``)."""
+    key = getattr(func, "typing_key", None)
+    return isinstance(key, np.ufunc) or (callable(key) and not isinstance(key, type) and (
+        getattr(key, "__module__", None) or "").split(".")[0] == "numpy")
 
 
 def _is_tile_op(value):

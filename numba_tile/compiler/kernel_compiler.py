@@ -21,7 +21,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..source.static_expressions import AsGlobal, AsTileCode
-from ..errors import SourceLocation, TileError, TileInternalError, \
+from ..errors import SourceLocation, TileError, TileInternalError, TileSyntaxError, \
     TileUnsupportedFeatureError
 from ..source.user_code import PACKAGE_DIR
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
@@ -277,7 +277,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
                 error.loc = locate_in_kernel(error)
             raise
     if result.signature.return_type not in (types.none, types.void):
-        raise TileUnsupportedFeatureError("A tile kernel must not return a value")
+        # (the kernel's source check finds a `return value` first, as the interpreter does)
+        raise TileSyntaxError("A tile kernel must not return a value")
     library = result.library
     entry = result.fndesc.llvm_func_name
     kernel = library.get_function(entry)

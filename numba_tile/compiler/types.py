@@ -51,6 +51,22 @@ def dtype_of_scalar(numba_type):
     return _FROM_NUMBA.get(types.unliteral(numba_type))
 
 
+#: the types of ``slice(a, b)`` and ``slice(a, b, c)`` where a bound is a run-time value
+#: (Numba's own slice types otherwise: those of constant bounds), which tile indexing and
+#: tuple indexing refuse (:mod:`.typing.shapes` types them)
+class RunTimeSliceType(types.SliceType):
+    """A slice of run-time bounds (a type of its own: Numba interns slice types by their
+    number of members)."""
+
+    @property
+    def key(self):
+        return self.members, "run-time"
+
+
+RUN_TIME_SLICES = {2: RunTimeSliceType("slice<run-time a:b>", 2),
+                   3: RunTimeSliceType("slice<run-time a:b:c>", 3)}
+
+
 class ConstantType(types.Type):
     """A compile-time constant that is not a number: an enum member, a dtype, a string.
 

@@ -11,6 +11,8 @@ from ..enums import PaddingMode
 from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
+from ..rules.calls import numpy_call_error
+from ..rules.formatting import check_printable
 from ..rules import memory as rules
 from ..rules.objects import MemoryObject, ObjectTuple
 from . import context
@@ -76,6 +78,15 @@ class Array(MemoryObject):
         True
         """
         return not self.data.flags.writeable
+
+    def __array__(self, *args, **kwargs):  # what NumPy asks of np.exp(x), np.sum(x)...
+        raise numpy_call_error()
+
+    def __format__(self, spec):
+        if context.in_static_evaluation():  # (a static_eval's message names it)
+            return format(repr(self), spec)
+        check_printable(self)  # f"{x}" prints no array in tile code (only a tile from it)
+        return format(repr(self), spec)
 
     def __repr__(self):
         if context.in_static_evaluation():  # as the compiler sees it: shapes at run time

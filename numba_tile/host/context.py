@@ -10,6 +10,7 @@ import functools
 import threading
 
 from ..errors import TileStaticEvalError
+from ..rules.calls import call_binding_error
 from ..source.static_expressions import EFFECTS
 
 _state = threading.local()
@@ -101,7 +102,13 @@ def tile_op(fn):
         if getattr(_state, "block", None) is None:
             raise TypeError(f"numba_tile.{fn.__name__}() can only be used in tile code: inside a "
                             f"@ct.kernel function started with ct.launch(...)")
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            error = call_binding_error(fn, args, kwargs)  # (the call's own arguments)
+            if error is None:
+                raise
+            raise error from None
 
     checked.__tile_op__ = fn
     return checked

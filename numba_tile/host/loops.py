@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from ..rules.loops import check_range_call, range_index_dtype
+from ..rules.loops import check_range_arguments, check_range_step, range_index_dtype
 from .tile import Tile
 
 
@@ -28,7 +28,7 @@ class TileRange:
     compiler unrolls that loop)."""
 
     def __init__(self, *bounds, **keywords):
-        check_range_call(len(bounds), tuple(keywords))
+        check_range_arguments(bounds, tuple(keywords))
         values, kinds = [], []
         for bound in bounds:
             if isinstance(bound, Tile):
@@ -38,7 +38,7 @@ class TileRange:
                 values.append(operator.index(bound))
                 kinds.append(values[-1])
         # (a step of zero known only at run time too: the compiled loop would not end)
-        check_range_call(len(values), (), values[2] if len(values) == 3 else None)
+        check_range_step(values[2] if len(values) == 3 else None)
         self.constants = builtins.range(*values)
         self.dtype = range_index_dtype(kinds)
 

@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
+from ..rules.calls import numpy_call_error
 from ..rules.core import check_dtype_call, check_tile_size, not_a_tile
 from ..rules.formatting import format_value
 from ..rules.objects import ObjectTuple, TileObject
@@ -190,6 +191,11 @@ class Tile(TileObject):
         if self.ndim == 0:
             raise TileTypeError("len() of a scalar")
         return self.shape[0]
+
+    def __array__(self, *args, **kwargs):
+        # what NumPy asks of np.exp(t), np.sum(t)... (ops with NumPy scalars or arrays on the
+        # left defer to the tile's own operators: __array_priority__)
+        raise numpy_call_error()
 
     def __pos__(self):  # unary plus is no op of its own
         return self

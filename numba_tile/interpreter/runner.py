@@ -20,7 +20,8 @@ import numpy as np
 from .. import dtypes as d
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+                           scalar_argument, sequence_items, static_axes,
+                           unsupported_argument_error)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
 from ..host import context
@@ -29,7 +30,7 @@ from ..host.raw_memory import RawArrayMemory
 from ..host.loops import TileRange
 from ..host.scalars import loose
 from ..host.tile import Tile, to_tile
-from ..language import elementwise
+from ..language import debugging, elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers, objects
@@ -157,6 +158,7 @@ TILE_BUILTINS.update((name, _checked(name, getattr(builtins, name)))
                      for name in objects.BUILTINS
                      if not isinstance(getattr(builtins, name), type))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
+                     print=debugging.print,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
 TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS
@@ -221,7 +223,8 @@ class TileGlobals:
         generator = context_managers.generator_function(value)
         if generator is not None and is_user_code(generator):
             # a @contextlib.contextmanager helper: its generator runs as tile code too
-            return with_blocks.context_manager_function(generator, self.rebind(generator))
+            return with_blocks.context_manager_function(
+                generator, self.rebind(generator, generator=True))
         if isinstance(value, types.FunctionType) and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self.rebind(tile_function(value))
@@ -263,17 +266,18 @@ class TileGlobals:
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
-    def rebind(self, fn):
+    def rebind(self, fn, generator=False):
+        """``fn`` as tile code runs it; ``generator``: a context manager's generator."""
         if id(fn) in self._rebinding:
             return fn
         self._rebinding.add(id(fn))
         try:
-            return self._rebind(fn)
+            return self._rebind(fn, generator)
         finally:
             self._rebinding.discard(id(fn))
 
-    def _rebind(self, fn):
-        error = helper_source_error(fn)
+    def _rebind(self, fn, generator):
+        error = helper_source_error(fn, generator)
         if error is not None:  # raised where tile code calls it, as the compiler does
             return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)
@@ -457,8 +461,10 @@ class PreparedArguments:
             if isinstance(value, list) and items and all(isinstance(a, Array) for a in items):
                 check_static_items(name, [_static_values(a) for a in items])
             return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
-        if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
+        if isinstance(value, (d.DType, enum.Enum)):
             return value
+        if isinstance(value, str) or value is None:  # (compiled code has no run-time form)
+            raise unsupported_argument_error(name, value)
         spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell
         if spelled is not None:
             return spelled
@@ -492,9 +498,12 @@ def _location_from_traceback(tb):
         tb = tb.tb_next
     if not frames:
         return None
-    callers = [_frame_location(t) for t in frames[:-1]
-               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
-    return _frame_location(frames[-1], callers)
+    users = [t for t in frames
+             if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
+    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
+    innermost = users[-1] if users else frames[-1]
+    callers = [_frame_location(t) for t in users if t is not innermost]
+    return _frame_location(innermost, callers)
 
 
 def _frame_location(tb, callers=()):

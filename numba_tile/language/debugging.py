@@ -13,8 +13,8 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_printf_arguments, parse_c_format, \
-    printf_format, python_dtype
+from ..rules.formatting import Conversion, check_assert_arguments, check_printable, \
+    check_printf_arguments, parse_c_format, printf_format, python_dtype
 
 _NOT_CONSTANT = object()
 
@@ -36,6 +36,8 @@ def print(*args, sep=" ", end="\n"):
     t = [0.0, 0.5, 1.0, 1.5]
     sum=3.0
     """
+    for value in args:
+        check_printable(value)
     builtins.print(*args, sep=sep, end=end, file=sys.stdout)
 
 
@@ -88,6 +90,7 @@ def assert_(cond, /, message=None):
     ...     ct.assert_(ct.arange(4, dtype=ct.int32) < 4, "in range")
     >>> ct.launch(0, (1,), check, ())
     """
+    check_assert_arguments(cond, message)
     if isinstance(cond, Tile):
         ok = bool(np.all(cond.values))
     else:

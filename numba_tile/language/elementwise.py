@@ -16,7 +16,7 @@ from ..errors import TileTypeError, TileValueError
 from ..host.context import check_run_time, tile_op, unchecked
 from ..host.conversion import convert, flush_subnormals, round_float, wide_type
 from ..host.scalars import LooseScalar, loose
-from ..host.tile import Tile, make_constant, values_as
+from ..host.tile import Tile, make_constant, tile_argument, values_as
 from ..rules import elementwise as rules, operators
 from ..rules.core import as_operand, dtype_argument, is_python_number
 from .tile_methods import tile_method
@@ -370,7 +370,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if is_python_number(x):
         return make_constant(x, dtype)
-    xo = as_operand(x)
+    xo = as_operand(tile_argument(x, "astype"))
     spec = rules.astype(xo, dtype)
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
 

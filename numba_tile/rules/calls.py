@@ -19,6 +19,7 @@ numba_tile.errors.TileTypeError: Creating instances of type "Foo" is not support
 import builtins
 import dataclasses
 import enum
+import inspect
 import types
 import typing
 
@@ -31,7 +32,10 @@ REFUSED_BUILTINS = frozenset({
     "eval", "exec", "compile", "open", "input", "breakpoint", "help", "globals", "locals",
     "vars", "dir", "__import__", "exit", "quit", "id", "setattr", "delattr", "memoryview",
     "bytearray", "bytes", "object", "super", "property", "staticmethod", "classmethod",
-    "aiter", "anext"})
+    "aiter", "anext",
+    # containers tile code does not have (it has tuples): their literals are refused too
+    # (numba_tile.rules.syntax), and ``f(**dict(a=1))`` would build one
+    "dict", "list", "set", "frozenset"})
 
 
 def refused_builtin(value):
@@ -146,3 +150,40 @@ def check_call(value):
     error = call_error(value)
     if error is not None:
         raise error
+
+
+def numpy_call_error():
+    """The ``TileTypeError`` of a NumPy function (``np.exp``, ``np.sum``...) given a tile or
+    an array in tile code: NumPy runs on the host, tile code has the ct ops.
+
+    >>> from numba_tile.rules.calls import numpy_call_error
+    >>> print(numpy_call_error())
+    NumPy functions cannot take tiles or arrays in tile code; use the ct ops (ct.exp, ...
+    """
+    return TileTypeError("NumPy functions cannot take tiles or arrays in tile code; use the ct "
+                         "ops (ct.exp, ct.sum, ct.where, ...)")
+
+
+def binding_error(op, error):
+    """The ``TileTypeError`` of a call of tile op ``op`` whose arguments do not bind to its
+    signature (``error``: the ``TypeError`` of ``inspect.Signature.bind``), in both executors.
+
+    >>> import inspect
+    >>> from numba_tile.rules.calls import binding_error
+    >>> try:
+    ...     inspect.signature(lambda x, /, *, axis=0: x).bind(1, keepdims=True)
+    ... except TypeError as error:
+    ...     print(binding_error("sum", error))
+    sum() got an unexpected keyword argument 'keepdims'
+    """
+    return TileTypeError(f"{op}() {error}")
+
+
+def call_binding_error(fn, args, kwargs):
+    """:func:`binding_error` of calling ``fn`` with ``args`` and ``kwargs``, or None where
+    they bind."""
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as error:
+        return binding_error(fn.__name__, error)
+    return None

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from ..promotion import Loose, loose_concrete_dtype
+from ..promotion import Loose, is_wide_integer, loose_concrete_dtype, wide_integer_error
 
 
 class Spec:
@@ -47,6 +47,8 @@ def is_python_number(value):
 def as_operand(value, what="operand"):
     """Wrap a Python number as :class:`Loose`; pass tiles through; reject anything else."""
     if is_python_number(value):
+        if is_wide_integer(value):  # unbounded while constants fold, not beside a tile
+            raise wide_integer_error(value)
         return Loose(value)
     if hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "is_constant"):
         return value

@@ -80,8 +80,10 @@ def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
     """``rounding_mode`` must be a RoundingMode; both options need a floating-point result."""
     if rounding_mode is not None:
         if not isinstance(rounding_mode, RoundingMode):
+            shown = rounding_mode.describe() if hasattr(rounding_mode, "describe") else \
+                repr(rounding_mode)  # (a run-time value, as each executor has it)
             raise TileTypeError(f"rounding_mode of {op} must be a ct.RoundingMode, got "
-                                f"{rounding_mode!r}")
+                                f"{shown}")
         if not result_dtype.is_float:
             raise TileTypeError(f"rounding_mode applies to floating-point results; {op} gives "
                                 f"{result_dtype}")

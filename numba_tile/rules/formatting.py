@@ -225,6 +225,43 @@ def check_printf_arguments(fmt, arguments):
     return conversions
 
 
+def check_printable(value):
+    """``print`` of ``value`` in tile code: an array (or a tuple holding one) has no elements
+    to print (only a tile loaded from it has), cuTile's ``TileTypeError``.
+
+    >>> from numba_tile.rules.formatting import check_printable
+    >>> check_printable((1, "a"))
+    """
+    if isinstance(value, tuple):
+        for item in value:
+            check_printable(item)
+    elif getattr(value, "is_tile_array", False):
+        raise TileTypeError(f"Cannot print {type_name(value)} from tile code; print a tile "
+                            f"loaded from it (ct.load)")
+
+
+def check_assert_arguments(cond, message):
+    """``ct.assert_(cond, message)``: ``cond`` a tile or a scalar, ``message`` None or a
+    constant string; else cuTile's ``TileTypeError`` naming the argument.
+
+    >>> from numba_tile.rules.formatting import check_assert_arguments
+    >>> check_assert_arguments(True, 5)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "message" of assert_(): Expected a ...
+    """
+    try:
+        if getattr(cond, "is_tile_array", False):
+            raise TileTypeError("an array")
+        as_operand(cond)
+    except TileTypeError:
+        raise invalid_argument("assert_", 1, f"Expected a tile, but given value has type "
+                                             f"{type_name(cond)}") from None
+    if message is not None and not isinstance(message, str):
+        raise invalid_argument("assert_", "message", f"Expected a constant string, but given "
+                                                     f"value has type {type_name(message)}")
+
+
 def _printed_dtype(argument):
     """The dtype of a printf argument; None for what has no dtype to print (an array, a
     string)."""

@@ -1,7 +1,8 @@
 """What a global (or a closure's captured value) that tile code reads may be.
 
-cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one:
-arrays reach tile code only as kernel arguments, so reading a global (or captured) array is
+cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one
+(arrays reach tile code only as kernel arguments), nor can a list, dict or set (tile code
+could change it), so reading a global (or captured) array or such container is
 cuTile's ``TileTypeError`` "Cannot create constant from value of type torch.Tensor." at the
 read, in both executors, in the order cuTile finds errors (those of the statements before
 the read first): the compiler when it types the read
@@ -57,15 +58,20 @@ def is_array(value):
         "__cuda_array_interface__", "__array_interface__", "__dlpack__"))
 
 
+#: containers a constant cannot be: tile code could change them (``G.append(1)``,
+#: ``G[0] = 1``), which the interpreter would do to the host's object
+MUTABLE_CONTAINERS = (list, dict, set, bytearray)
+
+
 def _invalid_part(value):
     if isinstance(value, tuple):
         return next((p for p in map(_invalid_part, value) if p is not None), None)
-    return value if is_array(value) else None
+    return value if is_array(value) or isinstance(value, MUTABLE_CONTAINERS) else None
 
 
 def global_value_error(value, loc=None):
-    """cuTile's ``TileTypeError`` for tile code reading global ``value`` (an array, or a
-    tuple holding one), or None where it may."""
+    """cuTile's ``TileTypeError`` for tile code reading global ``value`` (an array or a
+    mutable container such as a list, or a tuple holding one), or None where it may."""
     invalid = _invalid_part(value)
     if invalid is None:
         return None

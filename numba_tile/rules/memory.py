@@ -6,7 +6,7 @@
 """
 
 from .. import dtypes as d
-from ..enums import PaddingMode
+from ..enums import MemoryOrder, MemoryScope, PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
 from .global_values import global_value_error
@@ -24,6 +24,35 @@ def require_array(array, what="array"):
         raise TileTypeError(f"{what} must be a global array (a kernel argument), got "
                             f"{describe(array)}")
     return array
+
+
+#: the memory orders cuTile's loads and stores take (acquire is a load's, release a store's)
+MEMORY_ORDERS = {"load": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.ACQUIRE),
+                 "store": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.RELEASE)}
+
+
+def memory_options(op, memory_order, memory_scope):
+    """Check ``memory_order``/``memory_scope`` of ``op`` (``"load"`` or ``"store"``):
+    constants of ``ct.MemoryOrder``/``ct.MemoryScope``, the order one that ``op`` takes.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.memory import memory_options
+    >>> memory_options("load", ct.MemoryOrder.RELEASE, ct.MemoryScope.NONE)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid memory order for load: release (load() takes ...
+    """
+    if not isinstance(memory_order, MemoryOrder):
+        raise TileTypeError(f"memory_order of {op}() must be a ct.MemoryOrder constant, got "
+                            f"{describe(memory_order)}")
+    if not isinstance(memory_scope, MemoryScope):
+        raise TileTypeError(f"memory_scope of {op}() must be a ct.MemoryScope constant, got "
+                            f"{describe(memory_scope)}")
+    allowed = MEMORY_ORDERS[op]
+    if memory_order not in allowed:
+        names = ", ".join(order.name for order in allowed[:-1]) + f" or {allowed[-1].name}"
+        raise TileTypeError(f"Invalid memory order for {op}: {memory_order.value} ({op}() "
+                            f"takes {names})")
 
 
 def slice_axis(axis, ndim):

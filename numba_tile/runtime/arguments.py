@@ -24,7 +24,9 @@ from numba.core import types
 from .. import dtypes as d
 from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
                            check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+                           scalar_argument, sequence_items, static_axes,
+                           unsupported_argument_error)
+from ..compiler.constant_folding import is_wide_integer, literal_type
 from ..compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     is_aligned, scalar_type
 from ..interpreter.host_arrays import to_host
@@ -110,6 +112,8 @@ def classify(name, value, meta, *, on_device=True):
         # the interpreter (seed 000 passes dtypes as plain arguments)
     if isinstance(value, ArrayType) and not on_device:
         return value, []
+    if isinstance(value, str) or value is None:  # (as the interpreter says)
+        raise unsupported_argument_error(name, value)
     view = array_view(value, on_device=on_device)
     if view is None:
         if on_device:
@@ -145,7 +149,8 @@ def _constant(name, value):
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
-        return types.literal(value), [int(value)]
+        # (an int no dtype holds is a constant as a literal 2**100 is: unbounded as it folds)
+        return literal_type(value), [0 if is_wide_integer(value) else int(value)]
     if isinstance(value, float):
         return FloatLiteral(value), [value]
     if isinstance(value, tuple):

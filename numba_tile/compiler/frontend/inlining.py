@@ -31,6 +31,7 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
 from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.core.postproc import PostProcessor
+from numba.cuda.core.rewrites.static_getitem import RewriteConstGetitems
 from numba.cuda.core.untyped_passes import InlineInlinables
 
 from ...source import static_expressions
@@ -127,6 +128,7 @@ class InlineCalls(FunctionPass):
             # be typed otherwise; the kernel's own dead expressions (``t[1.0]``) and those of
             # the closures are typed, and their errors raised, as the interpreter runs them
             remove_closures_left(state.func_ir)
+            _constant_getitems(state.func_ir)
         return True
 
     @staticmethod
@@ -192,3 +194,13 @@ def _has_static_iter(code):
 
 PATCHES = ((InlineInlinables, "_do_work", _do_work),
            (InlineWorker, "run_untyped_passes", _run_untyped_passes))
+
+
+def _constant_getitems(func_ir):
+    """Numba's rewrite of ``x[<constant>]`` into a ``static_getitem`` (the kernel's own ran
+    before the closures were inlined), so that the rules see the constant index of the
+    closures' subscripts too (``t[1:3]``: a slice's bounds are lost in its type)."""
+    for label, block in func_ir.blocks.items():
+        rewrite = RewriteConstGetitems(None)
+        if rewrite.match(func_ir, block, None, None):
+            func_ir.blocks[label] = rewrite.apply()

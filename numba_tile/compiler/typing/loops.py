@@ -11,8 +11,9 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
-from ...rules.loops import check_range_call, range_index_dtype
-from ..abstract import RUN_TIME, constant_of
+from ...errors import TileTypeError
+from ...rules.loops import check_range_arguments, range_index_dtype
+from ..abstract import RUN_TIME, constant_of, operand
 from ..types import dtype_of_scalar
 from .templates import registry
 
@@ -22,10 +23,10 @@ class Int32Range(AbstractTemplate):
 
     key = range
     tile_first = True
+    prefer_literal = True  # (a float or string bound named as the interpreter names it)
 
     def generic(self, args, kws):
-        step = constant_of(args[2], RUN_TIME) if len(args) == 3 else None
-        check_range_call(len(args), tuple(kws), None if step is RUN_TIME else step)
+        check_range_arguments([_rule_operand(arg) for arg in args], tuple(kws))
         if kws or not 1 <= len(args) <= 3:
             return None
         bounds = []
@@ -37,6 +38,13 @@ class Int32Range(AbstractTemplate):
         if range_index_dtype(bounds).bitwidth != 32:
             return None
         return signature(types.range_state32_type, *[types.int32] * len(args))
+
+
+def _rule_operand(numba_type):
+    try:
+        return operand(numba_type)
+    except TileTypeError:  # (a value the rules do not know: named by its Numba type)
+        return numba_type
 
 
 registry.register_global(range)(Int32Range)

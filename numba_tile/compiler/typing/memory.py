@@ -6,7 +6,7 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
-from ...enums import PaddingMode
+from ...enums import MemoryOrder, MemoryScope, PaddingMode
 from ...errors import TileTypeError
 from ...language import memory
 from ...rules import memory as memory_rules
@@ -25,7 +25,15 @@ def infer_grid(values):
     return types.int32
 
 
+def _memory_options(values):
+    """``(memory_order, memory_scope)`` of a load or store (the defaults where the call is
+    an intrinsic standing for one, which has none)."""
+    return (constant_value(values.get("memory_order", types.Omitted(MemoryOrder.WEAK))),
+            constant_value(values.get("memory_scope", types.Omitted(MemoryScope.NONE))))
+
+
 def infer_load(values):
+    memory_rules.memory_options("load", *_memory_options(values))
     spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
                                       constant_value(values["shape"]), constant_value(values["order"]),
                                       constant_value(values["padding_mode"]))
@@ -35,6 +43,7 @@ def infer_load(values):
 
 
 def infer_store(values):
+    memory_rules.memory_options("store", *_memory_options(values))
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)

@@ -19,11 +19,12 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, Registry, bound_function
 
 from ...errors import TileUnsupportedFeatureError, TileTypeError
-from ...host.tile import Tile
+from ...host.tile import Tile, to_tile
 from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
 from ...rules import elementwise as elementwise_rules
+from ...rules.calls import binding_error
 from ...rules.core import broadcast_shapes, not_a_tile
 from ..abstract import operand, python_value
 from ..constant_folding import literal_type
@@ -60,7 +61,10 @@ def register_template(fn, infer, like=None):
         prefer_literal = True
 
         def generic(self, args, kws):
-            bound = pysig.bind(*args, **kws)
+            try:
+                bound = pysig.bind(*args, **kws)
+            except TypeError as error:  # (the interpreter's error for the call)
+                raise binding_error(_stub(like or fn).__name__, error) from None
             values = dict(bound.arguments)
             for name, param in pysig.parameters.items():
                 if name not in values and param.default is not inspect.Parameter.empty:
@@ -160,6 +164,19 @@ def tile_argument(values, op):
     if is_scalar(x):
         raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
     raise not_a_tile(op, operand(x))
+
+
+def tile_or_scalar(numba_type, op, parameter):
+    """Argument ``parameter`` (a name, or a 1-based position) of ``op`` as a rule operand:
+    a tile, or a scalar as the 0-d tile the interpreter makes of it (``host.tile.to_tile``);
+    an array, None, a string... is cuTile's ``TileTypeError``, as the interpreter raises
+    it."""
+    if isinstance(numba_type, TileType):
+        return numba_type
+    if is_scalar(numba_type):
+        value = operand(numba_type)
+        return to_tile(value) if isinstance(value, Loose) else value
+    raise not_a_tile(op, operand(numba_type), parameter)
 
 
 def float_options(op, values, result_dtype):
