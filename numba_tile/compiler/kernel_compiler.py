@@ -21,8 +21,7 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..source.static_expressions import AsGlobal, AsTileCode
-from ..errors import SourceLocation, TileError, TileInternalError, TileSyntaxError, \
-    TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileError, TileInternalError, TileSyntaxError
 from ..source.user_code import PACKAGE_DIR
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
