@@ -25,7 +25,16 @@ def infer_grid(values):
     return types.int32
 
 
+#: the hints of loads and stores (of arrays and tiled views), with their defaults
+_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
+
+
+def _check_hints(op, values):
+    memory_rules.check_hints(op, *(operand(values[name]) for name, _ in _VIEW_OPTIONS))
+
+
 def infer_load(values):
+    _check_hints("load()", values)
     spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
                                       constant_value(values["shape"]), constant_value(values["order"]),
                                       constant_value(values["padding_mode"]))
@@ -35,6 +44,7 @@ def infer_load(values):
 
 
 def infer_store(values):
+    _check_hints("store()", values)
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)
@@ -138,11 +148,13 @@ ArrayAttributes.resolve_tiled_view = bound_method(
 
 
 def infer_view_load(view, values):
+    _check_hints("load()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     return TileType(view.dtype, view.tile_shape, current().num_warps)
 
 
 def infer_view_store(view, values):
+    _check_hints("store()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
@@ -156,8 +168,6 @@ def infer_view_num_tiles(view, values):
                             view.array.ndim)
     return view.array.index
 
-
-_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
 
 
 @registry.register_attr
