@@ -32,7 +32,7 @@ from ..language import elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers
-from ..rules.global_values import read_errors
+from ..rules.global_values import read_errors, simt_intrinsic_error
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
 from ..rules.syntax import helper_source_error, missing_attribute_error
@@ -274,6 +274,11 @@ class _TileModule(types.ModuleType):
             value = getattr(self.__dict__["_numba_tile_module"], name)
         except AttributeError:
             raise missing_attribute_error(self.__name__, name) from None
+        simt = simt_intrinsic_error(value)
+        if simt is not None:  # (cuda.threadIdx: the compiler's typing of the read)
+            raise simt
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("numba.cuda"):
+            value = _TileModule(value)  # (cuda.libdevice.sinf: an intrinsic too)
         self.__dict__[name] = value  # found once per launch
         return value
 
