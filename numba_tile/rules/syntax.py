@@ -29,6 +29,9 @@ from ..source.comprehensions import binding_problem, is_tuple_comprehension, sta
 from ..source.source_code import source_lines
 from ..source.static_iter_uses import static_iter_problems
 
+#: what tile code says of coroutines: a kernel runs to its end in each block, nothing awaits
+_ASYNC = "async functions, await, async for and async with are not supported in tile code"
+
 _STATEMENTS = {
     ast.Try: "try/except is not supported in tile code",
     ast.Import: "import is not supported in tile code; import at module level",
@@ -44,6 +47,10 @@ _STATEMENTS = {
     ast.SetComp: "set comprehensions are not supported in tile code",
     ast.NamedExpr: "Unsupported syntax: assignment expressions (:=) are not supported in "
                    "tile code",
+    ast.AsyncFunctionDef: _ASYNC,
+    ast.AsyncFor: _ASYNC,
+    ast.AsyncWith: _ASYNC,
+    ast.Await: _ASYNC,
     ast.GeneratorExp: "generator expressions are not supported in tile code; a tuple "
                       "comprehension iterates with ct.static_iter: "
                       "tuple(... for x in ct.static_iter(...))",
@@ -73,6 +80,8 @@ def check_kernel_source(fn):
         return SourceLocation(filename, line, node.col_offset + indent, end,
                               function=fn.__name__)
 
+    if isinstance(function, ast.AsyncFunctionDef):  # (its body would run as Python's)
+        raise TileSyntaxError(_ASYNC_KERNEL, where(function))
     # (error class, message, node)
     found = [problem[:3] for problem in static_iter_problems(function.body)]
     found += [(TileSyntaxError, _RETURN_IN_FOR, node)
@@ -92,8 +101,6 @@ def check_kernel_source(fn):
                 found.append((TileSyntaxError, f"Undefined variable {unbound.id}", unbound))
         if in_kernel_scope and isinstance(node, (ast.Yield, ast.YieldFrom)):
             found.append((TileSyntaxError, "A kernel cannot be a generator (yield)", node))
-        if isinstance(node, ast.Await):
-            found.append((TileSyntaxError, "await is not supported in tile code", node))
         construct = _names_static_construct(node)
         if construct and id(node) not in called:
             found.append((TileSyntaxError, f"{construct}() must be used directly: "
@@ -179,9 +186,12 @@ def helper_source_error(fn):
     code = fn.__code__
     if code not in _HELPER_ERRORS:
         parsed = _parsed(fn)
-        returns = list(_returns_in_for_loops(parsed[0].body)) if parsed is not None else []
-        _HELPER_ERRORS[code] = (TileSyntaxError, _RETURN_IN_FOR, parsed[1](returns[0])) \
-            if returns else None
+        found = [] if parsed is None else \
+            [(_RETURN_IN_FOR, node) for node in _returns_in_for_loops(parsed[0].body)] + \
+            [(_ASYNC, node) for node in _async_nodes(parsed[0])]
+        first = min(found, key=lambda f: (f[1].lineno, f[1].col_offset)) if found else None
+        _HELPER_ERRORS[code] = None if first is None else \
+            (TileSyntaxError, first[0], parsed[1](first[1]))
     if _HELPER_ERRORS[code] is None:
         return None
     error, message, loc = _HELPER_ERRORS[code]
@@ -189,6 +199,14 @@ def helper_source_error(fn):
 
 
 _RETURN_IN_FOR = "Returning from a for loop is not supported"
+_ASYNC_KERNEL = "A kernel cannot be an async function (async def): " + _ASYNC
+
+
+def _async_nodes(function):
+    """The ``async`` constructs of a helper's function node: itself where it is ``async
+    def``, and those inside it."""
+    return [node for node in ast.walk(function)
+            if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await))]
 
 
 def _returns_in_for_loops(statements, in_for=False):
