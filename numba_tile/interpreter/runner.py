@@ -18,9 +18,9 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, ScalarAnnotation,
+                           TupleAnnotation, check_static_items, constant_dtype,
+                           mixed_list_error, scalar_argument, sequence_items, static_axes)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
 from ..host import context
@@ -410,6 +410,8 @@ class PreparedArguments:
             return whole
         if isinstance(meta, ConstantAnnotation):
             return _constant_argument(name, value)
+        if isinstance(meta, ScalarAnnotation):  # (whatever the value: a tuple, None...)
+            return _scalar_argument(name, value, meta)
         if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
             items = [self._convert(where, v, item_meta)
                      for where, v, item_meta in sequence_items(name, value, meta)]
