@@ -40,7 +40,8 @@ from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for
 from ..source.tile_functions import tile_function
 from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
-from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, recursion, tuples, \
+    with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
@@ -134,6 +135,7 @@ class TileGlobals:
         self._by_module = {}
         self._modules = {}
         self._rebinding = set()  # guards against cycles of closures
+        self._running = {}  # the calls of each helper running (.recursion)
         self._dataclasses = tile_dataclasses.Dataclasses(self.tile_value)
 
     def globals_for(self, module_globals):
@@ -156,6 +158,7 @@ class TileGlobals:
         new.update(branch_joins.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
+        new[recursion.GUARD_NAME] = recursion.defined_inside_guard
         new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
                                                               module_globals)
         new[static_expressions.CONDITION_NAME] = _static_condition
@@ -258,7 +261,7 @@ class TileGlobals:
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
-        return rebound
+        return recursion.guarded(rebound, self._running)
 
 
 class _TileModule(types.ModuleType):
