@@ -30,7 +30,8 @@ _VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
 
 
 def _check_hints(op, values):
-    memory_rules.check_hints(op, *(operand(values[name]) for name, _ in _VIEW_OPTIONS))
+    memory_rules.check_hints(op, *(operand(values[name]) if name in values else default
+                                   for name, default in _VIEW_OPTIONS))
 
 
 def infer_load(values):
