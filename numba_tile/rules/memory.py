@@ -52,17 +52,23 @@ def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TileTypeError(f"latency of {op} must be None or a constant int between "
                                 f"{LATENCY_RANGE[0]} and {LATENCY_RANGE[1]}, got "
-                                f"{describe(latency)}")
+                                f"{_described(latency, value)}")
         if not LATENCY_RANGE[0] <= value <= LATENCY_RANGE[1]:
             raise TileValueError(f"latency of {op} must be between {LATENCY_RANGE[0]} (low) "
                                  f"and {LATENCY_RANGE[1]} (high), got {value}")
     value = constant_value(allow_tma, _RUN_TIME)
     if value is not None and not isinstance(value, bool):
         raise TileTypeError(f"allow_tma of {op} must be None or a constant bool, got "
-                            f"{describe(allow_tma)}")
+                            f"{_described(allow_tma, value)}")
 
 
 _RUN_TIME = object()
+
+
+def _described(operand, value):
+    """The description of a hint: of its Python value where it is a constant (a tuple of
+    constants reads the same in both executors)."""
+    return describe(operand if value is _RUN_TIME or not isinstance(value, tuple) else value)
 
 
 def slice_axis(axis, ndim):
