@@ -113,7 +113,7 @@ class RawArrayMemory:
         array([0, 7, 0, 7, 0, 7, 0, 7], dtype=int32)
         """
         shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask,
-                                                              latency)
+                                                             latency)
         touched, positions = self._positions(operand, shape, mask, "store_offset")
         self._span[positions] = np.broadcast_to(values_as(value, self.dtype), shape)[touched]
 

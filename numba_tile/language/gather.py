@@ -59,7 +59,7 @@ def scatter(array, indices, value, /, *, mask=None, check_bounds=True, latency=N
     array([7., 6., 5., 4., 3., 2.], dtype=float32)
     """
     shape, operands, value, mask = rules.scatter(array, indices, value, mask, check_bounds,
-                                                  latency)
+                                                 latency)
     values = np.broadcast_to(values_as(value, array.dtype), shape)
     inside, positions = selected(array, operands, shape, mask)
     if array.data.ndim == 0:  # no indices: the one element

@@ -41,7 +41,7 @@ def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
     >>> check_hints("load()", latency=100)
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileValueError: latency of load() must be between 1 (low) and 10 (high), got 100
+    numba_tile.errors.TileValueError: latency of load() must be between 1 (low) and 10 ...
     """
     bounds = constant_value(check_bounds, None)
     if not isinstance(bounds, bool):
