@@ -441,6 +441,12 @@ def _pong(t, n):
 _factorial = lambda t, n: t if n == 0 else _factorial(t * 2, n - 1)  # noqa: E731
 
 
+def _early_return(t, n):
+    if n == 0:
+        return t
+    return _early_return(t, n - 1)
+
+
 def _with_keywords(t, *, depth):
     return t if depth == 0 else _with_keywords(t + 1, depth=depth - 1)
 
@@ -452,6 +458,33 @@ def _constant_argument(t, n, unit):
 @ct.kernel
 def direct_recursion_run_time_depth(x, out):
     ct.store(out, (0,), _direct(ct.load(x, (0,), (4,)), ct.bid(0) + 2))
+
+
+@ct.kernel
+def direct_recursion_not_taken_in_block_0(x, out):
+    ct.store(out, (0,), _direct(ct.load(x, (0,), (4,)), ct.bid(0)))
+
+
+@ct.kernel
+def early_return_recursion_not_taken_in_block_0(x, out):
+    ct.store(out, (0,), _early_return(ct.load(x, (0,), (4,)), ct.bid(0)))
+
+
+@ct.kernel
+def mutual_recursion_not_taken_in_block_0(x, out):
+    ct.store(out, (0,), _ping(ct.load(x, (0,), (4,)), ct.bid(0)))
+
+
+@ct.kernel
+def recursive_lambda_not_taken_in_block_0(x, out):
+    ct.store(out, (0,), _factorial(ct.load(x, (0,), (4,)), ct.bid(0)))
+
+
+@ct.kernel
+def nested_function_recursion_not_taken_in_block_0(x, out):
+    def rec(t, n):
+        return t if n == 0 else rec(t, n - 1)
+    ct.store(out, (0,), rec(ct.load(x, (0,), (4,)), ct.bid(0)))
 
 
 @ct.kernel
@@ -512,6 +545,18 @@ def nested_lambda_recursion(x, out):
 RECURSION_CASES = [
     BadInput("direct_recursion_run_time_depth", direct_recursion_run_time_depth, F32,
              ct.TileRecursionError, RECURSION, "else _direct(t, n - 1) + 1"),
+    BadInput("direct_recursion_not_taken_in_block_0", direct_recursion_not_taken_in_block_0,
+             F32, ct.TileRecursionError, RECURSION, "else _direct(t, n - 1) + 1"),
+    BadInput("early_return_recursion_not_taken_in_block_0",
+             early_return_recursion_not_taken_in_block_0, F32, ct.TileRecursionError,
+             RECURSION, "return _early_return(t, n - 1)"),
+    BadInput("mutual_recursion_not_taken_in_block_0", mutual_recursion_not_taken_in_block_0,
+             F32, ct.TileRecursionError, RECURSION, "return _ping(t, n) * 2"),
+    BadInput("recursive_lambda_not_taken_in_block_0", recursive_lambda_not_taken_in_block_0,
+             F32, ct.TileRecursionError, RECURSION, "_factorial = lambda"),
+    BadInput("nested_function_recursion_not_taken_in_block_0",
+             nested_function_recursion_not_taken_in_block_0, F32, ct.TileRecursionError,
+             RECURSION, "return t if n == 0 else rec(t, n - 1)"),
     BadInput("direct_recursion_without_end", direct_recursion_without_end, F32,
              ct.TileRecursionError, RECURSION, "return _forever(t)"),
     BadInput("recursion_upward_on_a_constant", recursion_upward_on_a_constant, F32,
@@ -639,3 +684,25 @@ def test_sm_90a_and_sm_90_choose_the_same_value():
 def test_a_scalar_annotation_is_of_int32_or_int64(dtype):
     with pytest.raises(ValueError, match="`dtype` must be int32 or int64"):
         ct.ScalarAnnotation(dtype=dtype)
+
+
+def _halves(t, n):
+    if n > 1:
+        return _halves(t + t, n // 2)
+    return t
+
+
+@ct.kernel
+def recursion_ending_on_a_constant(x, out, N: ct.Constant[int]):
+    t = ct.load(x, (0,), (4,))
+    if ct.bid(0) == 0:  # (a run-time branch around it: the recursion still ends)
+        t = _halves(t, N)
+    ct.store(out, (0,), t)
+
+
+def test_recursion_ending_on_constants_still_runs_and_compiles():
+    x, out = F32
+    ct.compile(recursion_ending_on_a_constant, (x, out, 8), arch="sm_90")
+    with ct.interpret():
+        ct.launch(0, (1,), recursion_ending_on_a_constant, (x, out, 8))
+    np.testing.assert_allclose(out, x * 8)

@@ -37,6 +37,7 @@ from ..errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError
 from ..rules.calls import RUN_TIME, recursion_key
 from ..rules.core import constant_value
 from ..source.comprehensions import static_construct
+from . import recursion_sites
 
 #: the name of the check that the rewrite puts first in each function tile code defines
 GUARD_NAME = "__numba_tile_recursion_guard"
@@ -58,11 +59,23 @@ def mark(node):
 
 
 def rewrite(node):
-    """Put a call of :data:`GUARD_NAME` first in each function :func:`mark` marked."""
+    """Put a call of :data:`GUARD_NAME` first in each function :func:`mark` marked: with
+    the place of its call of itself where it has one (the compiler refuses it wherever
+    it is, a side of a run-time ``if`` that does not run included)."""
+    names = {id(statement.value): statement.targets[0].id for statement in ast.walk(node)
+             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and
+             isinstance(statement.targets[0], ast.Name)}
     for inner in list(ast.walk(node)):
         if not getattr(inner, _MARK, False):
             continue
-        check = ast.Call(func=ast.Name(id=GUARD_NAME, ctx=ast.Load()), args=[], keywords=[])
+        name = getattr(inner, "name", None) or names.get(id(inner))
+        site = next((c for c in _own_nodes(inner) if isinstance(c, ast.Call) and
+                     isinstance(c.func, ast.Name) and c.func.id == name), None)
+        place = [] if site is None else [ast.Constant(value=v) for v in (
+            site.lineno, site.col_offset,
+            site.end_col_offset if site.end_lineno == site.lineno else None)]
+        check = ast.Call(func=ast.Name(id=GUARD_NAME, ctx=ast.Load()), args=place,
+                         keywords=[])
         if isinstance(inner, ast.FunctionDef):
             inner.body.insert(0, ast.copy_location(ast.Expr(value=check), inner.body[0]))
         else:  # a lambda: (check(), body)[1]
@@ -72,10 +85,25 @@ def rewrite(node):
         ast.fix_missing_locations(inner)
 
 
-def defined_inside_guard():
+def _own_nodes(function):
+    """The nodes of a function's body, not those of the functions defined in it."""
+    pending = list(function.body) if isinstance(function.body, list) else [function.body]
+    while pending:
+        inner = pending.pop()
+        yield inner
+        if not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            pending.extend(ast.iter_child_nodes(inner))
+
+
+def defined_inside_guard(*site):
     """What :data:`GUARD_NAME` calls: the function that called it (one tile code defined)
-    must not be running already."""
+    must not call itself (``site``: the line and columns of its call of itself) nor be
+    running already."""
     frame = sys._getframe(1)
+    if site:
+        code = frame.f_code
+        raise TileRecursionError(RECURSION_MESSAGE, SourceLocation(
+            code.co_filename, site[0], site[1], site[2], function=code.co_name))
     outer = frame.f_back
     while outer is not None:
         if outer.f_code is frame.f_code:
@@ -83,25 +111,48 @@ def defined_inside_guard():
         outer = outer.f_back
 
 
-def guarded(fn, running):
-    """``fn`` (a re-bound helper) checked for recursion when called; ``running``: the keys
-    of the calls of each helper running (a dict of the runner's, one per launch)."""
+def guarded(fn, running, original):
+    """``fn`` (helper ``original`` re-bound) checked for recursion when called; ``running``:
+    the keys of the calls of each helper running (a dict of the runner's, one per launch).
+    A call that reaches a call of itself with its own key on a side of a run-time branch
+    that does not run is refused too (:mod:`.recursion_sites`)."""
     if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE):
         return fn  # (its body runs later, where it is iterated)
     signature = _signature(fn)
 
+    def key_of(args, kwargs):
+        return _key(signature, args, kwargs)
+
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        key = _key(signature, args, kwargs)
+        key = key_of(args, kwargs)
         calls = running.setdefault(fn.__code__, [])
         if key in calls:
             raise TileRecursionError(RECURSION_MESSAGE, _call_location(sys._getframe(1)))
+        try:
+            site = recursion_sites.reached_self_call(
+                original, _bound(signature, args, kwargs), key, key_of)
+        except RecursionError:  # (thousands of levels deep already)
+            raise TileRecursionError(RECURSION_MESSAGE,
+                                     _call_location(sys._getframe(1))) from None
+        if site is not None:
+            raise TileRecursionError(RECURSION_MESSAGE, site)
         calls.append(key)
         try:
             return fn(*args, **kwargs)
         finally:
             calls.pop()
     return checked
+
+
+def _bound(signature, args, kwargs):
+    """The arguments by parameter (defaults included); none where they do not bind."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except (AttributeError, TypeError):  # (no signature; Python's error, raised by the call)
+        return {}
+    bound.apply_defaults()
+    return dict(bound.arguments)
 
 
 def _signature(fn):

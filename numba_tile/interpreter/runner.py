@@ -261,7 +261,7 @@ class TileGlobals:
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
-        return recursion.guarded(rebound, self._running)
+        return recursion.guarded(rebound, self._running, fn)
 
 
 class _TileModule(types.ModuleType):
