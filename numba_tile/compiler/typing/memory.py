@@ -170,7 +170,6 @@ def infer_view_num_tiles(view, values):
     return view.array.index
 
 
-
 @registry.register_attr
 class TiledViewAttributes(AttributeTemplate):
     key = TiledViewType
