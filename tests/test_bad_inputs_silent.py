@@ -206,6 +206,35 @@ HINT_CASES = [
          "check_bounds=ct.bid(0) == 0", args=I32),
 ]
 
+FLAG = r"{} of {} must be a constant bool, got {}"
+KEEPDIMS = r'Invalid argument "keepdims" of {}\(\): Expected a boolean constant, got {}'
+
+FLAG_CASES = [
+    case("keepdims_int",
+         lambda x, out: ct.store(out, (0,), ct.sum(ct.load(x, (0,), (4,)), axis=0, keepdims=1)),
+         ct.TileTypeError, KEEPDIMS.format("sum", "constant 1"), "keepdims=1"),
+    case("keepdims_string",
+         lambda x, out: ct.store(out, (0,), ct.max(ct.load(x, (0,), (4,)), 0, keepdims="yes")),
+         ct.TileTypeError, KEEPDIMS.format("max", "str 'yes'"), 'keepdims="yes"'),
+    case("flush_to_zero_string",
+         lambda x, out: ct.store(out, (0,), ct.add(ct.load(x, (0,), (4,)), 2.0, flush_to_zero="yes")),  # noqa: E501
+         ct.TileTypeError, FLAG.format("flush_to_zero", "add", "str 'yes'"), "flush_to_zero="),
+    case("flush_to_zero_int",
+         lambda x, out: ct.store(out, (0,), ct.mul(ct.load(x, (0,), (4,)), 2.0, flush_to_zero=1)),
+         ct.TileTypeError, FLAG.format("flush_to_zero", "mul", "constant 1"), "flush_to_zero=1"),
+    case("flush_to_zero_run_time",
+         lambda x, out: ct.store(out, (0,), ct.sub(ct.load(x, (0,), (4,)), 2.0, flush_to_zero=ct.bid(0) == 0)),  # noqa: E501
+         ct.TileTypeError, FLAG.format("flush_to_zero", "sub", "run-time bool_ scalar"),
+         "flush_to_zero=ct.bid(0) == 0"),
+    case("unary_flush_to_zero_none",
+         lambda x, out: ct.store(out, (0,), ct.sqrt(ct.load(x, (0,), (4,)), flush_to_zero=None)),
+         ct.TileTypeError, FLAG.format("flush_to_zero", "sqrt", "NoneType None"),
+         "flush_to_zero=None"),
+    case("propagate_nan_string",
+         lambda x, out: ct.store(out, (0,), ct.maximum(ct.load(x, (0,), (4,)), 2.0, propagate_nan="no")),  # noqa: E501
+         ct.TileTypeError, FLAG.format("propagate_nan", "maximum", "str 'no'"), "propagate_nan="),
+]
+
 SIMT_CASES = [
     case("thread_index",
          lambda x, out: ct.store(out, (0,), ct.load(x, (0,), (4,)) + cuda.threadIdx.x),
@@ -579,7 +608,7 @@ RECURSION_CASES = [
              RECURSION, "rec = lambda t, n"),
 ]
 
-CASES = DTYPE_CASES + HINT_CASES + SIMT_CASES + ASYNC_CASES + SCALAR_CASES
+CASES = DTYPE_CASES + HINT_CASES + FLAG_CASES + SIMT_CASES + ASYNC_CASES + SCALAR_CASES
 
 
 @pytest.mark.parametrize("case", [c.param() for c in CASES])

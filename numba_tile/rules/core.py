@@ -186,6 +186,9 @@ def constant_argument(value, op, parameter, kind):
     if result is _NOT_CONSTANT:
         raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
                                               f"not constant ({not_constant_detail(value)})")
+    if kind == "boolean" and not isinstance(result, bool):  # (keepdims=1: never its truth)
+        raise invalid_argument(op, parameter, f"Expected a boolean constant, got "
+                                              f"{describe(value)}")
     return result
 
 
