@@ -142,6 +142,10 @@ def guarded(fn, running, original):
             return fn(*args, **kwargs)
         finally:
             calls.pop()
+    # (what reads the function itself, its source or code, ct.scan's rules of a combining
+    # function, finds it through the marker: numba_tile.source.tile_functions)
+    checked.__numba_tile_function__ = dict(getattr(fn, "__numba_tile_function__", None) or
+                                           {"host": True, "tile": True}, function=fn)
     return checked
 
 
