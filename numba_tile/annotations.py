@@ -133,15 +133,25 @@ def check_static_items(name, items):
 
 
 class ScalarAnnotation:
-    """Metadata of a scalar parameter: the dtype an ``int``/``float`` argument becomes.
+    """Metadata of an integer scalar parameter: the dtype its ``int`` argument becomes,
+    ``int32`` or ``int64`` (as in cuTile).
 
     >>> import numba_tile as ct
     >>> ct.ScalarAnnotation(dtype=ct.int64).dtype
     int64
+    >>> ct.ScalarAnnotation(dtype=ct.float16)
+    Traceback (most recent call last):
+    ...
+    ValueError: `dtype` must be int32 or int64, got float16
     """
 
-    def __init__(self, *, dtype=None):
-        self.dtype = None if dtype is None else d.to_dtype(dtype)
+    def __init__(self, *, dtype):
+        try:
+            self.dtype = d.to_dtype(dtype)
+        except TypeError:
+            self.dtype = dtype
+        if self.dtype not in (d.int32, d.int64):
+            raise ValueError(f"`dtype` must be int32 or int64, got {dtype}")
 
     def __repr__(self):
         return f"ScalarAnnotation(dtype={self.dtype})"
@@ -289,21 +299,38 @@ def scalar_argument(name, value, meta=None):
     >>> scalar_argument("n", 7), scalar_argument("x", np.float16(1.5))
     ((int32, 7), (float16, 1.5))
     """
+    if isinstance(meta, ScalarAnnotation):
+        return _annotated_scalar(name, value, meta.dtype)
     if isinstance(value, np.generic):  # before float: np.float64 subclasses float
         return d.to_dtype(value.dtype), value.item()
     if isinstance(value, bool):
         return d.bool_, value
     if isinstance(value, int):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
-        low, high = integer_range(dtype)
-        if not low <= value <= high:
-            hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
-            raise ValueError(f"Argument '{name}' = {value} does not fit {dtype}{hint}")
-        return dtype, value
+        return _fitting(name, value, d.int32)
     if isinstance(value, float):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
-        return dtype, value
+        return d.float32, value
     return None
+
+
+def _fitting(name, value, dtype):
+    low, high = integer_range(dtype)
+    if not low <= value <= high:
+        hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
+        raise ValueError(f"Argument '{name}' = {value} does not fit {dtype}{hint}")
+    return dtype, value
+
+
+def _annotated_scalar(name, value, dtype):
+    """``(dtype, value)`` of the argument of a parameter with a :class:`ScalarAnnotation`:
+    an integer (Python's or NumPy's) that fits ``dtype``; anything else (a float, which
+    would be truncated, a bool, None, a string, a tuple) is a ``TypeError``."""
+    if isinstance(value, np.integer):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"Argument '{name}' is annotated as an {dtype} scalar "
+                        f"(ScalarAnnotation): pass an int, got {type(value).__name__} "
+                        f"{value!r}")
+    return _fitting(name, value, dtype)
 
 
 class ArgumentPath:

@@ -257,6 +257,8 @@ def to_dtype(value):
     """
     if isinstance(value, DType):
         return value
+    if value is None:  # (NumPy reads None as its default, float64: never meant)
+        raise TypeError("None is not a dtype")
     if value is bool:
         return bool_
     if value is int:

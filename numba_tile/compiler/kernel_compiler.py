@@ -114,17 +114,33 @@ def parse_arch(arch):
     """``(major, minor)`` of ``"sm_90"``; a ``ValueError`` that lists the architectures for
     anything else.
 
+    ``sm_90a`` is ``sm_90``: numba_tile compiles compute capability 9.0 to the PTX of
+    ``sm_90a`` (:func:`_ptx`). No other architecture-specific target (``sm_100a``) is
+    compiled: asking for one is a ``ValueError``, never the generic target in its place.
+
     >>> from numba_tile.compiler.kernel_compiler import parse_arch
-    >>> parse_arch("sm_90")
-    (9, 0)
+    >>> parse_arch("sm_90"), parse_arch("sm_90a")
+    ((9, 0), (9, 0))
+    >>> parse_arch("sm_100a")
+    Traceback (most recent call last):
+    ...
+    ValueError: arch 'sm_100a' is an architecture-specific target, which numba_tile does ...
     """
-    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch) if isinstance(arch, str) else None
+    match = re.fullmatch(r"sm_(\d+)(\d)(a?)", arch) if isinstance(arch, str) else None
     cc = (int(match.group(1)), int(match.group(2))) if match else None
     if cc not in ARCHITECTURES:
         known = ", ".join(f"sm_{major}{minor}" for major, minor in ARCHITECTURES)
         raise ValueError(f"arch {arch!r} is not a GPU architecture numba_tile compiles for; "
                          f"use one of {known}")
+    if match.group(3) and cc != _SPECIFIC_ANYWAY:
+        raise ValueError(f"arch {arch!r} is an architecture-specific target, which "
+                         f"numba_tile does not compile; pass arch='sm_{cc[0]}{cc[1]}' (PTX "
+                         f"for every GPU of compute capability {cc[0]}.{cc[1]})")
     return cc
+
+
+#: the compute capability compiled to its architecture-specific PTX (:func:`_ptx`)
+_SPECIFIC_ANYWAY = (9, 0)
 
 
 # The last few lowered kernels, by signature and architecture: a launch after ct.compile of

@@ -281,6 +281,7 @@ class TiledView(MemoryObject):
         [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
         """
         context.check_effect("load")
+        rules.check_hints("load()", check_bounds, latency, allow_tma)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = read_region(self.array.data, origin, self.tile_shape, self.padding_mode,
                              self.array.dtype)
@@ -299,6 +300,7 @@ class TiledView(MemoryObject):
         array([0, 0, 5, 5], dtype=int32)
         """
         context.check_effect("store")
+        rules.check_hints("store()", check_bounds, latency, allow_tma)
         tile = to_tile(tile)
         rules.view_store_tile(self, tile)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)

@@ -93,7 +93,7 @@ class RawArrayMemory(MemoryObject):
         [0, 3, 6, -1]
         """
         shape, operand, mask, padding = gather_rules.raw_load(self.dtype, offset, mask,
-                                                              padding_value)
+                                                              padding_value, latency)
         touched, positions = self._positions(operand, shape, mask, "load_offset")
         out = np.array(np.broadcast_to(values_as(padding, self.dtype), shape),
                        dtype=self.dtype.storage)
@@ -114,7 +114,8 @@ class RawArrayMemory(MemoryObject):
         >>> x
         array([0, 7, 0, 7, 0, 7, 0, 7], dtype=int32)
         """
-        shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask)
+        shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask,
+                                                             latency)
         touched, positions = self._positions(operand, shape, mask, "store_offset")
         self._span[positions] = np.broadcast_to(values_as(value, self.dtype), shape)[touched]
 

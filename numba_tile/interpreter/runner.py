@@ -18,9 +18,9 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes,
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, ScalarAnnotation,
+                           TupleAnnotation, check_static_items, constant_dtype,
+                           mixed_list_error, scalar_argument, sequence_items, static_axes,
                            unsupported_argument_error)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
@@ -34,7 +34,7 @@ from ..language import debugging, elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers, objects
-from ..rules.global_values import read_errors
+from ..rules.global_values import read_errors, simt_intrinsic_error
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
 from ..rules.syntax import helper_source_error, missing_attribute_error
@@ -42,7 +42,8 @@ from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
 from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
-from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, recursion, tuples, \
+    with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
@@ -174,6 +175,7 @@ class TileGlobals:
         self._by_module = {}
         self._modules = {}
         self._rebinding = set()  # guards against cycles of closures
+        self._running = {}  # the calls of each helper running (.recursion)
         self._dataclasses = tile_dataclasses.Dataclasses(self.tile_value)
 
     def globals_for(self, module_globals):
@@ -196,6 +198,7 @@ class TileGlobals:
         new.update(branch_joins.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
+        new[recursion.GUARD_NAME] = recursion.defined_inside_guard
         new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
                                                               module_globals)
         new[static_expressions.CONDITION_NAME] = _static_condition
@@ -300,7 +303,7 @@ class TileGlobals:
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
-        return rebound
+        return recursion.guarded(rebound, self._running, fn)
 
 
 class _TileModule(types.ModuleType):
@@ -316,6 +319,11 @@ class _TileModule(types.ModuleType):
             value = getattr(self.__dict__["_numba_tile_module"], name)
         except AttributeError:
             raise missing_attribute_error(self.__name__, name) from None
+        simt = simt_intrinsic_error(value)
+        if simt is not None:  # (cuda.threadIdx: the compiler's typing of the read)
+            raise simt
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("numba.cuda"):
+            value = _TileModule(value)  # (cuda.libdevice.sinf: an intrinsic too)
         if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
             value = _RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
         self.__dict__[name] = value  # found once per launch
@@ -450,6 +458,8 @@ class PreparedArguments:
         if isinstance(meta, ConstantAnnotation):
             meta.check(name, value)
             return _constant_argument(name, value)
+        if isinstance(meta, ScalarAnnotation):  # (whatever the value: a tuple, None...)
+            return _scalar_argument(name, value, meta)
         if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
             items = [self._convert(where, v, item_meta)
                      for where, v, item_meta in sequence_items(name, value, meta)]

@@ -111,6 +111,7 @@ def load(array, /, index, shape, *, order="C", padding_mode=PaddingMode.UNDETERM
     [[0.0, 4.0], [1.0, 5.0], [2.0, 6.0], [3.0, 7.0]]
     """
     rules.memory_options("load", memory_order, memory_scope)
+    rules.check_hints("load()", check_bounds, latency, allow_tma)
     spec, full, order, index = rules.load(array, index, shape, order, padding_mode)
     view = np.transpose(array.data, order)
     origin = tuple(int(i) * s for i, s in zip(index, full))
@@ -134,6 +135,7 @@ def store(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
     array([7, 7, 7, 7, 7, 7], dtype=int32)
     """
     rules.memory_options("store", memory_order, memory_scope)
+    rules.check_hints("store()", check_bounds, latency, allow_tma)
     tile = to_tile(tile)
     full, order, index = rules.store(array, index, tile, order)
     view = np.transpose(array.data, order)

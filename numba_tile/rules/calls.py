@@ -187,3 +187,39 @@ def call_binding_error(fn, args, kwargs):
     except TypeError as error:
         return binding_error(fn.__name__, error)
     return None
+
+
+#: what :func:`recursion_key` gives for an argument known only at run time
+RUN_TIME = "<run-time>"
+
+
+def recursion_key(values):
+    """What identifies a call of a helper for recursion: its arguments' compile-time
+    values, :data:`RUN_TIME` for each one known only at run time (the executors pass that
+    marker themselves), an array by its dtype and rank, a function by its code. A helper
+    called inside itself with the key of a call it is in never ends at compile time (the
+    compiler inlines the same code again): cuTile's ``TileRecursionError``, in both
+    executors, whatever the run-time values.
+
+    >>> from numba_tile.rules.calls import RUN_TIME, recursion_key
+    >>> recursion_key((RUN_TIME, 3)) == recursion_key((RUN_TIME, 3))
+    True
+    >>> recursion_key((RUN_TIME, 3)) == recursion_key((RUN_TIME, 2))
+    False
+    """
+    return tuple(_argument_key(value) for value in values)
+
+
+def _argument_key(value):
+    if isinstance(value, tuple):
+        return tuple(_argument_key(item) for item in value)
+    if getattr(value, "is_tile_array", False):
+        return ("array", value.dtype, value.ndim)
+    code = getattr(getattr(value, "py_func", value), "__code__", None)
+    if code is not None:
+        return ("function", code)
+    try:
+        hash(value)
+    except TypeError:
+        return ("value", repr(value))
+    return ("value", type(value).__name__, value)

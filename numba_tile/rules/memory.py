@@ -55,6 +55,51 @@ def memory_options(op, memory_order, memory_scope):
                             f"takes {names})")
 
 
+#: The range of the ``latency`` hint of loads and stores (cuTile's: 1, low, to 10, high).
+LATENCY_RANGE = (1, 10)
+
+
+def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
+    """cuTile's requirements of the hints a memory operation ``op`` (``"load()"``) takes:
+    ``check_bounds`` a constant bool, ``latency`` None or a constant int in 1..10,
+    ``allow_tma`` None or a constant bool. A hint is compile-time: a run-time value (or a
+    string, a float) is a ``TileTypeError``, an int out of range a ``TileValueError``.
+
+    >>> from numba_tile.rules.memory import check_hints
+    >>> check_hints("load()", True, 3, False)
+    >>> check_hints("load()", latency=100)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: latency of load() must be between 1 (low) and 10 ...
+    """
+    bounds = constant_value(check_bounds, None)
+    if not isinstance(bounds, bool):
+        raise TileTypeError(f"check_bounds of {op} must be a constant bool, got "
+                            f"{describe(check_bounds)}")
+    value = constant_value(latency, _RUN_TIME)
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TileTypeError(f"latency of {op} must be None or a constant int between "
+                                f"{LATENCY_RANGE[0]} and {LATENCY_RANGE[1]}, got "
+                                f"{_described(latency, value)}")
+        if not LATENCY_RANGE[0] <= value <= LATENCY_RANGE[1]:
+            raise TileValueError(f"latency of {op} must be between {LATENCY_RANGE[0]} (low) "
+                                 f"and {LATENCY_RANGE[1]} (high), got {value}")
+    value = constant_value(allow_tma, _RUN_TIME)
+    if value is not None and not isinstance(value, bool):
+        raise TileTypeError(f"allow_tma of {op} must be None or a constant bool, got "
+                            f"{_described(allow_tma, value)}")
+
+
+_RUN_TIME = object()
+
+
+def _described(operand, value):
+    """The description of a hint: of its Python value where it is a constant (a tuple of
+    constants reads the same in both executors)."""
+    return describe(operand if value is _RUN_TIME or not isinstance(value, tuple) else value)
+
+
 def slice_axis(axis, ndim):
     return normalize_axis(axis, ndim)
 

@@ -30,6 +30,9 @@ from ..source.comprehensions import binding_problem, is_tuple_comprehension, sta
 from ..source.source_code import lambda_function, source_lines
 from ..source.static_iter_uses import static_iter_problems
 
+#: what tile code says of coroutines: a kernel runs to its end in each block, nothing awaits
+_ASYNC = "async functions, await, async for and async with are not supported in tile code"
+
 _STATEMENTS = {
     ast.Try: "try/except is not supported in tile code",
     ast.Import: "import is not supported in tile code; import at module level",
@@ -45,6 +48,10 @@ _STATEMENTS = {
     ast.SetComp: "set comprehensions are not supported in tile code",
     ast.NamedExpr: "Unsupported syntax: assignment expressions (:=) are not supported in "
                    "tile code",
+    ast.AsyncFunctionDef: _ASYNC,
+    ast.AsyncFor: _ASYNC,
+    ast.AsyncWith: _ASYNC,
+    ast.Await: _ASYNC,
     ast.GeneratorExp: "generator expressions are not supported in tile code; a tuple "
                       "comprehension iterates with ct.static_iter: "
                       "tuple(... for x in ct.static_iter(...))",
@@ -53,8 +60,6 @@ _STATEMENTS = {
     # (a compiled kernel cannot raise: it would drop the exception silently)
     ast.Raise: "raise is not supported in tile code; ct.static_assert checks at compile "
                "time, ct.assert_ at run time",
-    ast.AsyncFor: "async for is not supported in tile code",
-    ast.AsyncWith: "async with is not supported in tile code",
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
@@ -81,6 +86,8 @@ def check_kernel_source(fn):
         return SourceLocation(filename, line, node.col_offset + indent, end,
                               function=fn.__name__)
 
+    if isinstance(function, ast.AsyncFunctionDef):  # (its body would run as Python's)
+        raise TileSyntaxError(_ASYNC_KERNEL, where(function))
     found = _problems(function, kernel=True)
     arguments = function.args
     for node in (*arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
@@ -130,8 +137,6 @@ def _problems(function, kernel, generator=False):
             # so the error is found here, as the interpreter raises it for a run-time %
             found.append((TileTypeError, f"Expected a tile or a scalar for the left operand, "
                                          f"got {describe(node.left.value)}", node))
-        if isinstance(node, ast.Await):
-            found.append((TileSyntaxError, "await is not supported in tile code", node))
         construct = _names_static_construct(node)
         if construct and id(node) not in called:
             found.append((TileSyntaxError, f"{construct}() must be used directly: "
@@ -224,7 +229,8 @@ def helper_source_error(fn, generator=False):
     key = (fn.__code__, generator)
     if key not in _HELPER_ERRORS:
         parsed = _parsed(fn)
-        found = _problems(parsed[0], kernel=False, generator=generator) \
+        found = _problems(parsed[0], kernel=False, generator=generator) + [
+            (TileSyntaxError, _ASYNC, node) for node in _async_nodes(parsed[0])] \
             if parsed is not None else []
         first = min(found, key=lambda f: (f[2].lineno, f[2].col_offset)) if found else None
         _HELPER_ERRORS[key] = first and (first[0], first[1], parsed[1](first[2]))
@@ -235,6 +241,14 @@ def helper_source_error(fn, generator=False):
 
 
 _RETURN_IN_FOR = "Returning from a for loop is not supported"
+_ASYNC_KERNEL = "A kernel cannot be an async function (async def): " + _ASYNC
+
+
+def _async_nodes(function):
+    """The ``async`` constructs of a helper's function node: itself where it is ``async
+    def``, and those inside it."""
+    return [node for node in ast.walk(function)
+            if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await))]
 
 
 def _returns_in_for_loops(statements, in_for=False):

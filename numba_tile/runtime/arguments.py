@@ -22,9 +22,9 @@ import numpy as np
 from numba.core import types
 
 from .. import dtypes as d
-from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes,
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, ScalarAnnotation,
+                           TupleAnnotation, check_static_items, constant_dtype,
+                           mixed_list_error, scalar_argument, sequence_items, static_axes,
                            unsupported_argument_error)
 from ..compiler.constant_folding import is_wide_integer, literal_type
 from ..compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
@@ -99,6 +99,8 @@ def classify(name, value, meta, *, on_device=True):
     if isinstance(meta, ConstantAnnotation):
         meta.check(name, value)
         return _constant(name, value)
+    if isinstance(meta, ScalarAnnotation):  # (whatever the value: a tuple, None...)
+        return _scalar(*scalar_argument(name, value, meta))
     if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
         parts = [classify(where, v, item_meta, on_device=on_device)
                  for where, v, item_meta in sequence_items(name, value, meta)]

@@ -26,6 +26,11 @@ from .templates import constant_value, folded_type, register_template, float_opt
     is_scalar, registry, result_tile
 
 
+def _check_flags(op, values):
+    elementwise_rules.check_flags(op, **{name: operand(values[name]) for name in (
+        "flush_to_zero", "propagate_nan") if name in values})
+
+
 def infer_binary(op):
     def infer(values):
         # (atan2's operands are x1 and x2, as in cuTile's signature)
@@ -38,6 +43,7 @@ def infer_binary(op):
                         as_operand(operand(a), what)
             return None
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
+        _check_flags(op, values)
         float_options(op, values, spec.dtype)
         if is_constant(x) and is_constant(y):  # folded as the interpreter does
             return folded_type(elementwise.binary(op, constant_value(x), constant_value(y)))
@@ -52,6 +58,7 @@ def infer_unary(op):
             as_operand(operand(x))  # an array, None...: the interpreter's TileTypeError
             return None
         spec = elementwise_rules.unary(op, operand(x))
+        _check_flags(op, values)
         float_options(op, values, spec.dtype)
         if is_constant(x):
             return folded_type(elementwise.unary(op, constant_value(x)))

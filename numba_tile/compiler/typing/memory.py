@@ -32,8 +32,18 @@ def _memory_options(values):
             constant_value(values.get("memory_scope", types.Omitted(MemoryScope.NONE))))
 
 
+#: the hints of loads and stores (of arrays and tiled views), with their defaults
+_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
+
+
+def _check_hints(op, values):
+    memory_rules.check_hints(op, *(operand(values[name]) if name in values else default
+                                   for name, default in _VIEW_OPTIONS))
+
+
 def infer_load(values):
     memory_rules.memory_options("load", *_memory_options(values))
+    _check_hints("load()", values)
     spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
                                       constant_value(values["shape"]), constant_value(values["order"]),
                                       constant_value(values["padding_mode"]))
@@ -44,6 +54,7 @@ def infer_load(values):
 
 def infer_store(values):
     memory_rules.memory_options("store", *_memory_options(values))
+    _check_hints("store()", values)
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)
@@ -147,11 +158,13 @@ ArrayAttributes.resolve_tiled_view = bound_method(
 
 
 def infer_view_load(view, values):
+    _check_hints("load()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     return TileType(view.dtype, view.tile_shape, current().num_warps)
 
 
 def infer_view_store(view, values):
+    _check_hints("store()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
@@ -164,9 +177,6 @@ def infer_view_num_tiles(view, values):
     memory_rules.slice_axis(compile_time_value(values["axis"], "num_tiles(axis=...)"),
                             view.array.ndim)
     return view.array.index
-
-
-_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
 
 
 @registry.register_attr
