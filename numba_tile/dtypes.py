@@ -282,7 +282,7 @@ def to_dtype(value):
         raise TypeError(f"Unsupported dtype {value}")
     try:
         npdt = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):  # (NumPy 2 raises ValueError for an object like 5)
         raise TypeError(f"Cannot interpret {value!r} as a dtype") from None
     try:
         return _BY_NUMPY[npdt]

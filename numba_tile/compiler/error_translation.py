@@ -300,12 +300,9 @@ def _statement_location(tb, attribute=None):
 
 def _located(loc):
     """The SourceLocation of Numba's ``loc``: its function, and the calls that led there."""
-    function = call_sites.function_at(loc.filename, loc.line)
-    location = SourceLocation(loc.filename, loc.line, function=function,
-                              callers=call_sites.callers(loc, function))
-    if loc.col:  # (1-based: :mod:`.frontend.bytecode_columns`)
-        location.col = loc.col - 1
-        location.end_col = getattr(loc, bytecode_columns.END_COLUMN, None)
+    location = bytecode_columns.source_location(loc)
+    location.function = call_sites.function_at(loc.filename, loc.line)
+    location.callers = call_sites.callers(loc, location.function)
     return location
 
 

@@ -195,7 +195,7 @@ def constant_argument(value, op, parameter, kind):
     expected = _CONSTANT_KINDS.get(kind)
     if expected is not None and not isinstance(result, expected):
         raise invalid_argument(op, parameter, f"Expected a {kind} constant, got "
-                                              f"{type_name(result)}")
+                                              f"{describe(value)}")
     return result
 
 

@@ -22,9 +22,10 @@ from .operators import OPERATORS
 from .syntax import MissingAttributeError
 
 #: builtins that iterate their argument(s): no tile-code object but a list argument (a
-#: tuple) is iterable
+#: tuple) is iterable (``list()``, ``set()``, ``dict()`` are refused whatever they are given:
+#: :mod:`.calls`)
 ITERATING = frozenset({"iter", "next", "sum", "sorted", "reversed", "enumerate", "zip", "map",
-                       "filter", "any", "all", "list", "tuple", "set", "frozenset", "dict"})
+                       "filter", "any", "all", "tuple"})
 #: builtins that take a number: a tile (a scalar) may be converted, nothing else may
 NUMERIC = frozenset({"float", "int", "bool", "abs", "round", "complex", "hash", "hex", "oct",
                      "bin", "chr", "ord", "divmod", "pow", "min", "max"})

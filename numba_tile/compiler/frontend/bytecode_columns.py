@@ -21,6 +21,8 @@ last. :func:`~numba_tile.compiler.error_translation.locate_in_kernel` reads them
 from numba.cuda.core import bytecode
 from numba.cuda.core.interpreter import Interpreter
 
+from ...errors import SourceLocation
+
 _ORIGINAL_ITER_INST = Interpreter._iter_inst
 #: Numba puts a NOP before a function's first instruction, so its offsets are this much past
 #: Python's
@@ -51,6 +53,22 @@ def _iter_inst(self):
             self.loc = self.loc.with_lineno(self.loc.line, span[1] + 1)
             setattr(self.loc, END_COLUMN, span[2])
         yield inst, kws
+
+
+def source_location(loc):
+    """The :class:`~numba_tile.errors.SourceLocation` of Numba's ``loc``, with the columns
+    :func:`_iter_inst` gave it (none where it has none).
+
+    >>> from numba.cuda.core import ir
+    >>> from numba_tile.compiler.frontend.bytecode_columns import source_location
+    >>> source_location(ir.Loc("k.py", 3, 5))
+    SourceLocation('k.py', 3, 4)
+    """
+    location = SourceLocation(loc.filename, loc.line)
+    if loc.col:  # (1-based, as Numba counts)
+        location.col = loc.col - 1
+        location.end_col = getattr(loc, END_COLUMN, None)
+    return location
 
 
 #: the replacement put in place while a kernel compiles (:mod:`.numba_patches`)

@@ -54,8 +54,9 @@ from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, g
     get_definition
 from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
 
-from ...errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError
+from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ..compile_state import current
+from .bytecode_columns import source_location
 
 
 # -- finding the closure a variable holds ---------------------------------------------------
@@ -213,8 +214,8 @@ def inline_closure_calls(func_ir):
                 continue
             outer = within.get(id(block), ())
             if closure.code in outer:
-                raise TileRecursionError(RECURSION_MESSAGE, SourceLocation(
-                    statement.loc.filename, statement.loc.line))
+                raise TileRecursionError(RECURSION_MESSAGE,
+                                         source_location(statement.loc))
             first_new = len(work_list)
             inline_closurecall.inline_closure_call(
                 func_ir, _globals_of(func_ir, closure.code), block, i, closure,
@@ -487,7 +488,7 @@ def _inline_closure(self, work_list, block, i, func_def):
     outer = within.get(id(block), ())
     if func_def.code in outer:
         loc = block.body[i].loc
-        raise TileRecursionError(RECURSION_MESSAGE, SourceLocation(loc.filename, loc.line))
+        raise TileRecursionError(RECURSION_MESSAGE, source_location(loc))
     first_new = len(work_list)
     inlined = _ORIGINAL_INLINE_CLOSURE(self, work_list, block, i, func_def)
     for index, (_, added) in enumerate(work_list[first_new:]):

@@ -35,10 +35,11 @@ from numba.cuda.core.rewrites.static_getitem import RewriteConstGetitems
 from numba.cuda.core.untyped_passes import InlineInlinables
 
 from ...source import static_expressions
-from ...errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError
+from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ...rules.calls import RUN_TIME, recursion_key
 from ...rules.syntax import helper_source_error
 from ..compile_state import current
+from .bytecode_columns import source_location
 from .closures import inline_closure_calls, remove_closures_left
 from .constant_branches import constant_values, prune_constant_branches
 from .contract import tile_pass
@@ -160,7 +161,7 @@ class InlineCalls(FunctionPass):
 def _recursion_error(state):
     """``TileRecursionError`` at a recursive call left."""
     loc = next(iter(_recursive_calls(state.func_ir)), state.func_ir).loc
-    return TileRecursionError(RECURSION_MESSAGE, SourceLocation(loc.filename, loc.line))
+    return TileRecursionError(RECURSION_MESSAGE, source_location(loc))
 
 
 def _call_key(state, call):
@@ -188,8 +189,7 @@ def _inline_one_level(state, calls):
             within = ancestry.get(id(statement), (None, ()))[1]
             if key in within:
                 loc = statement.loc
-                raise TileRecursionError(RECURSION_MESSAGE,
-                                         SourceLocation(loc.filename, loc.line))
+                raise TileRecursionError(RECURSION_MESSAGE, source_location(loc))
             before = {id(s) for s in _recursive_calls(func_ir)}
             block = next(b for b in func_ir.blocks.values() if statement in b.body)
             _do_work(InlineInlinables(), state, [], block, block.body.index(statement),
