@@ -25,8 +25,40 @@ class ConstantAnnotation:
     ConstantAnnotation()
     """
 
+    def __init__(self, python_type=None):
+        # the Python type the annotation names (``Constant[int]``: int), or None
+        self.python_type = python_type
+
     def __repr__(self):
         return "ConstantAnnotation()"
+
+    def check(self, where, value):
+        """Raise a ``TypeError`` naming the parameter and its annotation where ``value`` is
+        not of the type ``Constant[...]`` names (an int, a float or an int, a bool, a str).
+
+        >>> import numba_tile as ct
+        >>> from numba_tile.annotations import ArgumentPath, ConstantAnnotation
+        >>> ConstantAnnotation(int).check(ArgumentPath(2, "N"), 64.0)
+        Traceback (most recent call last):
+        ...
+        TypeError: Argument 'N' is annotated ct.Constant[int] but was given 64.0 (float): \
+pass an int
+        """
+        accepted = _CONSTANT_TYPES.get(self.python_type)
+        if accepted is None:
+            return
+        if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+            value = value.item()
+        if not isinstance(value, accepted):
+            name = self.python_type.__name__
+            raise TypeError(f"Argument '{where}' is annotated ct.Constant[{name}] but was given "
+                            f"{value!r} ({type(value).__name__}): pass "
+                            f"{'an' if name[0] in 'aeiou' else 'a'} {name}")
+
+
+# what a value of ``Constant[T]`` may be for each T a check knows (an int is a float, as in
+# Python's typing; a bool an int)
+_CONSTANT_TYPES = {int: int, float: (int, float), bool: bool, str: str}
 
 
 class ArrayAnnotation:
@@ -101,15 +133,25 @@ def check_static_items(name, items):
 
 
 class ScalarAnnotation:
-    """Metadata of a scalar parameter: the dtype an ``int``/``float`` argument becomes.
+    """Metadata of an integer scalar parameter: the dtype its ``int`` argument becomes,
+    ``int32`` or ``int64`` (as in cuTile).
 
     >>> import numba_tile as ct
     >>> ct.ScalarAnnotation(dtype=ct.int64).dtype
     int64
+    >>> ct.ScalarAnnotation(dtype=ct.float16)
+    Traceback (most recent call last):
+    ...
+    ValueError: `dtype` must be int32 or int64, got float16
     """
 
-    def __init__(self, *, dtype=None):
-        self.dtype = None if dtype is None else d.to_dtype(dtype)
+    def __init__(self, *, dtype):
+        try:
+            self.dtype = d.to_dtype(dtype)
+        except TypeError:
+            self.dtype = dtype
+        if self.dtype not in (d.int32, d.int64):
+            raise ValueError(f"`dtype` must be int32 or int64, got {dtype}")
 
     def __repr__(self):
         return f"ScalarAnnotation(dtype={self.dtype})"
@@ -206,7 +248,7 @@ def _metadata(annotation):
         if _names_scalar_annotation(annotation):
             raise TypeError("Constant annotation cannot be combined with "
                             "ScalarAnnotation/ScalarInt64")
-        return ConstantAnnotation()
+        return ConstantAnnotation(typing.get_args(annotation)[0])
     for meta in metadata:
         if isinstance(meta, _KINDS):
             return meta
@@ -257,21 +299,38 @@ def scalar_argument(name, value, meta=None):
     >>> scalar_argument("n", 7), scalar_argument("x", np.float16(1.5))
     ((int32, 7), (float16, 1.5))
     """
+    if isinstance(meta, ScalarAnnotation):
+        return _annotated_scalar(name, value, meta.dtype)
     if isinstance(value, np.generic):  # before float: np.float64 subclasses float
         return d.to_dtype(value.dtype), value.item()
     if isinstance(value, bool):
         return d.bool_, value
     if isinstance(value, int):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.int32
-        low, high = integer_range(dtype)
-        if not low <= value <= high:
-            hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
-            raise ValueError(f"Argument '{name}' = {value} does not fit {dtype}{hint}")
-        return dtype, value
+        return _fitting(name, value, d.int32)
     if isinstance(value, float):
-        dtype = meta.dtype if isinstance(meta, ScalarAnnotation) and meta.dtype else d.float32
-        return dtype, value
+        return d.float32, value
     return None
+
+
+def _fitting(name, value, dtype):
+    low, high = integer_range(dtype)
+    if not low <= value <= high:
+        hint = "; annotate the parameter with ct.ScalarInt64" if dtype is d.int32 else ""
+        raise ValueError(f"Argument '{name}' = {value} does not fit {dtype}{hint}")
+    return dtype, value
+
+
+def _annotated_scalar(name, value, dtype):
+    """``(dtype, value)`` of the argument of a parameter with a :class:`ScalarAnnotation`:
+    an integer (Python's or NumPy's) that fits ``dtype``; anything else (a float, which
+    would be truncated, a bool, None, a string, a tuple) is a ``TypeError``."""
+    if isinstance(value, np.integer):
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"Argument '{name}' is annotated as an {dtype} scalar "
+                        f"(ScalarAnnotation): pass an int, got {type(value).__name__} "
+                        f"{value!r}")
+    return _fitting(name, value, dtype)
 
 
 class ArgumentPath:
@@ -335,11 +394,43 @@ annotated as a tuple of length 2
                         f"'tuple'. Only plain tuples are accepted.")
     if isinstance(meta, TupleAnnotation):
         return [(where.item(i), v, meta.item(i)) for i, v in enumerate(value)]
+    if isinstance(value, list):
+        check_list_items(where, value)
     if isinstance(meta, ListAnnotation) and isinstance(value, list):
         meta = meta.element
     elif not isinstance(meta, (ArrayAnnotation, ScalarAnnotation)):
         meta = None
     return [(where.item(i), v, meta) for i, v in enumerate(value)]
+
+
+_ARRAY_INTERFACES = ("__cuda_array_interface__", "__array_interface__", "__dlpack__")
+
+
+def _is_array_like(value):
+    """An array of any library (or the compiler's stand-in for one, an array type; a
+    ``ct.partition`` of an array)."""
+    value = getattr(value, "array", value) if hasattr(value, "tile_shape") else value
+    return not isinstance(value, type) and (
+        getattr(value, "is_tile_array", False) is True or
+        any(hasattr(value, attribute) for attribute in _ARRAY_INTERFACES))
+
+
+def check_list_items(where, value):
+    """A list argument holds arrays (cuTile's ``List[Array]``): a list of anything else
+    (numbers: an array written as a Python list) is a ``TypeError`` that says what to pass.
+
+    >>> from numba_tile.annotations import ArgumentPath, check_list_items
+    >>> check_list_items(ArgumentPath(0, "x"), [1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    TypeError: Argument 'x' is a Python list of float: pass a NumPy, CuPy or torch array ...
+    """
+    others = [type(v).__name__ for v in value if not _is_array_like(v)]
+    if others:
+        kinds = ", ".join(dict.fromkeys(others))
+        raise TypeError(f"Argument '{where}' is a Python list of {kinds}: pass a NumPy, CuPy "
+                        f"or torch array (np.asarray({where})) where the kernel takes an "
+                        f"array; a list argument holds arrays")
 
 
 def constant_dtype(where, value):
@@ -353,8 +444,7 @@ def constant_dtype(where, value):
     """
     # an array is no constant, though NumPy would read its dtype as a dtype
     if not isinstance(value, type) and any(
-            hasattr(value, attribute)
-            for attribute in ("__cuda_array_interface__", "__array_interface__", "__dlpack__")):
+            hasattr(value, attribute) for attribute in _ARRAY_INTERFACES):
         raise constant_error(where, value)
     try:
         return d.to_dtype(value)
@@ -386,3 +476,18 @@ def mixed_list_error(name, kinds):
     return TypeError(f"Argument '{name}': a list must hold items of one kind (arrays of one "
                      f"dtype and rank), got {', '.join(map(str, kinds))}; pass a tuple to mix "
                      f"them")
+
+
+def unsupported_argument_error(name, value):
+    """The ``TypeError`` of a kernel argument that is neither an array, a number, a dtype,
+    an enum member nor a tuple of those (``None``, a string: a ``ct.Constant`` parameter
+    takes those), for both executors.
+
+    >>> from numba_tile.annotations import unsupported_argument_error
+    >>> print(unsupported_argument_error("n", None))
+    Argument 'n' of type NoneType is not supported: pass arrays, bool, int, float, dtypes or \
+tuples of those (None or a str only to a ct.Constant parameter)
+    """
+    return TypeError(f"Argument '{name}' of type {type(value).__name__} is not supported: "
+                     f"pass arrays, bool, int, float, dtypes or tuples of those (None or a str "
+                     f"only to a ct.Constant parameter)")

@@ -258,6 +258,8 @@ def to_dtype(value):
     """
     if isinstance(value, DType):
         return value
+    if value is None:  # (NumPy reads None as its default, float64: never meant)
+        raise TypeError("None is not a dtype")
     if value is bool:
         return bool_
     if value is int:
@@ -281,7 +283,7 @@ def to_dtype(value):
         raise TypeError(f"Unsupported dtype {value}")
     try:
         npdt = np.dtype(value)
-    except TypeError:
+    except (TypeError, ValueError):  # (NumPy 2 raises ValueError for an object like 5)
         raise TypeError(f"Cannot interpret {value!r} as a dtype") from None
     try:
         return _BY_NUMPY[npdt]

@@ -111,8 +111,26 @@ def loose_concrete_dtype(value):
     for candidate in (d.int32, d.int64, d.uint64):
         if integer_range(candidate)[0] <= value <= integer_range(candidate)[1]:
             return candidate
-    raise TileValueError(f"Integer constant {value} is out of range of any supported integer "
-                         f"type (int32, int64 or uint64)")
+    raise wide_integer_error(value)
+
+
+def is_wide_integer(value):
+    """True for an int no integer dtype holds (beyond int64 and uint64): a loosely typed
+    constant while it folds (``2**200 // 2**198`` is 4), :func:`wide_integer_error` where
+    it meets a tile or becomes a value of its own.
+
+    >>> from numba_tile.promotion import is_wide_integer
+    >>> is_wide_integer(2 ** 64 - 1), is_wide_integer(2 ** 64), is_wide_integer(2.0 ** 70)
+    (False, True, False)
+    """
+    return isinstance(value, int) and not isinstance(value, bool) and \
+        not -2 ** 63 <= value < 2 ** 64
+
+
+def wide_integer_error(value):
+    """The ``TileValueError`` of an int no dtype holds met by tile code (both executors)."""
+    return TileValueError(f"Integer constant {value} is out of range of any supported "
+                          f"integer type (tile code integers fit in int64 or uint64)")
 
 
 def truncated(value, dtype):
@@ -176,6 +194,8 @@ def check_constant_converts(value, dtype):
     ...
     numba_tile.errors.TileValueError: Integer constant 100000000000000000000 is out of range of int32
     """
+    if is_wide_integer(value):  # (no dtype holds it, whatever dtype it would become)
+        raise wide_integer_error(value)
     if isinstance(value, float) and dtype.is_integral:
         if math.isfinite(value):
             check_constant_fits(int(value), dtype)

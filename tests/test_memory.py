@@ -711,10 +711,19 @@ def test_assume_divisible_by_returns_its_value(run_kernel):
     np.testing.assert_array_equal(out, x + 32 + 12)
 
 
-@pytest.mark.parametrize("value,message", [(13, "not divisible by 4"),
-                                           (2.0, "needs an integer scalar")])
-def test_assume_divisible_by_checks_what_it_can(run_kernel, value, message):
+@ct.kernel
+def divisible_by_a_float(x, out, N: ct.Constant[float]):
+    step = ct.assume_divisible_by(N, 4)
+    ct.store(out, (ct.bid(0),), ct.load(x, (ct.bid(0),), (16,)) + step)
+
+
+# (a float given to a Constant[int] is refused by the call itself: the float case reaches
+# assume_divisible_by through a Constant[float])
+@pytest.mark.parametrize("kernel,value,message",
+                         [(divisible_offsets, 13, "not divisible by 4"),
+                          (divisible_by_a_float, 2.0, "needs an integer scalar")])
+def test_assume_divisible_by_checks_what_it_can(run_kernel, kernel, value, message):
     x = np.arange(32, dtype=np.float32)
     error = ct.TileValueError if isinstance(value, int) else ct.TileTypeError
     with pytest.raises(error, match=message):
-        run_kernel(divisible_offsets, (2,), (x, x.copy(), value))
+        run_kernel(kernel, (2,), (x, x.copy(), value))

@@ -19,8 +19,9 @@ from ..errors import TileTypeError
 from ..host.tile import make_constant
 from ..language.gather import Slice
 from ..promotion import Loose
-from .types import ArrayType, ConstantType, FloatLiteral, SliceType, TileType, TypedConstant, \
-    dtype_of_scalar
+from .constant_folding import check_integer_constant, is_wide_integer
+from .types import RUN_TIME_SLICES, ArrayType, ConstantType, FloatLiteral, SliceType, TileType, \
+    TypedConstant, dtype_of_scalar
 
 
 class RuntimeScalar:
@@ -41,6 +42,8 @@ def operand(numba_type):
     if isinstance(numba_type, types.Omitted):
         return _python(numba_type.value)
     if isinstance(numba_type, ConstantType):
+        if is_wide_integer(numba_type.value):  # an int no dtype holds, met by tile code
+            check_integer_constant(numba_type.value)
         return numba_type.value
     if isinstance(numba_type, TypedConstant):  # the interpreter's strictly typed constant
         return make_constant(numba_type.literal_value, numba_type.dtype)
@@ -56,6 +59,8 @@ def operand(numba_type):
         return numba_type
     if isinstance(numba_type, SliceType):
         return Slice(RuntimeScalar(d.int64), numba_type.length)
+    if numba_type in RUN_TIME_SLICES.values():  # a slice of run-time bounds (a:b)
+        return slice(RuntimeScalar(d.int64), None)
     if isinstance(numba_type, types.BaseTuple):
         return tuple(operand(t) for t in numba_type)
     if isinstance(numba_type, types.NoneType):

@@ -289,6 +289,9 @@ class CompileState:
         self.inlining = []
         self.recursive_helpers = set()
         self.recursion_allowed = frozenset()
+        # id of each recursive call inlined since -> (the call, the keys of the recursive
+        # calls it was inlined from: frontend.inlining)
+        self.recursion_ancestry = {}
         # the untyped IR of each helper inlined, made once (frontend.inlining)
         self.helper_irs = {}
         # the Tile errors the source rewrites found, each raised where its code is typed

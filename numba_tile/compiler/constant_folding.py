@@ -11,7 +11,7 @@ import operator
 
 from numba.core import types
 
-from ..errors import TileValueError
+from ..promotion import is_wide_integer, wide_integer_error
 from ..rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS
 from .types import ConstantType, FloatLiteral
 
@@ -33,9 +33,8 @@ def check_integer_constant(value):
     ...
     numba_tile.errors.TileValueError: Integer constant 18446744073709551616 is out of range ...
     """
-    if not isinstance(value, bool) and not -2 ** 63 <= value < 2 ** 64:
-        raise TileValueError(f"Integer constant {value} is out of range of any supported "
-                             f"integer type (tile code integers fit in int64 or uint64)")
+    if is_wide_integer(value):
+        raise wide_integer_error(value)
 
 
 def literal_type(value):
@@ -43,7 +42,8 @@ def literal_type(value):
     if isinstance(value, float):
         return FloatLiteral(value)
     if isinstance(value, (bool, int)):
-        check_integer_constant(value)
+        if is_wide_integer(value):  # loosely typed ints are unbounded while they fold
+            return ConstantType(value)
         return types.literal(value)
     if isinstance(value, tuple):
         return types.Tuple([literal_type(v) for v in value])

@@ -4,8 +4,10 @@ Subclasses of numba-cuda's contexts that also install numba_tile's registries. O
 kernels are compiled with them, so ordinary ``numba.cuda`` kernels keep Numba's semantics.
 """
 
+import builtins
 import enum
 import functools
+import operator
 
 import numpy as np
 
@@ -17,21 +19,24 @@ from numba.core.typing import signature
 from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
-from ..rules import calls
+from ..rules import calls, objects
+from ..rules.core import as_operand
+from ..rules.operators import OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
-from .constant_folding import FOLDABLE, UNARY_FOLDABLE, check_integer_constant, literal_type
+from .constant_folding import FOLDABLE, UNARY_FOLDABLE, is_wide_integer, literal_type
 from .registries import lowering_registry, typing_registry
-from .types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant
+from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
+    RawMemoryType, TiledViewType, TileType, TypedConstant
 from .typing.dataclasses import holds_dataclasses, value_type as dataclass_value_type
 from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
 from .typing.joins import MISMATCH, joined_type
 from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
-from ..host.arrays import Array
+from ..host.arrays import Array, TiledView
+from ..host.raw_memory import RawArrayMemory
 from ..host.tile import Tile
-from ..errors import TileTypeError
 
 
 class TileTypingContext(CUDATypingContext):
@@ -51,6 +56,12 @@ class TileTypingContext(CUDATypingContext):
         # (tile semantics for run-time scalars: ``bid + 1`` is an int32).
         if isinstance(gty, types.Function):
             templates = gty.templates
+            for template in templates:
+                if getattr(template, "tile_first", False) and "target" not in template.metadata:
+                    # Numba tries a target's own templates (numba-cuda's overloads of
+                    # operator.eq...) before generic ones: a tile_first template is the CUDA
+                    # target's, so that it still comes first (t == None is its error)
+                    template.metadata = {**template.metadata, "target": "cuda"}
             ordered = sorted(templates, key=lambda t: not getattr(t, "tile_first", False))
             if list(ordered) != list(templates):
                 gty = types.Function(tuple(ordered))
@@ -61,8 +72,8 @@ class TileTypingContext(CUDATypingContext):
             return dataclass_value_type(self, val)
         if isinstance(val, (enum.Enum, DType)):
             return ConstantType(val)
-        if isinstance(val, int):  # one Numba has no type for: say why
-            check_integer_constant(val)
+        if isinstance(val, int) and is_wide_integer(val):  # one Numba has no type for: a
+            return ConstantType(val)  # constant that folds (an error where code meets it)
         if isinstance(val, np.generic) and dtype_spelling(val.dtype) is not None:
             # a NumPy scalar (np.int16(4)) is a constant of its dtype, as in the interpreter
             return TypedConstant(dtype_spelling(val.dtype), val.item())
@@ -73,12 +84,14 @@ class TileTypingContext(CUDATypingContext):
             return FloatLiteral(val)
         if isinstance(val, tuple) and _is_constant_tuple(val):
             return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
+        if calls.refused_builtin(val):  # (dict, which Numba has): a call is cuTile's error
+            return ConstantType(val)
         try:
             return super().resolve_value_type(val)
         except Exception:
             if _is_tile_op(val):
                 raise _not_compiled(f"ct.{val.__name__}") from None
-            if calls.is_plain_class(val) or calls.refused_builtin(val):
+            if calls.call_error(val) is not None or _judged_builtin(val) is not None:
                 # a constant: its attributes can be read, a call is cuTile's error
                 return ConstantType(val)
             raise
@@ -102,12 +115,18 @@ class TileTypingContext(CUDATypingContext):
             # a member is a compile-time constant, as a global member is (IntEnum members
             # stay Numba's, ints at run time)
             return ConstantType(getattr(typ.instance_class, attr))
+        if isinstance(typ, ConstantType) and calls.is_plain_class(typ.value) and \
+                calls.library_function(getattr(typ.value, attr, None)) is not None:
+            return ConstantType(getattr(typ.value, attr))  # datetime.now(): its call, refused
         if isinstance(typ, types.Module):  # module constants (math.pi) are loose constants
             if not hasattr(typ.pymod, attr):
                 raise missing_attribute_error(typ.pymod.__name__, attr)
             value = getattr(typ.pymod, attr, None)
             if isinstance(value, (bool, int, float)) and not isinstance(value, enum.Enum):
                 return literal_type(value)
+            if calls.is_annotation(value) or calls.is_kernel(value) or \
+                    calls.library_function(value) is not None:  # calling is the error
+                return ConstantType(value)
             spelled = dtype_spelling(value)
             if spelled is not None:
                 return ConstantType(spelled)
@@ -117,12 +136,14 @@ class TileTypingContext(CUDATypingContext):
             result = None
             if not (isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None))):
                 raise
+        if result is None and attr == "__call__" and object_kind(typ) is not None:
+            raise objects.call_object_error(object_kind(typ))  # x(1), t(0)
         if result is None:
-            if isinstance(typ, (TileType, ArrayType)):
-                owner = "Tile" if isinstance(typ, TileType) else "Array"
-                if not hasattr(Tile if owner == "Tile" else Array, attr):
-                    raise TileTypeError(f"{owner} has no attribute {attr!r}")
-                raise _not_compiled(f"{owner}.{attr}")
+            host_class = _HOST_CLASSES.get(object_kind(typ))
+            if host_class is not None:
+                if not hasattr(host_class, attr):
+                    raise objects.no_attribute_error(object_kind(typ), attr)
+                raise _not_compiled(f"{object_kind(typ)}.{attr}")
             if isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None)):
                 raise _not_compiled(f"ct.{attr}")
         return result
@@ -130,15 +151,26 @@ class TileTypingContext(CUDATypingContext):
     def resolve_function_type(self, func, args, kws):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
+        _check_objects(func, args)
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
             return type_dtype_call(func.value, args, kws)
         if isinstance(func, ConstantType):  # Foo(), eval(...): cuTile's error
             calls.check_call(func.value)
+            if _judged_builtin(func.value) is not None:  # any(...), list(...) of others
+                raise _not_compiled(f"{_judged_builtin(func.value)}()")
         if isinstance(func, types.EnumClass):  # Color(0): the member, a constant
             return type_enum_call(func.instance_class, args, kws)
+        if getattr(func, "typing_key", None) in (operator.mod, operator.imod) and args and \
+                isinstance(args[0], (types.StringLiteral, types.UnicodeType)):
+            # a string formatted with %: no op of tile code (the interpreter's error)
+            as_operand(args[0].literal_value if isinstance(args[0], types.StringLiteral)
+                       else "", "the left operand")
         folded = fold_constants(func, args, kws)
         if folded is not None:
             return folded
+        if _is_numpy_function(func) and any(isinstance(a, (TileType, ArrayType))
+                                            for a in (*args, *kws.values())):
+            raise calls.numpy_call_error()
         result = super().resolve_function_type(func, args, kws)
         if result is None:
             name = _tile_op_name(func)
@@ -148,6 +180,78 @@ class TileTypingContext(CUDATypingContext):
 
 
 _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
+
+# the interpreter's class of each kind of object, which has the attributes cuTile defines
+_HOST_CLASSES = {"Tile": Tile, "Array": Array, "TiledView": TiledView, "List": tuple,
+                 "RawArrayMemory": RawArrayMemory}
+
+
+def object_kind(typ):
+    """The kind (:mod:`numba_tile.rules.objects`) of a value of Numba type ``typ``: a
+    run-time scalar or a typed constant is a tile, as in the interpreter; a Python number
+    (a literal) is none."""
+    if isinstance(typ, (TileType, TypedConstant)):
+        return "Tile"
+    if isinstance(typ, (ArrayType, PartitionType)):
+        return "Array"
+    if isinstance(typ, TiledViewType):
+        return "TiledView"
+    if isinstance(typ, ListType):
+        return "List"
+    if isinstance(typ, RawMemoryType):
+        return "RawArrayMemory"
+    if isinstance(typ, (types.Number, types.Boolean)) and not isinstance(typ, types.Literal):
+        return "Tile"
+    return None
+
+
+# each operator of tile code's function (and in-place function) and its symbol
+_OPERATOR_SYMBOLS = {**{op.function: op.symbol for op in OPERATORS if op.symbol is not None},
+                     **{op.inplace: op.symbol for op in OPERATORS
+                        if op.symbol is not None and op.inplace is not None}}
+
+
+def _judged_builtin(value):
+    """The name of ``value`` where it is a builtin that :mod:`numba_tile.rules.objects`
+    judges, else None."""
+    name = getattr(value, "__name__", None)
+    return name if name in objects.BUILTINS and getattr(builtins, name) is value else None
+
+
+def _check_objects(func, args):
+    """cuTile's errors of a builtin applied to objects it does not apply to (``len(x)`` of
+    an array) and of ``x[i]`` of an array, as the interpreter raises them."""
+    key = func.value if isinstance(func, ConstantType) else getattr(func, "typing_key", func)
+    if key in (operator.getitem, "static_getitem") and args:
+        if isinstance(args[0], ConstantType) and calls.is_annotation(args[0].value) and \
+                len(args) == 2 and hasattr(args[1], "typing_key"):
+            # ct.Constant[int]: an annotation, which tile code has no use for but a call,
+            # cuTile's error (no value of it exists while compiling)
+            raise calls.call_error(args[0].value[args[1].typing_key])
+        kind = object_kind(args[0])
+        if kind in ("Array", "TiledView", "RawArrayMemory"):
+            raise objects.subscript_error(kind)
+        if key == "static_getitem" and isinstance(args[0], types.BaseTuple) and \
+                isinstance(args[1], int) and not isinstance(args[1], bool):
+            objects.check_index_in_range(args[1], len(args[0]))
+        return
+    if key == "getiter" or key is operator.contains:  # for v in x, 1 in x
+        kind = object_kind(args[0]) if args else None
+        if kind is not None and kind != "List":
+            raise objects.iteration_error(kind)
+    symbol = _OPERATOR_SYMBOLS.get(key)
+    if symbol is not None and args:
+        # as Python dispatches: the left operand's operator first (a tile's is the tile
+        # rule's, which names a memory operand its own way), then the right's
+        kinds = [object_kind(arg) for arg in args]
+        memory = [kind for kind in kinds if kind in objects.MEMORY_KINDS]
+        if memory and kinds[0] != "Tile":
+            raise objects.operator_error(symbol, memory[0])
+    name = _judged_builtin(key)
+    if name is not None:
+        error = objects.builtin_call_error(name, [object_kind(a) for a in args])
+        if error is not None:
+            raise error
 
 
 _NOT = object()
@@ -182,6 +286,13 @@ def fold_constants(func, args, kws):
 def _not_compiled(what):
     return TileUnsupportedFeatureError(f"{what} is not compiled yet; run this kernel in "
                                        f"interpreter mode (NUMBA_TILE_INTERPRET=1)")
+
+
+def _is_numpy_function(func):
+    """True for the Numba type of a NumPy function or ufunc (``np.exp``, ``np.sum``)."""
+    key = getattr(func, "typing_key", None)
+    return isinstance(key, np.ufunc) or (callable(key) and not isinstance(key, type) and (
+        getattr(key, "__module__", None) or "").split(".")[0] == "numpy")
 
 
 def _is_tile_op(value):

@@ -26,9 +26,8 @@ from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
-from ..source.user_code import PACKAGE_DIR
 from ..source.source_code import source_lines
-from .frontend import call_sites
+from .frontend import bytecode_columns, call_sites
 from .frontend.defined_variables import undefined_variable, user_name
 
 
@@ -48,32 +47,6 @@ def without_symbols(message, kernel_fn):
     "in function 'saxpy'"
     """
     return _SYMBOL.sub(kernel_fn.__name__, message)
-
-
-def at_user_call(loc):
-    """``loc`` where it is in the user's code; where it is in numba_tile's own tile code (the
-    body of ``ct.reduce``, compiled as tile code), the innermost call of the user's that led
-    there, as the interpreter, which runs that code as Python, points at it.
-
-    >>> import os
-    >>> from numba_tile.errors import SourceLocation
-    >>> from numba_tile.compiler.error_translation import at_user_call
-    >>> from numba_tile.source.user_code import PACKAGE_DIR
-    >>> call = SourceLocation("k.py", 7, 4)
-    >>> inner = SourceLocation(os.path.join(PACKAGE_DIR, "language", "combiners.py"), 9,
-    ...                        callers=(call,))
-    >>> at_user_call(inner)
-    SourceLocation('k.py', 7, 4)
-    """
-    if loc is None or not os.path.abspath(loc.filename).startswith(PACKAGE_DIR + os.sep):
-        return loc
-    frames = (*loc.callers, loc)
-    for index in reversed(range(len(frames))):
-        frame = frames[index]
-        if not os.path.abspath(frame.filename).startswith(PACKAGE_DIR + os.sep):
-            return SourceLocation(frame.filename, frame.line, frame.col, frame.end_col,
-                                  frame.source_line, frame.function, frames[:index])
-    return loc
 
 
 def kernel_location(kernel_fn):
@@ -384,9 +357,7 @@ def _spanned(found, function, attribute=None):
     ``attribute``, else of the expression applying ``function``, else the statement."""
     location = _located(found)
     text = location.source_line
-    if found.col:
-        location.col = found.col - 1
-    elif text:
+    if location.col is None and text:
         span = _attribute_span(text, attribute) if attribute else None
         if span is None:
             span = _expression_span(text, function)
@@ -398,9 +369,10 @@ def _spanned(found, function, attribute=None):
 
 def _located(loc):
     """The SourceLocation of Numba's ``loc``: its function, and the calls that led there."""
-    function = call_sites.function_at(loc.filename, loc.line)
-    return SourceLocation(loc.filename, loc.line, function=function,
-                          callers=call_sites.callers(loc, function))
+    location = bytecode_columns.source_location(loc)
+    location.function = call_sites.function_at(loc.filename, loc.line)
+    location.callers = call_sites.callers(loc, location.function)
+    return location
 
 
 def _attribute_span(text, attribute):

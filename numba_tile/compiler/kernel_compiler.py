@@ -11,6 +11,7 @@ NVVM and nvJitLink come from the CUDA wheels.
 import collections
 import dataclasses
 import itertools
+import os
 import re
 
 from numba.core import types
@@ -20,12 +21,13 @@ from numba.cuda.core.callconv import CUDACallConv
 from numba.cuda.cudadrv import nvvm
 
 from ..source.static_expressions import AsGlobal, AsTileCode
-from ..errors import TileError, TileInternalError, TileUnsupportedFeatureError
+from ..errors import SourceLocation, TileError, TileInternalError, TileSyntaxError
+from ..source.user_code import PACKAGE_DIR
 from .compile_state import DEFAULT_NUM_WARPS, AddProducer, CompileState, FewerStages, NoProducer, \
     StaticIterState, compiling
 from .contexts import contexts
-from .error_translation import as_tile_error, at_user_call, kernel_location, \
-    locate_in_kernel, name_the_function, without_symbols
+from .error_translation import as_tile_error, kernel_location, locate_in_kernel, \
+    name_the_function, without_symbols
 from .frontend.device_output import format_specs
 from .frontend.helpers import kernel_for_compilation
 from .frontend.numba_patches import python_frontend
@@ -126,17 +128,33 @@ def parse_arch(arch):
     """``(major, minor)`` of ``"sm_90"``; a ``ValueError`` that lists the architectures for
     anything else.
 
+    ``sm_90a`` is ``sm_90``: numba_tile compiles compute capability 9.0 to the PTX of
+    ``sm_90a`` (:func:`_ptx`). No other architecture-specific target (``sm_100a``) is
+    compiled: asking for one is a ``ValueError``, never the generic target in its place.
+
     >>> from numba_tile.compiler.kernel_compiler import parse_arch
-    >>> parse_arch("sm_90")
-    (9, 0)
+    >>> parse_arch("sm_90"), parse_arch("sm_90a")
+    ((9, 0), (9, 0))
+    >>> parse_arch("sm_100a")
+    Traceback (most recent call last):
+    ...
+    ValueError: arch 'sm_100a' is an architecture-specific target, which numba_tile does ...
     """
-    match = re.fullmatch(r"sm_(\d+)(\d)a?", arch) if isinstance(arch, str) else None
+    match = re.fullmatch(r"sm_(\d+)(\d)(a?)", arch) if isinstance(arch, str) else None
     cc = (int(match.group(1)), int(match.group(2))) if match else None
     if cc not in ARCHITECTURES:
         known = ", ".join(f"sm_{major}{minor}" for major, minor in ARCHITECTURES)
         raise ValueError(f"arch {arch!r} is not a GPU architecture numba_tile compiles for; "
                          f"use one of {known}")
+    if match.group(3) and cc != _SPECIFIC_ANYWAY:
+        raise ValueError(f"arch {arch!r} is an architecture-specific target, which "
+                         f"numba_tile does not compile; pass arch='sm_{cc[0]}{cc[1]}' (PTX "
+                         f"for every GPU of compute capability {cc[0]}.{cc[1]})")
     return cc
+
+
+#: the compute capability compiled to its architecture-specific PTX (:func:`_ptx`)
+_SPECIFIC_ANYWAY = (9, 0)
 
 
 # The last few lowered kernels, by signature and architecture: a launch after ct.compile of
@@ -167,19 +185,44 @@ def compile_to_ptx(fn, arg_types, arch, options):
         ptx = unused_atomics_as_reductions(_ptx(library, cc))
         ptx = declare_tensor_map_parameters(ptx, entry, len(tensor_maps))
     except TileError as error:
-        error.loc = at_user_call(error.loc) or kernel_location(fn)
+        error.loc = user_location(error.loc) or kernel_location(fn)
         name_the_function(error.loc, fn)
         error.message = without_symbols(error.message, fn)
         error.args = (error.message,)
         raise
     except Exception as error:  # what users see is a Tile error, the original chained
         tile_error = as_tile_error(error)
-        tile_error.loc = at_user_call(tile_error.loc) or kernel_location(fn)
+        tile_error.loc = user_location(tile_error.loc) or kernel_location(fn)
         name_the_function(tile_error.loc, fn)
         tile_error.message = without_symbols(tile_error.message, fn)
         tile_error.args = (tile_error.message,)
         raise tile_error from error
     return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
+
+
+def user_location(loc):
+    """``loc``, or where it is in numba_tile's own tile code (``ct.scan``'s body, inlined),
+    the innermost of the calls that led there that is the user's, as the interpreter
+    locates its errors.
+
+    >>> from numba_tile.errors import SourceLocation
+    >>> from numba_tile.compiler.kernel_compiler import user_location
+    >>> user_location(SourceLocation("k.py", 3, 4))
+    SourceLocation('k.py', 3, 4)
+    """
+    if loc is None or not _in_package(loc.filename):
+        return loc
+    frames = list(loc.callers)
+    for index in range(len(frames) - 1, -1, -1):
+        frame = frames[index]
+        if not _in_package(frame.filename):
+            return SourceLocation(frame.filename, frame.line, frame.col, frame.end_col,
+                                  frame.source_line, frame.function, callers=frames[:index])
+    return loc
+
+
+def _in_package(filename):
+    return os.path.abspath(filename).startswith(PACKAGE_DIR + os.sep)
 
 
 def _ptx(library, cc):
@@ -268,7 +311,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
                 error.loc = locate_in_kernel(error)
             raise
     if result.signature.return_type not in (types.none, types.void):
-        raise TileUnsupportedFeatureError("A tile kernel must not return a value")
+        # (the kernel's source check finds a `return value` first, as the interpreter does)
+        raise TileSyntaxError("A tile kernel must not return a value")
     library = result.library
     entry = result.fndesc.llvm_func_name
     kernel = library.get_function(entry)

@@ -8,11 +8,13 @@ from numba.cuda.models import register_model
 from .lowering.arithmetic import storage_type
 from .planning.staged_loads import PipelineType, StagedTileType
 from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
-    RawMemoryType, SliceType, TiledViewType, TileType, TypedConstant
+    RawMemoryType, RunTimeSliceType, SliceType, TiledViewType, TileType, TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
 register_model(PipelineType)(models.OpaqueModel)  # a pipeline has no run-time value
 register_model(ListType)(models.UniTupleModel)  # a list argument is laid out as its tuple
+# a slice of run-time bounds is Numba's slice (its type is one of its own: types.py)
+register_model(RunTimeSliceType)(models.SliceModel)
 
 
 @register_model(SliceType)

@@ -51,6 +51,22 @@ def dtype_of_scalar(numba_type):
     return _FROM_NUMBA.get(types.unliteral(numba_type))
 
 
+#: the types of ``slice(a, b)`` and ``slice(a, b, c)`` where a bound is a run-time value
+#: (Numba's own slice types otherwise: those of constant bounds), which tile indexing and
+#: tuple indexing refuse (:mod:`.typing.shapes` types them)
+class RunTimeSliceType(types.SliceType):
+    """A slice of run-time bounds (a type of its own: Numba interns slice types by their
+    number of members)."""
+
+    @property
+    def key(self):
+        return self.members, "run-time"
+
+
+RUN_TIME_SLICES = {2: RunTimeSliceType("slice<run-time a:b>", 2),
+                   3: RunTimeSliceType("slice<run-time a:b:c>", 3)}
+
+
 class ConstantType(types.Type):
     """A compile-time constant that is not a number: an enum member, a dtype, a string.
 
@@ -107,8 +123,10 @@ class ArrayType(types.Type):
     is_tile_array = True  # what the memory rules accept as an array
 
     def __init__(self, dtype, ndim, index_dtype=d.int32, aligned=False, static_shape=(),
-                 static_strides=()):
+                 static_strides=(), read_only=False):
         self.dtype = dtype
+        # (a read-only NumPy array, a JAX array: what the memory rules refuse to write)
+        self.read_only = bool(read_only)
         self.ndim = ndim
         self.index_dtype = index_dtype
         self.aligned = bool(aligned) and ndim > 0
@@ -119,21 +137,25 @@ class ArrayType(types.Type):
         suffix = ", aligned" if self.aligned else ""
         suffix += "".join(f", shape[{axis}]={n}" for axis, n in self.static_shape)
         suffix += "".join(f", strides[{axis}]={n}" for axis, n in self.static_strides)
+        suffix += ", read-only" if self.read_only else ""
         super().__init__(name=f"TileArray({dtype}, {ndim}, {index_dtype}{suffix})")
 
     def unify(self, typingctx, other):
         """A variable that holds arrays of one dtype, rank and static shape and strides on
         two paths (``a = x if c else y``): alignment is a fact of lowering, not of the array's
         type, so the variable is an array aligned where both are."""
-        if isinstance(other, ArrayType) and self.with_alignment(False) == \
-                other.with_alignment(False):
-            return self.with_alignment(self.aligned and other.aligned)
+        if isinstance(other, ArrayType) and self.with_alignment(False, False) == \
+                other.with_alignment(False, False):
+            return self.with_alignment(self.aligned and other.aligned,
+                                       self.read_only or other.read_only)
         return None
 
-    def with_alignment(self, aligned):
-        """The same array type, specialized (or not) as :func:`is_aligned` describes."""
+    def with_alignment(self, aligned, read_only=None):
+        """The same array type, specialized (or not) as :func:`is_aligned` describes (and
+        read-only or not, where ``read_only`` is given)."""
         return ArrayType(self.dtype, self.ndim, self.index_dtype, aligned, self.static_shape,
-                         self.static_strides)
+                         self.static_strides,
+                         self.read_only if read_only is None else read_only)
 
     def sliced(self, axis):
         """The type of a slice of this array along ``axis``: that axis's length is no longer
@@ -142,7 +164,7 @@ class ArrayType(types.Type):
         static_shape = tuple((a, n) for a, n in self.static_shape if a != axis)
         return ArrayType(self.dtype, self.ndim, self.index_dtype,
                          self.aligned and axis != self.ndim - 1, static_shape,
-                         self.static_strides)
+                         self.static_strides, self.read_only)
 
     def values_type(self, attribute):
         """The type of ``shape`` or ``strides``: index-dtype values, and literals where the
@@ -376,4 +398,4 @@ class PartitionType(types.Type):
         array = self.array
         aligned = array.aligned and self.tile_shape[-1] * array.dtype.itemsize % 16 == 0
         return ArrayType(array.dtype, array.ndim, array.index_dtype, aligned, (),
-                         array.static_strides)
+                         array.static_strides, array.read_only)

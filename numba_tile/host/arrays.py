@@ -11,9 +11,10 @@ from ..enums import PaddingMode
 from ..errors import TileValueError
 from ..partitions import region_bounds
 from ..rules import atomics as atomic_rules
+from ..rules.calls import numpy_call_error
+from ..rules.formatting import check_printable
 from ..rules import memory as rules
-from ..rules.core import as_operand
-from ..rules.operators import OPERATORS
+from ..rules.objects import MemoryObject, ObjectTuple
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
@@ -32,7 +33,7 @@ def symbolic_shape(ndim):
     return "(" + ", ".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
 
 
-class Array:
+class Array(MemoryObject):
     """A global array as tile code sees it: dtype, shape, strides, views and tiled views.
 
     >>> import numpy as np, numba_tile as ct
@@ -45,6 +46,7 @@ class Array:
 
     __slots__ = ("data", "dtype", "index_dtype", "static_shape_axes", "static_stride_axes")
     is_tile_array = True  # what the memory rules accept as an array
+    object_kind = "Array"
 
     def __init__(self, data, dtype, index_dtype=d.int32, static_shape_axes=(),
                  static_stride_axes=()):
@@ -63,6 +65,28 @@ class Array:
         '2-d float32 array'
         """
         return f"{self.ndim}-d {self.dtype} array"
+
+    @property
+    def read_only(self):
+        """True for an array that may not be written (a NumPy array with
+        ``writeable=False``, a JAX array): the memory rules refuse to store into it.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> data = np.zeros(4, np.float32)
+        >>> data.flags.writeable = False
+        >>> ct.Array(data, ct.float32).read_only
+        True
+        """
+        return not self.data.flags.writeable
+
+    def __array__(self, *args, **kwargs):  # what NumPy asks of np.exp(x), np.sum(x)...
+        raise numpy_call_error()
+
+    def __format__(self, spec):
+        if context.in_static_evaluation():  # (a static_eval's message names it)
+            return format(repr(self), spec)
+        check_printable(self)  # f"{x}" prints no array in tile code (only a tile from it)
+        return format(repr(self), spec)
 
     def __repr__(self):
         if context.in_static_evaluation():  # as the compiler sees it: shapes at run time
@@ -94,8 +118,9 @@ class Array:
         >>> ct.launch(0, (1,), show, (np.zeros((4, 8), np.float32),))
         (4, 8) int32
         """
-        return tuple(LooseInt(n) if axis in self.static_shape_axes else
-                     Tile(self.index_dtype, np.array(n)) for axis, n in enumerate(self.data.shape))
+        return ObjectTuple(LooseInt(n) if axis in self.static_shape_axes else
+                           Tile(self.index_dtype, np.array(n))
+                           for axis, n in enumerate(self.data.shape))
 
     @property
     def strides(self):
@@ -109,9 +134,9 @@ class Array:
         (8, 1)
         """
         itemsize = self.data.itemsize
-        return tuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
-                     Tile(self.index_dtype, np.array(s // itemsize))
-                     for axis, s in enumerate(self.data.strides))
+        return ObjectTuple(LooseInt(s // itemsize) if axis in self.static_stride_axes else
+                           Tile(self.index_dtype, np.array(s // itemsize))
+                           for axis, s in enumerate(self.data.strides))
 
     @context.checked_method
     def slice(self, axis, start, stop):
@@ -187,7 +212,7 @@ def partition_region(array, tile_shape, block_id):
     return Array(array.data[key], array.dtype, array.index_dtype, (), array.static_stride_axes)
 
 
-class TiledView:
+class TiledView(MemoryObject):
     """The tile space of an array: tiles of one shape at origins ``index * traversal_steps``.
 
     >>> import numpy as np, numba_tile as ct
@@ -202,6 +227,7 @@ class TiledView:
     """
 
     __slots__ = ("array", "tile_shape", "traversal_steps", "padding_mode")
+    object_kind = "TiledView"
 
     def __init__(self, array, tile_shape, traversal_steps, padding_mode):
         self.array = array
@@ -260,6 +286,7 @@ class TiledView:
         [[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]
         """
         context.check_effect("load")
+        rules.check_hints("load()", check_bounds, latency, allow_tma)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = read_region(self.array.data, origin, self.tile_shape, self.padding_mode,
                              self.array.dtype)
@@ -279,6 +306,7 @@ class TiledView:
         array([0, 0, 5, 5], dtype=int32)
         """
         context.check_effect("store")
+        rules.check_hints("store()", check_bounds, latency, allow_tma)
         tile = to_tile(tile)
         rules.view_store_tile(self, tile)
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
@@ -297,26 +325,6 @@ class TiledView:
             place[axis] = length
             operands.append(Tile(d.int64, (np.arange(length) + start).reshape(place)))
         atomic_on_indices(op, self.array, operands, tuple(self.tile_shape), update, None)
-
-
-def _refused_operator(op, reflected):
-    """An operator of tile code on an array (``-x``, ``x + 1``, ``2 * x``): the error of
-    ``ct.<op>`` given an array, naming the array's side, as the compiler's typing does.
-    (Comparisons are left to Python: an array compares by identity.)"""
-    what = "operand" if op.arity == 1 else "the right operand" if reflected else \
-        "the left operand"
-
-    def operator_method(self, *other):
-        as_operand(self, what)  # (raises: an array is no tile nor scalar)
-    operator_method.__name__ = op.reflected_dunder if reflected else op.dunder
-    return operator_method
-
-
-for _operator in OPERATORS:
-    if _operator.category != "comparison" and _operator.symbol is not None:
-        setattr(Array, _operator.dunder, _refused_operator(_operator, False))
-        if _operator.reflected_dunder:
-            setattr(Array, _operator.reflected_dunder, _refused_operator(_operator, True))
 
 
 def _atomic_store_method(op, effect, result):

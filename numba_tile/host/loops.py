@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from ..rules.loops import check_range_arguments, range_index_dtype
+from ..rules.loops import check_range_arguments, check_range_step, range_index_dtype
 from .tile import Tile
 
 
@@ -27,8 +27,8 @@ class TileRange:
     (or int64) scalars; ``ct.static_iter`` over it gives its values as constants (the
     compiler unrolls that loop)."""
 
-    def __init__(self, *bounds):
-        check_range_arguments(bounds)
+    def __init__(self, *bounds, **keywords):
+        check_range_arguments(bounds, tuple(keywords))
         values, kinds = [], []
         for bound in bounds:
             if isinstance(bound, Tile):
@@ -37,6 +37,8 @@ class TileRange:
             else:
                 values.append(operator.index(bound))
                 kinds.append(values[-1])
+        # (a step of zero known only at run time too: the compiled loop would not end)
+        check_range_step(values[2] if len(values) == 3 else None)
         self.constants = builtins.range(*values)
         self.dtype = range_index_dtype(kinds)
 

@@ -14,6 +14,7 @@ from ..errors import TileValueError
 from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules import gather as gather_rules
+from ..rules.objects import MemoryObject
 from . import context
 from .element_access import apply_atomics
 from .tile import Tile, values_as
@@ -34,7 +35,7 @@ def _span(data):
     return span, -low
 
 
-class RawArrayMemory:
+class RawArrayMemory(MemoryObject):
     """Element-offset access to an array's memory.
 
     >>> import numpy as np, numba_tile as ct
@@ -51,6 +52,7 @@ class RawArrayMemory:
     """
 
     __slots__ = ("dtype", "_span", "_first")
+    object_kind = "RawArrayMemory"
 
     def __init__(self, array):
         self.dtype = array.dtype
@@ -92,7 +94,7 @@ class RawArrayMemory:
         [0, 3, 6, -1]
         """
         shape, operand, mask, padding = gather_rules.raw_load(self.dtype, offset, mask,
-                                                              padding_value)
+                                                              padding_value, latency)
         touched, positions = self._positions(operand, shape, mask, "load_offset")
         out = np.array(np.broadcast_to(values_as(padding, self.dtype), shape),
                        dtype=self.dtype.storage)
@@ -114,7 +116,8 @@ class RawArrayMemory:
         >>> x
         array([0, 7, 0, 7, 0, 7, 0, 7], dtype=int32)
         """
-        shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask)
+        shape, operand, value, mask = gather_rules.raw_store(self.dtype, offset, value, mask,
+                                                             latency)
         touched, positions = self._positions(operand, shape, mask, "store_offset")
         self._span[positions] = np.broadcast_to(values_as(value, self.dtype), shape)[touched]
 

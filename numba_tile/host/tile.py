@@ -20,16 +20,18 @@ import numpy as np
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
+from ..rules.calls import numpy_call_error
 from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_tile, \
     not_a_tile_or_scalar
 from ..rules.formatting import format_value
+from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
 from .printing import format_values
 from .scalars import LooseInt
 
 
-class Tile:
+class Tile(TileObject):
     """A host tile. Users never construct one directly: ops and loads make them.
 
     >>> import numba_tile as ct
@@ -67,7 +69,7 @@ class Tile:
         >>> ct.launch(0, (1,), show, ())
         (2, 2)
         """
-        return tuple(LooseInt(n) for n in self._values.shape)
+        return ObjectTuple(LooseInt(n) for n in self._values.shape)
 
     @property
     def ndim(self):
@@ -191,8 +193,10 @@ class Tile:
             raise TileTypeError("len() of a scalar")
         return self.shape[0]
 
-    def __iter__(self):
-        raise TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
+    def __array__(self, *args, **kwargs):
+        # what NumPy asks of np.exp(t), np.sum(t)... (ops with NumPy scalars or arrays on the
+        # left defer to the tile's own operators: __array_priority__)
+        raise numpy_call_error()
 
     def __pos__(self):  # unary plus is no op of its own
         return self

@@ -5,6 +5,8 @@ Before interpreted tile code runs, each function's syntax tree (a kernel's, a he
 rewritten in place and compiled again (:func:`numba_tile.source.source_code.rewritten_code`,
 which keeps the file name and line numbers). The :data:`STEPS`, in order:
 
+0. ``recursion_marks`` (:mod:`.recursion`): the functions the code defines, as written,
+   marked for the last step;
 1. ``invalid_reads`` (:mod:`.invalid_reads`): a raise of the error of each read of a value
    tile code cannot hold, put before the statements on the way to it; it finds the reads by
    their position in the source as written, and checks the conditions of the ``if``
@@ -27,23 +29,25 @@ which keeps the file name and line numbers). The :data:`STEPS`, in order:
    table of literals, the branch variables of ``branch_joins`` and the loop bodies before
    ``loop_carried`` adds statements to them;
 9. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
-   ``static_iter`` loops, which it knows by the calls ``static_expressions`` made).
+   ``static_iter`` loops, which it knows by the calls ``static_expressions`` made);
+10. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
+    not called inside itself.
 
 Each :class:`Step` declares the steps it must come after and before; :func:`check_order`
 checks the declared order when this module is imported.
 
 >>> from numba_tile.interpreter.rewrites import STEPS
 >>> [step.name for step in STEPS][:4]
-['invalid_reads', 'static_expressions', 'branch_joins', 'with_blocks']
+['recursion_marks', 'invalid_reads', 'static_expressions', 'branch_joins']
 """
 
 from typing import Callable, NamedTuple
 
 from ..errors import TileInternalError
 from ..source import keyword_arguments, static_expressions
-from ..source.source_code import rewritten_code
-from . import branch_joins, invalid_reads, literals, loop_carried, loop_exits, tuples, \
-    with_blocks
+from ..source.source_code import deep_syntax_trees, rewritten_code
+from . import branch_joins, invalid_reads, literals, loop_carried, loop_exits, recursion, \
+    tuples, with_blocks
 
 
 class Function(NamedTuple):
@@ -74,6 +78,7 @@ class Step(NamedTuple):
 
 
 STEPS = (
+    Step("recursion_marks", lambda node, f: recursion.mark(node), before=("invalid_reads",)),
     Step("invalid_reads",
          lambda node, f: invalid_reads.rewrite(node, f.code, f.read_positions),
          before=("static_expressions", "branch_joins")),
@@ -93,6 +98,7 @@ STEPS = (
          after=("branch_joins", "literals"), before=("loop_carried",)),
     Step("loop_carried", lambda node, f: loop_carried.rewrite(node),
          after=("static_expressions",)),
+    Step("recursion", lambda node, f: recursion.rewrite(node), after=("recursion_marks",)),
 )
 
 
@@ -104,7 +110,7 @@ def check_order(steps):
     >>> check_order(STEPS[::-1])
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileInternalError: The interpreter's rewrite step loop_carried needs ...
+    numba_tile.errors.TileInternalError: The interpreter's rewrite step recursion needs ...
     """
     position = {step.name: index for index, step in enumerate(steps)}
     for index, step in enumerate(steps):
@@ -145,7 +151,8 @@ def _rewrite(fn, read_positions):
         for step in STEPS:
             step.rewrite(node, function)
         return True
-    new_code = rewritten_code(fn, transform)
+    with deep_syntax_trees():
+        new_code = rewritten_code(fn, transform)
     if new_code is None:
         return None
     _MADE_INSIDE.update(_nested_codes(new_code))

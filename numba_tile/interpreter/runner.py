@@ -18,29 +18,32 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, ScalarAnnotation,
+                           TupleAnnotation, check_static_items, constant_dtype,
+                           mixed_list_error, scalar_argument, sequence_items, static_axes,
+                           unsupported_argument_error)
 from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
     TileSyntaxError, TileTypeError
 from ..host import context
-from ..host.arrays import Array, partition_region
+from ..host.arrays import Array, TiledView, partition_region
+from ..host.raw_memory import RawArrayMemory
 from ..host.loops import TileRange
 from ..host.scalars import loose
 from ..host.tile import Tile, to_tile
 from ..language import debugging, elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
-from ..rules import calls, context_managers
-from ..rules.global_values import read_errors
+from ..rules import calls, context_managers, objects
+from ..rules.global_values import read_errors, simt_intrinsic_error
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
-from ..source.source_code import closure_for
+from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
 from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
-from . import branch_joins, invalid_reads, loop_carried, loop_exits, tuples, with_blocks
+from . import branch_joins, invalid_reads, loop_carried, loop_exits, recursion, tuples, \
+    with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
@@ -62,17 +65,42 @@ def _fold_minmax(name, args):
 
 
 def _tile_min(*args, **kwargs):
+    _check_builtin("min", args)
     return builtins.min(*args, **kwargs) if kwargs else _fold_minmax("min", args)
 
 
 def _tile_max(*args, **kwargs):
+    _check_builtin("max", args)
     return builtins.max(*args, **kwargs) if kwargs else _fold_minmax("max", args)
+
+
+def _kind(value):
+    """The kind of a value of tile code (:mod:`numba_tile.rules.objects`), or None."""
+    return getattr(type(value), "object_kind", None)
+
+
+def _check_builtin(name, args):
+    """cuTile's error of builtin ``name`` applied to ``args`` where it does not apply to
+    them (``len(x)`` of an array, ``float(x)``, ``sum(t)``)."""
+    error = objects.builtin_call_error(name, [_kind(a) for a in args])
+    if error is not None:
+        raise error
+
+
+def _checked(name, python):
+    """The builtin ``python`` that first checks its arguments (:func:`_check_builtin`)."""
+    def checked(*args, **kwargs):
+        _check_builtin(name, args)
+        return python(*args, **kwargs)
+    checked.__name__ = name
+    return checked
 
 
 def _converter(name, dtype):
     python = getattr(builtins, name)
 
     def convert(value=0, *rest):
+        _check_builtin(name, (value, *rest))
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:
@@ -83,6 +111,7 @@ def _converter(name, dtype):
 
 
 def _tile_divmod(x, y):
+    _check_builtin("divmod", (x, y))
     if isinstance(x, Tile) or isinstance(y, Tile):
         return elementwise.divmod.__tile_op__(x, y)
     return tuple(loose(v) for v in builtins.divmod(x, y))
@@ -90,7 +119,9 @@ def _tile_divmod(x, y):
 
 def _tile_abs(x):
     """``abs`` in tile code: of a number, Python's; of anything else, ``ct.abs`` (whose rule
-    refuses an array or None as the compiler does)."""
+    refuses None or a string as the compiler does); of an array or a list argument,
+    cuTile's error for the builtin (:func:`_check_builtin`)."""
+    _check_builtin("abs", (x,))
     if isinstance(x, (bool, int, float)) and not isinstance(x, Tile):
         return loose(builtins.abs(x))
     return elementwise.abs.__tile_op__(x)
@@ -106,14 +137,21 @@ def _refused(name):
 
 
 class _RefusedClass:
-    """A class of the user's in tile code: its constant attributes can be read
-    (``Config.BLOCK``), ``isinstance`` works, creating an instance is cuTile's error."""
+    """What tile code may not call (:func:`numba_tile.rules.calls.call_error`): a class of
+    the user's, whose constant attributes can be read (``Config.BLOCK``) and ``isinstance``
+    works; a parameter annotation; another kernel. Calling it is cuTile's error."""
 
     def __init__(self, cls):
         self.__dict__["_numba_tile_class"] = cls
 
     def __getattr__(self, name):
-        return getattr(self.__dict__["_numba_tile_class"], name)
+        value = getattr(self.__dict__["_numba_tile_class"], name)
+        # (a class's function: datetime.datetime.now, refused where called)
+        return _RefusedClass(value) if calls.library_function(value) is not None else value
+
+    def __getitem__(self, item):  # ct.Constant[int]: itself an annotation
+        value = self.__dict__["_numba_tile_class"][item]
+        return _RefusedClass(value) if calls.call_error(value) is not None else value
 
     def __call__(self, *args, **kwargs):
         raise calls.call_error(self.__dict__["_numba_tile_class"])
@@ -126,7 +164,12 @@ class _RefusedClass:
 
 
 TILE_BUILTINS = dict(vars(builtins))
+# (classes stay classes, for isinstance: a tile-code object fails in their constructors)
+TILE_BUILTINS.update((name, _checked(name, getattr(builtins, name)))
+                     for name in objects.BUILTINS
+                     if not isinstance(getattr(builtins, name), type))
 TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
+                     print=debugging.print,
                      int=_converter("int", d.int32),
                      float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
 # (print is ct.print, whose keywords are the compiler's: sep=, end= and flush=)
@@ -144,6 +187,7 @@ class TileGlobals:
         self._by_module = {}
         self._modules = {}
         self._rebinding = set()  # guards against cycles of closures
+        self._running = {}  # the calls of each helper running (.recursion)
         self._dataclasses = tile_dataclasses.Dataclasses(self.tile_value)
 
     def globals_for(self, module_globals):
@@ -166,6 +210,7 @@ class TileGlobals:
         new.update(branch_joins.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
+        new[recursion.GUARD_NAME] = recursion.defined_inside_guard
         new[static_expressions.ITER_NAME] = functools.partial(_static_iter_call,
                                                               module_globals)
         new[static_expressions.CONDITION_NAME] = _static_condition
@@ -184,7 +229,7 @@ class TileGlobals:
         constant = _captured_constant(value)
         if constant is not None:
             return constant
-        if calls.is_plain_class(value):
+        if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
             return _RefusedClass(value)
         if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
             return loose(value)  # a global constant is a loosely typed constant
@@ -193,7 +238,8 @@ class TileGlobals:
         generator = context_managers.generator_function(value)
         if generator is not None and is_user_code(generator):
             # a @contextlib.contextmanager helper: its generator runs as tile code too
-            return with_blocks.context_manager_function(generator, self.rebind(generator))
+            return with_blocks.context_manager_function(
+                generator, self.rebind(generator, generator=True))
         if isinstance(value, types.FunctionType) and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self.rebind(tile_function(value))
@@ -230,22 +276,23 @@ class TileGlobals:
                 replaced = self._dataclasses.value(value)
                 if replaced is None:
                     replaced = _captured_constant(value)
-                if replaced is None and calls.is_plain_class(value):
+                if replaced is None and calls.call_error(value) is not None:
                     replaced = _RefusedClass(value)
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
-    def rebind(self, fn):
+    def rebind(self, fn, generator=False):
+        """``fn`` as tile code runs it; ``generator``: a context manager's generator."""
         if id(fn) in self._rebinding:
             return fn
         self._rebinding.add(id(fn))
         try:
-            return self._rebind(fn)
+            return self._rebind(fn, generator)
         finally:
             self._rebinding.discard(id(fn))
 
-    def _rebind(self, fn):
-        error = helper_source_error(fn)
+    def _rebind(self, fn, generator):
+        error = helper_source_error(fn, generator)
         if error is not None:  # raised where tile code calls it, as the compiler does
             return _raising(fn, error)
         tile_globals = self.globals_for(fn.__globals__)
@@ -268,7 +315,7 @@ class TileGlobals:
         rebound = types.FunctionType(code, tile_globals, fn.__name__, fn.__defaults__, closure)
         rebound.__kwdefaults__ = fn.__kwdefaults__
         rebound.__dict__.update(fn.__dict__)
-        return rebound
+        return recursion.guarded(rebound, self._running, fn)
 
 
 class _TileModule(types.ModuleType):
@@ -284,6 +331,13 @@ class _TileModule(types.ModuleType):
             value = getattr(self.__dict__["_numba_tile_module"], name)
         except AttributeError:
             raise missing_attribute_error(self.__name__, name) from None
+        simt = simt_intrinsic_error(value)
+        if simt is not None:  # (cuda.threadIdx: the compiler's typing of the read)
+            raise simt
+        if isinstance(value, types.ModuleType) and value.__name__.startswith("numba.cuda"):
+            value = _TileModule(value)  # (cuda.libdevice.sinf: an intrinsic too)
+        if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
+            value = _RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
         self.__dict__[name] = value  # found once per launch
         return value
 
@@ -414,7 +468,10 @@ class PreparedArguments:
             self.partitions.append((name.position, whole, value.tile_shape))
             return whole
         if isinstance(meta, ConstantAnnotation):
+            meta.check(name, value)
             return _constant_argument(name, value)
+        if isinstance(meta, ScalarAnnotation):  # (whatever the value: a tuple, None...)
+            return _scalar_argument(name, value, meta)
         if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
             items = [self._convert(where, v, item_meta)
                      for where, v, item_meta in sequence_items(name, value, meta)]
@@ -426,8 +483,10 @@ class PreparedArguments:
             if isinstance(value, list) and items and all(isinstance(a, Array) for a in items):
                 check_static_items(name, [_static_values(a) for a in items])
             return tuples.ArgumentList(items) if isinstance(value, list) else tuple(items)
-        if isinstance(value, (d.DType, str, enum.Enum)) or value is None:
+        if isinstance(value, (d.DType, enum.Enum)):
             return value
+        if isinstance(value, str) or value is None:  # (compiled code has no run-time form)
+            raise unsupported_argument_error(name, value)
         spelled = d.dtype_spelling(value)  # np.int16, torch.float16: the dtype they spell
         if spelled is not None:
             return spelled
@@ -461,9 +520,12 @@ def _location_from_traceback(tb):
         tb = tb.tb_next
     if not frames:
         return None
-    callers = [_frame_location(t) for t in frames[:-1]
-               if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
-    return _frame_location(frames[-1], callers)
+    users = [t for t in frames
+             if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
+    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
+    innermost = users[-1] if users else frames[-1]
+    callers = [_frame_location(t) for t in users if t is not innermost]
+    return _frame_location(innermost, callers)
 
 
 def _frame_location(tb, callers=()):
@@ -514,11 +576,30 @@ def _undefined_variable(error):
     return TileSyntaxError(f"Undefined variable {name}", loc)
 
 
+_CALLED = re.compile(r"^'(\w+)' object is not callable$")
+# the host objects of tile code by their class's name: the kind of each
+_NOT_CALLABLE = {cls.__name__: cls.object_kind
+                 for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
+
+
+def _not_callable_class(error):
+    """The class named by Python's error of calling a value that is no function, where
+    tile code (not numba_tile's own) made the call, else None."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
+        return None
+    found = _CALLED.match(str(error))
+    return found and found[1]
+
+
 def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
     kernel.check_source()  # what the compiler rejects before it runs, rejected here too
     prepared = PreparedArguments(kernel, args)
-    fn = TileGlobals().rebind(kernel.fn)
+    with deep_syntax_trees():  # (the source of each function is checked and rewritten)
+        fn = TileGlobals().rebind(kernel.fn)
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
     try:
         for z, y, x in itertools.product(range(grid3[2]), range(grid3[1]), range(grid3[0])):
@@ -539,6 +620,12 @@ def run(kernel, grid, args):
         if undefined is None:
             raise
         raise undefined from None
+    except TypeError as err:  # a tile, an array... called (x(1)): cuTile's error
+        kind = _NOT_CALLABLE.get(_not_callable_class(err))
+        if kind is None:
+            raise
+        raise TileTypeError(objects.call_object_error(kind).message,
+                            _location_from_traceback(err.__traceback__)) from None
     finally:
         for write_back in prepared.write_backs:
             write_back()

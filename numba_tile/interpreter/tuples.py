@@ -9,7 +9,9 @@ The interpreter's source rewrite (:mod:`.rewrites`) calls :func:`rewrite`: ``a[i
 ``__numba_tile_compare("==", a, b)``, ``a is b`` becomes ``__numba_tile_identity(False,
 a, b)``, ``x in t`` becomes ``__numba_tile_contains(x, t, False)``, ``*t`` unpacks
 ``__numba_tile_starred(t)`` (a tuple, or the Tile error) and ``a, b = t`` unpacks
-``__numba_tile_unpack(t, (None, None))`` (as many items as targets, or the Tile error).
+``__numba_tile_unpack(t, (None, None))`` (as many items as targets, or the Tile error);
+``a % b`` becomes ``__numba_tile_modulo(a, b)`` (a string formatted with ``%`` is the
+compiler's error for a string operand).
 Values other than tuples go on to Python's operators; ``is`` compares a tile only with None
 (:func:`numba_tile.rules.operators.check_identity`).
 
@@ -31,10 +33,12 @@ import enum
 import operator
 
 from ..errors import TileTypeError
+from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import describe
+from ..rules.core import as_operand, describe
+from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -44,6 +48,7 @@ IDENTITY_NAME = "__numba_tile_identity"
 SLICE_NAME = "__numba_tile_slice"
 STARRED_NAME = "__numba_tile_starred"
 UNPACK_NAME = "__numba_tile_unpack"
+MODULO_NAME = "__numba_tile_modulo"
 
 _SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
@@ -51,18 +56,21 @@ _OPERATORS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": oper
               ">": operator.gt, ">=": operator.ge}
 
 
-class ArgumentList(tuple):
+class ArgumentList(ObjectTuple, TileObject):
     """A list argument of a kernel: unlike a tuple, it may be indexed at run time
     (``arrays[i]`` in a ``range`` loop)."""
 
     __slots__ = ()
+    object_kind = "List"
 
 
 def getitem(value, index):
     """``value[index]``; a tuple's index must be a constant integer or a slice (a list
     argument's may be a run-time integer)."""
-    if type(value) is tuple or isinstance(value, ArgumentList):
+    if type(value) in (tuple, ObjectTuple) or isinstance(value, ArgumentList):
         rules.check_index(index, run_time=isinstance(value, ArgumentList))
+        # (a plain tuple's index out of range: the Tile error, as an ObjectTuple raises it)
+        return ObjectTuple.__getitem__(value, index)
     return value[index]
 
 
@@ -98,12 +106,26 @@ def unpack(value, structure):
     return value
 
 
+def modulo(left, right):
+    """``left % right``: Python's ``%`` formatting of a string is no op of tile code (the
+    compiler's error for a string operand), the rest Python's operator."""
+    if isinstance(left, str):
+        as_operand(left, "the left operand")
+    return left % right
+
+
 def compare(symbol, left, right):
     """``left <symbol> right``; where one is a tuple, element by element (enum members are
     not ordered, :mod:`numba_tile.rules.enums`)."""
+    for value in (left, right):  # an array is memory: no comparison of values
+        if getattr(type(value), "object_kind", None) in MEMORY_KINDS:
+            raise operator_error(symbol, type(value).object_kind)
     if not (isinstance(left, tuple) or isinstance(right, tuple)):
         if isinstance(left, enum.Enum) or isinstance(right, enum.Enum):
             enum_rules.check_comparison(symbol, left, right)
+        if isinstance(right, Tile) and not isinstance(left, Tile):
+            # (Python would ask the tile, reflected: None == t is an error of its left side)
+            as_operand(left, "the left operand")
         return _OPERATORS[symbol](left, right)
     found = rules.comparison(symbol, left, right)
     if isinstance(found, bool):
@@ -154,7 +176,7 @@ def _at(value, path):
 
 GLOBALS = {GETITEM_NAME: getitem, STORE_NAME: store_target, COMPARE_NAME: compare,
            CONTAINS_NAME: contains, IDENTITY_NAME: identity, SLICE_NAME: builtins.slice,
-           STARRED_NAME: starred, UNPACK_NAME: unpack}
+           STARRED_NAME: starred, UNPACK_NAME: unpack, MODULO_NAME: modulo}
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -176,6 +198,12 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Load):  # f(*t), (1, *t); not a, *rest = t
             node.value = _call(STARRED_NAME, [node.value], node.value)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Mod):
+            return _call(MODULO_NAME, [node.left, node.right], node)
         return node
 
     def visit_Compare(self, node):

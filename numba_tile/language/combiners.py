@@ -242,7 +242,7 @@ def scan(x, /, axis, func, identity, *, reverse=False):
     [4, 4, 4, 4, 3, 3, 3, 3]
     """
     count, axis, shape = static_eval(combiner_rules.operands("scan", x, axis, identity))
-    static_eval(combiner_rules.check_combiner("scan", func))
+    static_eval(combiner_rules.check_combiner("scan", func, count))
     plan = static_eval(combiner_rules.scan_plan(shape, axis))
     for run in static_iter((_program("scan", count, len(plan[3]), plan[2]),)):
         result = run(x, shape, plan, func, reverse)
@@ -270,7 +270,7 @@ def reduce(x, /, axis, func, identity, *, keepdims=False):
     [[0], [4]] [[0], [0]]
     """
     count, axis, shape = static_eval(combiner_rules.operands("reduce", x, axis, identity))
-    static_eval(combiner_rules.check_combiner("reduce", func))
+    static_eval(combiner_rules.check_combiner("reduce", func, count))
     plan = static_eval(combiner_rules.reduce_plan(shape, axis, keepdims))
     for run in static_iter((_program("reduce", count, len(plan[3]), plan[2]),)):
         result = run(x, shape, plan, func, 0)

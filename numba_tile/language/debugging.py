@@ -13,8 +13,8 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_assert_condition, check_print_options, \
-    check_printf_arguments, parse_c_format, printf_format, python_dtype
+from ..rules.formatting import Conversion, check_assert_arguments, check_print_options, \
+    check_printable, check_printf_arguments, parse_c_format, printf_format, python_dtype
 
 _NOT_CONSTANT = object()
 
@@ -39,6 +39,8 @@ def print(*args, sep=" ", end="\n", **options):
     sum=3.0
     """
     check_print_options(options)
+    for value in args:
+        check_printable(value)
     builtins.print(*args, sep=sep, end=end, file=sys.stdout)
 
 
@@ -91,7 +93,7 @@ def assert_(cond, /, message=None):
     ...     ct.assert_(ct.arange(4, dtype=ct.int32) < 4, "in range")
     >>> ct.launch(0, (1,), check, ())
     """
-    check_assert_condition(cond)
+    check_assert_arguments(cond, message)
     if isinstance(cond, Tile):
         ok = bool(np.all(cond.values))
     else:

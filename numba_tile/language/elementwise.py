@@ -16,7 +16,7 @@ from ..errors import TileTypeError, TileValueError
 from ..host.context import check_run_time, tile_op, unchecked
 from ..host.conversion import convert, flush_subnormals, round_float, wide_type
 from ..host.scalars import LooseScalar, loose
-from ..host.tile import Tile, make_constant, values_as
+from ..host.tile import Tile, make_constant, tile_argument, values_as
 from ..rules import elementwise as rules, operators
 from ..rules.core import as_operand, dtype_argument, is_python_number
 from .tile_methods import tile_method
@@ -120,6 +120,7 @@ def binary(op, x, y, *, rounding_mode=None, flush_to_zero=False, propagate_nan=F
         return _fold(op, x, y)
     xo, yo = as_operand(x, "the left operand"), as_operand(y, "the right operand")
     spec, operand = rules.binary(op, xo, yo)
+    rules.check_flags(op, flush_to_zero=flush_to_zero, propagate_nan=propagate_nan)
     rules.check_float_options(op, spec.dtype, rounding_mode, flush_to_zero)
     a, b = values_as(xo, operand), values_as(yo, operand)
     out = _compute_binary(op, a, b, operand, spec.dtype, rounding_mode, flush_to_zero,
@@ -257,6 +258,7 @@ def unary(op, x, *, rounding_mode=None, flush_to_zero=False):
             raise TileValueError(f"{op}({x!r}) in a constant expression: {exc}") from None
     xo = as_operand(x)
     spec = rules.unary(op, xo)
+    rules.check_flags(op, flush_to_zero=flush_to_zero)
     rules.check_float_options(op, spec.dtype, rounding_mode, flush_to_zero)
     values = values_as(xo, rules.unary_operand_dtype(op, xo.dtype))
     with np.errstate(all="ignore"):
@@ -370,7 +372,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if is_python_number(x):
         return make_constant(x, dtype)
-    xo = as_operand(x)
+    xo = as_operand(tile_argument(x, "astype"))
     spec = rules.astype(xo, dtype)
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
 

@@ -34,7 +34,7 @@ def gather(array, indices, /, *, mask=None, padding_value=0, check_bounds=True, 
     [0, 3, 6, -1]
     """
     dtype, shape, operands, mask, padding = rules.gather(array, indices, mask, padding_value,
-                                                         check_bounds)
+                                                         check_bounds, latency)
     out = np.array(np.broadcast_to(values_as(padding, dtype), shape), dtype=dtype.storage)
     inside, positions = selected(array, operands, shape, mask)
     out[inside] = array.data[positions]
@@ -58,7 +58,8 @@ def scatter(array, indices, value, /, *, mask=None, check_bounds=True, latency=N
     >>> y
     array([7., 6., 5., 4., 3., 2.], dtype=float32)
     """
-    shape, operands, value, mask = rules.scatter(array, indices, value, mask, check_bounds)
+    shape, operands, value, mask = rules.scatter(array, indices, value, mask, check_bounds,
+                                                 latency)
     values = np.broadcast_to(values_as(value, array.dtype), shape)
     inside, positions = selected(array, operands, shape, mask)
     if array.data.ndim == 0:  # no indices: the one element

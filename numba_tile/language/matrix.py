@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes as d
 from ..host.context import tile_op
 from ..host.conversion import convert
-from ..host.tile import Tile, to_tile, values_as
+from ..host.tile import Tile, tile_argument, values_as
 from ..rules import matrix as rules
 from .tile_methods import tile_method
 
@@ -38,7 +38,8 @@ def mma(x, y, /, acc, *, use_fast_acc=False):
     >>> ct.launch(0, (1,), show, ())
     [[3.0, 4.0], [7.0, 12.0]]
     """
-    x, y, acc = to_tile(x), to_tile(y), to_tile(acc)
+    x, y, acc = tile_argument(x, "mma", 1), tile_argument(y, "mma", 2), \
+        tile_argument(acc, "mma", "acc")
     spec = rules.mma(x, y, acc, use_fast_acc)
     # Products are exact in float64 for every supported input; sum in float64, round once.
     compute = d.float64 if acc.dtype.is_float else d.int64
@@ -59,7 +60,7 @@ def matmul(x, y, /):
     >>> ct.launch(0, (1,), show, ())
     [[2, 3], [6, 11]] [2, 3]
     """
-    x, y = to_tile(x), to_tile(y)
+    x, y = tile_argument(x, "matmul", 1), tile_argument(y, "matmul", 2)
     spec = rules.matmul(x, y)
     out = _product(values_as(x, spec.dtype), values_as(y, spec.dtype), spec.dtype, spec.dtype)
     return Tile(spec.dtype, out.reshape(spec.shape), spec.constant)

@@ -93,13 +93,6 @@ def num_tiles(array, /, axis, shape, order="C"):
     return Tile(array.index_dtype, np.array(-(-length // shape[axis])))
 
 
-def _check_memory_options(memory_order, memory_scope):
-    if not isinstance(memory_order, MemoryOrder):
-        raise rules.TileTypeError(f"memory_order must be a ct.MemoryOrder, got {memory_order!r}")
-    if not isinstance(memory_scope, MemoryScope):
-        raise rules.TileTypeError(f"memory_scope must be a ct.MemoryScope, got {memory_scope!r}")
-
-
 @tile_op
 def load(array, /, index, shape, *, order="C", padding_mode=PaddingMode.UNDETERMINED,
          check_bounds=True, latency=None, allow_tma=None, memory_order=MemoryOrder.WEAK,
@@ -118,7 +111,8 @@ def load(array, /, index, shape, *, order="C", padding_mode=PaddingMode.UNDETERM
     [[8.0, 9.0, 10.0, 11.0], [nan, nan, nan, nan]]
     [[0.0, 4.0], [1.0, 5.0], [2.0, 6.0], [3.0, 7.0]]
     """
-    _check_memory_options(memory_order, memory_scope)
+    rules.memory_options("load", memory_order, memory_scope)
+    rules.check_hints("load()", check_bounds, latency, allow_tma)
     spec, full, order, index = rules.load(array, index, shape, order, padding_mode)
     view = np.transpose(array.data, order)
     origin = tuple(int(i) * s for i, s in zip(index, full))
@@ -141,7 +135,8 @@ def store(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
     >>> a
     array([7, 7, 7, 7, 7, 7], dtype=int32)
     """
-    _check_memory_options(memory_order, memory_scope)
+    rules.memory_options("store", memory_order, memory_scope)
+    rules.check_hints("store()", check_bounds, latency, allow_tma)
     tile = to_tile(tile)
     full, order, index = rules.store(array, index, tile, order)
     view = np.transpose(array.data, order)

@@ -109,6 +109,7 @@ def atomic_rmw(op, array, indices, update, check_bounds, order, scope):
     operands, update operand, (order, scope))``."""
     what = f"atomic_{op}"
     operands, shape = index_operands(array, indices, f"{what}()")
+    memory_rules.check_writable(array, what)
     _check_bounds(check_bounds, f"{what}()")
     _array_dtype(array.dtype, RMW_DTYPES[op], what)
     update = _operand(update, shape, array.dtype, "update", what, exact=op in BITWISE)
@@ -119,6 +120,7 @@ def atomic_cas(array, indices, expected, desired, check_bounds, order, scope):
     """Rule of ``atomic_cas``: ``(result dtype, result shape, index operands, expected
     operand, desired operand, (order, scope))``."""
     operands, shape = index_operands(array, indices, "atomic_cas()")
+    memory_rules.check_writable(array, "atomic_cas")
     _check_bounds(check_bounds, "atomic_cas()")
     _array_dtype(array.dtype, CAS_DTYPES, "atomic_cas")
     expected = _operand(expected, shape, array.dtype, "expected", "atomic_cas")
@@ -160,6 +162,7 @@ def view_atomic_store(op, view, index, update):
     as an ``atomic_<op>``'s is (dtype, implicit or exact cast) and broadcast to the view's
     tile shape."""
     what = f"TiledView.atomic_store_{op}"
+    memory_rules.check_writable(view.array, what)
     memory_rules.tile_index(index, view.array.ndim, "tiled view")
     _array_dtype(view.dtype, RMW_DTYPES[op], what)
     return _operand(update, tuple(view.tile_shape), view.dtype, "update", what,

@@ -37,6 +37,7 @@ reduction (:func:`combiner_problems` finds them in its source, for both executor
 
 import ast
 import builtins
+import inspect
 import linecache
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
@@ -184,12 +185,14 @@ def check_results(op, inputs, results):
 
 
 # -- what the body of a combining function may not do --------------------------------------
-def check_combiner(op, func):
+def check_combiner(op, func, count=0):
     """Raise cuTile's ``TileSyntaxError`` for what the combining function ``func`` (or a
     helper it calls) does that a scan or reduction body may not: branch, loop, touch memory
-    or print, nest a scan or reduction. True where it does none of these (or its source is
-    not Python: ``operator.add``). Both executors ask it at compile time: the interpreter
-    with the function, the compiler with a run-time value that knows its function."""
+    or print, nest a scan or reduction; ``TileTypeError`` where it cannot take the two
+    values (two groups of ``count`` for a tuple of ``count`` tiles) it is called with. True
+    where it does none of these (or its source is not Python: ``operator.add``). Both
+    executors ask it at compile time: the interpreter with the function, the compiler with
+    a run-time value that knows its function."""
     found = _function_of(func)
     if found is None:
         if not callable(func):  # (None, a number, a tile: nothing to combine with)
@@ -197,6 +200,7 @@ def check_combiner(op, func):
                                 f"{describe(func)}")
         return True
     code, namespace = found
+    _check_arity(op, code, _defaults_count(func), count)
     node = _source_node(code)
     if node is None:
         return True
@@ -204,6 +208,32 @@ def check_combiner(op, func):
     if problem is not None:
         raise problem
     return True
+
+
+def _check_arity(op, code, defaults, count):
+    """``func`` of ``code`` (with ``defaults`` default values) must take the ``2 * count``
+    arguments (2 for a single tile) it is called with."""
+    needed = 2 * max(count, 1)
+    positional = code.co_argcount
+    varargs = bool(code.co_flags & inspect.CO_VARARGS)
+    required = positional - defaults
+    if required <= needed and (needed <= positional or varargs):
+        return
+    takes = f"at least {required}" if varargs else str(positional) if not defaults else \
+        f"{required} to {positional}"
+    values = "two values" if count == 0 else f"two groups of {count} values, one per tile"
+    raise TileTypeError(f"func of {op}() is called with {needed} arguments ({values}), but "
+                        f"{code.co_name}() takes {takes} positional arguments")
+
+
+def _defaults_count(value):
+    """The number of default values of a function value's parameters (a run-time value of
+    the compiler's says it by ``__static_defaults__``)."""
+    value = tile_function(value)
+    static_defaults = getattr(type(value), "__static_defaults__", None)
+    if static_defaults is not None:
+        return static_defaults(value)
+    return len(getattr(value, "__defaults__", None) or ())
 
 
 def _function_of(value):

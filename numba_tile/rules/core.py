@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
-from ..promotion import Loose, loose_concrete_dtype
+from ..promotion import Loose, is_wide_integer, loose_concrete_dtype, wide_integer_error
 
 
 class Spec:
@@ -47,6 +47,8 @@ def is_python_number(value):
 def as_operand(value, what="operand"):
     """Wrap a Python number as :class:`Loose`; pass tiles through; reject anything else."""
     if is_python_number(value):
+        if is_wide_integer(value):  # unbounded while constants fold, not beside a tile
+            raise wide_integer_error(value)
         return Loose(value)
     if isinstance(value, Loose):
         return value
@@ -90,9 +92,30 @@ def describe(value):
         return f"constant {value!r}"
     if hasattr(value, "describe"):
         return value.describe()
-    if isinstance(value, tuple):  # by its items' types: a repr would differ by executor
+    if isinstance(value, tuple):
+        constants = _constant_items(value)
+        if constants is not None:  # (Python's constants: the same repr in both executors)
+            return f"tuple {constants!r}"
+        # by its items' types: a tile's repr would differ by executor
         return f"tuple {type_name(value)}"
     return f"{type(value).__name__} {value!r}"
+
+
+def _constant_items(value):
+    """``value`` (a tuple) as Python constants (numbers, strings, None, such tuples), or None
+    where an item is none of them."""
+    items = []
+    for item in value:
+        if isinstance(item, Loose):
+            item = item.value
+        if isinstance(item, tuple):
+            item = _constant_items(item)
+            if item is None:
+                return None
+        elif not (item is None or isinstance(item, str) or is_python_number(item)):
+            return None
+        items.append(item)
+    return tuple(items)
 
 
 def type_name(value):
@@ -208,12 +231,24 @@ def constant_argument(value, op, parameter, kind):
     >>> from numba_tile.rules.core import constant_argument
     >>> constant_argument(True, "sum", "keepdims", "boolean")
     True
+    >>> constant_argument("yes", "sum", "keepdims", "boolean")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean ...
     """
     result = constant_value(value)
     if result is _NOT_CONSTANT:
         raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
                                               f"not constant ({not_constant_detail(value)})")
+    expected = _CONSTANT_KINDS.get(kind)
+    if expected is not None and not isinstance(result, expected):
+        raise invalid_argument(op, parameter, f"Expected a {kind} constant, got "
+                                              f"{describe(value)}")
     return result
+
+
+# the Python type of each kind of constant argument that names one
+_CONSTANT_KINDS = {"boolean": bool, "string": str}
 
 
 def require_int_constant(value, what):
@@ -255,8 +290,14 @@ def dtype_argument(value, op, parameter="dtype"):
 MAX_TILE_ELEMENTS = 2 ** 16
 
 
+#: The most dimensions a tile may have, in both executors (the interpreter's NumPy arrays
+#: hold 64 at most; no tile program needs a fraction of this).
+MAX_TILE_RANK = 32
+
+
 def check_tile_size(shape):
-    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS`.
+    """Raise ``TileValueError`` for a tile shape of more than :data:`MAX_TILE_ELEMENTS` or
+    :data:`MAX_TILE_RANK` dimensions.
 
     >>> from numba_tile.rules.core import check_tile_size
     >>> check_tile_size((256, 256))
@@ -265,6 +306,9 @@ def check_tile_size(shape):
     ...
     numba_tile.errors.TileValueError: A tile of shape (16777216,) has 16777216 elements; ...
     """
+    if len(shape) > MAX_TILE_RANK:
+        raise TileValueError(f"A tile of {len(shape)} dimensions has too many; a tile may have "
+                             f"at most {MAX_TILE_RANK}")
     count = product(shape)
     if count > MAX_TILE_ELEMENTS:
         raise TileValueError(f"A tile of shape {tuple(shape)} has {count} elements; a tile may "

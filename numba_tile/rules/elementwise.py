@@ -13,8 +13,8 @@ from ..enums import RoundingMode
 from ..errors import TileTypeError
 from ..promotion import Loose, common_dtype
 from . import operators
-from .core import (Spec, as_operand, broadcast_many, describe, operand_constant, operand_dtype,
-                   operand_shape)
+from .core import (Spec, as_operand, broadcast_many, constant_value, describe,
+                   operand_constant, operand_dtype, operand_shape)
 
 ARITHMETIC = operators.names("arithmetic")
 FLOAT_BINARY = frozenset({"atan2", "copysign", "fmod"})
@@ -78,12 +78,32 @@ def binary(op, x, y):
     return _result_spec(result, x, y), operand
 
 
+def check_flags(op, **flags):
+    """Each flag of an elementwise op (``flush_to_zero``, ``propagate_nan``) must be a
+    constant bool: anything else (``"yes"``, ``1``, a run-time value) is a TileTypeError,
+    never taken for its truth.
+
+    >>> from numba_tile.rules.elementwise import check_flags
+    >>> check_flags("add", flush_to_zero=True)
+    >>> check_flags("add", flush_to_zero="yes")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: flush_to_zero of add must be a constant bool, got str 'yes'
+    """
+    for name, value in flags.items():
+        if not isinstance(constant_value(value, None), bool):
+            raise TileTypeError(f"{name} of {op} must be a constant bool, got "
+                                f"{describe(value)}")
+
+
 def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
     """``rounding_mode`` must be a RoundingMode; both options need a floating-point result."""
     if rounding_mode is not None:
         if not isinstance(rounding_mode, RoundingMode):
+            shown = rounding_mode.describe() if hasattr(rounding_mode, "describe") else \
+                repr(rounding_mode)  # (a run-time value, as each executor has it)
             raise TileTypeError(f"rounding_mode of {op} must be a ct.RoundingMode, got "
-                                f"{rounding_mode!r}")
+                                f"{shown}")
         if not result_dtype.is_float:
             raise TileTypeError(f"rounding_mode applies to floating-point results; {op} gives "
                                 f"{result_dtype}")

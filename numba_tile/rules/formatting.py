@@ -18,8 +18,7 @@ import re
 from .. import dtypes as d
 from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..promotion import Loose
-from .core import as_operand, constant_argument, describe, invalid_argument, is_python_number, \
-    is_tile_or_scalar, operand_dtype, type_name
+from .core import as_operand, constant_argument, invalid_argument, operand_dtype, type_name
 
 _C_CONVERSION = re.compile(
     r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])")
@@ -226,6 +225,43 @@ def check_printf_arguments(fmt, arguments):
     return conversions
 
 
+def check_printable(value):
+    """``print`` of ``value`` in tile code: an array (or a tuple holding one) has no elements
+    to print (only a tile loaded from it has), cuTile's ``TileTypeError``.
+
+    >>> from numba_tile.rules.formatting import check_printable
+    >>> check_printable((1, "a"))
+    """
+    if isinstance(value, tuple):
+        for item in value:
+            check_printable(item)
+    elif getattr(value, "is_tile_array", False):
+        raise TileTypeError(f"Cannot print {type_name(value)} from tile code; print a tile "
+                            f"loaded from it (ct.load)")
+
+
+def check_assert_arguments(cond, message):
+    """``ct.assert_(cond, message)``: ``cond`` a tile or a scalar, ``message`` None or a
+    constant string; else cuTile's ``TileTypeError`` naming the argument.
+
+    >>> from numba_tile.rules.formatting import check_assert_arguments
+    >>> check_assert_arguments(True, 5)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "message" of assert_(): Expected a ...
+    """
+    try:
+        if getattr(cond, "is_tile_array", False):
+            raise TileTypeError("an array")
+        as_operand(cond)
+    except TileTypeError:
+        raise invalid_argument("assert_", 1, f"Expected a tile, but given value has type "
+                                             f"{type_name(cond)}") from None
+    if message is not None and not isinstance(message, str):
+        raise invalid_argument("assert_", "message", f"Expected a constant string, but given "
+                                                     f"value has type {type_name(message)}")
+
+
 def _printed_dtype(argument):
     """The dtype of a printf argument; None for what has no dtype to print (an array, a
     string)."""
@@ -297,23 +333,6 @@ def conversion_for_spec(spec, dtype):
                                                        else parts["sign"])
     flags += ("#" if parts["alt"] else "") + ("0" if parts["zero"] else "")
     return Conversion(flags, parts["width"] or "", parts["precision"] or "", letter)
-
-
-def check_assert_condition(condition):
-    """The condition of ``ct.assert_`` is a tile or a scalar: anything else (None, a string,
-    an array, a tuple) has no elements to test, and is a ``TileTypeError`` rather than a truth
-    value.
-
-    >>> from numba_tile.rules.formatting import check_assert_condition
-    >>> check_assert_condition("ok")
-    Traceback (most recent call last):
-    ...
-    numba_tile.errors.TileTypeError: ct.assert_() needs a tile or scalar condition, got str 'ok'
-    """
-    if not (is_python_number(condition) or isinstance(condition, Loose) or
-            is_tile_or_scalar(condition)):
-        raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
-                            f"{describe(condition)}")
 
 
 def check_print_options(options):

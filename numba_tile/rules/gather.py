@@ -18,7 +18,7 @@ from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_fits, common_dtype
 from .core import broadcast_many, broadcast_shapes, constant_value, describe, \
     is_power_of_two, is_tile_or_scalar, operand_dtype, operand_shape
-from .memory import array_padding, require_array
+from .memory import array_padding, check_hints, check_writable, require_array
 
 
 def implicit_cast(source, target, what):
@@ -106,25 +106,24 @@ def _value(value, shape, target, name, what):
 
 
 def _check_bounds(check_bounds, what):
-    if not isinstance(check_bounds, bool):
-        raise TileTypeError(f"check_bounds of {what} must be a constant bool, got "
-                            f"{describe(check_bounds)}")
+    check_hints(what, check_bounds)
 
 
-def gather(array, indices, mask, padding_value, check_bounds):
+def gather(array, indices, mask, padding_value, check_bounds, latency=None):
     """Rule of ``gather``: ``(result dtype, result shape, index operands, mask operand,
     padding operand)``."""
     operands, shape = index_operands(array, indices, "gather()")
-    _check_bounds(check_bounds, "gather()")
+    check_hints("gather()", check_bounds, latency)
     mask = _mask(mask, shape, "gather()")
     padding = _value(padding_value, shape, array.dtype, "padding_value", "gather()")
     return array.dtype, shape, operands, mask, padding
 
 
-def scatter(array, indices, value, mask, check_bounds):
+def scatter(array, indices, value, mask, check_bounds, latency=None):
     """Rule of ``scatter``: ``(shape, index operands, value operand, mask operand)``."""
     operands, shape = index_operands(array, indices, "scatter()")
-    _check_bounds(check_bounds, "scatter()")
+    check_writable(array, "scatter")
+    check_hints("scatter()", check_bounds, latency)
     mask = _mask(mask, shape, "scatter()")
     value = _value(value, shape, array.dtype, "value", "scatter()")
     return shape, operands, value, mask
@@ -143,19 +142,21 @@ def offset_operand(offset, what):
     return operand, tuple(operand_shape(operand))
 
 
-def raw_load(dtype, offset, mask, padding_value):
+def raw_load(dtype, offset, mask, padding_value, latency=None):
     """Rule of ``RawArrayMemory.load_offset``: ``(shape, offset operand, mask operand,
     padding operand)``."""
     operand, shape = offset_operand(offset, "load_offset")
+    check_hints("load_offset()", latency=latency)
     mask = _mask(mask, shape, "load_offset()")
     padding = _value(padding_value, shape, dtype, "padding_value", "load_offset()")
     return shape, operand, mask, padding
 
 
-def raw_store(dtype, offset, value, mask):
+def raw_store(dtype, offset, value, mask, latency=None):
     """Rule of ``RawArrayMemory.store_offset``: ``(shape, offset operand, value operand,
     mask operand)``."""
     operand, shape = offset_operand(offset, "store_offset")
+    check_hints("store_offset()", latency=latency)
     mask = _mask(mask, shape, "store_offset()")
     value = _value(value, shape, dtype, "value", "store_offset()")
     return shape, operand, value, mask
@@ -221,6 +222,7 @@ def store_advanced_indexing(array, indices, tile):
     """Rule of ``store_advanced_indexing``: ``(shape, sparse axis, index tile, slices)``; the
     tile (or scalar) must have exactly the shape the indices give."""
     shape, axis, index, slices = advanced_indexing(array, indices, "store_advanced_indexing()")
+    check_writable(array, "store_advanced_indexing")
     operand = Loose(tile) if isinstance(tile, (bool, int, float)) else tile
     if not (isinstance(operand, Loose) or is_tile_or_scalar(operand)):
         raise TileTypeError(f"store_advanced_indexing() stores a tile or a scalar, got "

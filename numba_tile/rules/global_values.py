@@ -1,7 +1,8 @@
 """What a global (or a closure's captured value) that tile code reads may be.
 
-cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one:
-arrays reach tile code only as kernel arguments, so reading a global (or captured) array is
+cuTile makes a compile-time constant of each global a kernel reads. An array cannot be one
+(arrays reach tile code only as kernel arguments), nor can a list, dict or set (tile code
+could change it), so reading a global (or captured) array or such container is
 cuTile's ``TileTypeError`` "Cannot create constant from value of type torch.Tensor." at the
 read, in both executors, in the order cuTile finds errors (those of the statements before
 the read first): the compiler when it types the read
@@ -21,7 +22,7 @@ import types
 
 import numpy as np
 
-from ..errors import SourceLocation, TileTypeError
+from ..errors import SourceLocation, TileSyntaxError, TileTypeError
 
 _READS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF"}
 
@@ -57,15 +58,55 @@ def is_array(value):
         "__cuda_array_interface__", "__array_interface__", "__dlpack__"))
 
 
+#: containers a constant cannot be: tile code could change them (``G.append(1)``,
+#: ``G[0] = 1``), which the interpreter would do to the host's object
+MUTABLE_CONTAINERS = (list, dict, set, bytearray)
+
+
 def _invalid_part(value):
     if isinstance(value, tuple):
         return next((p for p in map(_invalid_part, value) if p is not None), None)
-    return value if is_array(value) else None
+    return value if is_array(value) or isinstance(value, MUTABLE_CONTAINERS) else None
+
+
+#: the modules of numba.cuda's SIMT programming model: what a thread of a CUDA kernel calls
+#: (``cuda.threadIdx``, ``cuda.syncthreads()``, ``cuda.shared.array``, ``cuda.atomic.add``,
+#: ``cuda.ldcg``, libdevice's functions)
+_SIMT_MODULES = ("numba.cuda.stubs", "numba.cuda.intrinsics", "numba.cuda.cache_hints",
+                 "numba.cuda.libdevice", "numba.cuda.cg", "numba.cuda.fp16")
+
+
+def simt_intrinsic_error(value, loc=None):
+    """The ``TileSyntaxError`` of tile code reading one of numba.cuda's SIMT intrinsics
+    (each names a thread's share of the work, which tile code does not see), or None.
+
+    >>> from numba import cuda
+    >>> from numba_tile.rules.global_values import simt_intrinsic_error
+    >>> print(simt_intrinsic_error(cuda.threadIdx))
+    cuda.threadIdx is a SIMT intrinsic of numba.cuda: SIMT intrinsics are not tile code ...
+    >>> simt_intrinsic_error(len) is None
+    True
+    """
+    module = getattr(value, "__module__", None) if isinstance(value, type) or \
+        callable(value) else None
+    if not isinstance(module, str) or not module.startswith(_SIMT_MODULES):
+        return None
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+    if module.startswith("numba.cuda.libdevice"):
+        name = f"libdevice.{name}"
+    return TileSyntaxError(
+        f"cuda.{name} is a SIMT intrinsic of numba.cuda: SIMT intrinsics are not tile code "
+        f"(a tile kernel works on whole tiles: ct.bid() for the block's index, ct.load and "
+        f"ct.store for memory, ct.atomic_* for atomics)", loc)
 
 
 def global_value_error(value, loc=None):
-    """cuTile's ``TileTypeError`` for tile code reading global ``value`` (an array, or a
-    tuple holding one), or None where it may."""
+    """cuTile's ``TileTypeError`` for tile code reading global ``value`` (an array or a
+    mutable container such as a list, or a tuple holding one), or None where it may; a SIMT
+    intrinsic of numba.cuda is the ``TileSyntaxError`` of :func:`simt_intrinsic_error`."""
+    simt = simt_intrinsic_error(value, loc)
+    if simt is not None:
+        return simt
     invalid = _invalid_part(value)
     if invalid is None:
         return None

@@ -6,10 +6,13 @@
 (int32, int64, int64)
 """
 
+import numbers
+import operator
+
 from .. import dtypes as d
-from ..errors import TileTypeError
+from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
-from .core import describe, is_python_number, is_tile_or_scalar
+from .core import as_operand, constant_value, invalid_argument, type_name
 
 _INT32 = range(-2 ** 31, 2 ** 31)
 
@@ -27,28 +30,62 @@ def range_index_dtype(bounds):
     return d.int32
 
 
-def check_range_arguments(bounds):
-    """``range`` in tile code takes one to three integer bounds, each a constant or an
-    integer scalar (a 0-d tile); anything else (a float, None, a string, a tile of several
-    elements) is a ``TileTypeError``.
+def check_range_arguments(bounds, keywords=()):
+    """``range(*bounds, **keywords)`` in tile code: one to three integer scalars (constants
+    or run-time 0-d integer tiles), no keywords, a constant step not zero; else cuTile's
+    ``TileTypeError`` naming the argument (``range(t)`` of a tile, ``range(2.5)``).
 
     >>> from numba_tile.rules.loops import check_range_arguments
-    >>> check_range_arguments([0, 8, 2])
     >>> check_range_arguments([2.5])
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: range() needs integer bounds (integer constants or \
-scalars), got constant 2.5
+    numba_tile.errors.TileTypeError: Invalid argument #1 of range(): Expected an integer ...
     """
+    if keywords:
+        raise TileTypeError(f"range() takes no keyword arguments, got "
+                            f"{', '.join(map(repr, keywords))}")
     if not 1 <= len(bounds) <= 3:
-        raise TileTypeError(f"range() takes 1 to 3 integer bounds, got {len(bounds)}")
-    for bound in bounds:
-        value = bound.value if isinstance(bound, Loose) else bound
-        if is_python_number(value):
-            ok = isinstance(value, int) and not isinstance(value, bool)
+        raise TileTypeError(f"range() takes 1 to 3 arguments (stop; start, stop; or start, "
+                            f"stop, step), got {len(bounds)}")
+    for position, bound in enumerate(bounds, 1):
+        try:
+            operand = bound if isinstance(bound, Loose) else as_operand(bound)
+        except TileTypeError:
+            operand = None
+        if operand is None:  # (what stands for a constant in static_iter's expression)
+            integral = _has_index(bound)
+        elif isinstance(operand, Loose):
+            integral = isinstance(operand.value, numbers.Integral) and \
+                not isinstance(operand.value, bool)
         else:
-            ok = is_tile_or_scalar(value) and tuple(value.shape) == () and \
-                value.dtype.is_integral
-        if not ok:
-            raise TileTypeError(f"range() needs integer bounds (integer constants or "
-                                f"scalars), got {describe(bound)}")
+            integral = not getattr(operand, "is_tile_array", False) and \
+                tuple(operand.shape) == () and operand.dtype.is_integral
+        if not integral:
+            raise invalid_argument("range", position, f"Expected an integer scalar, but given "
+                                                      f"value has type {type_name(bound)}")
+    if len(bounds) == 3:
+        check_range_step(constant_value(bounds[2], None))
+
+
+def check_range_step(step):
+    """A ``range`` step of zero (a constant, or a run-time value the interpreter knows) is a
+    ``TileValueError``: the compiled loop would never end.
+
+    >>> from numba_tile.rules.loops import check_range_step
+    >>> check_range_step(0)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: range() step must not be zero
+    """
+    if step is not None and not isinstance(step, bool) and step == 0:
+        raise TileValueError("range() step must not be zero")
+
+
+def _has_index(value):
+    if value is None or isinstance(value, (str, float, bool)):
+        return False
+    try:
+        operator.index(value)
+    except Exception:  # (whatever the object raises: it is no integer)
+        return False
+    return True

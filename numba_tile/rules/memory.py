@@ -6,7 +6,7 @@
 """
 
 from .. import dtypes as d
-from ..enums import PaddingMode
+from ..enums import MemoryOrder, MemoryScope, PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
 from .global_values import global_value_error
@@ -25,6 +25,80 @@ def require_array(array, what="array"):
         raise TileTypeError(f"{what} must be a global array (a kernel argument), got "
                             f"{describe(array)}")
     return array
+
+
+#: the memory orders cuTile's loads and stores take (acquire is a load's, release a store's)
+MEMORY_ORDERS = {"load": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.ACQUIRE),
+                 "store": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.RELEASE)}
+
+
+def memory_options(op, memory_order, memory_scope):
+    """Check ``memory_order``/``memory_scope`` of ``op`` (``"load"`` or ``"store"``):
+    constants of ``ct.MemoryOrder``/``ct.MemoryScope``, the order one that ``op`` takes.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.memory import memory_options
+    >>> memory_options("load", ct.MemoryOrder.RELEASE, ct.MemoryScope.NONE)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid memory order for load: release (load() takes ...
+    """
+    if not isinstance(memory_order, MemoryOrder):
+        raise TileTypeError(f"memory_order of {op}() must be a ct.MemoryOrder constant, got "
+                            f"{describe(memory_order)}")
+    if not isinstance(memory_scope, MemoryScope):
+        raise TileTypeError(f"memory_scope of {op}() must be a ct.MemoryScope constant, got "
+                            f"{describe(memory_scope)}")
+    allowed = MEMORY_ORDERS[op]
+    if memory_order not in allowed:
+        names = ", ".join(order.name for order in allowed[:-1]) + f" or {allowed[-1].name}"
+        raise TileTypeError(f"Invalid memory order for {op}: {memory_order.value} ({op}() "
+                            f"takes {names})")
+
+
+#: The range of the ``latency`` hint of loads and stores (cuTile's: 1, low, to 10, high).
+LATENCY_RANGE = (1, 10)
+
+
+def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
+    """cuTile's requirements of the hints a memory operation ``op`` (``"load()"``) takes:
+    ``check_bounds`` a constant bool, ``latency`` None or a constant int in 1..10,
+    ``allow_tma`` None or a constant bool. A hint is compile-time: a run-time value (or a
+    string, a float) is a ``TileTypeError``, an int out of range a ``TileValueError``.
+
+    >>> from numba_tile.rules.memory import check_hints
+    >>> check_hints("load()", True, 3, False)
+    >>> check_hints("load()", latency=100)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: latency of load() must be between 1 (low) and 10 ...
+    """
+    bounds = constant_value(check_bounds, None)
+    if not isinstance(bounds, bool):
+        raise TileTypeError(f"check_bounds of {op} must be a constant bool, got "
+                            f"{describe(check_bounds)}")
+    value = constant_value(latency, _RUN_TIME)
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TileTypeError(f"latency of {op} must be None or a constant int between "
+                                f"{LATENCY_RANGE[0]} and {LATENCY_RANGE[1]}, got "
+                                f"{_described(latency, value)}")
+        if not LATENCY_RANGE[0] <= value <= LATENCY_RANGE[1]:
+            raise TileValueError(f"latency of {op} must be between {LATENCY_RANGE[0]} (low) "
+                                 f"and {LATENCY_RANGE[1]} (high), got {value}")
+    value = constant_value(allow_tma, _RUN_TIME)
+    if value is not None and not isinstance(value, bool):
+        raise TileTypeError(f"allow_tma of {op} must be None or a constant bool, got "
+                            f"{_described(allow_tma, value)}")
+
+
+_RUN_TIME = object()
+
+
+def _described(operand, value):
+    """The description of a hint: of its Python value where it is a constant (a tuple of
+    constants reads the same in both executors)."""
+    return describe(operand if value is _RUN_TIME or not isinstance(value, tuple) else value)
 
 
 def slice_axis(axis, ndim):
@@ -137,9 +211,28 @@ def array_padding(padding_mode, array):
     return mode
 
 
+def check_writable(array, op):
+    """Raise ``TileTypeError`` where ``op`` (a store, a scatter, an atomic) writes into a
+    read-only array (a NumPy array with ``writeable=False``, a JAX array).
+
+    >>> from numba_tile.rules.memory import check_writable
+    >>> class ReadOnly:
+    ...     read_only = True
+    >>> check_writable(ReadOnly(), "store")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: store() writes into a read-only array (a NumPy array ...
+    """
+    if getattr(array, "read_only", False) is True:
+        raise TileTypeError(f"{op}() writes into a read-only array (a NumPy array with "
+                            f"writeable=False, a JAX array...); pass a writable array "
+                            f"(np.copy(x), say)")
+
+
 def store(array, index, tile, order):
     """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``."""
     require_array(array)
+    check_writable(array, "store")
     ndim = array.ndim
     shape = tuple(getattr(tile, "shape", ()))  # a Python number is a scalar
     if shape == ():
@@ -187,6 +280,7 @@ def view_origin(index, shape, steps):
 
 
 def view_store_tile(view, tile):
+    check_writable(view.array, "TiledView.store")
     if tuple(tile.shape) not in ((), tuple(view.tile_shape)):
         raise TileValueError(f"Cannot store a tile of shape {tuple(tile.shape)} into a tiled "
                              f"view with tiles {view.tile_shape}")

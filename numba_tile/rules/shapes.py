@@ -125,7 +125,7 @@ def bad_index_item(item):
     "Tiles can only be indexed with ':', None and '...' (to add axes), got str 'a'; use ..."
     """
     return TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "
-                         f"got {describe(item)}; use ct.extract for sub-tiles")
+                         f"got {_key_text(item)}; use ct.extract for sub-tiles")
 
 
 def index_key(key, ndim):
@@ -135,13 +135,26 @@ def index_key(key, ndim):
     for item in items:
         if item is None or item is Ellipsis:
             continue
-        if isinstance(item, slice) and item == slice(None):
+        if isinstance(item, slice) and all(b is None for b in (item.start, item.stop, item.step)):
             consumed += 1
             continue
         raise bad_index_item(item)
     if consumed > ndim:
         raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
     return items
+
+
+def _key_text(item):
+    """An item of a tile's index as messages name it: a slice as written (``1:3``) where its
+    bounds are constants, anything else as :func:`describe` does."""
+    if isinstance(item, slice):
+        bounds = [constant_value(bound, None) for bound in (item.start, item.stop, item.step)]
+        if any(bound is None and given is not None for bound, given in
+               zip(bounds, (item.start, item.stop, item.step))):
+            return "a slice with run-time bounds"
+        text = ":".join("" if bound is None else repr(bound) for bound in bounds[:2])
+        return f"the slice {text}" + (f":{bounds[2]!r}" if bounds[2] is not None else "")
+    return describe(item)
 
 
 def bitcast(source, target):

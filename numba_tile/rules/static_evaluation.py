@@ -24,6 +24,7 @@ from ..errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxEr
     TileTypeError
 from ..source.static_expressions import AsGlobal, AsTileCode, expression
 from . import dataclasses as dataclass_rules
+from .global_values import simt_intrinsic_error
 
 #: The most items a ``static_iter`` iterable may give (cuTile's limit).
 MAX_ITERATIONS = 1000
@@ -68,6 +69,9 @@ def evaluate(key, values, namespace, static_context, finish=None, made_inside=No
             result = _made_functions(function(*values))
             if found.construct == "static_eval":  # a dataclass instance must be frozen
                 dataclass_rules.check_values(result)
+                simt = simt_intrinsic_error(result)
+                if simt is not None:  # (cuda.threadIdx: tile code cannot hold it either)
+                    raise simt
             if found.construct == "static_assert":  # the message as run-time values show
                 condition, message = result
                 return condition, None if message is None else str(message)

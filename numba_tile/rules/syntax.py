@@ -25,9 +25,13 @@ import ast
 import textwrap
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
+from .core import describe
 from ..source.comprehensions import binding_problem, is_tuple_comprehension, static_construct
-from ..source.source_code import source_lines
+from ..source.source_code import lambda_function, source_lines
 from ..source.static_iter_uses import static_iter_problems
+
+#: what tile code says of coroutines: a kernel runs to its end in each block, nothing awaits
+_ASYNC = "async functions, await, async for and async with are not supported in tile code"
 
 _STATEMENTS = {
     ast.Try: "try/except is not supported in tile code",
@@ -44,9 +48,18 @@ _STATEMENTS = {
     ast.SetComp: "set comprehensions are not supported in tile code",
     ast.NamedExpr: "Unsupported syntax: assignment expressions (:=) are not supported in "
                    "tile code",
+    ast.AsyncFunctionDef: _ASYNC,
+    ast.AsyncFor: _ASYNC,
+    ast.AsyncWith: _ASYNC,
+    ast.Await: _ASYNC,
     ast.GeneratorExp: "generator expressions are not supported in tile code; a tuple "
                       "comprehension iterates with ct.static_iter: "
                       "tuple(... for x in ct.static_iter(...))",
+    ast.ClassDef: "class definitions are not supported in tile code; define the class at "
+                  "module level",
+    # (a compiled kernel cannot raise: it would drop the exception silently)
+    ast.Raise: "raise is not supported in tile code; ct.static_assert checks at compile "
+               "time, ct.assert_ at run time",
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
@@ -73,7 +86,27 @@ def check_kernel_source(fn):
         return SourceLocation(filename, line, node.col_offset + indent, end,
                               function=fn.__name__)
 
-    # (error class, message, node)
+    if isinstance(function, ast.AsyncFunctionDef):  # (its body would run as Python's)
+        raise TileSyntaxError(_ASYNC_KERNEL, where(function))
+    found = _problems(function, kernel=True)
+    arguments = function.args
+    for node in (*arguments.kwonlyargs, arguments.vararg, arguments.kwarg):
+        if node is not None:  # (a launch passes its arguments by position)
+            found.append((TileSyntaxError, _NOT_POSITIONAL, node))
+    if found:
+        error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
+        raise error(message, where(node))
+
+
+_RETURN_VALUE = "A tile kernel must not return a value"
+_NOT_POSITIONAL = "A tile kernel's parameters must be positional (a launch passes arguments " \
+    "by position): *args, **kwargs and keyword-only parameters are not supported"
+
+
+def _problems(function, kernel, generator=False):
+    """``(error class, message, node)`` of each construct of ``function`` (an AST) that tile
+    code does not take: a kernel's, or a helper's (which may return a value, and may be a
+    generator where it is a context manager's, ``generator``)."""
     found = [problem[:3] for problem in static_iter_problems(function.body)]
     found += [(TileSyntaxError, _RETURN_IN_FOR, node)
               for node in _returns_in_for_loops(function.body)]
@@ -85,19 +118,27 @@ def check_kernel_source(fn):
             unbound = binding_problem(node)
             if unbound is not None:
                 found.append((TileSyntaxError, f"Undefined variable {unbound.id}", unbound))
-        if in_kernel_scope and isinstance(node, (ast.Yield, ast.YieldFrom)):
-            found.append((TileSyntaxError, "A kernel cannot be a generator (yield)", node))
-        if isinstance(node, ast.Await):
-            found.append((TileSyntaxError, "await is not supported in tile code", node))
+        if in_kernel_scope and not generator and isinstance(node, (ast.Yield, ast.YieldFrom)):
+            found.append((TileSyntaxError, "A kernel cannot be a generator (yield)" if kernel
+                          else "A helper of tile code cannot be a generator (yield) unless "
+                               "it is a @contextlib.contextmanager", node))
+        if kernel and in_kernel_scope and isinstance(node, ast.Return) and \
+                node.value is not None and not (isinstance(node.value, ast.Constant) and
+                                                node.value.value is None):
+            found.append((TileSyntaxError, _RETURN_VALUE, node))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and \
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            # a string formatted with %: Python compiles "%s %s" % (a, b) into an f-string,
+            # so the error is found here, as the interpreter raises it for a run-time %
+            found.append((TileTypeError, f"Expected a tile or a scalar for the left operand, "
+                                         f"got {describe(node.left.value)}", node))
         construct = _names_static_construct(node)
         if construct and id(node) not in called:
             found.append((TileSyntaxError, f"{construct}() must be used directly: "
                                            f"ct.{construct}(...)", node))
         if _is_static_eval_call(node):
             called.add(id(node.func))
-    if found:
-        error, message, node = min(found, key=lambda f: (f[2].lineno, f[2].col_offset))
-        raise error(message, where(node))
+    return found
 
 
 def _unsupported_constructs(statements):
@@ -146,8 +187,16 @@ def _parsed(fn):
     """``(function node, where)`` of ``fn``'s source, ``where(node)`` the
     ``SourceLocation`` of a node of it; None where the source cannot be found."""
     code = getattr(fn, "__code__", None)
-    if code is None or code.co_name == "<lambda>":
+    if code is None:
         return None
+    if code.co_name == "<lambda>":  # (its node has the line numbers of its file)
+        function = lambda_function(code)
+        if function is None:
+            return None
+        return function, lambda node: SourceLocation(
+            code.co_filename, node.lineno, node.col_offset,
+            node.end_col_offset if node.end_lineno == node.lineno else None,
+            function=fn.__name__)
     try:  # (of the code: a functools.wraps wrapper's own source, not what it wraps)
         lines, first_line = source_lines(code)
         filename = code.co_filename
@@ -168,14 +217,14 @@ def _parsed(fn):
     return function, where
 
 
-_HELPER_ERRORS = {}  # code -> (error class, message, location) or None: parsed once
+_HELPER_ERRORS = {}  # (code, generator) -> (error class, message, location) or None
 
 
-def helper_source_error(fn):
-    """The Tile error of what helper ``fn`` may not do in tile code, or None: as in a kernel,
-    ``return`` inside a ``for`` loop and the constructs of :data:`_STATEMENTS` (``try``,
-    ``import``, ``del``, list literals...), in its nested functions too; both executors raise
-    it where tile code calls ``fn``, not where it is only referenced.
+def helper_source_error(fn, generator=False):
+    """The Tile error of what helper ``fn`` may not do in tile code (what a kernel may not:
+    ``return`` inside a ``for`` loop, ``global``, ``class``, ``raise``..., but it may return
+    a value, and be a generator where it is a context manager's, ``generator``), or None;
+    both executors raise it where tile code calls ``fn``, not where it is only referenced.
 
     >>> from numba_tile.rules.syntax import helper_source_error
     >>> def first_positive(xs):
@@ -186,23 +235,29 @@ def helper_source_error(fn):
     Returning from a for loop is not supported
     ...
     """
-    code = fn.__code__
-    if code not in _HELPER_ERRORS:
+    key = (fn.__code__, generator)
+    if key not in _HELPER_ERRORS:
         parsed = _parsed(fn)
-        found = []
-        if parsed is not None:
-            found = [(_RETURN_IN_FOR, node) for node in _returns_in_for_loops(parsed[0].body)]
-            found += list(_unsupported_constructs(parsed[0].body))
-        first = min(found, key=lambda f: (f[1].lineno, f[1].col_offset), default=None)
-        _HELPER_ERRORS[code] = None if first is None else \
-            (TileSyntaxError, first[0], parsed[1](first[1]))
-    if _HELPER_ERRORS[code] is None:
+        found = _problems(parsed[0], kernel=False, generator=generator) + [
+            (TileSyntaxError, _ASYNC, node) for node in _async_nodes(parsed[0])] \
+            if parsed is not None else []
+        first = min(found, key=lambda f: (f[2].lineno, f[2].col_offset)) if found else None
+        _HELPER_ERRORS[key] = first and (first[0], first[1], parsed[1](first[2]))
+    if _HELPER_ERRORS[key] is None:
         return None
-    error, message, loc = _HELPER_ERRORS[code]
+    error, message, loc = _HELPER_ERRORS[key]
     return error(message, loc)
 
 
 _RETURN_IN_FOR = "Returning from a for loop is not supported"
+_ASYNC_KERNEL = "A kernel cannot be an async function (async def): " + _ASYNC
+
+
+def _async_nodes(function):
+    """The ``async`` constructs of a helper's function node: itself where it is ``async
+    def``, and those inside it."""
+    return [node for node in ast.walk(function)
+            if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await))]
 
 
 def _returns_in_for_loops(statements, in_for=False):

@@ -42,7 +42,13 @@ def check_index(index, *, run_time=False):
     numba_tile.errors.TileTypeError: Tuple indices must be integers or slices, not float
     """
     value = index.value if isinstance(index, Loose) else index
-    if isinstance(value, slice) or is_python_number(value) and not isinstance(value, float):
+    if isinstance(value, slice):
+        if any(bound is not None and constant_value(bound, _NOT_CONSTANT) is _NOT_CONSTANT
+               for bound in (value.start, value.stop, value.step)):
+            raise TileTypeError("Tuple indices must be constant, got a slice with run-time "
+                                "bounds")
+        return
+    if is_python_number(value) and not isinstance(value, float):
         return
     for kind in (float, tuple, str, type(None)):  # (a loosely typed float subclasses float)
         if isinstance(value, kind):

@@ -22,9 +22,11 @@ import numpy as np
 from numba.core import types
 
 from .. import dtypes as d
-from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, TupleAnnotation,
-                           check_static_items, constant_dtype, mixed_list_error,
-                           scalar_argument, sequence_items, static_axes)
+from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, ScalarAnnotation,
+                           TupleAnnotation, check_static_items, constant_dtype,
+                           mixed_list_error, scalar_argument, sequence_items, static_axes,
+                           unsupported_argument_error)
+from ..compiler.constant_folding import is_wide_integer, literal_type
 from ..compiler.types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     is_aligned, scalar_type
 from ..interpreter.host_arrays import to_host
@@ -95,7 +97,10 @@ def classify(name, value, meta, *, on_device=True):
                                     on_device=on_device)
         return PartitionType(array_type, value.tile_shape), flat
     if isinstance(meta, ConstantAnnotation):
+        meta.check(name, value)
         return _constant(name, value)
+    if isinstance(meta, ScalarAnnotation):  # (whatever the value: a tuple, None...)
+        return _scalar(*scalar_argument(name, value, meta))
     if isinstance(value, (tuple, list)) or isinstance(meta, TupleAnnotation):
         parts = [classify(where, v, item_meta, on_device=on_device)
                  for where, v, item_meta in sequence_items(name, value, meta)]
@@ -109,6 +114,8 @@ def classify(name, value, meta, *, on_device=True):
         # the interpreter (seed 000 passes dtypes as plain arguments)
     if isinstance(value, ArrayType) and not on_device:
         return value, []
+    if isinstance(value, str) or value is None:  # (as the interpreter says)
+        raise unsupported_argument_error(name, value)
     view = array_view(value, on_device=on_device)
     if view is None:
         if on_device:
@@ -123,7 +130,8 @@ def classify(name, value, meta, *, on_device=True):
         raise ValueError(f"Argument '{name}' needs int64 shapes or strides; annotate it "
                          f"with ct.IndexedWithInt64")
     static = _static_dims(name, meta, view)
-    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static),
+    return (ArrayType(view.dtype, len(view.shape), index_dtype, view.aligned, *static,
+                      read_only=view.read_only),
             [view.pointer, *view.shape, *view.strides])
 
 
@@ -143,7 +151,8 @@ def _constant(name, value):
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, (bool, int)) and not isinstance(value, enum.Enum):
-        return types.literal(value), [int(value)]
+        # (an int no dtype holds is a constant as a literal 2**100 is: unbounded as it folds)
+        return literal_type(value), [0 if is_wide_integer(value) else int(value)]
     if isinstance(value, float):
         return FloatLiteral(value), [value]
     if isinstance(value, tuple):
@@ -201,9 +210,10 @@ class ArrayView:
     (1,)
     """
 
-    def __init__(self, dtype, shape, strides, pointer, aligned):
+    def __init__(self, dtype, shape, strides, pointer, aligned, read_only=False):
         self.dtype, self.shape, self.strides, self.pointer = dtype, shape, strides, pointer
         self.aligned = aligned
+        self.read_only = read_only
 
 
 def array_view(value, *, on_device=True):
@@ -251,9 +261,9 @@ def _interface_view(interface, dtype, itemsize):
     else:
         strides = tuple(s // itemsize for s in byte_strides)
         whole = not any(s % itemsize for s in byte_strides)  # else no whole elements apart
-    pointer = interface["data"][0]
+    pointer, read_only = interface["data"][:2]
     return ArrayView(dtype, shape, strides, pointer,
-                     whole and is_aligned(pointer, shape, strides, itemsize))
+                     whole and is_aligned(pointer, shape, strides, itemsize), bool(read_only))
 
 
 def is_host_array(value):
@@ -294,7 +304,7 @@ def torch_tensor_classes():
 
 
 def interface_entry(value):
-    """``(launch key entry, flat values)`` of a C-contiguous array known by its
+    """``(launch key entry, flat values)`` of a writable C-contiguous array known by its
     ``__cuda_array_interface__`` (CuPy, numba) of fewer than 2**31 elements; None for
     anything else (the full classification then decides).
 
@@ -306,8 +316,8 @@ def interface_entry(value):
     (('<f4', 2, True), [65536, 2, 8, 8, 1])
     """
     interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None or interface.get("strides") is not None:
-        return None
+    if interface is None or interface.get("strides") is not None or interface["data"][1]:
+        return None  # (a read-only array's type differs: the full classification has it)
     shape, pointer = interface["shape"], interface["data"][0]
     step, strides = 1, []
     for n in reversed(shape):

@@ -110,9 +110,13 @@ def argument_types(kernel, args):
     """
     if not isinstance(kernel, Kernel):
         raise TypeError(f"This needs a @ct.kernel function, got {kernel!r}")
-    if not isinstance(args, tuple) or len(args) != len(kernel.parameters):
+    kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
+    if not isinstance(args, tuple):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments, "
                         f"got {args!r}")
+    if len(args) != len(kernel.parameters):  # (as a launch says it)
+        raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
+                        f"({', '.join(kernel.parameters)}), got {len(args)}")
     return classify_arguments(kernel, args, on_device=False)[0]
 
 

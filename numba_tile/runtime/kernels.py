@@ -13,7 +13,9 @@ import functools
 import inspect
 
 from ..annotations import parameter_kinds
+from ..compiler.kernel_compiler import parse_arch
 from ..rules.syntax import check_kernel_source
+from ..source.source_code import deep_syntax_trees
 
 
 class ByTarget:
@@ -27,11 +29,16 @@ class ByTarget:
     _MISSING = object()
 
     def __init__(self, *, default=_MISSING, **value_by_target):
-        for key in value_by_target:
-            if not (key.startswith("sm_") and key[3:].rstrip("a").isdigit()):
-                raise ValueError(f"ByTarget keys look like 'sm_90', got {key!r}")
         self.default = default
-        self.value_by_target = value_by_target
+        self.value_by_target = {}
+        for key, value in value_by_target.items():
+            try:
+                target = _target(key)
+            except ValueError as error:  # (sm_100a, sm_91: never chosen by a compile)
+                raise ValueError(f"ByTarget keys look like 'sm_90': {error}") from None
+            if target in self.value_by_target:
+                raise ValueError(f"ByTarget has two values for {target}")
+            self.value_by_target[target] = value
 
     def resolve(self, target):
         """The value for ``target`` (``"sm_90"``), else the default; None (the option's own
@@ -41,6 +48,10 @@ class ByTarget:
         >>> print(ct.ByTarget(sm_100=16).resolve("sm_90"))
         None
         """
+        try:
+            target = _target(target)
+        except ValueError:
+            pass
         if target in self.value_by_target:
             return self.value_by_target[target]
         if self.default is ByTarget._MISSING:
@@ -60,6 +71,12 @@ class ByTarget:
         return f"ByTarget({', '.join(items)})"
 
 
+def _target(arch):
+    """The target a compile for ``arch`` is (``sm_90`` for ``sm_90a``), or ValueError."""
+    major, minor = parse_arch(arch)
+    return f"sm_{major}{minor}"
+
+
 def _check(name, valid, description):
     def check(value):
         for v in (value.values() if isinstance(value, ByTarget) else [value]):
@@ -77,7 +94,7 @@ _OPTION_CHECKS = {
                        "a power of two in 1..16"),
     "occupancy": _check("occupancy", lambda v: _int(v) and 1 <= v <= 32, "an int in 1..32"),
     "opt_level": _check("opt_level", lambda v: _int(v) and 0 <= v <= 3, "an int in 0..3"),
-    "num_worker_warps": _check("num_worker_warps", lambda v: v in (4, 8), "4 or 8"),
+    "num_worker_warps": _check("num_worker_warps", lambda v: _int(v) and v in (4, 8), "4 or 8"),
     # numba_tile's own option: warps per thread block on the GPU (None: chosen automatically)
     "num_warps": _check("num_warps", lambda v: _int(v) and v in (1, 2, 4, 8, 16, 32),
                         "a power of two in 1..32"),
@@ -115,6 +132,8 @@ class Kernel:
     TypeError: Tile kernel 'k' cannot be called directly; use ct.launch(stream, grid, k, args)
     """
 
+    is_tile_kernel = True  # (what tile code may not call: numba_tile.rules.calls)
+
     def __init__(self, fn, options):
         self.fn = fn
         self.options = dict(_DEFAULTS, **validate_options(options))
@@ -130,7 +149,8 @@ class Kernel:
         """Raise the Tile error for Python that tile code does not take
         (:mod:`numba_tile.rules.syntax`); both executors call it first. Checked once."""
         if not self._source_checked:
-            check_kernel_source(self.fn)
+            with deep_syntax_trees():  # (a long expression's tree is deep)
+                check_kernel_source(self.fn)
             self._source_checked = True
 
     @property

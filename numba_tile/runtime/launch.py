@@ -111,6 +111,7 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         grid = check_grid(grid)
     if not isinstance(kernel_args, tuple):
         raise TypeError(f"kernel_args must be a tuple, got {type(kernel_args).__name__}")
+    kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
     if len(kernel_args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
                         f"({', '.join(kernel.parameters)}), got {len(kernel_args)}")

@@ -30,6 +30,7 @@ import linecache
 from numba.cuda.core.inline_closurecall import InlineWorker
 
 from ...errors import SourceLocation
+from . import bytecode_columns
 
 _INLINED_AT = "numba_tile_inlined_at"
 _ORIGINAL_INLINE_IR = InlineWorker.inline_ir
@@ -72,7 +73,10 @@ def callers(loc, function=None):
         seen.add(id(call))
         location = SourceLocation(call.filename, call.line,
                                   function=function_at(call.filename, call.line))
-        span = _call_span(location.source_line, callee)
+        if call.col:  # the call's own span (1-based: :mod:`.bytecode_columns`)
+            span = call.col - 1, getattr(call, bytecode_columns.END_COLUMN, None)
+        else:
+            span = _call_span(location.source_line, callee)
         if span is not None:
             location.col, location.end_col = span
         found.append(location)

@@ -54,7 +54,9 @@ from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, g
     get_definition
 from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
 
+from ...errors import RECURSION_MESSAGE, TileRecursionError
 from ..compile_state import current
+from .bytecode_columns import source_location
 
 
 # -- finding the closure a variable holds ---------------------------------------------------
@@ -189,9 +191,14 @@ def _globals_of(func_ir, code):
 
 
 def inline_closure_calls(func_ir):
-    """Inline every call of a closure whose ``make_function`` can be found; True if any."""
+    """Inline every call of a closure whose ``make_function`` can be found; True if any.
+    A closure called inside itself (directly or through others) is cuTile's
+    ``TileRecursionError``: a function defined in tile code is inlined where it is called,
+    so its recursion could never end (the interpreter's rule too:
+    :mod:`numba_tile.interpreter.recursion`)."""
     changed = False
     work_list = list(func_ir.blocks.items())
+    within = {}  # id(block) -> the codes of the closures the block was inlined from
     while work_list:
         _, block = work_list.pop()
         for i, statement in enumerate(block.body):
@@ -205,9 +212,17 @@ def inline_closure_calls(func_ir):
                 i = block.body.index(statement) if closure is not None else i
             if closure is None:
                 continue
+            outer = within.get(id(block), ())
+            if closure.code in outer:
+                raise TileRecursionError(RECURSION_MESSAGE,
+                                         source_location(statement.loc))
+            first_new = len(work_list)
             inline_closurecall.inline_closure_call(
                 func_ir, _globals_of(func_ir, closure.code), block, i, closure,
                 work_list=work_list, callee_validator=inline_closurecall.callee_ir_validator)
+            # (the first block added is the rest of this one; the others, the closure's)
+            for index, (_, added) in enumerate(work_list[first_new:]):
+                within[id(added)] = outer + (closure.code,) if index else outer
             changed = True
             break  # the block was split: its rest is on the work list
     if changed:
@@ -461,9 +476,31 @@ _ORIGINAL_DEAD_CODE_ELIMINATION = dead_code_elimination
 #: what this module changes in numba-cuda's front end while a kernel compiles (see
 #: :mod:`.numba_patches`): closure calls bound as Python binds them, closures that read
 #: variables assigned after them, closures left to :func:`inline_closure_calls`, captured
+_ORIGINAL_INLINE_CLOSURE = inline_closurecall.InlineClosureCallPass._inline_closure
+
+
+def _inline_closure(self, work_list, block, i, func_def):
+    """numba-cuda's inlining of a closure called where it is made, refusing one called
+    inside itself (as :func:`inline_closure_calls`), which it would inline without end."""
+    if not (isinstance(func_def, ir.expr_types) and func_def.op == "make_function"):
+        return _ORIGINAL_INLINE_CLOSURE(self, work_list, block, i, func_def)
+    within = self.__dict__.setdefault("_numba_tile_within", {})
+    outer = within.get(id(block), ())
+    if func_def.code in outer:
+        loc = block.body[i].loc
+        raise TileRecursionError(RECURSION_MESSAGE, source_location(loc))
+    first_new = len(work_list)
+    inlined = _ORIGINAL_INLINE_CLOSURE(self, work_list, block, i, func_def)
+    for index, (_, added) in enumerate(work_list[first_new:]):
+        within[id(added)] = outer + (func_def.code,) if index else outer
+    return inlined
+
+
 #: variables read as cells (kept by dead code elimination, captured again as themselves),
-#: the unread values of closures Numba inlines kept (:func:`remove_closures_left`)
-PATCHES = ((inline_closurecall, "_get_callee_args", _callee_args),
+#: the unread values of closures Numba inlines kept (:func:`remove_closures_left`), closures
+#: calling themselves refused
+PATCHES = ((inline_closurecall.InlineClosureCallPass, "_inline_closure", _inline_closure),
+           (inline_closurecall, "_get_callee_args", _callee_args),
            (inline_closurecall, "dead_code_elimination", _closure_pass_elimination),
            (Interpreter, "op_LOAD_CLOSURE", _load_closure),
            (MakeFunctionToJitFunction, "run_pass", _leave_closures),

@@ -32,6 +32,8 @@ _COMPARISONS = {operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
 class _ArrayFacts:
     """What is constant about an array argument: its dtype and rank."""
 
+    is_tile_array = True  # (an array to :func:`numba_tile.rules.calls.recursion_key`)
+
     def __init__(self, array_type):
         self.dtype = array_type.dtype
         self.ndim = array_type.ndim
@@ -115,6 +117,15 @@ def _apply(function, *values):
         return function(*values)
     except Exception:  # leave it to the typing, which reports errors properly
         return _UNKNOWN
+
+
+def constant_values(func_ir, arg_types, variables, unknown):
+    """The compile-time values of ``variables`` (IR variables), ``unknown`` for each that
+    is known only at run time (an array argument: what is constant about it, its dtype and
+    rank)."""
+    evaluator = _Evaluator(func_ir, arg_types)
+    return [unknown if value is _UNKNOWN else value
+            for value in map(evaluator.value_of, variables)]
 
 
 def prune_constant_branches(func_ir, arg_types):

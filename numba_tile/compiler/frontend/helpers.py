@@ -161,8 +161,11 @@ class InlineHelpers:
         if isinstance(value, types.FunctionType) and not is_op and (
                 is_user_code(value) or hasattr(value, "__numba_tile_function__")):
             return self._dispatcher(tile_function(value))
-        if isinstance(value, types.ModuleType) and (is_user_code(value) or
-                                                    value.__name__ == "numba_tile"):
+        if isinstance(value, types.ModuleType) and (
+                is_user_code(value) or value.__name__ == "numba_tile" or
+                value.__name__.startswith("numba.cuda")):
+            # (numba.cuda's: its SIMT intrinsics are cuTile's error where tile code reads
+            # one, cuda.threadIdx, as a global of a user module's would be)
             # (numba_tile's own functions written as tile code, ct.scan, are helpers too)
             if id(value) not in self._modules:
                 self._modules[id(value)] = self._module_proxy(value)

@@ -31,14 +31,17 @@ from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.inline_closurecall import InlineWorker, callee_ir_validator
 from numba.cuda.core.ir_utils import build_definitions
 from numba.cuda.core.postproc import PostProcessor
+from numba.cuda.core.rewrites.static_getitem import RewriteConstGetitems
 from numba.cuda.core.untyped_passes import InlineInlinables
 
 from ...source import static_expressions
 from ...errors import RECURSION_MESSAGE, TileRecursionError
+from ...rules.calls import RUN_TIME, recursion_key
 from ...rules.syntax import helper_source_error
 from ..compile_state import current
+from .bytecode_columns import source_location
 from .closures import inline_closure_calls, remove_closures_left
-from .constant_branches import prune_constant_branches
+from .constant_branches import constant_values, prune_constant_branches
 from .contract import tile_pass
 from .variadic import bind_call, callee_of
 
@@ -122,11 +125,16 @@ class InlineCalls(FunctionPass):
         FunctionPass.__init__(self)
 
     def run_pass(self, state):
-        if self._inline(state):
+        try:
+            inlined = self._inline(state)
+        except RecursionError:  # (constants folded along thousands of levels)
+            raise _recursion_error(state) from None
+        if inlined:
             # what the calls left behind (a tuple the functions called were taken from) would
             # be typed otherwise; the kernel's own dead expressions (``t[1.0]``) and those of
             # the closures are typed, and their errors raised, as the interpreter runs them
             remove_closures_left(state.func_ir)
+            _constant_getitems(state.func_ir)
         return True
 
     @staticmethod
@@ -147,20 +155,48 @@ class InlineCalls(FunctionPass):
                 return inlined
             _inline_one_level(state, calls)
             inlined = True
-        raise TileRecursionError(RECURSION_MESSAGE, None)
+        raise _recursion_error(state)
+
+
+def _recursion_error(state):
+    """``TileRecursionError`` at a recursive call left."""
+    loc = next(iter(_recursive_calls(state.func_ir)), state.func_ir).loc
+    return TileRecursionError(RECURSION_MESSAGE, source_location(loc))
+
+
+def _call_key(state, call):
+    """The :func:`~numba_tile.rules.calls.recursion_key` of a recursive call (an IR
+    expression): its helper, and what is constant of its arguments."""
+    arguments = list(call.args) + [value for _, value in sorted(call.kws)]
+    if call.vararg is not None:
+        arguments.append(call.vararg)
+    values = constant_values(state.func_ir, state.args, arguments, RUN_TIME)
+    return callee_of(state.func_ir, call).py_func.__code__, recursion_key(values)
 
 
 def _inline_one_level(state, calls):
-    """Inline the recursive calls ``calls`` (statements), not those they bring."""
+    """Inline the recursive calls ``calls`` (statements), not those they bring. A call
+    with the key of a call it was inlined from (:func:`_call_key`: the same helper, the same
+    constants) would be inlined without end: ``TileRecursionError`` at once."""
     func_ir, compilation = state.func_ir, current()
     worker = InlineWorker(state.typingctx, state.targetctx, state.locals, state.pipeline,
                           state.flags, validator=callee_ir_validator)
+    ancestry = compilation.recursion_ancestry  # id(call) -> (call, keys of the calls it is in)
+    keys = [_call_key(state, statement.value) for statement in calls]
     compilation.recursion_allowed = {id(statement) for statement in calls}
     try:
-        for statement in calls:
+        for statement, key in zip(calls, keys):
+            within = ancestry.get(id(statement), (None, ()))[1]
+            if key in within:
+                loc = statement.loc
+                raise TileRecursionError(RECURSION_MESSAGE, source_location(loc))
+            before = {id(s) for s in _recursive_calls(func_ir)}
             block = next(b for b in func_ir.blocks.values() if statement in b.body)
             _do_work(InlineInlinables(), state, [], block, block.body.index(statement),
                      statement.value, worker)
+            for brought in _recursive_calls(func_ir):
+                if id(brought) not in before:
+                    ancestry[id(brought)] = (brought, within + (key,))
     finally:
         compilation.recursion_allowed = frozenset()
     cfg = compute_cfg_from_blocks(func_ir.blocks)
@@ -192,3 +228,13 @@ def _has_static_iter(code):
 
 PATCHES = ((InlineInlinables, "_do_work", _do_work),
            (InlineWorker, "run_untyped_passes", _run_untyped_passes))
+
+
+def _constant_getitems(func_ir):
+    """Numba's rewrite of ``x[<constant>]`` into a ``static_getitem`` (the kernel's own ran
+    before the closures were inlined), so that the rules see the constant index of the
+    closures' subscripts too (``t[1:3]``: a slice's bounds are lost in its type)."""
+    for label, block in func_ir.blocks.items():
+        rewrite = RewriteConstGetitems(None)
+        if rewrite.match(func_ir, block, None, None):
+            func_ir.blocks[label] = rewrite.apply()

@@ -21,9 +21,9 @@ import contextlib
 from numba.cuda.core.compiler_lock import global_compiler_lock
 
 from ..typing import global_reads, settled_errors
-from . import call_sites, closures, inlining, variable_versions
+from . import bytecode_columns, call_sites, closures, inlining, variable_versions
 
-_PATCHES = closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES + call_sites.PATCHES + \
+_PATCHES = bytecode_columns.PATCHES + closures.PATCHES + inlining.PATCHES + settled_errors.PATCHES + call_sites.PATCHES + \
     global_reads.PATCHES + variable_versions.PATCHES
 
 

@@ -129,7 +129,10 @@ for _fold_op in FOLDABLE:
             lower(_fold_op, _a)(folded_constant)
             continue
         for _b in _CONSTANT_KINDS:
-            if not (_a is ConstantType and _b is ConstantType):
+            # (two ConstantTypes: ints no dtype holds, 2**200 // 2**198; == and != of them
+            # are _constant_comparison's, above)
+            if not (_a is ConstantType and _b is ConstantType and
+                    _fold_op in (operator.eq, operator.ne)):
                 lower(_fold_op, _a, _b)(folded_constant)
 
 

@@ -74,13 +74,14 @@ _ORDERING = (("memory_order", MemoryOrder.ACQ_REL), ("memory_scope", MemoryScope
 def infer_load_offset(memory, values):
     shape, _, _, _ = gather_rules.raw_load(memory.dtype, operand(values["offset"]),
                                            operand(values["mask"]),
-                                           operand(values["padding_value"]))
+                                           operand(values["padding_value"]),
+                                           operand(values["latency"]))
     return element_type(memory.dtype, shape, values["offset"])
 
 
 def infer_store_offset(memory, values):
     gather_rules.raw_store(memory.dtype, operand(values["offset"]), operand(values["value"]),
-                           operand(values["mask"]))
+                           operand(values["mask"]), operand(values["latency"]))
     return types.none
 
 

@@ -14,6 +14,7 @@ from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
 from ...rules import enums as enum_rules
 from ...rules import operators as operator_rules
+from ...rules.objects import check_index_in_range
 from ..abstract import RUN_TIME, RuntimeScalar, constant_of, operand
 from ..types import ConstantType
 from .templates import compile_time_value, constant_value, register_template, registry
@@ -193,9 +194,7 @@ class TupleConstantIndex(AbstractTemplate):
                 not isinstance(args[1], types.IntegerLiteral):
             return None
         index = args[1].literal_value
-        if not -len(args[0]) <= index < len(args[0]):
-            raise TileTypeError(f"Tuple index {index} out of range for a tuple of "
-                                f"{len(args[0])}")
+        check_index_in_range(index, len(args[0]))
         return signature(args[0][index], *args)
 
     def get_impl_key(self, sig):

@@ -12,7 +12,8 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...errors import TileTypeError
 from ...language import debugging
 from ...rules.calls import bind_arguments
-from ...rules.formatting import check_assert_condition, check_printf_arguments, printf_format
+from ...rules.formatting import check_assert_arguments, check_printable, \
+    check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
 from .templates import registry
@@ -43,7 +44,18 @@ def _constant_string(numba_type, what):
     return value
 
 
+def _rule_operand(numba_type):
+    """The rule operand of a value, or the Numba type where it is none the rules know."""
+    if isinstance(numba_type, types.Omitted):
+        return numba_type.value
+    try:
+        return operand(numba_type)
+    except TileTypeError:
+        return numba_type
+
+
 def _check_printable(numba_type):
+    check_printable(_rule_operand(numba_type))  # an array: the interpreter's error
     if isinstance(numba_type, (TextType, types.StringLiteral)) or is_printable_value(
             numba_type) or constant_of(numba_type, RUN_TIME) is not RUN_TIME:
         return
@@ -82,7 +94,10 @@ class DeviceAssertTemplate(AbstractTemplate):
 
     def generic(self, args, kws):
         condition, message, where = args
-        check_assert_condition(operand(condition))
+        check_assert_arguments(*(_rule_operand(t) for t in (condition, message)))
+        if not (is_printable_value(condition) or isinstance(condition, types.Literal)):
+            raise TileTypeError(f"ct.assert_() needs a tile or scalar condition, got "
+                                f"{condition}")
         if not isinstance(message, (types.NoneType, types.Omitted)):
             _constant_string(message, "The message of ct.assert_()")
         return signature(types.none, *args)

@@ -15,14 +15,20 @@ from ...language import tile_math
 from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument
+from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument, not_a_tile
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
+from ..constant_folding import FOLDABLE, is_wide_integer, literal_type
 from ..types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, \
     dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, register_template, float_options, is_constant, \
     is_scalar, registry, result_tile
+
+
+def _check_flags(op, values):
+    elementwise_rules.check_flags(op, **{name: operand(values[name]) for name in (
+        "flush_to_zero", "propagate_nan") if name in values})
 
 
 def infer_binary(op, public=False):
@@ -47,6 +53,7 @@ def infer_binary(op, public=False):
                         as_operand(operand(a), what)
             return None
         spec, _ = elementwise_rules.binary(op, operand(x), operand(y))
+        _check_flags(op, values)
         float_options(op, values, spec.dtype)
         if is_constant(x) and is_constant(y):  # folded as the interpreter does
             return folded_type(elementwise.binary(op, constant_value(x), constant_value(y)))
@@ -58,9 +65,10 @@ def infer_unary(op):
     def infer(values):
         x = values["x"]
         if not (isinstance(x, TileType) or is_scalar(x)):
-            as_operand(operand(x))  # (an array, a string...: the interpreter's TileTypeError)
+            as_operand(operand(x))  # an array, None...: the interpreter's TileTypeError
             return None
         spec = elementwise_rules.unary(op, operand(x))
+        _check_flags(op, values)
         float_options(op, values, spec.dtype)
         if is_constant(x):
             return folded_type(elementwise.unary(op, constant_value(x)))
@@ -209,8 +217,7 @@ def infer_astype(values):
     if rounding_mode is not None and not isinstance(rounding_mode, RoundingMode):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
-        as_operand(operand(x))  # (an array, a string...: the interpreter's TileTypeError)
-        return None
+        raise not_a_tile("astype", operand(x))
     spec = elementwise_rules.astype(operand(x), dtype)
     if isinstance(x, TileType):
         storage_scalar_type(spec.dtype)  # the compiler must have the dtype
@@ -291,6 +298,33 @@ def _builtin_fold_template(function):
     registry.register_global(function)(Template)
 
 
+def _wide_integer_fold_template(function):
+    """``2**200 // 2**198``: an operator on ints no dtype holds (loosely typed constants,
+    unbounded as they fold) is the constant it folds to, as ``fold_constants`` types it;
+    here for the lowering, which looks the call up again."""
+
+    class Template(AbstractTemplate):
+        key = function
+        tile_first = True
+        prefer_literal = True
+
+        def generic(self, args, kws):
+            if kws or not args or not all(is_constant(a) for a in args) or not any(
+                    isinstance(a, ConstantType) and is_wide_integer(a.value) for a in args):
+                return None
+            try:
+                value = function(*[constant_of(a) for a in args])
+            except Exception:  # (division by zero...: as other folds, Numba's typing says)
+                return None
+            if not isinstance(value, (bool, int, float)):
+                return None
+            return signature(literal_type(value), *args)
+
+    registry.register_global(function)(Template)
+
+
+for _function in FOLDABLE:
+    _wide_integer_fold_template(_function)
 for _function in (int, float, bool, abs):
     _builtin_fold_template(_function)
 # after the folds: a template that declines constants is retried with them unliteral

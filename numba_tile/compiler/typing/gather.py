@@ -32,14 +32,15 @@ def element_type(dtype, shape, indices):
 def infer_gather(values):
     dtype, shape, _, _, _ = gather_rules.gather(
         operand(values["array"]), operand(values["indices"]), operand(values["mask"]),
-        operand(values["padding_value"]), constant_value(values["check_bounds"]))
+        operand(values["padding_value"]), constant_value(values["check_bounds"]),
+        operand(values["latency"]))
     return element_type(dtype, shape, values["indices"])
 
 
 def infer_scatter(values):
     gather_rules.scatter(operand(values["array"]), operand(values["indices"]),
                          operand(values["value"]), operand(values["mask"]),
-                         constant_value(values["check_bounds"]))
+                         constant_value(values["check_bounds"]), operand(values["latency"]))
     return types.none
 
 

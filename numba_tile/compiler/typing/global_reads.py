@@ -1,5 +1,6 @@
 """A global or captured value that tile code cannot hold (an array:
-:mod:`numba_tile.rules.global_values`) is cuTile's error where the typing reaches its read.
+:mod:`numba_tile.rules.global_values`) is cuTile's error where the typing reaches its read;
+and a constant of the code that no dtype holds (an int beyond 64 bits) a constant that folds.
 
 The helpers' conversion (:mod:`..frontend.helpers`) puts a :class:`NotAConstant` in its
 place. Numba types a global while it builds its constraints, before any of them runs; the
@@ -25,7 +26,9 @@ numba_tile.errors.TileStaticAssertionError: Static assertion failed: a matrix
 from numba.cuda.core import typeinfer
 from numba.cuda.typing.typeof import typeof_impl
 
+from ...promotion import is_wide_integer
 from ...rules.global_values import global_value_error
+from ..types import ConstantType
 
 
 class NotAConstant:
@@ -65,5 +68,19 @@ def _typeof_global(self, inst, target, gvar):
         _TYPEOF_GLOBAL(self, inst, target, gvar)
 
 
+_TYPEOF_CONST = typeinfer.TypeInferer.typeof_const
+
+
+def _typeof_const(self, inst, target, const):
+    """``TypeInferer.typeof_const``: an int no dtype holds (``-2**63 - 1``, which Python
+    folds into one constant) is a constant that folds on, as a literal ``2**200`` is
+    (Numba has no literal type for it)."""
+    if is_wide_integer(const):
+        self.add_type(target.name, ConstantType(const), loc=inst.loc)
+    else:
+        _TYPEOF_CONST(self, inst, target, const)
+
+
 #: what this module changes in numba-cuda while a kernel compiles
-PATCHES = ((typeinfer.TypeInferer, "typeof_global", _typeof_global),)
+PATCHES = ((typeinfer.TypeInferer, "typeof_global", _typeof_global),
+           (typeinfer.TypeInferer, "typeof_const", _typeof_const))

@@ -11,6 +11,7 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ...errors import TileTypeError
 from ...rules.loops import check_range_arguments, range_index_dtype
 from ..abstract import RUN_TIME, constant_of, operand
 from ..types import dtype_of_scalar
@@ -22,12 +23,12 @@ class Int32Range(AbstractTemplate):
 
     key = range
     tile_first = True
-    prefer_literal = True  # (a float or string constant keeps its value for the message)
+    prefer_literal = True  # (a float or string bound named as the interpreter names it)
 
     def generic(self, args, kws):
-        if kws:
+        check_range_arguments([_rule_operand(arg) for arg in args], tuple(kws))
+        if kws or not 1 <= len(args) <= 3:
             return None
-        check_range_arguments([operand(a) for a in args])
         bounds = []
         for arg in args:
             if not isinstance(arg, types.Integer):
@@ -37,6 +38,13 @@ class Int32Range(AbstractTemplate):
         if range_index_dtype(bounds).bitwidth != 32:
             return None
         return signature(types.range_state32_type, *[types.int32] * len(args))
+
+
+def _rule_operand(numba_type):
+    try:
+        return operand(numba_type)
+    except TileTypeError:  # (a value the rules do not know: named by its Numba type)
+        return numba_type
 
 
 registry.register_global(range)(Int32Range)

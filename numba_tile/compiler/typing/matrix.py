@@ -8,14 +8,12 @@ from numba.cuda.typing.templates import AbstractTemplate
 
 from ...language import matrix
 from ...rules import matrix as matrix_rules
-from ...rules.core import not_a_tile_or_scalar
-from ..abstract import operand
 from ..compile_state import current
 from ..planning.products import result_type, matmul_accumulator
 from ..planning.staged_loads import StagedTileType
 from ..intrinsics import deferred_mma, product_wait, products_retired
 from ..types import TileType, scalar_type
-from .templates import constant_value, is_scalar, register_template, registry
+from .templates import constant_value, register_template, registry, tile_or_scalar
 
 
 def infer_mma(values):
@@ -23,10 +21,11 @@ def infer_mma(values):
     x, y, acc = values["x"], values["y"], values["acc"]
     # operands of pipelined loads wait in shared memory (see staged_loads)
     x_tile, y_tile = (t.as_tile() if isinstance(t, StagedTileType) else t for t in (x, y))
+    # an array, None...: the interpreter's error; a scalar: its 0-d tile fails the rule
+    matrix_rules.mma(tile_or_scalar(x_tile, "mma", 1), tile_or_scalar(y_tile, "mma", 2),
+                     tile_or_scalar(acc, "mma", "acc"), constant_value(values["use_fast_acc"]))
     if not all(isinstance(t, TileType) for t in (x_tile, y_tile, acc)):
         return None
-    matrix_rules.mma(operand(x_tile), operand(y_tile), operand(acc),
-                     constant_value(values["use_fast_acc"]))
     # the accumulator's type; in the tensor-core fragment layout where the product runs on
     # tensor cores (a loop-carried accumulator then takes that layout once, before the loop)
     return result_type(x, y, acc)
@@ -34,12 +33,9 @@ def infer_mma(values):
 
 def infer_matmul(values):
     x, y = values["x"], values["y"]
-    for value in (x, y):  # (the interpreter's words for what is no tile nor scalar)
-        if not (isinstance(value, TileType) or is_scalar(value)):
-            raise not_a_tile_or_scalar(operand(value))
+    spec = matrix_rules.matmul(tile_or_scalar(x, "matmul", 1), tile_or_scalar(y, "matmul", 2))
     if not (isinstance(x, TileType) and isinstance(y, TileType)):
         return None
-    spec = matrix_rules.matmul(operand(x), operand(y))
     if spec.shape == ():
         return scalar_type(spec.dtype)
     # on tensor cores where the operands fit: the result in their fragment layout
@@ -61,7 +57,7 @@ class MatmulOperator(AbstractTemplate):
     prefer_literal = True
 
     def generic(self, args, kws):
-        if kws or len(args) != 2:
+        if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
             return None
         result = infer_matmul({"x": args[0], "y": args[1]})
         return None if result is None else signature(result, *args)

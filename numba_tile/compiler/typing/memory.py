@@ -6,7 +6,7 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate
 
-from ...enums import PaddingMode
+from ...enums import MemoryOrder, MemoryScope, PaddingMode
 from ...language import memory
 from ...rules import memory as memory_rules
 from ...rules.core import as_operand, not_a_tile_or_scalar
@@ -25,7 +25,25 @@ def infer_grid(values):
     return types.int32
 
 
+def _memory_options(values):
+    """``(memory_order, memory_scope)`` of a load or store (the defaults where the call is
+    an intrinsic standing for one, which has none)."""
+    return (constant_value(values.get("memory_order", types.Omitted(MemoryOrder.WEAK))),
+            constant_value(values.get("memory_scope", types.Omitted(MemoryScope.NONE))))
+
+
+#: the hints of loads and stores (of arrays and tiled views), with their defaults
+_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
+
+
+def _check_hints(op, values):
+    memory_rules.check_hints(op, *(operand(values[name]) if name in values else default
+                                   for name, default in _VIEW_OPTIONS))
+
+
 def infer_load(values):
+    memory_rules.memory_options("load", *_memory_options(values))
+    _check_hints("load()", values)
     spec, _, _, _ = memory_rules.load(operand(values["array"]), operand(values["index"]),
                                       constant_value(values["shape"]), constant_value(values["order"]),
                                       constant_value(values["padding_mode"]))
@@ -35,6 +53,8 @@ def infer_load(values):
 
 
 def infer_store(values):
+    memory_rules.memory_options("store", *_memory_options(values))
+    _check_hints("store()", values)
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         # (the interpreter's words, where it makes the value a tile)
@@ -140,11 +160,13 @@ ArrayAttributes.resolve_tiled_view = bound_method(
 
 
 def infer_view_load(view, values):
+    _check_hints("load()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     return TileType(view.dtype, view.tile_shape, current().num_warps)
 
 
 def infer_view_store(view, values):
+    _check_hints("store()", values)
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
@@ -157,9 +179,6 @@ def infer_view_num_tiles(view, values):
     memory_rules.slice_axis(compile_time_value(values["axis"], "num_tiles(axis=...)"),
                             view.array.ndim)
     return view.array.index
-
-
-_VIEW_OPTIONS = (("check_bounds", True), ("latency", None), ("allow_tma", None))
 
 
 @registry.register_attr

@@ -12,9 +12,10 @@ from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
 from ...rules.core import describe, dtype_argument, normalize_axis, not_a_tile
-from ..abstract import operand
+from ..abstract import RuntimeScalar, operand
 from ..compile_state import current
-from ..types import TileType, dtype_of_scalar, scalar_type, storage_scalar_type
+from ..types import RUN_TIME_SLICES, TileType, dtype_of_scalar, scalar_type, \
+    storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
     registry, tile_argument
 
@@ -83,10 +84,13 @@ def inserted_axes(ndim, key):
         elif isinstance(item, types.SliceType):
             axis += 1
             full_slices += 1
-        else:
-            raise shape_rules.bad_index_item(operand(item))
+        else:  # (the shared rule's error: a run-time index)
+            shape_rules.index_key(operand(item), ndim)
+    for item in expanded:  # a slice of run-time bounds (constant ones are static_getitem's)
+        if isinstance(item, types.SliceType) and item in RUN_TIME_SLICES.values():
+            shape_rules.index_key(slice(RUN_TIME, None), ndim)
     if full_slices > ndim:
-        raise TileTypeError(f"Too many ':' for a tile of rank {ndim}")
+        shape_rules.index_key((slice(None),) * full_slices, ndim)
     return axes
 
 
@@ -107,6 +111,44 @@ class TileIndexTemplate(AbstractTemplate):
 
 
 registry.register_global(operator.getitem)(TileIndexTemplate)
+
+
+class TileStaticIndexTemplate(AbstractTemplate):
+    """``t[key]`` with a constant ``key`` (``t[1:3]``, ``t[0]``, ``t[:, None]``): the shared
+    rule checks it as the interpreter does (a slice's bounds are only known here); the
+    typing is then :class:`TileIndexTemplate`'s."""
+
+    key = "static_getitem"
+
+    def generic(self, args, kws):
+        if len(args) == 2 and isinstance(args[0], TileType):
+            shape_rules.index_key(args[1], args[0].ndim)
+        return None
+
+
+registry.register(TileStaticIndexTemplate)
+
+
+RUN_TIME = RuntimeScalar(d.int64)
+
+
+class RunTimeSlice(AbstractTemplate):
+    """``slice(...)`` (``a:b`` in a subscript) with a run-time bound: one of
+    :data:`RUN_TIME_SLICES`, built as Numba builds its slices."""
+
+    key = slice
+    tile_first = True
+
+    def generic(self, args, kws):
+        if kws or not 1 <= len(args) <= 3 or all(
+                isinstance(a, (types.NoneType, types.Literal)) for a in args) or not all(
+                isinstance(a, (types.NoneType, types.Integer)) for a in args):
+            return None
+        return signature(RUN_TIME_SLICES[3 if len(args) == 3 else 2], *[
+            a if isinstance(a, types.NoneType) else types.intp for a in args])
+
+
+registry.register_global(slice)(RunTimeSlice)
 
 
 def infer_extract(values):
@@ -160,7 +202,6 @@ def infer_bitcast(values):
     shape_rules.bitcast(x.dtype, dtype)
     storage_scalar_type(dtype)  # (refuses a dtype the compiler cannot hold)
     return x.with_dtype(dtype)
-
 
 
 register_template(shapes.extract, infer_extract)

@@ -125,6 +125,16 @@ class RunTimeValue:
             return function.__code__, dict(function.__globals__)
         return None
 
+    def __static_defaults__(self):
+        """The number of default values of a function value's parameters (0 for anything
+        else): what :func:`numba_tile.rules.combiners.check_combiner` counts."""
+        if isinstance(self._type, types.MakeFunctionLiteral):
+            defaults = self._type.literal_value.defaults
+            return len(defaults) if isinstance(defaults, tuple) else int(defaults is not None)
+        if isinstance(self._type, types.Dispatcher):
+            return len(self._type.dispatcher.py_func.__defaults__ or ())
+        return 0
+
     def __static_items__(self):
         """The items of a run-time tuple, each a run-time value; None for anything else (a
         static expression's way to take a tuple of tiles apart: ``isinstance`` sees no

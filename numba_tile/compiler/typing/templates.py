@@ -19,7 +19,7 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate, Registry, bound_function
 
 from ...errors import TileUnsupportedFeatureError, TileTypeError
-from ...host.tile import Tile
+from ...host.tile import Tile, to_tile
 from ...language import elementwise, shapes
 from ...layouts import HARDWARE_DIMS, LinearLayout
 from ...promotion import Loose
@@ -162,6 +162,19 @@ def tile_argument(values, op):
     if is_scalar(x):
         raise TileUnsupportedFeatureError(f"ct.{op} of a scalar is not compiled yet")
     raise not_a_tile(op, operand(x))
+
+
+def tile_or_scalar(numba_type, op, parameter):
+    """Argument ``parameter`` (a name, or a 1-based position) of ``op`` as a rule operand:
+    a tile, or a scalar as the 0-d tile the interpreter makes of it (``host.tile.to_tile``);
+    an array, None, a string... is cuTile's ``TileTypeError``, as the interpreter raises
+    it."""
+    if isinstance(numba_type, TileType):
+        return numba_type
+    if is_scalar(numba_type):
+        value = operand(numba_type)
+        return to_tile(value) if isinstance(value, Loose) else value
+    raise not_a_tile(op, operand(numba_type), parameter)
 
 
 def float_options(op, values, result_dtype):

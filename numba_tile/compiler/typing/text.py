@@ -21,9 +21,9 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
-from ...rules.formatting import conversion_for_spec, format_value
-from ..abstract import RUN_TIME, constant_of
-from ..types import TileType, dtype_of_scalar
+from ...rules.formatting import check_printable, conversion_for_spec, format_value
+from ..abstract import RUN_TIME, constant_of, operand
+from ..types import ArrayType, TileType, dtype_of_scalar
 from .templates import registry
 
 
@@ -115,6 +115,8 @@ class _TextTemplate(AbstractTemplate):
         """The signature of formatting ``value_type`` with ``spec``: a constant folds to its
         string (the interpreter formats the Python value); a tile or run-time scalar becomes
         text whose spec is checked here."""
+        if isinstance(value_type, ArrayType):  # (the interpreter's error for an array)
+            check_printable(operand(value_type))
         value = constant_of(value_type, RUN_TIME)
         if value is not RUN_TIME:
             return signature(_string_literal(format_value(value, spec)), *args)

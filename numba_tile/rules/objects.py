@@ -1,0 +1,212 @@
+"""What the objects of tile code (tiles, arrays, tiled views, list arguments, raw memory)
+do not have, in both executors' words: an attribute cuTile does not define, a Python builtin
+that does not apply to them, an index into a fixed tuple beyond its end.
+
+Each object has a *kind*, the name of its class in cuTile (``"Tile"``, ``"Array"``,
+``"TiledView"``, ``"List"``, ``"RawArrayMemory"``); the interpreter's host objects say it in
+``object_kind``, the compiler's typing derives it from the Numba type. A run-time scalar is a
+``"Tile"`` (cuTile's 0-d tile); a Python number is none.
+
+>>> from numba_tile.rules.objects import builtin_call_error, no_attribute_error
+>>> print(no_attribute_error("Tile", "T"))
+Tile has no attribute 'T'
+>>> print(builtin_call_error("len", ["Array"]))
+len() of an Array is not supported in tile code; use its .shape
+>>> print(builtin_call_error("float", ["Array"]))  # doctest: +ELLIPSIS
+float() of an Array is not supported in tile code; it is memory, not values: ...
+"""
+
+from ..errors import TileTypeError, TileValueError
+from .core import constant_value
+from .operators import OPERATORS
+from .syntax import MissingAttributeError
+
+#: builtins that iterate their argument(s): no tile-code object but a list argument (a
+#: tuple) is iterable (``list()``, ``set()``, ``dict()`` are refused whatever they are given:
+#: :mod:`.calls`)
+ITERATING = frozenset({"iter", "next", "sum", "sorted", "reversed", "enumerate", "zip", "map",
+                       "filter", "any", "all", "tuple"})
+#: builtins that take a number: a tile (a scalar) may be converted, nothing else may
+NUMERIC = frozenset({"float", "int", "bool", "abs", "round", "complex", "hash", "hex", "oct",
+                     "bin", "chr", "ord", "divmod", "pow", "min", "max"})
+#: what a tile (a run-time scalar included) takes of NUMERIC, as cuTile defines them:
+#: conversions, abs, elementwise min/max of two or more, divmod and pow
+_TILE_NUMERIC = frozenset({"float", "int", "bool", "abs", "divmod", "pow", "min", "max"})
+#: every builtin these rules judge
+BUILTINS = ITERATING | NUMERIC | {"len"}
+
+#: the kinds that are memory, not values: no operator applies to them
+MEMORY_KINDS = ("Array", "TiledView", "RawArrayMemory")
+
+
+class TileObject:
+    """Base of the interpreter's host objects of tile code: reading an attribute the object
+    lacks is cuTile's ``TileTypeError`` (an ``AttributeError`` too, so that ``hasattr`` and
+    ``getattr(obj, name, default)`` still work)."""
+
+    __slots__ = ()
+    object_kind = "Tile"
+
+    def __getattr__(self, name):
+        if name.startswith("__") and name.endswith("__"):  # Python's protocols, probed
+            raise AttributeError(name)
+        raise no_attribute_error(self.object_kind, name)
+
+    def __getitem__(self, index):  # (a tile's own, expand_dims, replaces it)
+        raise subscript_error(self.object_kind)
+
+    def __iter__(self):  # (else Python would iterate by __getitem__)
+        raise iteration_error(self.object_kind)
+
+    def __reversed__(self):
+        raise iteration_error(self.object_kind)
+
+    def __complex__(self):
+        raise builtin_call_error("complex", [self.object_kind])
+
+
+class MemoryObject(TileObject):
+    """Base of the host objects that are memory (arrays, tiled views, raw memory): an
+    operator of tile code on one is cuTile's ``TileTypeError`` (:func:`operator_error`).
+    (``==`` and ``!=`` keep Python's identity, which the interpreter's own code relies on;
+    tile code's comparisons are checked where its source is rewritten.)"""
+
+    __slots__ = ()
+
+
+def _refused_operator(symbol):
+    def refused(self, *other):
+        raise operator_error(symbol, self.object_kind)
+    return refused
+
+
+for _op in OPERATORS:
+    if _op.symbol is not None and _op.symbol not in ("==", "!="):
+        setattr(MemoryObject, _op.dunder, _refused_operator(_op.symbol))
+        if _op.reflected_dunder:
+            setattr(MemoryObject, _op.reflected_dunder, _refused_operator(_op.symbol))
+
+
+def operator_error(symbol, kind):
+    """The ``TileTypeError`` of operator ``symbol`` applied to an object of a memory kind
+    (``x + 1`` of an array).
+
+    >>> from numba_tile.rules.objects import operator_error
+    >>> print(operator_error("+", "Array"))
+    Operator '+' is not supported on an Array: it is memory, not values; load a tile from ...
+    """
+    return TileTypeError(f"Operator '{symbol}' is not supported on {_article(kind)} {kind}: it "
+                         f"is memory, not values; load a tile from it first (ct.load)")
+
+
+def call_object_error(kind):
+    """The ``TileTypeError`` of calling an object of ``kind`` (``x(1)``, ``t(0)``), in
+    cuTile's words. (The host objects define no ``__call__``, so that ``callable`` stays
+    false for them: the interpreter turns Python's error into this one.)
+
+    >>> from numba_tile.rules.objects import call_object_error
+    >>> print(call_object_error("Tile"))
+    Cannot call an object of type Tile
+    """
+    return TileTypeError(f"Cannot call an object of type {kind}")
+
+
+def no_attribute_error(kind, name):
+    """The error of reading attribute ``name`` that an object of ``kind`` lacks (``t.T``,
+    ``x.size``)."""
+    return MissingAttributeError(f"{kind} has no attribute '{name}'")
+
+
+def _article(kind):
+    return "an" if kind[0] in "AEIOU" else "a"
+
+
+def builtin_call_error(name, kinds):
+    """The ``TileTypeError`` of calling builtin ``name`` on positional arguments of
+    ``kinds`` (each a kind, or None for a value of no kind), or None where the call is
+    not refused by these rules. A builtin that iterates says so, whichever it is (Python's
+    ``tuple(x)`` iterates ``x`` as ``iter(x)`` does).
+
+    >>> from numba_tile.rules.objects import builtin_call_error
+    >>> builtin_call_error("min", ["Tile", None]) is None  # elementwise
+    True
+    >>> print(builtin_call_error("min", ["Tile"]))
+    Tiles cannot be iterated; use ct.extract or a reduction
+    """
+    if name not in BUILTINS:
+        return None
+    for kind in kinds:
+        if kind is None or kind == "List" and name not in NUMERIC:
+            continue
+        if kind == "Tile" and (name in _TILE_NUMERIC and not (
+                name in ("min", "max") and len(kinds) == 1)):
+            continue
+        if name in ITERATING or name in ("min", "max") and len(kinds) == 1:
+            return iteration_error(kind)
+        if name == "len":
+            return TileTypeError(f"len() of {_article(kind)} {kind} is not supported in tile "
+                                 f"code; use its .shape")
+        hint = "use astype() or the ct operations" if kind == "Tile" else \
+            "a list argument holds arrays, not a number" if kind == "List" else \
+            "it is memory, not values: load a tile from it first (ct.load)"
+        return TileTypeError(f"{name}() of {_article(kind)} {kind} is not supported in tile "
+                             f"code; {hint}")
+    return None
+
+
+def iteration_error(kind):
+    """The ``TileTypeError`` of iterating an object of ``kind`` (``iter``, ``sum``,
+    ``tuple(...)``, a one-argument ``min``).
+
+    >>> from numba_tile.rules.objects import iteration_error
+    >>> print(iteration_error("Array"))
+    An Array cannot be iterated; load a tile from it (ct.load) and use ct.extract or a reduction
+    """
+    if kind == "Tile":
+        return TileTypeError("Tiles cannot be iterated; use ct.extract or a reduction")
+    return TileTypeError(f"{_article(kind).capitalize()} {kind} cannot be iterated; load a "
+                         f"tile from it (ct.load) and use ct.extract or a reduction")
+
+
+def subscript_error(kind):
+    """The ``TileTypeError`` of ``obj[i]`` on an object of ``kind`` that takes no index
+    (an array: ``x[0]``).
+
+    >>> from numba_tile.rules.objects import subscript_error
+    >>> print(subscript_error("Array"))  # doctest: +ELLIPSIS
+    An Array cannot be indexed with []; load a tile from it with ct.load(array, index, ...
+    """
+    return TileTypeError(f"{_article(kind).capitalize()} {kind} cannot be indexed with []; "
+                         f"load a tile from it with ct.load(array, index, shape) or "
+                         f"ct.gather(array, indices)")
+
+
+def check_index_in_range(index, length, what="Tuple"):
+    """Raise ``TileValueError`` where constant ``index`` is outside a tuple of ``length``
+    items (``x.shape[5]`` of a 1-d array, ``xs[5]`` of a list of two arrays).
+
+    >>> from numba_tile.rules.objects import check_index_in_range
+    >>> check_index_in_range(-1, 2)
+    >>> check_index_in_range(5, 2)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: Tuple index 5 is out of range for a tuple of 2 items
+    """
+    if not -length <= index < length:
+        raise TileValueError(f"{what} index {index} is out of range for a "
+                             f"{what.lower()} of {length} item{'s' if length != 1 else ''}")
+
+
+class ObjectTuple(tuple):
+    """A tuple that an object of tile code gives (a shape, strides) or is (a list
+    argument): a constant index beyond its end is :func:`check_index_in_range`'s error
+    wherever it is indexed; a run-time index (a list argument's) is Python's."""
+
+    __slots__ = ()
+
+    def __getitem__(self, index):
+        constant = constant_value(index, None)
+        if isinstance(constant, int) and not isinstance(constant, bool) and \
+                getattr(index, "is_constant", True):
+            check_index_in_range(constant, len(self))
+        return tuple.__getitem__(self, index)
