@@ -404,7 +404,7 @@ OPERAND_CASES = [
             r"Expected a tile or a scalar for operand, got NoneType None"),
     operand("sqrt_string", k_sqrt_string,
             r"Expected a tile or a scalar for operand, got str 'a'"),
-    operand("astype_none", k_astype_none,
+    operand("astype_of_none", k_astype_none,
             r"Invalid argument #1 of astype\(\): Expected a tile, but given value has type None"),
     operand("astype_array", k_astype_array,
             r"Invalid argument #1 of astype\(\): Expected a tile, but given value has type "
