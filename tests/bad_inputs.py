@@ -11,7 +11,6 @@ Cases that need a launch (a read-only output, an argument a compile is never giv
 without one).
 """
 
-import os
 import re
 import sys
 
@@ -114,8 +113,7 @@ def check(case, filename):
     for other in others:
         assert type(other) is type(first), f"{type(first).__name__} vs {type(other).__name__}"
         assert getattr(other, "message", str(other)) == getattr(first, "message", str(first))
-        # TEMPORARY (removed before the issue closes): lets branches work before carets agree
-        if case.line is not None and not os.environ.get("BAD_INPUTS_IGNORE_COLUMNS"):
+        if case.line is not None:
             assert (other.loc.line, other.loc.col) == (first.loc.line, first.loc.col), \
                 f"carets differ: {first.loc} vs {other.loc}"
 

@@ -253,7 +253,8 @@ case("range-of-float-scalar", range_float_scalar, F32, TYPE_ERROR,
 case("range-zero-step", range_zero_step, F32, ct.TileValueError,
      r"range\(\) step must not be zero", "range(0, 8, 0)")
 case("range-four-arguments", range_four_arguments, F32, TYPE_ERROR,
-     r"range\(\) takes 1 to 3 arguments \(stop; start, stop; or start, stop, step\), got 4", "range(0, 8, 1, 1)")
+     r"range\(\) takes 1 to 3 arguments \(stop; start, stop; or start, stop, step\), got 4",
+     "range(0, 8, 1, 1)")
 
 
 # -- what the interpreter ran and the compiler refused -----------------------------------------

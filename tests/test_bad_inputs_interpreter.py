@@ -401,15 +401,18 @@ case("sorted_t", statement_kernel(lambda x, out: sorted(tile(x))), F32, TTE, ITE
 case("tuple_x", statement_kernel(lambda x, out: tuple(x)), F32, TTE, ITERATED_ARRAY, "tuple(x)")
 case("tuple_t", statement_kernel(lambda x, out: tuple(tile(x))), F32, TTE, ITERATED_TILE,
      "tuple(tile(x))")
-case("list_x", statement_kernel(lambda x, out: list(x)), F32, TTE, REFUSED.format("list"), "list(x)")
+case("list_x", statement_kernel(lambda x, out: list(x)), F32, TTE,
+     REFUSED.format("list"), "list(x)")
 case("list_t", statement_kernel(lambda x, out: list(tile(x))), F32, TTE, REFUSED.format("list"),
      "list(tile(x))")
 case("set_x", statement_kernel(lambda x, out: set(x)), F32, TTE, REFUSED.format("set"), "set(x)")
 case("set_t", statement_kernel(lambda x, out: set(tile(x))), F32, TTE, REFUSED.format("set"),
      "set(tile(x))")
-case("frozenset_x", statement_kernel(lambda x, out: frozenset(x)), F32, TTE, REFUSED.format("frozenset"),
+case("frozenset_x", statement_kernel(lambda x, out: frozenset(x)), F32, TTE,
+     REFUSED.format("frozenset"),
      "frozenset(x)")
-case("frozenset_t", statement_kernel(lambda x, out: frozenset(tile(x))), F32, TTE, REFUSED.format("frozenset"),
+case("frozenset_t", statement_kernel(lambda x, out: frozenset(tile(x))), F32, TTE,
+     REFUSED.format("frozenset"),
      "frozenset(tile(x))")
 case("enumerate_x", statement_kernel(lambda x, out: enumerate(x)), F32, TTE, ITERATED_ARRAY,
      "enumerate(x)")
@@ -431,7 +434,8 @@ case("next_t", statement_kernel(lambda x, out: next(tile(x))), F32, TTE, ITERATE
 case("zip_x", statement_kernel(lambda x, out: zip(x)), F32, TTE, ITERATED_ARRAY, "zip(x)")
 case("zip_t", statement_kernel(lambda x, out: zip(tile(x))), F32, TTE, ITERATED_TILE,
      "zip(tile(x))")
-case("dict_x", statement_kernel(lambda x, out: dict(x)), F32, TTE, REFUSED.format("dict"), "dict(x)")
+case("dict_x", statement_kernel(lambda x, out: dict(x)), F32, TTE,
+     REFUSED.format("dict"), "dict(x)")
 case("dict_t", statement_kernel(lambda x, out: dict(tile(x))), F32, TTE, REFUSED.format("dict"),
      "dict(tile(x))")
 case("sum_x_start", statement_kernel(lambda x, out: sum(x, 0)), F32, TTE, ITERATED_ARRAY,

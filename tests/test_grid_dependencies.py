@@ -43,8 +43,13 @@ def test_the_controls_take_no_arguments():
     def wrong():
         ct.grid_dependency_control_wait(1)
 
-    with pytest.raises(TypeError), ct.interpret():
+    with pytest.raises(ct.TileTypeError, match="too many positional arguments") as caught, \
+            ct.interpret():
         ct.launch(0, (1,), wrong, ())
+    with pytest.raises(ct.TileTypeError, match="too many positional arguments") as compiled:
+        ct.compile(wrong, (), arch="sm_90")
+    for error in (caught.value, compiled.value):  # at the call, in both executors
+        assert "grid_dependency_control_wait(1)" in error.loc.source_line
 
 
 def test_launch_structures_have_the_driver_layout():
