@@ -481,13 +481,14 @@ def mixed_list_error(name, kinds):
 def unsupported_argument_error(name, value):
     """The ``TypeError`` of a kernel argument that is neither an array, a number, a dtype,
     an enum member nor a tuple of those (``None``, a string: a ``ct.Constant`` parameter
-    takes those), for both executors.
+    takes those; an object, a set, bytes), for both executors.
 
     >>> from numba_tile.annotations import unsupported_argument_error
     >>> print(unsupported_argument_error("n", None))
     Argument 'n' of type NoneType is not supported: pass arrays, bool, int, float, dtypes or \
 tuples of those (None or a str only to a ct.Constant parameter)
     """
+    only_constant = " (None or a str only to a ct.Constant parameter)" \
+        if value is None or isinstance(value, str) else ""
     return TypeError(f"Argument '{name}' of type {type(value).__name__} is not supported: "
-                     f"pass arrays, bool, int, float, dtypes or tuples of those (None or a str "
-                     f"only to a ct.Constant parameter)")
+                     f"pass arrays, bool, int, float, dtypes or tuples of those{only_constant}")

@@ -166,7 +166,8 @@ def test_host_arrays_are_compiled_for_but_not_launched(value):
 def test_what_is_no_argument_says_so_in_each_mode():
     with pytest.raises(TypeError, match="'x' of type object is not supported: pass GPU arrays"):
         classify_arguments(plain, (object(),))
-    with pytest.raises(TypeError, match="'x' of type object cannot be compiled"):
+    with pytest.raises(TypeError, match="'x' of type object is not supported: pass arrays, bool, "
+                                        "int, float, dtypes or tuples of those$"):
         classify_arguments(plain, (object(),), on_device=False)
 
 

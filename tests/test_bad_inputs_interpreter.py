@@ -975,6 +975,20 @@ case("constant_str_given_int", takes_str_constant, F32 + (3,), TypeError,
 case("constant_tuple_item_given_float", takes_constant_tuple, F32 + ((2.5, 3),), TypeError,
      CONSTANT.format(r"cfg\[0\]", "int", "2.5", "float", "int"), None)
 
+# what is no argument of a kernel at all: the same words from the launch and the compile
+UNSUPPORTED = r"^Argument '{}' of type {} is not supported: pass arrays, bool, int, float, " \
+              r"dtypes or tuples of those$"
+for _name, _value in [("object", object()), ("bytes", b"ab"), ("set", {1.0}),
+                      ("complex", 1j), ("dict", {"a": 1}), ("type", int)]:
+    case(f"{_name}_as_array", LOAD, (_value, F32[1]), TypeError,
+         UNSUPPORTED.format("x", _name), None)
+MIXED = r"^Argument 'xs': a list must hold items of one kind \(arrays of one dtype and rank\), " \
+        r"got {}; pass a tuple to mix them$"
+case("list_of_two_dtypes", takes_a_list, ([F32[0], I32[0]], F32[1]), TypeError,
+     MIXED.format("float32 1-d array, int32 1-d array"), None)
+case("list_of_two_ranks", takes_a_list, ([F32[0], np.ones((2, 2), np.float32)], F32[1]),
+     TypeError, MIXED.format("float32 1-d array, float32 2-d array"), None)
+
 
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
@@ -1045,3 +1059,15 @@ def test_lists_of_arrays_are_still_accepted():
         ct.launch(0, (1,), takes_a_list, ([x, x], out))
     assert (out == 1).all()
     ct.compile(takes_a_list, ([x, x], out), arch="sm_90")
+
+
+@pytest.mark.parametrize("args", [F32[0], None, [F32[0], F32[1]]], ids=["array", "none", "list"])
+def test_kernel_arguments_that_are_no_tuple_fail_alike(args):
+    messages = set()
+    for action in (lambda: ct.launch(0, (1,), LOAD, args), lambda: ct.compile(LOAD, args)):
+        with pytest.raises(TypeError, match=r"^kernel_args must be a tuple \(one item per kernel "
+                                            r"parameter\), got ") as caught, ct.interpret():
+            action()
+        messages.add(str(caught.value))
+    assert len(messages) == 1, messages
+

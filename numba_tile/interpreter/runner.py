@@ -498,8 +498,7 @@ class PreparedArguments:
     def _array(self, name, value, meta):
         host = to_host(value)
         if host is None:
-            raise TypeError(f"Argument '{name}' of type {type(value).__name__} is not supported:"
-                            f" pass arrays, bool, int, float, dtypes or tuples of those")
+            raise unsupported_argument_error(name, value)
         if host.write_back is not None:
             self.write_backs.append(host.write_back)
         if not isinstance(meta, ArrayAnnotation):

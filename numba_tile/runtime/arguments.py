@@ -66,6 +66,18 @@ def classify_arguments(kernel, args, *, on_device=True):
     return tuple(arg_types), flat
 
 
+def argument_tuple_error(args):
+    """The ``TypeError`` of kernel arguments that are no tuple (one array, None), where a
+    launch or a compile takes them.
+
+    >>> from numba_tile.runtime.arguments import argument_tuple_error
+    >>> print(argument_tuple_error(None))
+    kernel_args must be a tuple (one item per kernel parameter), got NoneType
+    """
+    return TypeError(f"kernel_args must be a tuple (one item per kernel parameter), got "
+                     f"{type(args).__name__}")
+
+
 def classify(name, value, meta, *, on_device=True):
     """``(Numba type, flat run-time values)`` of the argument ``value`` of parameter ``name``
     (or at an :class:`~numba_tile.annotations.ArgumentPath`), whose annotation metadata is
@@ -122,7 +134,7 @@ def classify(name, value, meta, *, on_device=True):
             raise TypeError(f"Argument '{name}' of type {type(value).__name__} is not "
                             f"supported: pass GPU arrays (CuPy, PyTorch, numba), bool, int "
                             f"or float")
-        raise TypeError(f"Argument '{name}' of type {type(value).__name__} cannot be compiled")
+        raise unsupported_argument_error(name, value)  # (as the interpreter says)
     index_dtype = meta.index_dtype if isinstance(meta, ArrayAnnotation) else d.int32
     # the values a launch passes must fit their fields (ct.compile passes none)
     if on_device and index_dtype is d.int32 and \
@@ -195,7 +207,8 @@ def sequence_type(name, value, item_types):
                 check_static_items(name, [(t.static_shape, t.static_strides)
                                           for t in item_types])
         if len(set(item_types)) > 1:
-            raise mixed_list_error(name, item_types)
+            raise mixed_list_error(name, [f"{t.dtype} {t.ndim}-d array" if isinstance(
+                t, ArrayType) else str(t) for t in item_types])  # (as the interpreter says)
         return ListType(item_types[0], len(item_types))
     return types.BaseTuple.from_types(item_types)
 

@@ -9,6 +9,7 @@ import os
 import threading
 
 from ..interpreter.runner import run
+from .arguments import argument_tuple_error
 from .gpu_launch import launch_on_gpu
 from .grids import check_grid, partition_grid
 from .kernels import Kernel
@@ -110,7 +111,7 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
     if grid is not None:
         grid = check_grid(grid)
     if not isinstance(kernel_args, tuple):
-        raise TypeError(f"kernel_args must be a tuple, got {type(kernel_args).__name__}")
+        raise argument_tuple_error(kernel_args)
     kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
     if len(kernel_args) != len(kernel.parameters):
         raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
