@@ -1070,4 +1070,3 @@ def test_kernel_arguments_that_are_no_tuple_fail_alike(args):
             action()
         messages.add(str(caught.value))
     assert len(messages) == 1, messages
-
