@@ -60,12 +60,7 @@ def memory_semantics(order, scope, what):
     Invalid memory order for tile_atomic_rmw: weak
     """
     kind = "tile_atomic_cas" if what.startswith("atomic_cas") else "tile_atomic_rmw"
-    if not isinstance(order, MemoryOrder):
-        raise TileTypeError(f"memory_order of {what}() must be a ct.MemoryOrder constant, got "
-                            f"{describe(order)}")
-    if not isinstance(scope, MemoryScope):
-        raise TileTypeError(f"memory_scope of {what}() must be a ct.MemoryScope constant, got "
-                            f"{describe(scope)}")
+    memory_rules.check_memory_constants(what, order, scope)
     if order not in _ORDERS:
         raise TileTypeError(f"Invalid memory order for {kind}: {order.value} ({what}() takes "
                             f"RELAXED, ACQUIRE, RELEASE or ACQ_REL)")

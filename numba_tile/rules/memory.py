@@ -32,6 +32,25 @@ MEMORY_ORDERS = {"load": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.ACQ
                  "store": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.RELEASE)}
 
 
+def check_memory_constants(op, memory_order, memory_scope):
+    """``memory_order`` and ``memory_scope`` of ``op`` (a load, a store, an atomic) must be
+    constants of ``ct.MemoryOrder`` and ``ct.MemoryScope``: else a ``TileTypeError``.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.memory import check_memory_constants
+    >>> check_memory_constants("load", "weak", ct.MemoryScope.NONE)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: memory_order of load() must be a ct.MemoryOrder ...
+    """
+    if not isinstance(memory_order, MemoryOrder):
+        raise TileTypeError(f"memory_order of {op}() must be a ct.MemoryOrder constant, got "
+                            f"{describe(memory_order)}")
+    if not isinstance(memory_scope, MemoryScope):
+        raise TileTypeError(f"memory_scope of {op}() must be a ct.MemoryScope constant, got "
+                            f"{describe(memory_scope)}")
+
+
 def memory_options(op, memory_order, memory_scope):
     """Check ``memory_order``/``memory_scope`` of ``op`` (``"load"`` or ``"store"``):
     constants of ``ct.MemoryOrder``/``ct.MemoryScope``, the order one that ``op`` takes.
@@ -43,12 +62,7 @@ def memory_options(op, memory_order, memory_scope):
     ...
     numba_tile.errors.TileTypeError: Invalid memory order for load: release (load() takes ...
     """
-    if not isinstance(memory_order, MemoryOrder):
-        raise TileTypeError(f"memory_order of {op}() must be a ct.MemoryOrder constant, got "
-                            f"{describe(memory_order)}")
-    if not isinstance(memory_scope, MemoryScope):
-        raise TileTypeError(f"memory_scope of {op}() must be a ct.MemoryScope constant, got "
-                            f"{describe(memory_scope)}")
+    check_memory_constants(op, memory_order, memory_scope)
     allowed = MEMORY_ORDERS[op]
     if memory_order not in allowed:
         names = ", ".join(order.name for order in allowed[:-1]) + f" or {allowed[-1].name}"
