@@ -150,7 +150,7 @@ class DType:
         """
         return self.category == BOOLEAN
 
-    def __call__(self, value):
+    def __call__(self, *values, **keywords):
         """Make a strictly typed constant scalar of this dtype (an integer keeps the low bits
         the dtype holds, as cuTile truncates).
 
@@ -159,7 +159,7 @@ class DType:
         >>> c.dtype, c.item(), ct.uint8(-1).item()
         (int16, 7, 255)
         """
-        return _scalar_maker(self, value)
+        return _scalar_maker(self, *values, **keywords)
 
 
 def _ml_dtype(name):

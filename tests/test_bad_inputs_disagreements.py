@@ -915,6 +915,28 @@ case("closure-slice", closure_slice, F32, TYPE_ERROR, INDEX.format("the slice 1:
 case("closure-raise", closure_raise, F32, SYNTAX, RAISE, 'raise ValueError("no")')
 
 
+# -- calls of dtypes and print's separators, alike -------------------------------------------
+case("dtype-call-two-arguments", statement_kernel(lambda x, out: ct.int32(1, 2)), F32,
+     TYPE_ERROR, r"^int32\(\) takes exactly one argument$", "ct.int32(1, 2)")
+case("dtype-call-no-argument", statement_kernel(lambda x, out: ct.float16()), F32,
+     TYPE_ERROR, r"^float16\(\) takes exactly one argument$", "ct.float16()")
+case("dtype-call-keyword", statement_kernel(lambda x, out: ct.int8(value=1)), F32,
+     TYPE_ERROR, r"^int8\(\) takes exactly one argument$", "ct.int8(value=1)")
+SEPARATOR = r"^print\({}=\.\.\.\) must be a constant string in tile code, got {}$"
+case("print-sep-int", statement_kernel(lambda x, out: ct.print(load(x), sep=1)), F32,
+     TYPE_ERROR, SEPARATOR.format("sep", "constant 1"), "ct.print(load(x), sep=1)")
+case("print-end-none", statement_kernel(lambda x, out: ct.print(load(x), end=None)), F32,
+     TYPE_ERROR, SEPARATOR.format("end", "NoneType None"), "ct.print(load(x), end=None)")
+
+
+@ct.kernel
+def print_with_a_tile_separator(x, out):
+    print(load(x), sep=load(x))
+
+
+case("print-sep-tile", print_with_a_tile_separator, F32, TYPE_ERROR,
+     SEPARATOR.format("sep", r"float32 tile of shape \(4,\)"), "print(load(x), sep=load(x))")
+
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
     check(case, module_file(__name__))

@@ -253,10 +253,11 @@ def values_as(value, dtype):
     return make_constant(value, dtype).values
 
 
-def _dtype_call(dtype, value):
+def _dtype_call(dtype, *values, **keywords):
     """``dtype(value)``: a strictly typed constant scalar; an integer keeps the low bits the
     dtype holds, as cuTile truncates."""
-    check_dtype_call(dtype)
+    check_dtype_call(dtype, len(values), tuple(keywords))
+    (value,) = values
     if not isinstance(value, (bool, int, float, np.number, np.bool_, Tile)):  # (a string...)
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(value)}")

@@ -13,8 +13,9 @@ from ..host.loops import TileRange
 from ..host.printing import format_values
 from ..host.tile import Tile
 from ..rules.core import constant_value, describe
-from ..rules.formatting import Conversion, check_assert_arguments, check_print_options, \
-    check_printable, check_printf_arguments, parse_c_format, printf_format, python_dtype
+from ..rules.formatting import Conversion, check_assert_arguments, check_constant_string, \
+    check_print_options, check_printable, check_printf_arguments, parse_c_format, printf_format, \
+    python_dtype
 
 _NOT_CONSTANT = object()
 
@@ -39,6 +40,8 @@ def print(*args, sep=" ", end="\n", **options):
     sum=3.0
     """
     check_print_options(options)
+    check_constant_string(sep, "print(sep=...)")
+    check_constant_string(end, "print(end=...)")
     for value in args:
         check_printable(value)
     builtins.print(*args, sep=sep, end=end, file=sys.stdout)

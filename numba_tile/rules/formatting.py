@@ -18,7 +18,8 @@ import re
 from .. import dtypes as d
 from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..promotion import Loose
-from .core import as_operand, constant_argument, invalid_argument, operand_dtype, type_name
+from .core import as_operand, constant_argument, describe, invalid_argument, operand_dtype, \
+    type_name
 
 _C_CONVERSION = re.compile(
     r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|z|j|t|L)?([diouxXeEfFgGaAcspn%])")
@@ -333,6 +334,22 @@ def conversion_for_spec(spec, dtype):
                                                        else parts["sign"])
     flags += ("#" if parts["alt"] else "") + ("0" if parts["zero"] else "")
     return Conversion(flags, parts["width"] or "", parts["precision"] or "", letter)
+
+
+def check_constant_string(value, what):
+    """``what`` (``print(sep=...)``, an assertion's message) must be a constant string in
+    tile code: else a ``TileTypeError`` describing ``value`` (a rule operand), in both
+    executors.
+
+    >>> from numba_tile.rules.formatting import check_constant_string
+    >>> check_constant_string(1, "print(sep=...)")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: print(sep=...) must be a constant string in tile code, got ...
+    """
+    if not isinstance(value, str):
+        raise TileTypeError(f"{what} must be a constant string in tile code, got "
+                            f"{describe(value)}")
 
 
 def check_print_options(options):

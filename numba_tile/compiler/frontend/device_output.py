@@ -29,11 +29,6 @@ from ...rules.formatting import check_print_options
 from ..intrinsics import device_assert, device_print
 from .contract import tile_pass
 
-
-
-
-
-
 _PRINTS = (builtins.print, debugging.print)
 
 

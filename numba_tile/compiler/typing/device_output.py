@@ -12,7 +12,7 @@ from numba.cuda.typing.templates import AbstractTemplate
 from ...errors import TileTypeError
 from ...language import debugging
 from ...rules.calls import bind_arguments
-from ...rules.formatting import check_assert_arguments, check_printable, \
+from ...rules.formatting import check_assert_arguments, check_constant_string, check_printable, \
     check_printf_arguments, printf_format
 from ..abstract import RUN_TIME, constant_of, operand
 from ..intrinsics import device_assert, device_print
@@ -39,8 +39,7 @@ for _rewritten in (debugging.print, debugging.assert_, debugging.static_iter):
 # -- the calls of device output --------------------------------------------------------------
 def _constant_string(numba_type, what):
     value = constant_of(numba_type, RUN_TIME)
-    if not isinstance(value, str):
-        raise TileTypeError(f"{what} must be a constant string in tile code, got {numba_type}")
+    check_constant_string(value if value is not RUN_TIME else _rule_operand(numba_type), what)
     return value
 
 

@@ -339,9 +339,7 @@ def type_dtype_call(dtype, args, kws):
     """The signature of ``ct.int16(5)``: a strictly typed constant (checked and converted
     by the interpreter's rule); ``ct.float16(t)`` of a tile or run-time scalar is
     ``astype``."""
-    check_dtype_call(dtype)
-    if kws or len(args) != 1:
-        raise TileTypeError(f"{dtype}() takes exactly one argument")
+    check_dtype_call(dtype, len(args), tuple(kws))
     (value,) = args
     constant = constant_of(value, _NOT_A_CONSTANT)
     if constant is not _NOT_A_CONSTANT:
