@@ -937,6 +937,12 @@ def print_with_a_tile_separator(x, out):
 case("print-sep-tile", print_with_a_tile_separator, F32, TYPE_ERROR,
      SEPARATOR.format("sep", r"float32 tile of shape \(4,\)"), "print(load(x), sep=load(x))")
 
+# -- a tiled view's store given what is no tile ------------------------------------------------
+for _name, _value, _described in [("none", None, "NoneType None"), ("string", "a", "str 'a'")]:
+    case(f"view-store-{_name}", statement_kernel(
+        lambda x, out, value=_value: out.tiled_view((4,)).store((0,), value)), F32, TYPE_ERROR,
+        r"^Expected a tile or a scalar, got " + _described + "$", "out.tiled_view((4,))")
+
 @pytest.mark.parametrize("case", [c.param() for c in CASES])
 def test_bad_input_fails_alike(case):
     check(case, module_file(__name__))

@@ -170,7 +170,7 @@ def infer_view_store(view, values):
     memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
-        return None
+        raise not_a_tile_or_scalar(operand(tile))  # (as for ct.store, in the interpreter's words)
     memory_rules.view_store_tile(view, operand(tile))
     return types.none
 
