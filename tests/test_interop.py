@@ -105,14 +105,20 @@ def test_jax_arrays_as_arguments():
     jnp = pytest.importorskip("jax.numpy")
     if not any(d.platform == "gpu" for d in jax.devices()):
         pytest.skip("JAX has no GPU here")
+    from numba import cuda
     x = jax.random.normal(jax.random.PRNGKey(0), (N,), jnp.float32)
     y = jax.random.normal(jax.random.PRNGKey(1), (N,), jnp.float32)
-    out = jnp.full((N,), jnp.nan, jnp.float32)
-    jax.block_until_ready((x, y, out))  # JAX computes on its own stream
+    jax.block_until_ready((x, y))  # JAX computes on its own stream
+    out = cuda.to_device(np.full(N, np.nan, np.float32))  # (JAX arrays are immutable)
     ct.launch(0, (N // TILE,), axpy, (x, y, out, 2.5, TILE))
-    from numba import cuda
     cuda.synchronize()
-    assert _close(np.asarray(out), _expected(2.5, np.asarray(x), np.asarray(y)))
+    assert _close(out.copy_to_host(), _expected(2.5, np.asarray(x), np.asarray(y)))
+    # a JAX array as the output: read-only, so the store is cuTile's error at its line
+    frozen = jnp.full((N,), jnp.nan, jnp.float32)
+    with pytest.raises(ct.TileTypeError, match="writes into a read-only array") as caught:
+        ct.launch(0, (N // TILE,), axpy, (x, y, frozen, 2.5, TILE))
+    assert "ct.store(out" in caught.value.loc.source_line
+    assert np.isnan(np.asarray(frozen)).all()
 
 
 def test_launches_from_several_host_threads_compile_once_each_and_agree():

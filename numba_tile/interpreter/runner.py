@@ -41,7 +41,7 @@ from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
-from ..source.user_code import LIBRARY_DIRS, PACKAGE_DIR, is_user_code
+from ..source.user_code import PACKAGE_DIR, is_library_frame, is_user_code
 from . import branch_joins, invalid_reads, loop_carried, loop_exits, recursion, tuples, \
     with_blocks
 from . import dataclasses as tile_dataclasses
@@ -519,8 +519,7 @@ def _location_from_traceback(tb):
         tb = tb.tb_next
     if not frames:
         return None
-    users = [t for t in frames
-             if not os.path.abspath(t.tb_frame.f_code.co_filename).startswith(LIBRARY_DIRS)]
+    users = [t for t in frames if not is_library_frame(t.tb_frame)]
     # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
     innermost = users[-1] if users else frames[-1]
     callers = [_frame_location(t) for t in users if t is not innermost]

@@ -189,7 +189,9 @@ def bind_arguments(name, signature, args, kwargs, method=False):
             shown = signature.replace(parameters=[
                 p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
                 for p in signature.parameters.values()])
-        raise TileTypeError(f"Invalid call of {name}(): {error}; its parameters are "
+        # (Python 3.12 says "a required keyword-only argument": one text on every Python)
+        reason = str(error).replace("required keyword-only argument", "required argument")
+        raise TileTypeError(f"Invalid call of {name}(): {reason}; its parameters are "
                             f"{signature_text(name, shown)}") from None
 
 

@@ -46,6 +46,24 @@ def is_user_code(obj):
     return not _installed_elsewhere((module or "").partition(".")[0])
 
 
+def is_library_frame(frame):
+    """True for a frame of code that is not the user's: Python's, numba_tile's, or an
+    installed library's wherever it is installed (``pip install --target`` too).
+
+    >>> import types, numpy as np
+    >>> from numba_tile.source.user_code import is_library_frame
+    >>> def frame(filename, module):  # (what a traceback's frame has that this reads)
+    ...     code = types.SimpleNamespace(co_filename=filename)
+    ...     return types.SimpleNamespace(f_code=code, f_globals={"__name__": module})
+    >>> is_library_frame(frame(np.__file__, "numpy")), is_library_frame(frame("/me/k.py", "k"))
+    (True, False)
+    """
+    if os.path.abspath(frame.f_code.co_filename).startswith(LIBRARY_DIRS):
+        return True
+    module = frame.f_globals.get("__name__") or ""
+    return _installed_elsewhere(module.partition(".")[0])
+
+
 @functools.lru_cache(maxsize=None)
 def _installed_elsewhere(top_level):
     """True where module ``top_level`` is an installed distribution's outside the
