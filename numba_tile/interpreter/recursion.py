@@ -38,6 +38,7 @@ from ..rules.calls import RUN_TIME, recursion_key
 from ..rules.core import constant_value
 from ..source.comprehensions import static_construct
 from . import recursion_sites
+from .python_errors import frame_location
 
 #: the name of the check that the rewrite puts first in each function tile code defines
 GUARD_NAME = "__numba_tile_recursion_guard"
@@ -193,13 +194,4 @@ def _compile_time(value):
 
 def _call_location(frame):
     """The expression a frame is running (the recursive call)."""
-    code = frame.f_code
-    line, col, end_col = frame.f_lineno, None, None
-    try:
-        positions = list(code.co_positions())[frame.f_lasti // 2]
-        if positions[0] is not None:
-            line, col = positions[0], positions[2]
-            end_col = positions[3] if positions[0] == positions[1] else 10**6
-    except (AttributeError, IndexError):
-        pass
-    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name)
+    return frame_location(frame.f_code, frame.f_lineno, frame.f_lasti)

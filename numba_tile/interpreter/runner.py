@@ -6,13 +6,10 @@ kernel's module are re-bound the same way. A ``TileError`` raised by an op gets 
 of the kernel line that caused it.
 """
 
-import builtins
 import enum
 import functools
 import itertools
 import math
-import os
-import re
 import types
 
 import numpy as np
@@ -22,18 +19,14 @@ from ..annotations import (ArgumentPath, ArrayAnnotation, ConstantAnnotation, Sc
                            TupleAnnotation, check_static_items, constant_dtype,
                            mixed_list_error, scalar_argument, sequence_items, static_axes,
                            unsupported_argument_error)
-from ..errors import RECURSION_MESSAGE, SourceLocation, TileError, TileRecursionError, \
-    TileSyntaxError, TileTypeError
+from ..errors import TileError
 from ..host import context
-from ..host.arrays import Array, TiledView, partition_region
-from ..host.raw_memory import RawArrayMemory
-from ..host.loops import TileRange
+from ..host.arrays import Array, partition_region
 from ..host.scalars import loose
 from ..host.tile import Tile, to_tile
-from ..language import debugging, elementwise
 from ..language.tile_math import REPLACEMENTS, tile_math
 from ..partitions import Partition, partitioned_array
-from ..rules import calls, context_managers, objects
+from ..rules import calls, context_managers
 from ..rules.global_values import read_errors, simt_intrinsic_error
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
     iteration_items
@@ -41,141 +34,15 @@ from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
-from ..source.user_code import PACKAGE_DIR, is_library_frame, is_user_code
+from ..source.user_code import is_user_code
 from . import branch_joins, invalid_reads, loop_carried, loop_exits, recursion, tuples, \
     with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
-from .loop_carried import MISMATCH_PREFIX
+from .python_errors import location_from_traceback, tile_error
 from .rewrites import made_inside_tile_code, rewritten
-
-
-# -- builtins with tile semantics -----------------------------------------------------------
-def _fold_minmax(name, args):
-    items = args[0] if len(args) == 1 else args
-    items = tuple(items)
-    if not any(isinstance(v, Tile) for v in items):
-        return loose(getattr(builtins, name)(items))
-    op = elementwise.minimum if name == "min" else elementwise.maximum
-    result = items[0]
-    for v in items[1:]:
-        result = op.__tile_op__(result, v)
-    return result
-
-
-def _tile_min(*args, **kwargs):
-    _check_builtin("min", args)
-    return builtins.min(*args, **kwargs) if kwargs else _fold_minmax("min", args)
-
-
-def _tile_max(*args, **kwargs):
-    _check_builtin("max", args)
-    return builtins.max(*args, **kwargs) if kwargs else _fold_minmax("max", args)
-
-
-def _kind(value):
-    """The kind of a value of tile code (:mod:`numba_tile.rules.objects`), or None."""
-    return getattr(type(value), "object_kind", None)
-
-
-def _check_builtin(name, args):
-    """cuTile's error of builtin ``name`` applied to ``args`` where it does not apply to
-    them (``len(x)`` of an array, ``float(x)``, ``sum(t)``)."""
-    error = objects.builtin_call_error(name, [_kind(a) for a in args])
-    if error is not None:
-        raise error
-
-
-def _checked(name, python):
-    """The builtin ``python`` that first checks its arguments (:func:`_check_builtin`)."""
-    def checked(*args, **kwargs):
-        _check_builtin(name, args)
-        return python(*args, **kwargs)
-    checked.__name__ = name
-    return checked
-
-
-def _converter(name, dtype):
-    python = getattr(builtins, name)
-
-    def convert(value=0, *rest):
-        _check_builtin(name, (value, *rest))
-        if isinstance(value, Tile) and value.is_compile_time and not rest:
-            value = value.constant_value()  # a constant: a loosely typed one, as compiled
-        elif isinstance(value, Tile) and not rest:
-            return elementwise.astype.__tile_op__(value, dtype)
-        return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
-    convert.__name__ = name
-    return convert
-
-
-def _tile_divmod(x, y):
-    _check_builtin("divmod", (x, y))
-    if isinstance(x, Tile) or isinstance(y, Tile):
-        return elementwise.divmod.__tile_op__(x, y)
-    return tuple(loose(v) for v in builtins.divmod(x, y))
-
-
-def _tile_abs(x):
-    """``abs`` in tile code: of a number, Python's; of anything else, ``ct.abs`` (whose rule
-    refuses None or a string as the compiler does); of an array or a list argument,
-    cuTile's error for the builtin (:func:`_check_builtin`)."""
-    _check_builtin("abs", (x,))
-    if isinstance(x, (bool, int, float)) and not isinstance(x, Tile):
-        return loose(builtins.abs(x))
-    return elementwise.abs.__tile_op__(x)
-
-
-def _refused(name):
-    """A stand-in for the builtin ``name``, which tile code cannot call: cuTile's error when
-    called."""
-    def refused(*args, **kwargs):
-        raise calls.builtin_error(name)
-    refused.__name__ = name
-    return refused
-
-
-class _RefusedClass:
-    """What tile code may not call (:func:`numba_tile.rules.calls.call_error`): a class of
-    the user's, whose constant attributes can be read (``Config.BLOCK``) and ``isinstance``
-    works; a parameter annotation; another kernel. Calling it is cuTile's error."""
-
-    def __init__(self, cls):
-        self.__dict__["_numba_tile_class"] = cls
-
-    def __getattr__(self, name):
-        value = getattr(self.__dict__["_numba_tile_class"], name)
-        # (a class's function: datetime.datetime.now, refused where called)
-        return _RefusedClass(value) if calls.library_function(value) is not None else value
-
-    def __getitem__(self, item):  # ct.Constant[int]: itself an annotation
-        value = self.__dict__["_numba_tile_class"][item]
-        return _RefusedClass(value) if calls.call_error(value) is not None else value
-
-    def __call__(self, *args, **kwargs):
-        raise calls.call_error(self.__dict__["_numba_tile_class"])
-
-    def __instancecheck__(self, instance):
-        return isinstance(instance, self.__dict__["_numba_tile_class"])
-
-    def __subclasscheck__(self, subclass):
-        return issubclass(subclass, self.__dict__["_numba_tile_class"])
-
-
-TILE_BUILTINS = dict(vars(builtins))
-# (classes stay classes, for isinstance: a tile-code object fails in their constructors)
-TILE_BUILTINS.update((name, _checked(name, getattr(builtins, name)))
-                     for name in objects.BUILTINS
-                     if not isinstance(getattr(builtins, name), type))
-TILE_BUILTINS.update(min=_tile_min, max=_tile_max, divmod=_tile_divmod, range=TileRange,
-                     print=debugging.print,
-                     int=_converter("int", d.int32),
-                     float=_converter("float", d.float32), bool=_converter("bool", d.bool_))
-# (print is ct.print, whose keywords are the compiler's: sep=, end= and flush=)
-TILE_BUILTINS.update(abs=_tile_abs, print=debugging.print)
-TILE_BUILTINS.update((name, _refused(name)) for name in calls.REFUSED_BUILTINS
-                     if hasattr(builtins, name))
+from .tile_builtins import TILE_BUILTINS, RefusedClass
 
 
 class TileGlobals:
@@ -230,7 +97,7 @@ class TileGlobals:
         if constant is not None:
             return constant
         if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
-            return _RefusedClass(value)
+            return RefusedClass(value)
         if isinstance(value, (int, float)) and not isinstance(value, (bool, enum.Enum)):
             return loose(value)  # a global constant is a loosely typed constant
         if callable(value) and id(value) in REPLACEMENTS:
@@ -277,7 +144,7 @@ class TileGlobals:
                 if replaced is None:
                     replaced = _captured_constant(value)
                 if replaced is None and calls.call_error(value) is not None:
-                    replaced = _RefusedClass(value)
+                    replaced = RefusedClass(value)
                 cells.append(cell if replaced is None else types.CellType(replaced))
         return tuple(cells)
 
@@ -337,7 +204,7 @@ class _TileModule(types.ModuleType):
         if isinstance(value, types.ModuleType) and value.__name__.startswith("numba.cuda"):
             value = _TileModule(value)  # (cuda.libdevice.sinf: an intrinsic too)
         if calls.call_error(value) is not None and calls.refused_builtin(value) is None:
-            value = _RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
+            value = RefusedClass(value)  # (ct.Constant(4), module.other_kernel(...))
         self.__dict__[name] = value  # found once per launch
         return value
 
@@ -507,91 +374,6 @@ class PreparedArguments:
         return Array(host.array, host.dtype, meta.index_dtype, *static)
 
 
-# -- running --------------------------------------------------------------------------------
-def _location_from_traceback(tb):
-    """The innermost frame of user code (outside this package) in a traceback, with the
-    frames of the user's code that called it (the kernel, its helpers) as its callers."""
-    frames = []
-    while tb is not None:
-        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
-                PACKAGE_DIR + os.sep):
-            frames.append(tb)
-        tb = tb.tb_next
-    if not frames:
-        return None
-    users = [t for t in frames if not is_library_frame(t.tb_frame)]
-    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
-    innermost = users[-1] if users else frames[-1]
-    callers = [_frame_location(t) for t in users if t is not innermost]
-    return _frame_location(innermost, callers)
-
-
-def _frame_location(tb, callers=()):
-    """The expression a traceback's frame was running."""
-    code = tb.tb_frame.f_code
-    line, col, end_col = tb.tb_lineno, None, None
-    try:
-        positions = list(code.co_positions())[tb.tb_lasti // 2]
-        if positions[0] is not None:
-            line, col = positions[0], positions[2]
-            # an expression over several lines: underline the rest of its first line
-            end_col = positions[3] if positions[0] == positions[1] else 10**6
-    except (AttributeError, IndexError):
-        pass
-    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name,
-                          callers=callers)
-
-
-_UNDEFINED = re.compile(r"(?:local|free) variable '(\w+)'|name '(\w+)' is not defined")
-
-
-def _undefined_variable(error):
-    """cuTile's ``TileSyntaxError`` for a read of a variable of tile code that holds no
-    value (set on another path only, or nowhere), or None where the ``NameError`` is not
-    one of tile code."""
-    tb = error.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    code = tb.tb_frame.f_code
-    found = _UNDEFINED.search(str(error))
-    if found is None or os.path.abspath(code.co_filename).startswith(PACKAGE_DIR + os.sep):
-        return None
-    name = found[1] or found[2]
-    loc = _location_from_traceback(error.__traceback__)
-    if loc is not None and loc.source_line:
-        word = re.search(rf"\b{re.escape(name)}\b", loc.source_line)
-        if word is not None:
-            loc.col, loc.end_col = word.start(), word.end()
-    # the paths that met set it to constants of two types (branch_joins): that message, from
-    # the function that reads it (or the one around a lambda that does)
-    frame = tb.tb_frame
-    while frame is not None and MISMATCH_PREFIX + name not in frame.f_locals:
-        frame = frame.f_back if frame.f_back is not None and not os.path.abspath(
-            frame.f_back.f_code.co_filename).startswith(PACKAGE_DIR + os.sep) else None
-    mismatch = None if frame is None else frame.f_locals[MISMATCH_PREFIX + name]
-    if mismatch is not None:
-        return TileTypeError(mismatch, loc)
-    return TileSyntaxError(f"Undefined variable {name}", loc)
-
-
-_CALLED = re.compile(r"^'(\w+)' object is not callable$")
-# the host objects of tile code by their class's name: the kind of each
-_NOT_CALLABLE = {cls.__name__: cls.object_kind
-                 for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
-
-
-def _not_callable_class(error):
-    """The class named by Python's error of calling a value that is no function, where
-    tile code (not numba_tile's own) made the call, else None."""
-    tb = error.__traceback__
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
-        return None
-    found = _CALLED.match(str(error))
-    return found and found[1]
-
-
 def run(kernel, grid, args):
     """Run ``kernel`` over ``grid`` on the CPU; write results into the arguments' arrays."""
     kernel.check_source()  # what the compiler rejects before it runs, rejected here too
@@ -608,22 +390,13 @@ def run(kernel, grid, args):
                 context.set_current(previous)
     except TileError as err:
         if err.loc is None:
-            err.loc = _location_from_traceback(err.__traceback__)
+            err.loc = location_from_traceback(err.__traceback__)
         raise
-    except RecursionError as err:  # helpers calling each other without end
-        raise TileRecursionError(RECURSION_MESSAGE,
-                                 _location_from_traceback(err.__traceback__)) from None
-    except NameError as err:
-        undefined = _undefined_variable(err)
-        if undefined is None:
+    except Exception as err:  # Python's own, raised by tile code: cuTile's error, if any
+        translated = tile_error(err)
+        if translated is None:
             raise
-        raise undefined from None
-    except TypeError as err:  # a tile, an array... called (x(1)): cuTile's error
-        kind = _NOT_CALLABLE.get(_not_callable_class(err))
-        if kind is None:
-            raise
-        raise TileTypeError(objects.call_object_error(kind).message,
-                            _location_from_traceback(err.__traceback__)) from None
+        raise translated from None
     finally:
         for write_back in prepared.write_backs:
             write_back()

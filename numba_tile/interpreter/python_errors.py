@@ -1,0 +1,125 @@
+"""Python's own exceptions raised while tile code runs in the interpreter, as cuTile's
+errors at the kernel's line: where a traceback's innermost frame of user code is
+(:func:`location_from_traceback`), and which exceptions of Python's are errors of tile code
+(:func:`tile_error`) rather than numba_tile's own.
+
+>>> from numba_tile.interpreter.python_errors import tile_error
+>>> tile_error(ZeroDivisionError("not of tile code")) is None
+True
+"""
+import os
+import re
+
+from ..errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError, TileSyntaxError, \
+    TileTypeError
+from ..host.arrays import Array, TiledView
+from ..host.raw_memory import RawArrayMemory
+from ..host.tile import Tile
+from ..rules import objects
+from ..source.user_code import PACKAGE_DIR, is_library_frame
+from . import tuples
+from .loop_carried import MISMATCH_PREFIX
+
+
+def location_from_traceback(tb):
+    """The innermost frame of user code (outside this package) in a traceback, with the
+    frames of the user's code that called it (the kernel, its helpers) as its callers."""
+    frames = []
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
+                PACKAGE_DIR + os.sep):
+            frames.append(tb)
+        tb = tb.tb_next
+    if not frames:
+        return None
+    users = [t for t in frames if not is_library_frame(t.tb_frame)]
+    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
+    innermost = users[-1] if users else frames[-1]
+    callers = [_frame_location(t) for t in users if t is not innermost]
+    return _frame_location(innermost, callers)
+
+
+def _frame_location(tb, callers=()):
+    """The expression a traceback's frame was running."""
+    return frame_location(tb.tb_frame.f_code, tb.tb_lineno, tb.tb_lasti, callers)
+
+
+def frame_location(code, line, last_instruction, callers=()):
+    """The expression that instruction ``last_instruction`` (an offset in bytes) of ``code``
+    runs, at ``line`` where Python knows no better."""
+    col, end_col = None, None
+    try:
+        positions = list(code.co_positions())[last_instruction // 2]
+        if positions[0] is not None:
+            line, col = positions[0], positions[2]
+            # an expression over several lines: underline the rest of its first line
+            end_col = positions[3] if positions[0] == positions[1] else 10**6
+    except (AttributeError, IndexError):
+        pass
+    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name,
+                          callers=callers)
+
+
+_UNDEFINED = re.compile(r"(?:local|free) variable '(\w+)'|name '(\w+)' is not defined")
+
+
+def _undefined_variable(error):
+    """cuTile's ``TileSyntaxError`` for a read of a variable of tile code that holds no
+    value (set on another path only, or nowhere), or None where the ``NameError`` is not
+    one of tile code."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    found = _UNDEFINED.search(str(error))
+    if found is None or os.path.abspath(code.co_filename).startswith(PACKAGE_DIR + os.sep):
+        return None
+    name = found[1] or found[2]
+    loc = location_from_traceback(error.__traceback__)
+    if loc is not None and loc.source_line:
+        word = re.search(rf"\b{re.escape(name)}\b", loc.source_line)
+        if word is not None:
+            loc.col, loc.end_col = word.start(), word.end()
+    # the paths that met set it to constants of two types (branch_joins): that message, from
+    # the function that reads it (or the one around a lambda that does)
+    frame = tb.tb_frame
+    while frame is not None and MISMATCH_PREFIX + name not in frame.f_locals:
+        frame = frame.f_back if frame.f_back is not None and not os.path.abspath(
+            frame.f_back.f_code.co_filename).startswith(PACKAGE_DIR + os.sep) else None
+    mismatch = None if frame is None else frame.f_locals[MISMATCH_PREFIX + name]
+    if mismatch is not None:
+        return TileTypeError(mismatch, loc)
+    return TileSyntaxError(f"Undefined variable {name}", loc)
+
+
+_CALLED = re.compile(r"^'(\w+)' object is not callable$")
+# the host objects of tile code by their class's name: the kind of each
+_NOT_CALLABLE = {cls.__name__: cls.object_kind
+                 for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
+
+
+def _not_callable_class(error):
+    """The class named by Python's error of calling a value that is no function, where
+    tile code (not numba_tile's own) made the call, else None."""
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
+        return None
+    found = _CALLED.match(str(error))
+    return found and found[1]
+
+
+def tile_error(error):
+    """cuTile's error for exception ``error`` of Python's, raised while tile code ran, with
+    the kernel's line; None where it is no error of tile code (numba_tile's own, a bug)."""
+    if isinstance(error, RecursionError):  # helpers calling each other without end
+        return TileRecursionError(RECURSION_MESSAGE, location_from_traceback(error.__traceback__))
+    if isinstance(error, NameError):
+        return _undefined_variable(error)
+    if isinstance(error, TypeError):  # a tile, an array... called (x(1)): cuTile's error
+        kind = _NOT_CALLABLE.get(_not_callable_class(error))
+        if kind is not None:
+            return TileTypeError(objects.call_object_error(kind).message,
+                                 location_from_traceback(error.__traceback__))
+    return None
