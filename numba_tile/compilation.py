@@ -43,7 +43,7 @@ from .runtime.compile_entry import argument_types, compile_for_types
 from .errors import TileCompilerExecutionError, TileUnsupportedFeatureError
 from .runtime.driver import current_arch
 from .runtime.loaded_kernels import struct_code
-from .runtime.kernels import Kernel
+from .runtime.kernels import require_kernel
 
 __all__ = ["CallingConvention", "KernelSignature", "export_kernel"]
 
@@ -216,8 +216,7 @@ def export_kernel(kernel, signatures, output_file, *, gpu_code=None, output_form
 
 
 def _checked_signatures(kernel, signatures):
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"export_kernel() needs a @ct.kernel function, got {kernel!r}")
+    require_kernel(kernel)
     if isinstance(signatures, KernelSignature) or not all(
             isinstance(s, KernelSignature) for s in signatures):
         raise TypeError("signatures must be a list of KernelSignature (from "

@@ -155,6 +155,13 @@ class TileUnsupportedFeatureError(TileError):
 RECURSION_MESSAGE = ("The kernel's helper functions call each other too deeply (runaway "
                      "recursion); recursion in tile code must end after a few calls, on "
                      "compile-time constants")
+#: the message of a function defined in tile code (a nested ``def``, a lambda) that calls
+#: itself: it is inlined where it is called (cuTile runs such recursion where it ends on
+#: constants; numba_tile compiles it at module level only)
+NESTED_RECURSION_MESSAGE = ("A function defined inside tile code (a nested def or a lambda) "
+                            "calls itself, which numba_tile cannot compile: it is inlined "
+                            "where it is called, without end; define it at module level, where "
+                            "recursion that ends on compile-time constants compiles")
 
 
 class TileRecursionError(TileError):

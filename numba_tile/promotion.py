@@ -141,7 +141,13 @@ def truncated(value, dtype):
     >>> from numba_tile.promotion import truncated
     >>> truncated(-3, ct.uint32), truncated(300, ct.int8), truncated(300.0, ct.int8)
     (4294967293, 44, 300.0)
+    >>> truncated(2 ** 64, ct.int64)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileValueError: Integer constant 18446744073709551616 is out of range ...
     """
+    if is_wide_integer(value):  # (no dtype holds it to take the low bits of, as cuTile says)
+        raise wide_integer_error(value)
     if isinstance(value, bool) or not isinstance(value, int) or not dtype.is_integral:
         return value
     bits = 8 * dtype.itemsize

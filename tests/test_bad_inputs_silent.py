@@ -30,6 +30,7 @@ BOUNDS_TYPE = r"check_bounds of {}\(\) must be a constant bool, got {}"
 SIMT = r"cuda\.{} is a SIMT intrinsic of numba\.cuda: SIMT intrinsics are not tile code"
 ASYNC = r"async functions, await, async for and async with are not supported in tile code"
 RECURSION = r"call each other too deeply \(runaway recursion\)"
+NESTED_RECURSION = r"A function defined inside tile code \(a nested def or a lambda\) calls"
 
 
 def case(name, statement, error, message, line, args=F32):
@@ -585,7 +586,7 @@ RECURSION_CASES = [
              F32, ct.TileRecursionError, RECURSION, "_factorial = lambda"),
     BadInput("nested_function_recursion_not_taken_in_block_0",
              nested_function_recursion_not_taken_in_block_0, F32, ct.TileRecursionError,
-             RECURSION, "return t if n == 0 else rec(t, n - 1)"),
+             NESTED_RECURSION, "return t if n == 0 else rec(t, n - 1)"),
     BadInput("direct_recursion_without_end", direct_recursion_without_end, F32,
              ct.TileRecursionError, RECURSION, "return _forever(t)"),
     BadInput("recursion_upward_on_a_constant", recursion_upward_on_a_constant, F32,
@@ -601,11 +602,11 @@ RECURSION_CASES = [
     BadInput("recursion_on_a_run_time_argument", recursion_on_a_run_time_argument, F32 + (3,),
              ct.TileRecursionError, RECURSION, "_constant_argument(t, n - unit, unit)"),
     BadInput("nested_function_recursion", nested_function_recursion, F32,
-             ct.TileRecursionError, RECURSION, "return t if n == 0 else rec(t, n - 1)"),
+             ct.TileRecursionError, NESTED_RECURSION, "return t if n == 0 else rec(t, n - 1)"),
     BadInput("nested_function_recursion_on_a_constant", nested_function_recursion_on_a_constant,
-             F32, ct.TileRecursionError, RECURSION, "return t if n == 0 else rec(t, n - 1)"),
+             F32, ct.TileRecursionError, NESTED_RECURSION, "return t if n == 0 else rec(t, n - 1)"),
     BadInput("nested_lambda_recursion", nested_lambda_recursion, F32, ct.TileRecursionError,
-             RECURSION, "rec = lambda t, n"),
+             NESTED_RECURSION, "rec = lambda t, n"),
 ]
 
 CASES = DTYPE_CASES + HINT_CASES + FLAG_CASES + SIMT_CASES + ASYNC_CASES + SCALAR_CASES

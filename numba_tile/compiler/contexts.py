@@ -20,7 +20,7 @@ from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from ..rules import calls, objects
-from ..rules.core import as_operand
+from ..rules.core import as_operand, not_a_scalar
 from ..rules.operators import OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
@@ -86,6 +86,10 @@ class TileTypingContext(CUDATypingContext):
             return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
         if calls.refused_builtin(val):  # (dict, which Numba has): a call is cuTile's error
             return ConstantType(val)
+        if isinstance(val, (bytes, complex)) or val is Ellipsis:
+            # no value of tile code: a constant, which the op that meets it refuses by its
+            # value, as the interpreter does (b"ab", 1j, ...)
+            return ConstantType(val)
         try:
             return super().resolve_value_type(val)
         except Exception:
@@ -141,7 +145,8 @@ class TileTypingContext(CUDATypingContext):
         if result is None:
             host_class = _HOST_CLASSES.get(object_kind(typ))
             if host_class is not None:
-                if not hasattr(host_class, attr):
+                # (a dunder the class has, __dict__, is Python's, none of tile code's)
+                if not hasattr(host_class, attr) or attr.startswith("__"):
                     raise objects.no_attribute_error(object_kind(typ), attr)
                 raise _not_compiled(f"{object_kind(typ)}.{attr}")
             if isinstance(typ, types.Module) and _is_tile_op(getattr(typ.pymod, attr, None)):
@@ -151,6 +156,8 @@ class TileTypingContext(CUDATypingContext):
     def resolve_function_type(self, func, args, kws):
         if func == "print_item" and any(isinstance(a, TileType) for a in args):
             raise _not_compiled("print() of a tile")
+        if isinstance(func, _NOT_CALLABLE_TYPES):  # x.ndim(), t.shape(): no function
+            raise objects.call_object_error(object_kind(func) or _python_kind(func))
         _check_objects(func, args)
         if isinstance(func, ConstantType) and isinstance(func.value, DType):  # ct.int16(5)
             return type_dtype_call(func.value, args, kws)
@@ -184,6 +191,35 @@ _TILE_ENUMS = (PaddingMode, RoundingMode, MemoryOrder, MemoryScope)
 # the interpreter's class of each kind of object, which has the attributes cuTile defines
 _HOST_CLASSES = {"Tile": Tile, "Array": Array, "TiledView": TiledView, "List": tuple,
                  "RawArrayMemory": RawArrayMemory}
+
+
+# the types of values that are no function: calling one is cuTile's error
+_NOT_CALLABLE_TYPES = (types.Number, types.Boolean, types.BaseTuple, types.UnicodeType,
+                       types.StringLiteral, types.NoneType)
+
+
+def _python_kind(typ):
+    """The name of the Python type of a constant of Numba type ``typ``, as the interpreter
+    names its values (``int``, ``tuple``...)."""
+    if isinstance(typ, types.Boolean):
+        return "bool"
+    if isinstance(typ, types.Integer):
+        return "int"
+    if isinstance(typ, types.Number):
+        return "float"
+    if isinstance(typ, types.BaseTuple):
+        return "tuple"
+    return "NoneType" if isinstance(typ, types.NoneType) else "str"
+
+
+def _argument_kind(typ):
+    """The kind of an argument of a builtin (:func:`numba_tile.rules.objects
+    .builtin_call_error`): an object's, or ``"None"``, ``"str"``."""
+    if isinstance(typ, types.NoneType):
+        return "None"
+    if isinstance(typ, (types.UnicodeType, types.StringLiteral)):
+        return "str"
+    return object_kind(typ)
 
 
 def object_kind(typ):
@@ -235,6 +271,8 @@ def _check_objects(func, args):
                 isinstance(args[1], int) and not isinstance(args[1], bool):
             objects.check_index_in_range(args[1], len(args[0]))
         return
+    if key is operator.not_ and args and isinstance(args[0], TileType) and args[0].shape:
+        raise not_a_scalar(args[0].shape, "a condition")  # not t: a truth value, as in if
     if key == "getiter" or key is operator.contains:  # for v in x, 1 in x
         kind = object_kind(args[0]) if args else None
         if kind is not None and kind != "List":
@@ -249,7 +287,7 @@ def _check_objects(func, args):
             raise objects.operator_error(symbol, memory[0])
     name = _judged_builtin(key)
     if name is not None:
-        error = objects.builtin_call_error(name, [object_kind(a) for a in args])
+        error = objects.builtin_call_error(name, [_argument_kind(a) for a in args])
         if error is not None:
             raise error
 

@@ -24,6 +24,7 @@ from ..errors import RECURSION_MESSAGE, SourceLocation, TileCompilerExecutionErr
     TileInternalError, TileRecursionError, TileTypeError, TileUnsupportedFeatureError
 from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
+from ..rules.objects import iteration_error
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source.source_code import source_lines
@@ -106,6 +107,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # another number of targets: cuTile's TileTypeError and TileValueError
 _UNIFY = re.compile(r"Cannot unify (.+?) and (.+) for '([^']+)'")
 _UNPACK = re.compile(r"wrong tuple length for .*expected (\d+), got (\d+)")
+# Numba's words where what is unpacked (a, b = t) is no tuple: the kind of each type's name
+_FAILED_UNPACK = re.compile(r"failed to unpack (Tile|TileArray|TiledView)\(")
+_UNPACKED_KINDS = {"Tile": "Tile", "TileArray": "Array", "TiledView": "TiledView"}
 _MISSING_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
 _UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 _DEFINED_AT = re.compile(r"defined at (.+) \((\d+)\)")
@@ -128,6 +132,11 @@ def _typing_error(reason, loc):
         if error is not None:
             error.loc = loc
             return error
+    failed_unpack = _FAILED_UNPACK.search(reason)
+    if failed_unpack is not None:  # (a tile is no tuple: it cannot be iterated)
+        error = iteration_error(_UNPACKED_KINDS[failed_unpack[1]])
+        error.loc = loc
+        return error
     unify = _UNIFY.search(reason)
     if unify is not None:
         first, second = (_tile_type_text(t) for t in unify.groups()[:2])

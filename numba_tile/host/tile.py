@@ -21,8 +21,8 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
 from ..rules.calls import numpy_call_error
-from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_tile, \
-    not_a_tile_or_scalar
+from ..rules.core import check_dtype_call, check_scalar_conversion, check_tile_size, \
+    describe, not_a_scalar, not_a_tile, not_a_tile_or_scalar
 from ..rules.formatting import format_value
 from ..rules.objects import ObjectTuple, TileObject
 from . import context
@@ -137,18 +137,23 @@ class Tile(TileObject):
         return format_values(self._values, self.dtype, lambda v: format_value(v.item(), spec))
 
     # -- scalar protocol (0-d tiles as Python values) ---------------------------------------
-    def _require_scalar(self, what):
+    def require_scalar(self, what):
+        """Raise cuTile's error where this tile (of more than one element) is used as
+        ``what`` (``"a condition"``), which a 0-d tile alone can be.
+
+        >>> import numba_tile as ct
+        >>> ct.int16(5).require_scalar("a condition")  # a scalar: nothing to say
+        """
         if self.ndim != 0:
-            raise TileTypeError(f"Cannot use a {self.describe()} as {what}; only scalars "
-                                f"(0-d tiles) can")
+            raise not_a_scalar(self.shape, what)
 
     def __bool__(self):
-        self._require_scalar("a condition")
+        self.require_scalar("a condition")
         self._require_value("a boolean")
         return bool(self._values[()])
 
     def __index__(self):
-        self._require_scalar("an index")
+        self.require_scalar("an index")
         if not (self.dtype.is_integral or self.dtype.is_bool):
             raise TileTypeError(f"Cannot use a {self.describe()} as an index; it is not an "
                                 f"integer")
@@ -156,12 +161,12 @@ class Tile(TileObject):
         return int(self._values[()])
 
     def __int__(self):
-        self._require_scalar("an int")
+        self.require_scalar("an int")
         self._require_value("an integer")
         return int(self._values[()])
 
     def __float__(self):
-        self._require_scalar("a float")
+        self.require_scalar("a float")
         self._require_value("a float")
         return float(self._values[()])
 
@@ -261,6 +266,7 @@ def _dtype_call(dtype, *values, **keywords):
     if not isinstance(value, (bool, int, float, np.number, np.bool_, Tile)):  # (a string...)
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(value)}")
+    check_scalar_conversion(dtype, getattr(value, "shape", ()))
     return make_constant(truncated(value, dtype), dtype)
 
 

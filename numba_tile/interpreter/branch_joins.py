@@ -279,7 +279,8 @@ class _Rewriter(ast.NodeTransformer):
             return node
         branch = f"{BRANCH_PREFIX}{next(self.counter)}"
         test = ast.NamedExpr(target=_name(branch, ast.Store), value=node.test)
-        node.test = _name(branch)
+        # (its truth is taken there: an error marks the condition, as compiled)
+        node.test = ast.copy_location(_name(branch), node.test)
         # (each side's constant, to compare the value with: the other side's)
         return ast.copy_location(_call(CHOOSE_NAME, test, node, thunk(node.orelse, ()),
                                        thunk(node.body, ()), _cheap(node.orelse, node.body)),
@@ -312,7 +313,7 @@ class _Rewriter(ast.NodeTransformer):
     def _if(self, node, after):
         branch = f"{BRANCH_PREFIX}{next(self.counter)}"
         test = ast.Assign(targets=[_name(branch, ast.Store)], value=node.test)
-        node.test = _name(branch)
+        node.test = ast.copy_location(_name(branch), node.test)
         statements = [test]
         body_on, else_on = _goes_on(node.body), _goes_on(node.orelse)
         body_names = _assigned(node.body) if body_on else []

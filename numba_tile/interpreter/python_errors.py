@@ -94,20 +94,21 @@ def _undefined_variable(error):
 
 _CALLED = re.compile(r"^'(\w+)' object is not callable$")
 # the host objects of tile code by their class's name: the kind of each
-_NOT_CALLABLE = {cls.__name__: cls.object_kind
-                 for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
+_KINDS = {cls.__name__: cls.object_kind
+          for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
+# the interpreter's own classes of Python values by their name: the value's type's name
+_PYTHON_KINDS = {"LooseInt": "int", "LooseFloat": "float", "ObjectTuple": "tuple",
+                 "int": "int", "float": "float", "bool": "bool", "tuple": "tuple",
+                 "str": "str", "NoneType": "NoneType"}
 
 
-def _not_callable_class(error):
-    """The class named by Python's error of calling a value that is no function, where
-    tile code (not numba_tile's own) made the call, else None."""
+def _raised_by_tile_code(error):
+    """Whether tile code itself (not numba_tile's own code) raised ``error``: Python raises
+    its error of a call in the frame that made it."""
     tb = error.__traceback__
-    while tb.tb_next is not None:
+    while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep):
-        return None
-    found = _CALLED.match(str(error))
-    return found and found[1]
+    return tb is not None and not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep)
 
 
 def tile_error(error):
@@ -117,9 +118,12 @@ def tile_error(error):
         return TileRecursionError(RECURSION_MESSAGE, location_from_traceback(error.__traceback__))
     if isinstance(error, NameError):
         return _undefined_variable(error)
-    if isinstance(error, TypeError):  # a tile, an array... called (x(1)): cuTile's error
-        kind = _NOT_CALLABLE.get(_not_callable_class(error))
+    if not _raised_by_tile_code(error):
+        return None
+    loc = location_from_traceback(error.__traceback__)
+    if isinstance(error, TypeError):  # x(1), t(0), x.ndim(): what is no function, called
+        called = _CALLED.match(str(error))
+        kind = called and (_KINDS.get(called[1]) or _PYTHON_KINDS.get(called[1]))
         if kind is not None:
-            return TileTypeError(objects.call_object_error(kind).message,
-                                 location_from_traceback(error.__traceback__))
+            return TileTypeError(objects.call_object_error(kind).message, loc)
     return None

@@ -33,7 +33,8 @@ import functools
 import inspect
 import sys
 
-from ..errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError
+from ..errors import NESTED_RECURSION_MESSAGE, RECURSION_MESSAGE, SourceLocation, \
+    TileRecursionError
 from ..rules.calls import RUN_TIME, recursion_key
 from ..rules.core import constant_value
 from ..source.comprehensions import static_construct
@@ -103,12 +104,12 @@ def defined_inside_guard(*site):
     frame = sys._getframe(1)
     if site:
         code = frame.f_code
-        raise TileRecursionError(RECURSION_MESSAGE, SourceLocation(
+        raise TileRecursionError(NESTED_RECURSION_MESSAGE, SourceLocation(
             code.co_filename, site[0], site[1], site[2], function=code.co_name))
     outer = frame.f_back
     while outer is not None:
         if outer.f_code is frame.f_code:
-            raise TileRecursionError(RECURSION_MESSAGE, _call_location(frame.f_back))
+            raise TileRecursionError(NESTED_RECURSION_MESSAGE, _call_location(frame.f_back))
         outer = outer.f_back
 
 

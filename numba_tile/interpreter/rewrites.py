@@ -15,22 +15,25 @@ which keeps the file name and line numbers). The :data:`STEPS`, in order:
    ``static_eval``/``static_assert`` call and ``static_iter`` iterable (tuple comprehensions
    first made loops) becomes a call with the values of the local variables it reads; its
    expression is compiled as plain Python, so before any later step changes it;
-3. ``branch_joins`` (:mod:`.branch_joins`): the variables that meet after an ``if`` on a
+3. ``conditions`` (:mod:`.conditions`): each test of an ``if``, ``while``, ``assert`` and
+   conditional expression checked where it is written (a tile of several elements has no
+   truth value), before ``branch_joins`` names it;
+4. ``branch_joins`` (:mod:`.branch_joins`): the variables that meet after an ``if`` on a
    run-time condition; it reads the numbers that helpers return, before they are names;
-4. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked; its errors
+5. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked; its errors
    name the expression by its source text, so before literals become names;
-5. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
+6. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
    constants, in the function's table of literals;
-6. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
+7. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
    ``**kwargs`` converted on entry;
-7. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
+8. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
    cuTile's tuple rules;
-8. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
+9. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
    table of literals, the branch variables of ``branch_joins`` and the loop bodies before
    ``loop_carried`` adds statements to them;
-9. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
-   ``static_iter`` loops, which it knows by the calls ``static_expressions`` made);
-10. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
+10. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
+    ``static_iter`` loops, which it knows by the calls ``static_expressions`` made);
+11. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
     not called inside itself.
 
 Each :class:`Step` declares the steps it must come after and before; :func:`check_order`
@@ -38,7 +41,7 @@ checks the declared order when this module is imported.
 
 >>> from numba_tile.interpreter.rewrites import STEPS
 >>> [step.name for step in STEPS][:4]
-['recursion_marks', 'invalid_reads', 'static_expressions', 'branch_joins']
+['recursion_marks', 'invalid_reads', 'static_expressions', 'conditions']
 """
 
 from typing import Callable, NamedTuple
@@ -46,8 +49,8 @@ from typing import Callable, NamedTuple
 from ..errors import TileInternalError
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import deep_syntax_trees, rewritten_code
-from . import branch_joins, invalid_reads, literals, loop_carried, loop_exits, recursion, \
-    tuples, with_blocks
+from . import branch_joins, conditions, invalid_reads, literals, loop_carried, loop_exits, \
+    recursion, tuples, with_blocks
 
 
 class Function(NamedTuple):
@@ -87,6 +90,9 @@ STEPS = (
                                                     (f.code, "interpret"),
                                                     also_local=f.code.co_freevars),
          before=("branch_joins", "literals", "tuples")),
+    # (the tests as written are read by invalid_reads; static expressions stay plain Python)
+    Step("conditions", lambda node, f: conditions.rewrite(node),
+         after=("invalid_reads", "static_expressions"), before=("branch_joins",)),
     Step("branch_joins", lambda node, f: branch_joins.rewrite(node), before=("literals",)),
     # (an error names the with's expression by its source text, as the compiler does)
     Step("with_blocks", lambda node, f: with_blocks.check_with_items(node),

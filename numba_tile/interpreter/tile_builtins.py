@@ -17,6 +17,7 @@ from ..host.scalars import loose
 from ..host.tile import Tile
 from ..language import debugging, elementwise
 from ..rules import calls, objects
+from ..rules.core import check_scalar_conversion
 
 
 def _fold_minmax(name, args):
@@ -42,7 +43,10 @@ def _tile_max(*args, **kwargs):
 
 
 def _kind(value):
-    """The kind of a value of tile code (:mod:`numba_tile.rules.objects`), or None."""
+    """The kind of a value of tile code (:mod:`numba_tile.rules.objects`), ``"None"`` or
+    ``"str"`` for those, or None."""
+    if value is None or isinstance(value, str):
+        return "None" if value is None else "str"
     return getattr(type(value), "object_kind", None)
 
 
@@ -68,6 +72,8 @@ def _converter(name, dtype):
 
     def convert(value=0, *rest):
         _check_builtin(name, (value, *rest))
+        if isinstance(value, Tile):
+            check_scalar_conversion(name, value.shape)
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:

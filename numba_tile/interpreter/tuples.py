@@ -190,8 +190,17 @@ class _Rewriter(ast.NodeTransformer):
     def visit_Assign(self, node):
         self.generic_visit(node)
         structure = _structure(node.targets[0]) if len(node.targets) == 1 else None
-        if structure is not None:
-            node.value = _call(UNPACK_NAME, [node.value, ast.Constant(structure)], node.value)
+        if structure is not None:  # (an error marks the targets, as Python's own does)
+            node.value = _call(UNPACK_NAME, [node.value, ast.Constant(structure)],
+                               node.targets[0])
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        for argument in node.args:  # f(*t): an error marks the call, as compiled
+            if isinstance(argument, ast.Starred) and isinstance(argument.value, ast.Call) and \
+                    getattr(argument.value.func, "id", None) == STARRED_NAME:
+                ast.copy_location(argument.value, node)
         return node
 
     def visit_Starred(self, node):

@@ -177,6 +177,24 @@ def check_dtype_call(dtype, count=1, keywords=()):
         raise TileTypeError(f"{dtype}() takes exactly one argument")
 
 
+def check_scalar_conversion(name, shape):
+    """Rule of a conversion of one value (``int(t)``, ``ct.int16(t)``): cuTile converts a
+    scalar (a tile of one element); a tile of ``shape`` with more is ``astype``'s. ``bool``
+    takes a truth value, as a condition does (the compiler tests a branch with it).
+
+    >>> from numba_tile.rules.core import check_scalar_conversion
+    >>> check_scalar_conversion("int", (4,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: int() converts a scalar, got a tile of shape (4,); ...
+    """
+    if tuple(shape) and str(name) == "bool":  # (the truth of a tile: a condition's rule)
+        raise not_a_scalar(shape, "a condition")
+    if tuple(shape):
+        raise TileTypeError(f"{name}() converts a scalar, got a tile of shape {tuple(shape)}; "
+                            f"convert a tile with astype()")
+
+
 def operand_dtype(x):
     """The dtype of an operand; a Loose constant's concrete dtype."""
     return x.concrete_dtype() if isinstance(x, Loose) else x.dtype
@@ -282,8 +300,10 @@ def dtype_argument(value, op, parameter="dtype"):
     try:
         return d.to_dtype(value)
     except TypeError:
+        # (a tile by its description: its values are known in the interpreter alone)
+        shown = value.describe() if hasattr(value, "describe") else repr(value)
         raise invalid_argument(op, parameter, f"Expected a dtype constant such as ct.float32, "
-                                              f"got {value!r}") from None
+                                              f"got {shown}") from None
 
 
 #: The most elements a tile may have: a larger one is a ``TileValueError`` when the kernel is
@@ -328,6 +348,19 @@ def invalid_argument(op, parameter, problem):
     """
     name = f"#{parameter}" if isinstance(parameter, int) else f'"{parameter}"'
     return TileTypeError(f"Invalid argument {name} of {op}(): {problem}")
+
+
+def not_a_scalar(shape, what):
+    """The ``TileTypeError`` of a tile of ``shape`` (more than one element) used as ``what``
+    (``"a condition"``, ``"an index"``); in words both executors share, since the
+    compiler may have converted the tile to bool before it meets the rule (``t and u``).
+
+    >>> from numba_tile.rules.core import not_a_scalar
+    >>> print(not_a_scalar((4,), "a condition"))
+    Cannot use a tile of shape (4,) as a condition; only scalars (0-d tiles) can
+    """
+    return TileTypeError(f"Cannot use a tile of shape {tuple(shape)} as {what}; only "
+                         f"scalars (0-d tiles) can")
 
 
 def not_a_tile(op, value, position=1):

@@ -32,7 +32,7 @@ def range_index_dtype(bounds):
 
 def check_range_arguments(bounds, keywords=()):
     """``range(*bounds, **keywords)`` in tile code: one to three integer scalars (constants
-    or run-time 0-d integer tiles), no keywords, a constant step not zero; else cuTile's
+    or run-time 0-d integer tiles), no keywords, a constant step above zero; else cuTile's
     ``TileTypeError`` naming the argument (``range(t)`` of a tile, ``range(2.5)``).
 
     >>> from numba_tile.rules.loops import check_range_arguments
@@ -64,7 +64,10 @@ def check_range_arguments(bounds, keywords=()):
             raise invalid_argument("range", position, f"Expected an integer scalar, but given "
                                                       f"value has type {type_name(bound)}")
     if len(bounds) == 3:
-        check_range_step(constant_value(bounds[2], None))
+        step = constant_value(bounds[2], None)
+        check_range_step(step)
+        if isinstance(step, int) and step < 0:  # (cuTile's loops count up)
+            raise TileTypeError(f"range() step must be positive, got {step}")
 
 
 def check_range_step(step):

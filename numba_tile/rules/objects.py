@@ -34,6 +34,19 @@ NUMERIC = frozenset({"float", "int", "bool", "abs", "round", "complex", "hash", 
 _TILE_NUMERIC = frozenset({"float", "int", "bool", "abs", "divmod", "pow", "min", "max"})
 #: every builtin these rules judge
 BUILTINS = ITERATING | NUMERIC | {"len"}
+#: the fewest and most positional arguments each takes (None: no most), as in Python
+_ARITY = {"iter": (1, 2), "next": (1, 2), "sum": (1, 2), "sorted": (1, 1), "reversed": (1, 1),
+          "enumerate": (1, 2), "zip": (0, None), "map": (2, None), "filter": (2, 2),
+          "any": (1, 1), "all": (1, 1), "tuple": (0, 1), "float": (0, 1), "int": (0, 2),
+          "bool": (0, 1), "abs": (1, 1), "round": (1, 2), "complex": (0, 2), "hash": (1, 1),
+          "hex": (1, 1), "oct": (1, 1), "bin": (1, 1), "chr": (1, 1), "ord": (1, 1),
+          "divmod": (2, 2), "pow": (2, 3), "min": (1, None), "max": (1, None), "len": (1, 1)}
+#: the kinds of the Python values no conversion (int(), abs(), ...) takes in tile code
+_NOT_NUMBERS = ("None", "str")
+#: the builtins of one value that refuse those (min, max, divmod, pow and abs are
+#: elementwise where a tile is among their arguments: the operand's rule names what is no
+#: value)
+_CONVERSIONS = NUMERIC - {"divmod", "pow", "min", "max", "abs"}
 
 #: the kinds that are memory, not values: no operator applies to them
 MEMORY_KINDS = ("Array", "TiledView", "RawArrayMemory")
@@ -48,8 +61,7 @@ class TileObject:
     object_kind = "Tile"
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):  # Python's protocols, probed
-            raise AttributeError(name)
+        # (Python's protocols probe dunders with hasattr: the error is an AttributeError)
         raise no_attribute_error(self.object_kind, name)
 
     def __getitem__(self, index):  # (a tile's own, expand_dims, replaces it)
@@ -123,19 +135,39 @@ def _article(kind):
 
 def builtin_call_error(name, kinds):
     """The ``TileTypeError`` of calling builtin ``name`` on positional arguments of
-    ``kinds`` (each a kind, or None for a value of no kind), or None where the call is
-    not refused by these rules. A builtin that iterates says so, whichever it is (Python's
-    ``tuple(x)`` iterates ``x`` as ``iter(x)`` does).
+    ``kinds`` (each a kind, ``"None"`` or ``"str"`` for those Python values, or None for
+    another value of no kind), or None where the call is not refused by these rules. A
+    builtin that iterates says so, whichever it is (Python's ``tuple(x)`` iterates ``x`` as
+    ``iter(x)`` does).
 
     >>> from numba_tile.rules.objects import builtin_call_error
     >>> builtin_call_error("min", ["Tile", None]) is None  # elementwise
     True
     >>> print(builtin_call_error("min", ["Tile"]))
     Tiles cannot be iterated; use ct.extract or a reduction
+    >>> print(builtin_call_error("max", []))
+    max() takes at least 1 argument, got 0
+    >>> print(builtin_call_error("int", ["None"]))
+    int() of None is not supported in tile code
     """
     if name not in BUILTINS:
         return None
+    fewest, most = _ARITY[name]
+    if not fewest <= len(kinds) <= (len(kinds) if most is None else most):
+        expected = f"{fewest}" if fewest == most else f"at least {fewest}" if most is None \
+            else f"{fewest} to {most}"
+        shown = most if most is not None else fewest  # the count the words end on
+        return TileTypeError(f"{name}() takes {expected} argument{'s' * (shown != 1)}, "
+                             f"got {len(kinds)}")
+    if name == "pow" and len(kinds) == 3 and "Tile" in kinds:
+        return TileTypeError("pow() with a modulus (a third argument) is not supported on "
+                             "tiles; use ct.pow and the % operator")
     for kind in kinds:
+        if kind in _NOT_NUMBERS:
+            if name in _CONVERSIONS or name == "len" and kind == "None":
+                return TileTypeError(f"{name}() of {'None' if kind == 'None' else 'a str'} is "
+                                     f"not supported in tile code")
+            continue
         if kind is None or kind == "List" and name not in NUMERIC:
             continue
         if kind == "Tile" and (name in _TILE_NUMERIC and not (

@@ -25,7 +25,7 @@ from ..compiler.whole_program import driver_report, needs_whole_program
 from ..errors import TileCompilerTimeoutError, TileError
 from . import disk_cache
 from .arguments import argument_tuple_error, classify_arguments
-from .kernels import ByTarget, Kernel
+from .kernels import ByTarget, require_kernel
 
 # the innermost ct.compiler_timeout's seconds: a context variable, so that each thread (and
 # each asyncio task) sees only the blocks it entered
@@ -108,8 +108,7 @@ def argument_types(kernel, args):
     >>> argument_types(k, (np.zeros(4, np.float32), 3))
     (TileArray(float32, 1, int32, aligned), int32)
     """
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"This needs a @ct.kernel function, got {kernel!r}")
+    require_kernel(kernel)
     kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
     if not isinstance(args, tuple):  # (as a launch says it)
         raise argument_tuple_error(args)

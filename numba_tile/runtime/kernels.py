@@ -119,6 +119,21 @@ def validate_options(options):
     return options
 
 
+def require_kernel(kernel):
+    """Raise the ``TypeError`` of a launch, a compile or an export given ``kernel`` that is
+    no tile kernel, in the same words for each (the traceback names the call).
+
+    >>> from numba_tile.runtime.kernels import require_kernel
+    >>> require_kernel(len)
+    Traceback (most recent call last):
+    ...
+    TypeError: Expected a @ct.kernel function, got <built-in function len>; decorate the ...
+    """
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"Expected a @ct.kernel function, got {kernel!r}; decorate the "
+                        f"function with @ct.kernel")
+
+
 class Kernel:
     """A tile kernel: start it with ``ct.launch(stream, grid, kernel, args)``.
 

@@ -12,7 +12,7 @@ from ..interpreter.runner import run
 from .arguments import argument_tuple_error
 from .gpu_launch import launch_on_gpu
 from .grids import check_grid, partition_grid
-from .kernels import Kernel
+from .kernels import Kernel, require_kernel
 
 
 class _ForcedMode(threading.local):
@@ -106,8 +106,7 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         for plan in kernel.launch_plans:  # a signature launched before: straight to the GPU
             if plan(stream, grid, kernel_args):
                 return
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"launch() needs a @ct.kernel function, got {kernel!r}")
+    require_kernel(kernel)
     if grid is not None:
         grid = check_grid(grid)
     if not isinstance(kernel_args, tuple):

@@ -54,7 +54,7 @@ from numba.cuda.core.ir_utils import build_definitions, dead_code_elimination, g
     get_definition
 from numba.cuda.core.untyped_passes import MakeFunctionToJitFunction
 
-from ...errors import RECURSION_MESSAGE, TileRecursionError
+from ...errors import NESTED_RECURSION_MESSAGE, TileRecursionError
 from ..compile_state import current
 from .bytecode_columns import source_location
 
@@ -214,7 +214,7 @@ def inline_closure_calls(func_ir):
                 continue
             outer = within.get(id(block), ())
             if closure.code in outer:
-                raise TileRecursionError(RECURSION_MESSAGE,
+                raise TileRecursionError(NESTED_RECURSION_MESSAGE,
                                          source_location(statement.loc))
             first_new = len(work_list)
             inline_closurecall.inline_closure_call(
@@ -488,7 +488,7 @@ def _inline_closure(self, work_list, block, i, func_def):
     outer = within.get(id(block), ())
     if func_def.code in outer:
         loc = block.body[i].loc
-        raise TileRecursionError(RECURSION_MESSAGE, source_location(loc))
+        raise TileRecursionError(NESTED_RECURSION_MESSAGE, source_location(loc))
     first_new = len(work_list)
     inlined = _ORIGINAL_INLINE_CLOSURE(self, work_list, block, i, func_def)
     for index, (_, added) in enumerate(work_list[first_new:]):

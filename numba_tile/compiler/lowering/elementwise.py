@@ -13,10 +13,9 @@ from numba.core.typing import signature
 
 from ... import dtypes as d
 from ...enums import RoundingMode
-from ...errors import TileTypeError
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import operand_dtype as dtype_of_operand
+from ...rules.core import not_a_scalar, operand_dtype as dtype_of_operand
 from ..abstract import constant_of, operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, dtype_of_scalar
 from ..typing.elementwise import implementation_of, infer_binary
@@ -224,7 +223,6 @@ def cast_tile_to_condition(context, builder, fromty, toty, value):
     """A 0-d tile as the condition of ``if``/``while`` (``if ct.sum(t) > 0:``): every
     register holds its one element. Other tiles have no truth value, as in the interpreter."""
     if fromty.shape != ():
-        raise TileTypeError(f"Cannot use a {fromty.describe()} as a condition; only scalars "
-                            f"(0-d tiles) can")
+        raise not_a_scalar(fromty.shape, "a condition")
     return arithmetic.convert(context, builder, builder.extract_value(value, 0), fromty.dtype,
                               d.bool_)

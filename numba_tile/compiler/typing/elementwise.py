@@ -2,6 +2,7 @@
 run-time scalars, the public elementwise functions, ``min``/``max``, ``where``, ``astype``,
 ``divmod``, and ``int()``/``float()``/``bool()`` of tiles and constants."""
 
+import inspect
 import math
 
 from numba.core import types
@@ -15,7 +16,9 @@ from ...language import tile_math
 from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
-from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument, not_a_tile
+from ...rules.calls import bind_arguments
+from ...rules.core import as_operand, check_dtype_call, check_scalar_conversion, describe, \
+    dtype_argument, not_a_tile
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
@@ -236,6 +239,9 @@ class DivmodTemplate(AbstractTemplate):
     prefer_literal = True
 
     def generic(self, args, kws):
+        # (the key, a Python function, is bound to the instance: the class's is not)
+        if type(self).key is elementwise.divmod:  # ct.divmod(t): its parameters' error
+            bind_arguments("divmod", inspect.signature(elementwise.divmod), args, kws)
         if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
             return None
         values = {"x": args[0], "y": args[1]}
@@ -251,7 +257,6 @@ registry.register_global(elementwise.divmod)(type("Tile_divmod", (DivmodTemplate
                                                   {"key": elementwise.divmod}))
 
 
-
 def _converter_template(function, dtype):
     """``int(x)``, ``float(x)`` and ``bool(x)`` of a tile or run-time scalar: ``astype`` to
     int32, float32 or bool_ (the tile model's types for Python's)."""
@@ -265,6 +270,7 @@ def _converter_template(function, dtype):
             if kws or len(args) != 1 or is_constant(args[0]) or not (
                     isinstance(args[0], TileType) or is_scalar(args[0])):
                 return None
+            check_scalar_conversion(function.__name__, getattr(args[0], "shape", ()))
             result = infer_astype({"x": args[0], "dtype": ConstantType(dtype)})
             return signature(result, *args)
 
@@ -272,7 +278,6 @@ def _converter_template(function, dtype):
             return f"numba_tile.convert_to_{dtype.name}"
 
     registry.register_global(function)(Template)
-
 
 
 def _builtin_fold_template(function):
@@ -347,4 +352,5 @@ def type_dtype_call(dtype, args, kws):
     if not (isinstance(value, TileType) or is_scalar(value)):
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(operand(value))}")
+    check_scalar_conversion(dtype, getattr(value, "shape", ()))
     return signature(infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)
