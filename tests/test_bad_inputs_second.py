@@ -51,8 +51,10 @@ case("min_of_nothing", statement_kernel(lambda x, out: min()), TTE,
      r"^min\(\) takes at least 1 argument, got 0$", "min()")
 case("int_of_none", statement_kernel(lambda x, out: int(None)), TTE,
      r"^int\(\) of None is not supported in tile code$", "int(None)")
-case("float_of_a_string", statement_kernel(lambda x, out: float("1.5")), TTE,
-     r"^float\(\) of a str is not supported in tile code$", "float(\"1.5\")")
+case("float_of_none", statement_kernel(lambda x, out: float(None)), TTE,
+     r"^float\(\) of None is not supported in tile code$", "float(None)")
+case("len_of_none", statement_kernel(lambda x, out: len(None)), TTE,
+     r"^len\(\) of None is not supported in tile code$", "len(None)")
 case("pow_with_a_modulus", statement_kernel(lambda x, out: pow(tile(x), 2, 3)), TTE,
      r"^pow\(\) with a modulus \(a third argument\) is not supported on tiles", "pow(tile(x)")
 case("divmod_of_one", statement_kernel(lambda x, out: ct.divmod(tile(x))), TTE,

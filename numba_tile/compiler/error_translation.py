@@ -28,6 +28,7 @@ from ..rules.objects import iteration_error
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import unpack_error
 from ..source.source_code import source_lines
+from ..source.user_code import traceback_location
 from .frontend import bytecode_columns, call_sites
 from .frontend.defined_variables import undefined_variable, user_name
 
@@ -321,7 +322,7 @@ def _statement_location(tb, attribute=None):
     column, so the expression is found in the statement's syntax tree from the function
     being typed (``operator.add`` is a ``+``, ``ct.exp`` a call of ``exp``) or the
     ``attribute`` read; failing that, the whole statement is underlined."""
-    found, function = None, None
+    found, function, after = None, None, None
     while tb is not None:
         frame_locals = tb.tb_frame.f_locals
         for candidate in (frame_locals.get("loc"),
@@ -329,13 +330,18 @@ def _statement_location(tb, attribute=None):
                             for name in ("self", "inst", "stmt", "expr"))):
             # numba and numba-cuda each have an ir.Loc class: recognise either by shape
             if type(candidate).__name__ == "Loc" and getattr(candidate, "line", None):
-                found = candidate
+                found, after = candidate, tb.tb_next
         templates = _attribute(frame_locals.get("fnty"), "templates")
         if templates:
             function = getattr(templates[0], "key", function)
         tb = tb.tb_next
     if found is None:
         return None
+    # the user's code run while typing the statement (a static expression's): the expression
+    # that failed in it, and the calls there, as the interpreter says
+    evaluated = traceback_location(after)
+    if evaluated is not None:
+        return evaluated
     return _spanned(found, function, attribute)
 
 

@@ -10,20 +10,23 @@ True
 import os
 import re
 
-from ..errors import RECURSION_MESSAGE, SourceLocation, TileRecursionError, TileSyntaxError, \
-    TileTypeError
+from ..errors import RECURSION_MESSAGE, TileRecursionError, TileSyntaxError, TileTypeError
 from ..host.arrays import Array, TiledView
 from ..host.raw_memory import RawArrayMemory
 from ..host.tile import Tile
 from ..rules import objects
-from ..source.user_code import PACKAGE_DIR, is_library_frame
+from ..source.user_code import PACKAGE_DIR, frame_location, traceback_location
 from . import tuples
 from .loop_carried import MISMATCH_PREFIX
 
 
 def location_from_traceback(tb):
-    """The innermost frame of user code (outside this package) in a traceback, with the
-    frames of the user's code that called it (the kernel, its helpers) as its callers."""
+    """The innermost frame of user code in a traceback, with the frames of the user's code
+    that called it (the kernel, its helpers) as its callers; where none is the user's (a
+    library's frames alone), the innermost frame outside this package."""
+    found = traceback_location(tb)
+    if found is not None:
+        return found
     frames = []
     while tb is not None:
         if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
@@ -32,32 +35,8 @@ def location_from_traceback(tb):
         tb = tb.tb_next
     if not frames:
         return None
-    users = [t for t in frames if not is_library_frame(t.tb_frame)]
-    # (an error inside a library the kernel called, NumPy's np.sum: the kernel's line)
-    innermost = users[-1] if users else frames[-1]
-    callers = [_frame_location(t) for t in users if t is not innermost]
-    return _frame_location(innermost, callers)
-
-
-def _frame_location(tb, callers=()):
-    """The expression a traceback's frame was running."""
-    return frame_location(tb.tb_frame.f_code, tb.tb_lineno, tb.tb_lasti, callers)
-
-
-def frame_location(code, line, last_instruction, callers=()):
-    """The expression that instruction ``last_instruction`` (an offset in bytes) of ``code``
-    runs, at ``line`` where Python knows no better."""
-    col, end_col = None, None
-    try:
-        positions = list(code.co_positions())[last_instruction // 2]
-        if positions[0] is not None:
-            line, col = positions[0], positions[2]
-            # an expression over several lines: underline the rest of its first line
-            end_col = positions[3] if positions[0] == positions[1] else 10**6
-    except (AttributeError, IndexError):
-        pass
-    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name,
-                          callers=callers)
+    last = frames[-1]
+    return frame_location(last.tb_frame.f_code, last.tb_lineno, last.tb_lasti)
 
 
 _UNDEFINED = re.compile(r"(?:local|free) variable '(\w+)'|name '(\w+)' is not defined")
@@ -108,7 +87,8 @@ def _raised_by_tile_code(error):
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep)
+    return tb is not None and not os.path.abspath(
+        tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep)
 
 
 def tile_error(error):

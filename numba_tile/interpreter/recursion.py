@@ -38,8 +38,8 @@ from ..errors import NESTED_RECURSION_MESSAGE, RECURSION_MESSAGE, SourceLocation
 from ..rules.calls import RUN_TIME, recursion_key
 from ..rules.core import constant_value
 from ..source.comprehensions import static_construct
+from ..source.user_code import frame_location
 from . import recursion_sites
-from .python_errors import frame_location
 
 #: the name of the check that the rewrite puts first in each function tile code defines
 GUARD_NAME = "__numba_tile_recursion_guard"

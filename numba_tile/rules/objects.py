@@ -41,8 +41,9 @@ _ARITY = {"iter": (1, 2), "next": (1, 2), "sum": (1, 2), "sorted": (1, 1), "reve
           "bool": (0, 1), "abs": (1, 1), "round": (1, 2), "complex": (0, 2), "hash": (1, 1),
           "hex": (1, 1), "oct": (1, 1), "bin": (1, 1), "chr": (1, 1), "ord": (1, 1),
           "divmod": (2, 2), "pow": (2, 3), "min": (1, None), "max": (1, None), "len": (1, 1)}
-#: the kinds of the Python values no conversion (int(), abs(), ...) takes in tile code
-_NOT_NUMBERS = ("None", "str")
+#: the kinds of the Python values no conversion (int(), bool(), ...) takes in tile code (a
+#: str converts at compile time: float("-inf"))
+_NOT_NUMBERS = ("None",)
 #: the builtins of one value that refuse those (min, max, divmod, pow and abs are
 #: elementwise where a tile is among their arguments: the operand's rule names what is no
 #: value)
@@ -164,9 +165,10 @@ def builtin_call_error(name, kinds):
                              "tiles; use ct.pow and the % operator")
     for kind in kinds:
         if kind in _NOT_NUMBERS:
-            if name in _CONVERSIONS or name == "len" and kind == "None":
-                return TileTypeError(f"{name}() of {'None' if kind == 'None' else 'a str'} is "
-                                     f"not supported in tile code")
+            if name in _CONVERSIONS or name == "len":
+                return TileTypeError(f"{name}() of None is not supported in tile code")
+            continue
+        if kind == "str":
             continue
         if kind is None or kind == "List" and name not in NUMERIC:
             continue

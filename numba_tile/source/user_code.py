@@ -16,6 +16,8 @@ import sys
 import sysconfig
 import types
 
+from ..errors import SourceLocation
+
 #: numba_tile's own directory (its frames are not the user's in a traceback)
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -85,3 +87,51 @@ def _installed_elsewhere(top_level):
         if os.path.abspath(str(located)) == root:
             return True
     return False
+
+
+def frame_location(code, line, last_instruction, callers=()):
+    """The expression that instruction ``last_instruction`` (an offset in bytes) of ``code``
+    runs (a traceback's or a frame's), at ``line`` where Python knows no better: where an
+    error of tile code happened, in the interpreter and in what the compiler evaluates.
+
+    >>> import sys
+    >>> from numba_tile.source.user_code import frame_location
+    >>> frame = sys._getframe()
+    >>> frame_location(frame.f_code, frame.f_lineno, frame.f_lasti).col
+    0
+    """
+    col, end_col = None, None
+    try:
+        positions = list(code.co_positions())[last_instruction // 2]
+        if positions[0] is not None:
+            line, col = positions[0], positions[2]
+            # an expression over several lines: underline the rest of its first line
+            end_col = positions[3] if positions[0] == positions[1] else 10**6
+    except (AttributeError, IndexError):
+        pass
+    return SourceLocation(code.co_filename, line, col, end_col, function=code.co_name,
+                          callers=callers)
+
+
+def traceback_location(tb):
+    """Where the user's code in traceback ``tb`` failed: its innermost frame that is not a
+    library's (:func:`is_library_frame`), with the user's frames that called it as its
+    callers; None where no frame is the user's. (The interpreter runs tile code as Python;
+    the compiler runs a static expression's as Python: both read their errors' places
+    here.)
+
+    >>> from numba_tile.source.user_code import traceback_location
+    >>> traceback_location(None) is None
+    True
+    """
+    users = []
+    while tb is not None:
+        if not is_library_frame(tb.tb_frame):
+            users.append(tb)
+        tb = tb.tb_next
+    if not users:
+        return None
+    *callers, innermost = [frame_location(t.tb_frame.f_code, t.tb_lineno, t.tb_lasti)
+                           for t in users]
+    innermost.callers = tuple(callers)
+    return innermost

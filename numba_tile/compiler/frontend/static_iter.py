@@ -27,6 +27,7 @@ from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...errors import TileError, TileSyntaxError, TileUnsupportedFeatureError
 from ...language import debugging
+from ...source.user_code import traceback_location
 from ..compile_state import current
 from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_iter, \
     compiled_static_iter_instance, iteration_plans
@@ -97,8 +98,9 @@ def _unroll_loops(state, compilation, run):
                 unroller.stop_after_call()
                 return None
             except TileError as error:
-                if error.loc is None:  # (the loop's line)
-                    error.loc = source_location(unroller.call.loc)
+                if error.loc is None:  # (the iterable's expression, else the loop's line)
+                    error.loc = traceback_location(error.__traceback__) or \
+                        source_location(unroller.call.loc)
                 raise
         unroller.unroll(*known)
         _prune_decided_branches(func_ir, state.args, state.typingctx)
