@@ -164,7 +164,7 @@ def unpacks_a_tile(x, out):
 @ct.kernel
 def unpacks_three_into_two(x, out):
     a, b = (1, 2, 3)
-    ct.store(out, (0,), tile(x) + a)
+    ct.store(out, (0,), tile(x) + a + b)
 
 
 case("tile_unpacked", unpacks_a_tile, TTE, r"^Tiles cannot be iterated",
