@@ -187,6 +187,14 @@ case("tile_as_a_dtype", statement_kernel(lambda x, out: ct.ones((4,), tile(x))),
      r'^Invalid argument "dtype" of ones\(\): Expected a dtype constant such as ct\.float32, '
      r'got float32 tile of shape \(4,\)$', "ct.ones((4,), tile(x))")
 
+case("f_string_of_a_tile_stored", statement_kernel(
+    lambda x, out: ct.store(out, (0,), f"{tile(x)}")), TTE,
+    r"^Expected a tile or a scalar, got text of run-time values \(an f-string\)$",
+    "f\"{tile(x)}\"")
+case("print_to_a_file_in_a_lambda", statement_kernel(
+    lambda x, out: (lambda: print(tile(x), file=None))()), TTE,
+    r"^print\(\) in tile code takes sep= and end=, not file=$", "print(tile(x), file=None)")
+
 # -- conversions: of a scalar, to a dtype that holds the value ------------------------------
 case("int32_of_a_tile", statement_kernel(lambda x, out: ct.int32(tile(x))), TTE,
      r"^int32\(\) converts a scalar, got a tile of shape \(4,\); convert a tile with astype",

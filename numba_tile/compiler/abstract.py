@@ -37,6 +37,16 @@ class RuntimeScalar:
         return f"run-time {self.dtype} scalar"
 
 
+class Described:
+    """A value of tile code no rule takes, known by its ``description`` alone."""
+
+    def __init__(self, description):
+        self.description = description
+
+    def describe(self):
+        return self.description
+
+
 def operand(numba_type):
     """The rule operand for a Numba type."""
     if isinstance(numba_type, types.Omitted):
@@ -68,6 +78,9 @@ def operand(numba_type):
     dtype = dtype_of_scalar(numba_type)
     if dtype is not None:
         return RuntimeScalar(dtype)
+    description = getattr(numba_type, "tile_code_description", None)
+    if description is not None:  # (text: the rule that meets it says what it is)
+        return Described(description)
     raise TileTypeError(f"{numba_type} is not a value of tile code")
 
 

@@ -26,14 +26,16 @@ which keeps the file name and line numbers). The :data:`STEPS`, in order:
    constants, in the function's table of literals;
 7. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
    ``**kwargs`` converted on entry;
-8. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
+8. ``texts`` (:mod:`.texts`): f-strings of run-time values marked as such, as the
+   compiler knows them (after ``static_expressions``, whose f-strings stay Python's);
+9. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
    cuTile's tuple rules;
-9. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
-   table of literals, the branch variables of ``branch_joins`` and the loop bodies before
-   ``loop_carried`` adds statements to them;
-10. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
+10. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
+    table of literals, the branch variables of ``branch_joins`` and the loop bodies before
+    ``loop_carried`` adds statements to them;
+11. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
     ``static_iter`` loops, which it knows by the calls ``static_expressions`` made);
-11. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
+12. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
     not called inside itself.
 
 Each :class:`Step` declares the steps it must come after and before; :func:`check_order`
@@ -50,7 +52,7 @@ from ..errors import TileInternalError
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import deep_syntax_trees, rewritten_code
 from . import branch_joins, conditions, invalid_reads, literals, loop_carried, loop_exits, \
-    recursion, tuples, with_blocks
+    recursion, texts, tuples, with_blocks
 
 
 class Function(NamedTuple):
@@ -99,6 +101,7 @@ STEPS = (
          before=("literals",)),
     Step("literals", lambda node, f: literals.rewrite(node, f.literal_prefix, f.literals)),
     Step("keyword_arguments", lambda node, f: keyword_arguments.convert_on_entry(node)),
+    Step("texts", lambda node, f: texts.rewrite(node), after=("static_expressions",)),
     Step("tuples", lambda node, f: tuples.rewrite(node)),
     Step("loop_exits", lambda node, f: loop_exits.rewrite(node, f.literals),
          after=("branch_joins", "literals"), before=("loop_carried",)),

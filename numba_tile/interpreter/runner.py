@@ -36,7 +36,7 @@ from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
 from ..source.user_code import is_user_code
 from . import branch_joins, conditions, invalid_reads, loop_carried, loop_exits, recursion, \
-    tuples, with_blocks
+    texts, tuples, with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
@@ -76,6 +76,7 @@ class TileGlobals:
         new.update(loop_exits.GLOBALS)
         new.update(branch_joins.GLOBALS)
         new.update(conditions.GLOBALS)
+        new.update(texts.GLOBALS)
         new[keyword_arguments.CONVERT_NAME] = keyword_arguments.KeywordArguments
         new[with_blocks.CHECK_NAME] = with_blocks.checked_context_manager
         new[recursion.GUARD_NAME] = recursion.defined_inside_guard

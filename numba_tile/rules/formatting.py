@@ -352,6 +352,11 @@ def check_constant_string(value, what):
                             f"{describe(value)}")
 
 
+#: how both executors describe text that holds run-time values (an f-string of a tile),
+#: whose characters only the interpreter knows
+RUN_TIME_TEXT = "text of run-time values (an f-string)"
+
+
 def check_print_options(options):
     """``print`` in tile code takes ``sep=`` and ``end=``; ``flush=`` is accepted (device
     output is flushed when the host synchronizes); any other keyword (``file=``) is a

@@ -26,6 +26,7 @@ import textwrap
 
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
 from .core import describe
+from .formatting import check_print_options
 from ..source.comprehensions import binding_problem, is_tuple_comprehension, static_construct
 from ..source.source_code import lambda_function, source_lines
 from ..source.static_iter_uses import static_iter_problems
@@ -139,6 +140,14 @@ def _problems(function, kernel, generator=False):
             # so the error is found here, as the interpreter raises it for a run-time %
             found.append((TileTypeError, f"Expected a tile or a scalar for the left operand, "
                                          f"got {describe(node.left.value)}", node))
+        if isinstance(node, ast.Call) and _names_print(node.func):
+            # (a lambda's print is inlined where Numba rejects its keywords: found here, as
+            # the interpreter's print finds it)
+            try:
+                check_print_options([k.arg for k in node.keywords
+                                     if k.arg not in (None, "sep", "end")])
+            except TileTypeError as error:
+                found.append((TileTypeError, error.message, node))
         construct = _names_static_construct(node)
         if construct and id(node) not in called:
             found.append((TileSyntaxError, f"{construct}() must be used directly: "
@@ -165,6 +174,12 @@ def _unsupported_constructs(statements):
             yield _ATTRIBUTE_ASSIGNMENT, node
         if is_tuple_comprehension(node):
             comprehensions.add(id(node.args[0]))
+
+
+def _names_print(node):
+    """Whether ``node`` names ``print`` or ``ct.print``."""
+    return isinstance(node, ast.Name) and node.id == "print" or \
+        isinstance(node, ast.Attribute) and node.attr == "print"
 
 
 def _names_static_construct(node):

@@ -21,7 +21,8 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ...errors import TileTypeError
-from ...rules.formatting import check_printable, conversion_for_spec, format_value
+from ...rules.formatting import RUN_TIME_TEXT, check_printable, conversion_for_spec, \
+    format_value
 from ..abstract import RUN_TIME, constant_of, operand
 from ..types import ArrayType, TileType, dtype_of_scalar
 from .templates import registry
@@ -30,6 +31,9 @@ from .templates import registry
 class TextType(types.Type):
     """Text: ``parts`` are constant strings and ``(value index, format spec)`` pairs; the run-
     time value is a struct of the ``values``."""
+
+    #: what a rule that meets text where a value goes calls it (:func:`..abstract.operand`)
+    tile_code_description = RUN_TIME_TEXT
 
     def __init__(self, parts, values):
         self.parts = tuple(parts)
