@@ -1,7 +1,8 @@
 """Bad inputs a second, independent catalogue found after the first (issue 52): calls of
 what is no function, builtins given too few arguments or None, attribute assignments,
 ``match`` and the ``else`` of loops (refused as cuTile refuses them), conditions on tiles of
-several elements (marked at the condition in both executors), unpacking a tile, constants of
+several elements (marked at the condition in both executors; ``not t`` is elementwise, as in
+cuTile: tests/test_elementwise.py), unpacking a tile, constants of
 no tile-code value (bytes, ``...``, complex), dtype constructors given a tile or an int no
 dtype holds, ``argmax`` over a tuple of axes, and a ``range`` that counts down. Each fails
 alike in the interpreter and in ``ct.compile(arch="sm_90")`` (tests/bad_inputs.py).
@@ -139,8 +140,6 @@ CONDITION_CASES = [
     BadInput("conditional_expression_on_a_tile", statement_kernel(
         lambda x, out: ct.store(out, (0,), tile(x) if tile(x) > 1 else tile(out))),
         F32, TTE, CONDITION, "tile(x) if tile(x) > 1"),
-    BadInput("not_of_a_tile", statement_kernel(lambda x, out: not tile(x)), F32, TTE,
-             CONDITION, "not tile(x)"),
     BadInput("and_of_tiles", statement_kernel(
         lambda x, out: ct.store(out, (0,), tile(x) and tile(out))), F32, TTE, CONDITION,
         "tile(x) and tile(out)"),
@@ -150,7 +149,7 @@ CONDITION_CASES = [
 # where each error's caret starts: the condition itself, as cuTile marks it
 CONDITION_TEXT = {"if_on_a_tile": "t > 1", "while_on_a_tile": "t < 10",
                   "conditional_expression_on_a_tile": "tile(x) > 1",
-                  "not_of_a_tile": "not tile(x)", "and_of_tiles": "tile(x) and",
+                  "and_of_tiles": "tile(x) and",
                   "bool_of_a_tile": "bool(tile(x))"}
 
 

@@ -262,6 +262,21 @@ def test_comparison(run_kernel, rng, op, dtype):
     check_binary(run_kernel, rng, getattr(ct, op), op, dtype)
 
 
+def _logical_not(t):
+    return not t
+
+
+@pytest.mark.parametrize("dtype", [ct.float32, ct.int32, ct.bool_], ids=str)
+def test_not_of_a_tile_is_elementwise(run_kernel, rng, dtype):
+    """``not t`` of a tile of several elements: ``t == 0``, element by element, as in
+    cuTile (a condition on such a tile is an error)."""
+    x = rand(rng, dtype, 0, 3)
+    if dtype.is_float:
+        x[::2, ::3] = 0  # (zeros to negate)
+    out = launch(run_kernel, unary_kernel(_logical_not), (x,), ct.bool_)
+    check(out, np.asarray(x) == 0, ct.bool_)
+
+
 @pytest.mark.parametrize("dtype", [ct.float16, ct.float32, ct.bfloat16], ids=str)
 @pytest.mark.parametrize("op", COMPARISONS)
 def test_comparison_with_nan(run_kernel, rng, op, dtype):

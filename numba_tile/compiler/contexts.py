@@ -20,7 +20,7 @@ from ..dtypes import DType, dtype_spelling
 from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from ..errors import TileUnsupportedFeatureError
 from ..rules import calls, objects
-from ..rules.core import as_operand, not_a_scalar
+from ..rules.core import as_operand
 from ..rules.operators import OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
@@ -271,8 +271,6 @@ def _check_objects(func, args):
                 isinstance(args[1], int) and not isinstance(args[1], bool):
             objects.check_index_in_range(args[1], len(args[0]))
         return
-    if key is operator.not_ and args and isinstance(args[0], TileType) and args[0].shape:
-        raise not_a_scalar(args[0].shape, "a condition")  # not t: a truth value, as in if
     if key == "getiter" or key is operator.contains:  # for v in x, 1 in x
         kind = object_kind(args[0]) if args else None
         if kind is not None and kind != "List":

@@ -7,6 +7,7 @@ register is computed by :mod:`~numba_tile.compiler.lowering.arithmetic`. A resul
 
 import inspect
 import math
+import operator
 
 from numba.core import types
 from numba.core.typing import signature
@@ -138,6 +139,15 @@ for _op in elementwise_rules.BINARY_OPS:
 for _op in elementwise_rules.UNARY_OPS:
     _function = implementation_of(_op)
     lower(_function, types.Any, types.VarArg(types.Any))(_lower_unary(_op, _function))
+
+
+@lower(operator.not_, TileType)
+def lower_logical_not(context, builder, sig, args):
+    """``not t`` of a tile of several elements: ``t == 0``, element by element."""
+    zero = types.literal(0)
+    return _lower_binary("equal", None)(
+        context, builder, signature(sig.return_type, sig.args[0], zero),
+        (args[0], context.get_constant(types.intp, 0)))
 
 
 def _lower_minmax(op):

@@ -4,6 +4,7 @@ run-time scalars, the public elementwise functions, ``min``/``max``, ``where``, 
 
 import inspect
 import math
+import operator
 
 from numba.core import types
 from numba.core.typing import signature
@@ -255,6 +256,22 @@ class DivmodTemplate(AbstractTemplate):
 registry.register_global(divmod)(DivmodTemplate)
 registry.register_global(elementwise.divmod)(type("Tile_divmod", (DivmodTemplate,),
                                                   {"key": elementwise.divmod}))
+
+
+class LogicalNotTemplate(AbstractTemplate):
+    """``not t`` of a tile of several elements: elementwise, ``t == 0``, as cuTile takes it
+    (a 0-d tile or run-time scalar is a truth value: Numba's)."""
+
+    key = operator.not_
+    tile_first = True
+
+    def generic(self, args, kws):
+        if kws or len(args) != 1 or not isinstance(args[0], TileType) or not args[0].shape:
+            return None
+        return signature(infer_binary("equal")({"x": args[0], "y": types.literal(0)}), *args)
+
+
+registry.register_global(operator.not_)(LogicalNotTemplate)
 
 
 def _converter_template(function, dtype):
