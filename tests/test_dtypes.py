@@ -78,10 +78,18 @@ def test_constructor_range_check(dtype, value):
 @pytest.mark.parametrize("dtype,value,expected", [
     (ct.int8, 128, -128), (ct.uint8, -1, 255), (ct.int16, -40000, 25536),
     (ct.uint32, -3, 0xfffffffd), (ct.uint32, 0x1abcdef23, 0xabcdef23),
-    (ct.int32, -3_000_000_000, 1294967296), (ct.int64, 2**64 + 5, 5)])
+    (ct.int32, -3_000_000_000, 1294967296), (ct.int64, 2**64 - 1, -1),
+    (ct.uint64, 2**64 - 1, 2**64 - 1)])
 def test_an_integer_constructor_keeps_the_low_bits(dtype, value, expected):
     """As cuTile truncates: ``ct.uint32(-3)`` is ``0xfffffffd``."""
     assert dtype(value).constant_value() == expected
+
+
+@pytest.mark.parametrize("dtype", [ct.int64, ct.uint64, ct.int8, ct.float32], ids=str)
+def test_an_int_no_dtype_holds_is_no_constant(dtype):
+    """As cuTile: ``ct.int64(2**64 + 5)`` is out of range of every integer type."""
+    with pytest.raises(ct.TileValueError, match="out of range of any supported integer type"):
+        dtype(2 ** 64 + 5)
 
 
 def test_an_unsigned_float_format_takes_no_negative_constant():

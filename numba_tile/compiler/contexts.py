@@ -86,9 +86,9 @@ class TileTypingContext(CUDATypingContext):
             return literal_type(val)  # ((1, 2), (3, 4)) keeps its values, as tile constants
         if calls.refused_builtin(val):  # (dict, which Numba has): a call is cuTile's error
             return ConstantType(val)
-        if isinstance(val, (bytes, complex)) or val is Ellipsis:
+        if isinstance(val, (bytes, complex)):
             # no value of tile code: a constant, which the op that meets it refuses by its
-            # value, as the interpreter does (b"ab", 1j, ...)
+            # value, as the interpreter does (b"ab", 1j; ... stays Numba's, for indexing)
             return ConstantType(val)
         try:
             return super().resolve_value_type(val)

@@ -21,8 +21,8 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
 from ..rules.calls import numpy_call_error
-from ..rules.core import check_dtype_call, check_scalar_conversion, check_tile_size, \
-    describe, not_a_scalar, not_a_tile, not_a_tile_or_scalar
+from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_scalar, \
+    not_a_tile, not_a_tile_or_scalar
 from ..rules.formatting import format_value
 from ..rules.objects import ObjectTuple, TileObject
 from . import context
@@ -266,7 +266,6 @@ def _dtype_call(dtype, *values, **keywords):
     if not isinstance(value, (bool, int, float, np.number, np.bool_, Tile)):  # (a string...)
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(value)}")
-    check_scalar_conversion(dtype, getattr(value, "shape", ()))
     return make_constant(truncated(value, dtype), dtype)
 
 

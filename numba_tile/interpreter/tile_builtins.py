@@ -17,7 +17,6 @@ from ..host.scalars import loose
 from ..host.tile import Tile
 from ..language import debugging, elementwise
 from ..rules import calls, objects
-from ..rules.core import check_scalar_conversion
 
 
 def _fold_minmax(name, args):
@@ -72,8 +71,6 @@ def _converter(name, dtype):
 
     def convert(value=0, *rest):
         _check_builtin(name, (value, *rest))
-        if isinstance(value, Tile):
-            check_scalar_conversion(name, value.shape)
         if isinstance(value, Tile) and value.is_compile_time and not rest:
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:

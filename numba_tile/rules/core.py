@@ -177,24 +177,6 @@ def check_dtype_call(dtype, count=1, keywords=()):
         raise TileTypeError(f"{dtype}() takes exactly one argument")
 
 
-def check_scalar_conversion(name, shape):
-    """Rule of a conversion of one value (``int(t)``, ``ct.int16(t)``): cuTile converts a
-    scalar (a tile of one element); a tile of ``shape`` with more is ``astype``'s. ``bool``
-    takes a truth value, as a condition does (the compiler tests a branch with it).
-
-    >>> from numba_tile.rules.core import check_scalar_conversion
-    >>> check_scalar_conversion("int", (4,))
-    Traceback (most recent call last):
-    ...
-    numba_tile.errors.TileTypeError: int() converts a scalar, got a tile of shape (4,); ...
-    """
-    if tuple(shape) and str(name) == "bool":  # (the truth of a tile: a condition's rule)
-        raise not_a_scalar(shape, "a condition")
-    if tuple(shape):
-        raise TileTypeError(f"{name}() converts a scalar, got a tile of shape {tuple(shape)}; "
-                            f"convert a tile with astype()")
-
-
 def operand_dtype(x):
     """The dtype of an operand; a Loose constant's concrete dtype."""
     return x.concrete_dtype() if isinstance(x, Loose) else x.dtype

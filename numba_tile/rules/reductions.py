@@ -7,7 +7,7 @@
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from .core import Spec, constant_argument, describe, invalid_argument, normalize_axes
+from .core import Spec, constant_argument, describe, normalize_axes
 
 # the reductions by value and by position: every executor's tables derive from these names
 VALUE_REDUCTIONS = ("sum", "prod", "max", "min")
@@ -24,9 +24,6 @@ def reduced_shape(shape, axes, keepdims):
 def reduction(op, x, axis, keepdims):
     """Rule of a reduction: returns ``(result_spec, axes)``."""
     keepdims = constant_argument(keepdims, op, "keepdims", "boolean")
-    if op in ARG_REDUCTIONS and isinstance(axis, tuple):  # (one index per element: one axis)
-        raise invalid_argument(op, "axis", f"Expected an integer constant or None, got "
-                                           f"{describe(axis)}")
     axes = normalize_axes(axis, len(x.shape))
     if op in ("sum", "prod") and x.dtype.is_bool:
         raise TileTypeError(f"{op}() of a bool_ tile; convert it with astype(ct.int32) first")

@@ -65,9 +65,6 @@ _STATEMENTS = {
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
 _STATEMENTS[ast.Match] = "match statements are not supported in tile code; use if and elif"
-#: what tile code says of the else of a loop (marked at its first statement, as by cuTile)
-_LOOP_ELSE = "'{}-else' is not supported in tile code: put the statements after the loop " \
-    "(a break, where the loop has one, decides with a flag)"
 #: what tile code says of an assignment to an attribute (t.foo = 1, x.shape = ...)
 _ATTRIBUTE_ASSIGNMENT = "Assigning an attribute is not supported in tile code: tiles, " \
     "arrays and the other objects of tile code are immutable"
@@ -167,9 +164,6 @@ def _unsupported_constructs(statements):
                                         isinstance(node.ctx, ast.Store)) and \
                 id(node) not in comprehensions:
             yield message, node
-        if isinstance(node, (ast.For, ast.While)) and node.orelse:
-            yield _LOOP_ELSE.format("for" if isinstance(node, ast.For) else "while"), \
-                node.orelse[0]
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             yield _ATTRIBUTE_ASSIGNMENT, node
         if is_tuple_comprehension(node):

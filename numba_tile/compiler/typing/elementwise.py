@@ -18,8 +18,7 @@ from ...host.tile import make_constant
 from ...language import elementwise
 from ...rules import elementwise as elementwise_rules
 from ...rules.calls import bind_arguments
-from ...rules.core import as_operand, check_dtype_call, check_scalar_conversion, describe, \
-    dtype_argument, not_a_tile
+from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument, not_a_tile
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
 from ..abstract import constant_of, operand
@@ -287,7 +286,6 @@ def _converter_template(function, dtype):
             if kws or len(args) != 1 or is_constant(args[0]) or not (
                     isinstance(args[0], TileType) or is_scalar(args[0])):
                 return None
-            check_scalar_conversion(function.__name__, getattr(args[0], "shape", ()))
             result = infer_astype({"x": args[0], "dtype": ConstantType(dtype)})
             return signature(result, *args)
 
@@ -369,5 +367,4 @@ def type_dtype_call(dtype, args, kws):
     if not (isinstance(value, TileType) or is_scalar(value)):
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(operand(value))}")
-    check_scalar_conversion(dtype, getattr(value, "shape", ()))
     return signature(infer_astype({"x": value, "dtype": ConstantType(dtype)}), *args)
