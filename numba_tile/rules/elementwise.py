@@ -11,7 +11,7 @@
 from .. import dtypes as d
 from ..enums import RoundingMode
 from ..errors import TileTypeError
-from ..promotion import Loose, common_dtype
+from ..promotion import Loose, common_dtype, loose_concrete_dtype
 from . import operators
 from .core import (Spec, as_operand, broadcast_many, constant_value, describe,
                    operand_constant, operand_dtype, operand_shape)
@@ -56,6 +56,8 @@ def binary(op, x, y):
         raise TileTypeError(f"Unknown binary op {op}")
     for value in (x, y):
         check_arithmetic(op, value)
+    if op in BITWISE or op in SHIFTS:
+        check_bitwise_operands(op, x, y)
     operand = common_dtype(x if isinstance(x, Loose) else x.dtype,
                            y if isinstance(y, Loose) else y.dtype, op_name=op_label(op))
     result = operand
@@ -76,6 +78,39 @@ def binary(op, x, y):
     elif op == "truediv" and not operand.is_float:
         result = computed_in_float(operand)
     return _result_spec(result, x, y), operand
+
+
+def check_bitwise_operands(op, x, y):
+    """cuTile's rules of the operands of a bitwise op or a shift (``x`` or ``y`` a
+    :class:`Loose` constant or a tile/scalar): ``&``, ``|``, ``^`` take integers or bools of
+    one dtype (a loose constant takes the other's), never bool with int8; a shift takes
+    integers of any two dtypes (promoted), never bools. The messages are cuTile's.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.elementwise import check_bitwise_operands
+    >>> check_bitwise_operands("bitwise_and", ct.int32(1), Loose(3))
+    >>> check_bitwise_operands("bitwise_and", ct.int32(1), ct.int64(3))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Bitwise operands must have same data type, got: int32 ...
+    """
+    dtypes = [loose_concrete_dtype(v.value) if isinstance(v, Loose) else v.dtype
+              for v in (x, y)]
+    if op in SHIFTS:
+        for side, dtype in zip(("left", "right"), dtypes):
+            if not dtype.is_integral:
+                raise TileTypeError(f"Bitwise shift requires an integer for {side}-hand side, "
+                                    f"got: {dtype}")
+        return
+    if not all(dtype.is_integral or dtype.is_bool for dtype in dtypes):
+        raise TileTypeError("Bitwise operations require integers or booleans. Use an explicit "
+                            "ct.bitcast() for non-integer operands")
+    if isinstance(x, Loose) == isinstance(y, Loose) and dtypes[0] != dtypes[1]:
+        raise TileTypeError(f"Bitwise operands must have same data type, got: {dtypes[0]} and "
+                            f"{dtypes[1]}")
+    if set(dtypes) == {d.bool_, d.int8}:
+        raise TileTypeError("Bitwise op does not support bool and int8")
 
 
 def check_flags(op, **flags):
