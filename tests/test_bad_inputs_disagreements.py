@@ -836,7 +836,7 @@ case("prod-run-time-rounding-mode", statement_kernel(
     "ct.prod(load(x), rounding_mode=ct.bid(0))")
 case("max-flush-to-zero-int", statement_kernel(
     lambda x, out: ct.store(out, (0,), ct.add(load(x), load(x), flush_to_zero=True))),
-    I32, TYPE_ERROR, r"flush_to_zero applies to floating-point results; add gives int32",
+    I32, TYPE_ERROR, r"Flush to zero can only be used for float32 type, but got int32",
     "ct.add(load(x), load(x), flush_to_zero=True)")
 
 # more of the rules above, met another way

@@ -162,7 +162,7 @@ def rounded_integer_scan(x):
     (flushed_half_scan, (np.zeros(16, np.float16),), ct.TileTypeError,
      "Flush to zero can only be used for float32 type"),
     (rounded_integer_scan, (np.zeros(16, np.int32),), ct.TileTypeError,
-     "rounding_mode applies to floating-point scans"),
+     "Rounding mode can only be used for unrestricted float types, but got int32"),
     (float8_cumsum, (np.zeros(16, ml_dtypes.float8_e4m3fn),), ct.TileTypeError,
      "Non-arithmetic dtype float8_e4m3fn is unsupported"),
     (axis_out_of_range, (np.zeros(16, np.float32),), ct.TileTypeError, "out of range"),

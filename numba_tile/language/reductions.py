@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes as d
 from ..host.context import tile_op
 from ..host.conversion import flush_subnormals, round_float
 from ..host.tile import Tile, tile_argument
@@ -17,9 +16,7 @@ from ..rules.reductions import ARG_REDUCTIONS, reduction
 def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
             propagate_nan=False):
     x = tile_argument(x, op)
-    # (as the compiler checks them: an integer reduction takes them as a float32 one does)
-    check_float_options(op, x.dtype if x.dtype.is_float else d.float32, rounding_mode,
-                        flush_to_zero)
+    check_float_options(op, x.dtype, rounding_mode, flush_to_zero)  # (of the input, as cuTile)
     spec, axes = reduction(op, x, axis, keepdims)
     values = x.values
     if not axes:  # a 0-d tile, or axis=() : nothing to reduce

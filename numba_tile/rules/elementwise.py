@@ -131,20 +131,58 @@ def check_flags(op, **flags):
                                 f"{describe(value)}")
 
 
-def check_float_options(op, result_dtype, rounding_mode, flush_to_zero):
-    """``rounding_mode`` must be a RoundingMode; both options need a floating-point result."""
+# The rounding modes each op takes and whether it flushes subnormals to zero, as cuTile
+# defines them; an op by cuTile's name (the reductions and scans by their combining op)
+_BASIC_ROUNDING = frozenset({RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP})
+_ROUNDING_MODES = {
+    "add": _BASIC_ROUNDING, "sub": _BASIC_ROUNDING, "mul": _BASIC_ROUNDING,
+    "truediv": _BASIC_ROUNDING | {RoundingMode.FULL, RoundingMode.APPROX},
+    "sqrt": _BASIC_ROUNDING | {RoundingMode.APPROX},
+    "tanh": frozenset({RoundingMode.FULL, RoundingMode.APPROX}),
+    "exp": frozenset({RoundingMode.FULL, RoundingMode.APPROX}),
+}
+_FLUSHES_TO_ZERO = frozenset({"add", "sub", "mul", "truediv", "max", "min", "exp2", "sqrt",
+                              "rsqrt"})
+_CUTILE_NAMES = {"maximum": "max", "minimum": "min", "sum": "add", "prod": "mul",
+                 "cumsum": "add", "cumprod": "mul"}
+
+
+def check_float_options(op, dtype, rounding_mode, flush_to_zero):
+    """cuTile's rules of ``rounding_mode`` and ``flush_to_zero`` for ``op`` computed in
+    ``dtype``: each op takes the rounding modes it defines, on float16, bfloat16, float32 or
+    float64 (``FULL`` and ``APPROX`` on float32 only); flush-to-zero where the op defines
+    it, on float32 only. The messages are cuTile's.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import check_float_options
+    >>> check_float_options("add", ct.float16, ct.RoundingMode.RZ, False)
+    >>> check_float_options("add", ct.float16, None, True)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Flush to zero can only be used for float32 type, but got ...
+    """
+    name = _CUTILE_NAMES.get(op, op)
     if rounding_mode is not None:
         if not isinstance(rounding_mode, RoundingMode):
             shown = rounding_mode.describe() if hasattr(rounding_mode, "describe") else \
                 repr(rounding_mode)  # (a run-time value, as each executor has it)
             raise TileTypeError(f"rounding_mode of {op} must be a ct.RoundingMode, got "
                                 f"{shown}")
-        if not result_dtype.is_float:
-            raise TileTypeError(f"rounding_mode applies to floating-point results; {op} gives "
-                                f"{result_dtype}")
-    if flush_to_zero and not result_dtype.is_float and op not in COMPARISONS:
-        raise TileTypeError(f"flush_to_zero applies to floating-point results; {op} gives "
-                            f"{result_dtype}")
+        if rounding_mode not in _ROUNDING_MODES.get(name, ()):
+            raise TileTypeError(f"Rounding mode {rounding_mode.value} is not supported for "
+                                f"{name}")
+        if not (dtype.is_float and dtype.arithmetic):
+            raise TileTypeError(f"Rounding mode can only be used for unrestricted float types, "
+                                f"but got {dtype}")
+        if rounding_mode in (RoundingMode.APPROX, RoundingMode.FULL) and dtype != d.float32:
+            raise TileTypeError(f"Rounding mode {rounding_mode.value} can only be used for "
+                                f"float32 type, but got {dtype}")
+    if flush_to_zero:
+        if name not in _FLUSHES_TO_ZERO:
+            raise TileTypeError(f"Flush to zero is not supported for {name}")
+        if dtype != d.float32:
+            raise TileTypeError(f"Flush to zero can only be used for float32 type, but got "
+                                f"{dtype}")
 
 
 def computed_in_float(dtype):

@@ -14,9 +14,9 @@ to the dtype once.
 """
 
 from .. import dtypes as d
-from ..enums import RoundingMode
 from ..errors import TileTypeError
 from .core import describe, normalize_axis, require_constant
+from .elementwise import check_float_options
 
 SCANS = {"cumsum": "add", "cumprod": "mul"}
 
@@ -34,13 +34,9 @@ def scan(op, x, axis, reverse):
     return (d.int32 if x.dtype.is_bool else x.dtype), axis, reverse
 
 
-# the rounding modes a scan's additions and multiplications take
-ROUNDINGS = (RoundingMode.RN, RoundingMode.RZ, RoundingMode.RM, RoundingMode.RP)
-
-
 def scan_options(op, dtype, rounding_mode, flush_to_zero):
-    """A scan's ``rounding_mode`` (one of :data:`ROUNDINGS`, for floats) and
-    ``flush_to_zero`` (for float32), as cuTile takes them.
+    """A scan's ``rounding_mode`` and ``flush_to_zero``, as cuTile takes them: those of its
+    additions or multiplications (:func:`~numba_tile.rules.elementwise.check_float_options`).
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.scans import scan_options
@@ -48,22 +44,11 @@ def scan_options(op, dtype, rounding_mode, flush_to_zero):
     ...     scan_options("cumsum", ct.float16, None, True)
     ... except ct.TileTypeError as error:
     ...     print(error)
-    Flush to zero can only be used for float32 type
+    Flush to zero can only be used for float32 type, but got float16
     """
-    if rounding_mode is not None:
-        if not isinstance(rounding_mode, RoundingMode):
-            raise TileTypeError(f"rounding_mode of {op}() must be a ct.RoundingMode, got "
-                                f"{rounding_mode!r}")
-        if rounding_mode not in ROUNDINGS:
-            raise TileTypeError(f"Rounding mode {rounding_mode.value} is not supported by "
-                                f"{op}()")
-        if not dtype.is_float:
-            raise TileTypeError(f"rounding_mode applies to floating-point scans; {op}() "
-                                f"gives {dtype}")
     if not isinstance(flush_to_zero, bool):
         raise TileTypeError(f"flush_to_zero of {op}() must be a constant bool")
-    if flush_to_zero and dtype is not d.float32:
-        raise TileTypeError("Flush to zero can only be used for float32 type")
+    check_float_options(op, dtype, rounding_mode, flush_to_zero)  # (as an add's, a mul's)
 
 
 def halves(shape, axis, width):

@@ -1,6 +1,5 @@
 """Typing of the reductions: sum, prod, max, min, argmax, argmin."""
 
-from ... import dtypes as d
 from ...language import reductions
 from ...rules import reductions as reduction_rules
 from ..types import TileType
@@ -10,7 +9,7 @@ from .templates import constant_value, register_template, tile_argument, float_o
 def infer_reduction(op):
     def infer(values):
         x = tile_argument(values, op)
-        float_options(op, values, x.dtype if x.dtype.is_float else d.float32)
+        float_options(op, values, x.dtype)  # (of the input, as cuTile checks them)
         keepdims = constant_value(values["keepdims"])
         spec, axes = reduction_rules.reduction(op, x, constant_value(values["axis"]), keepdims)
         layout = x.layout.collapse(axes)
