@@ -223,7 +223,7 @@ def binary_result(op, dtype):
     if op in COMPARISONS:
         return ct.bool_
     if op == "truediv" and not dtype.is_float:
-        return ct.float64 if dtype.bitwidth == 64 else ct.float32
+        return ct.float32  # (cuTile's default float type, whatever the integer's width)
     return dtype
 
 
@@ -355,15 +355,33 @@ def test_unary_math(run_kernel, rng, op, dtype):
 
 
 @pytest.mark.parametrize("op", ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
-                                "tan", "sinh", "cosh", "tanh", "floor", "ceil"])
-@pytest.mark.parametrize("dtype,result", [(ct.int32, ct.float32), (ct.uint8, ct.float32),
-                                          (ct.int64, ct.float64)], ids=str)
-def test_unary_math_of_integer_tile_computes_in_float(run_kernel, rng, op, dtype, result):
-    """As torch.exp does on an integer tensor: float32 (float64 for 64-bit integers)."""
+                                "tan", "sinh", "cosh", "tanh"])
+@pytest.mark.parametrize("dtype", [ct.int32, ct.uint8, ct.int16, ct.int64, ct.bool_], ids=str)
+def test_unary_math_of_integer_tile_computes_in_float32(run_kernel, rng, op, dtype):
+    """As cuTile: integers and bools are converted to float32, its default float type,
+    whatever their width."""
     ref, (low, high) = UNARY[op]
     x = rng.integers(max(math.ceil(low), 1), math.floor(high) + 1, SHAPE).astype(npdt(dtype))
-    out = launch(run_kernel, unary_kernel(getattr(ct, op)), (x,), result)
-    check(out, ref(f64(x)), result)
+    out = launch(run_kernel, unary_kernel(getattr(ct, op)), (x,), ct.float32)
+    check(out, ref(f64(x.astype(np.float32))), ct.float32)
+
+
+@pytest.mark.parametrize("op", ["floor", "ceil"])
+@pytest.mark.parametrize("dtype,message", [(ct.int32, "Integer inputs are not supported"),
+                                           (ct.bool_, "Boolean inputs are not supported")],
+                         ids=str)
+def test_floor_and_ceil_take_floats_alone(run_kernel, op, dtype, message):
+    """As cuTile: floor and ceil of an integer or bool tile are errors, in its words."""
+    x = np.ones(SHAPE, npdt(dtype))
+    with pytest.raises(ct.TileTypeError, match=message):
+        launch(run_kernel, unary_kernel(getattr(ct, op)), (x,), ct.float32)
+
+
+def test_negative_of_a_bool_tile_is_an_int32(run_kernel, rng):
+    """As cuTile: ``-t`` of a bool tile negates it as an int32 (True is -1)."""
+    x = rng.integers(0, 2, SHAPE).astype(bool)
+    out = launch(run_kernel, unary_kernel(ct.negative), (x,), ct.int32)
+    check(out, -x.astype(np.int32), ct.int32)
 
 
 @pytest.mark.parametrize("op,dtype", [(op, dtype) for op in ["abs", "negative"]

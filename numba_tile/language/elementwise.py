@@ -155,7 +155,7 @@ add = _binary_op("add", ("ct.add(x, 2)", "[3, 4, 5, 6]"), "``x + y``.")
 sub = _binary_op("sub", ("ct.sub(x, 1)", "[0, 1, 2, 3]"), "``x - y``.")
 mul = _binary_op("mul", ("ct.mul(x, x)", "[1, 4, 9, 16]"), "``x * y``.")
 truediv = _binary_op("truediv", ("ct.truediv(x, 2)", "[0.5, 1.0, 1.5, 2.0]"),
-                     "``x / y``; integer operands give float32 (float64 for 64-bit).")
+                     "``x / y``; integer operands give float32 (cuTile's default float type).")
 
 
 def _plain_binary(op, summary, example, *, minmax=False):

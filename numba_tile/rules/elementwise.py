@@ -187,29 +187,36 @@ def check_float_options(op, dtype, rounding_mode, flush_to_zero):
 
 def computed_in_float(dtype):
     """The floating-point dtype that an integer or bool operand of a floating-point op (``/``,
-    ``exp``, ``sin``, ...) is converted to first: float64 for 64-bit integers, else float32;
-    a float dtype stays itself.
+    ``exp``, ``sin``, ...) is converted to first: float32, cuTile's default float type,
+    whatever the integer's width; a float dtype stays itself.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.elementwise import computed_in_float
     >>> computed_in_float(ct.int16), computed_in_float(ct.uint64), computed_in_float(ct.float16)
-    (float32, float64, float16)
+    (float32, float32, float16)
     """
-    if dtype.is_float:
-        return dtype
-    return d.float64 if dtype.bitwidth > 32 else d.float32
+    return dtype if dtype.is_float else d.float32
+
+
+#: the ops of floats alone (cuTile's): an integer or bool operand is an error, not converted
+STRICTLY_FLOAT_UNARY = frozenset({"floor", "ceil"})
 
 
 def unary_operand_dtype(op, dtype):
-    """The dtype a unary op's operand of ``dtype`` is converted to before the op: the
-    floating-point ops compute integers and bools in floating point (as ``torch.exp`` does).
+    """The dtype a unary op's operand of ``dtype`` is converted to before the op, as cuTile
+    converts it: the floating-point ops compute integers and bools in float32; ``-`` of a
+    bool negates it as an int32.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.elementwise import unary_operand_dtype
     >>> unary_operand_dtype("exp", ct.int8), unary_operand_dtype("abs", ct.int8)
     (float32, int8)
     """
-    return computed_in_float(dtype) if op in FLOAT_UNARY else dtype
+    if op in FLOAT_UNARY and op not in STRICTLY_FLOAT_UNARY:
+        return computed_in_float(dtype)
+    if op == "negative" and dtype.is_bool:
+        return d.int32
+    return dtype
 
 
 def check_arithmetic(op, x):
@@ -240,14 +247,19 @@ def unary(op, x):
     """Rule of a unary elementwise op. Returns the result spec."""
     check_arithmetic(op, x)
     # (the floating-point ops take every operand: integers and bools are converted above)
+    if op in STRICTLY_FLOAT_UNARY and not operand_dtype(x).is_float:  # cuTile's words
+        raise TileTypeError(f"{'Boolean' if operand_dtype(x).is_bool else 'Integer'} inputs "
+                            f"are not supported")
     dtype = unary_operand_dtype(op, operand_dtype(x))
     if op == "bitwise_not":
         if dtype.is_float:
             raise TileTypeError(f"{op_label(op)} needs an integer or bool operand, got "
                                 f"{describe(x)}")
-    elif op in ("negative", "abs"):
+    elif op == "abs":
         if dtype.is_bool:
             raise TileTypeError(f"{op} is not defined on bool_ operands")
+    elif op == "negative":
+        pass
     elif op in ("isnan", "isinf"):
         return Spec(d.bool_, operand_shape(x), operand_constant(x))
     elif op not in FLOAT_UNARY:
