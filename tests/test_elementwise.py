@@ -233,7 +233,22 @@ def binary_expected(op, x, y):
     if x.dtype == bool and op in COMPARISONS:
         return FLOAT_REF[op](x, y)
     with np.errstate(all="ignore"):
+        if op == "floordiv" and not np.issubdtype(x.dtype, np.integer) and x.dtype != bool:
+            # cuTile's: the quotient rounded to the operands' dtype, floored
+            return np.floor((f64(x) / f64(y)).astype(x.dtype).astype(np.float64))
         return FLOAT_REF[op](f64(x), f64(y))
+
+
+@pytest.mark.parametrize("dtype", [ct.float32, ct.float16, ct.bfloat16, ct.float64], ids=str)
+def test_float_floor_division_floors_the_rounded_quotient(run_kernel, dtype):
+    """As cuTile: ``x // y`` of floats is ``floor(x / y)`` with the quotient rounded to the
+    dtype (``1.0 // 0.1`` is 10, where Python's and NumPy's is 9)."""
+    x = np.asarray([1.0, 7.0, -7.0, 5.98] * 16, npdt(dtype)).reshape(SHAPE)
+    y = np.asarray([0.1, 2.34, 2.34, 2.0] * 16, npdt(dtype)).reshape(SHAPE)
+    out = launch(run_kernel, binary_kernel(lambda a, b: a // b), (x, y), dtype)
+    expected = np.floor((f64(x) / f64(y)).astype(npdt(dtype)).astype(np.float64))
+    np.testing.assert_array_equal(f64(out), expected)
+    assert f64(out)[0, 0] == 10.0
 
 
 def check_binary(run_kernel, rng, fn, op, dtype):

@@ -96,6 +96,8 @@ def _compute_binary(op, a, b, operand, result, rounding_mode, flush_to_zero, pro
             wide_a, wide_b = a.astype(wide), b.astype(wide)
             if flush_to_zero:
                 wide_a, wide_b = flush_subnormals(wide_a, result), flush_subnormals(wide_b, result)
+            if op == "floordiv":  # cuTile's: the quotient in the result dtype, floored
+                return np.floor(round_float(wide_a / wide_b, result))
             out = round_float(_NUMPY[op](wide_a, wide_b), result, rounding_mode)
             return flush_subnormals(out, result) if flush_to_zero else out
         if op == "pow":

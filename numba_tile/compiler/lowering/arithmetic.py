@@ -480,6 +480,9 @@ def binary(context, builder, op, operand_dtype, result_dtype, a, b, options=Opti
             b = convert(context, builder, b, operand_dtype, result_dtype)
             return binary(context, builder, op, result_dtype, result_dtype, a, b, options)
         return _int_binary(builder, op, a, b, operand_dtype.is_signed)
+    if op == "floordiv":  # cuTile's: the quotient rounded to the result dtype, floored
+        quotient = binary(context, builder, "truediv", operand_dtype, result_dtype, a, b)
+        return unary(context, builder, "floor", result_dtype, result_dtype, quotient)
     mode = options.rounding_mode
     work = _work_dtype(operand_dtype, result_dtype, mode, op)
     a = convert(context, builder, a, operand_dtype, work)
