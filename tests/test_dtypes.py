@@ -104,3 +104,18 @@ def test_constant_arithmetic_stays_strict():
     assert c.dtype is ct.int16 and c.is_constant and c.constant_value() == 7
     with pytest.raises(ct.TileValueError):
         ct.int8(100) + 200
+
+
+@ct.kernel
+def zeros_and_numpy_scalars(out):
+    # ct.float16() and np.int32() are zeros of their dtypes, as in cuTile; NumPy scalars are
+    # typed constants wherever a value goes (a full's fill value, an operand)
+    t = ct.full((4,), np.float32(2.5), ct.float32) + ct.float16() + np.int32() + ct.int8()
+    ct.store(out, (0,), t + ct.full((4,), np.int16(3), ct.float32) * np.float32(2))
+
+
+def test_a_dtype_called_without_a_value_is_zero(run_kernel):
+    out = np.full(4, np.nan, np.float32)
+    run_kernel(zeros_and_numpy_scalars, (1,), (out,))
+    np.testing.assert_array_equal(out, np.full(4, 8.5, np.float32))
+    assert ct.float16().constant_value() == 0 and ct.float16().dtype is ct.float16

@@ -262,7 +262,7 @@ def _dtype_call(dtype, *values, **keywords):
     """``dtype(value)``: a strictly typed constant scalar; an integer keeps the low bits the
     dtype holds, as cuTile truncates."""
     check_dtype_call(dtype, len(values), tuple(keywords))
-    (value,) = values
+    value = values[0] if values else 0  # (ct.float16() is zero, as in cuTile)
     if not isinstance(value, (bool, int, float, np.number, np.bool_, Tile)):  # (a string...)
         raise TileTypeError(f"{dtype}() needs a number, a scalar or a tile, got "
                             f"{describe(value)}")

@@ -9,11 +9,15 @@ from ..host.conversion import convert
 from ..host.tile import Tile, make_constant, to_tile, values_as
 from ..promotion import check_constant_converts
 from ..rules import factories as rules
-from ..rules.core import constant_value, describe, dtype_argument, is_python_number, tile_shape
+from ..rules.core import as_operand, constant_value, describe, dtype_argument, is_python_number, \
+    tile_shape
 
 
 def _scalar_values(value, dtype, what):
-    """A scalar operand's value in ``dtype`` (constants range-checked)."""
+    """A scalar operand's value in ``dtype`` (constants range-checked; a NumPy scalar is a
+    typed constant of its dtype, as compiled)."""
+    if isinstance(value, np.generic):
+        value = as_operand(value)
     if is_python_number(value):
         check_constant_converts(value, dtype)
         return make_constant(value, dtype).values, True

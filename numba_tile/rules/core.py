@@ -159,9 +159,9 @@ def _shape_text(items):
 
 
 def check_dtype_call(dtype, count=1, keywords=()):
-    """Rule of calling a dtype (``ct.int16(5)``, ``ct.float16(t)``) with ``count`` positional
-    arguments and ``keywords``: exactly one argument, and a sub-byte dtype has no scalars to
-    make.
+    """Rule of calling a dtype (``ct.int16(5)``, ``ct.float16(t)``, ``ct.float16()`` for zero)
+    with ``count`` positional arguments and ``keywords``: at most one argument, and a
+    sub-byte dtype has no scalars to make.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.core import check_dtype_call
@@ -173,8 +173,8 @@ def check_dtype_call(dtype, count=1, keywords=()):
     if dtype.bitwidth < 8:
         raise TileTypeError(f"Cannot call an object of type {type_name(dtype)}: {dtype} has no "
                             f"scalars (a sub-byte dtype); make its tiles with astype()")
-    if keywords or count != 1:
-        raise TileTypeError(f"{dtype}() takes exactly one argument")
+    if keywords or count > 1:  # (none: zero, as cuTile's constructors, x=0)
+        raise TileTypeError(f"{dtype}() takes at most one argument")
 
 
 def operand_dtype(x):

@@ -6,8 +6,11 @@
 Spec(float16, (2, 4), constant=True)
 """
 
+import numpy as np
+
 from ..promotion import Loose, check_constant_converts
-from .core import Spec, dtype_argument, invalid_argument, is_python_number, tile_shape, type_name
+from .core import Spec, as_operand, dtype_argument, invalid_argument, is_python_number, \
+    tile_shape, type_name
 
 
 def filled(op, shape, fill_value, dtype):
@@ -16,6 +19,8 @@ def filled(op, shape, fill_value, dtype):
     constant one in the range of ``dtype``."""
     shape = tile_shape(shape, op)
     dtype = dtype_argument(dtype, op)
+    if isinstance(fill_value, np.generic):  # np.float32(2): a typed constant, as compiled
+        fill_value = as_operand(fill_value)
     value = fill_value.value if isinstance(fill_value, Loose) else fill_value
     if is_python_number(value):
         check_constant_converts(value, dtype)

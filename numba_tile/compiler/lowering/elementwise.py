@@ -200,12 +200,15 @@ def _lower_astype(context, builder, sig, args):
 lower(elementwise.astype, types.Any, types.Any, types.VarArg(types.Any))(_lower_astype)
 
 
+@lower(ConstantType)
 @lower(ConstantType, types.Any)
 def lower_dtype_call(context, builder, sig, args):
-    """``ct.int16(5)`` is a constant; ``ct.float16(t)`` converts like ``astype``."""
+    """``ct.int16(5)`` and ``ct.int16()`` (zero) are constants; ``ct.float16(t)`` converts
+    like ``astype``."""
     if isinstance(sig.return_type, TypedConstant):
         return arithmetic.constant(sig.return_type.dtype, sig.return_type.literal_value)
     return _lower_astype(context, builder, sig, args)
+
 
 lower("tile.astype", TileType, types.VarArg(types.Any))(_lower_astype)
 lower("tile.astype", types.Any, types.VarArg(types.Any))(_lower_astype)

@@ -360,6 +360,8 @@ def type_dtype_call(dtype, args, kws):
     by the interpreter's rule); ``ct.float16(t)`` of a tile or run-time scalar is
     ``astype``."""
     check_dtype_call(dtype, len(args), tuple(kws))
+    if not args:  # ct.float16(): zero, as in cuTile
+        return signature(folded_type(make_constant(0, dtype)))
     (value,) = args
     constant = constant_of(value, _NOT_A_CONSTANT)
     if constant is not _NOT_A_CONSTANT:
