@@ -727,3 +727,42 @@ def test_assume_divisible_by_checks_what_it_can(run_kernel, kernel, value, messa
     error = ct.TileValueError if isinstance(value, int) else ct.TileTypeError
     with pytest.raises(error, match=message):
         run_kernel(kernel, (2,), (x, x.copy(), value))
+
+
+@ct.kernel
+def tiled_view_int_steps_kernel(x, y, count):
+    # traversal_steps as one int for a 1-d array, of any size (3: no power of two)
+    src = x.tiled_view(4, traversal_steps=3, padding_mode=ct.PaddingMode.ZERO)
+    ct.static_assert(src.traversal_steps == (3,))
+    ct.store(count, (0,), src.num_tiles(0))
+    k = ct.bid(0)
+    ct.store(y, (k,), src.load((k,)))
+
+
+def test_traversal_steps_of_one_int_and_no_power_of_two(run_kernel, rng):
+    """As cuTile: traversal_steps takes one int for a 1-d array and any positive step."""
+    x = random_array(rng, (10,), np.float32)
+    count = np.full(1, -1, np.int32)
+    y = poisoned((3 * 4,))
+    run_kernel(tiled_view_int_steps_kernel, (3,), (x, y, count))
+    padded = np.concatenate([x, np.zeros(4, np.float32)])
+    assert count[0] == 3
+    assert_same(y, np.concatenate([padded[o:o + 4] for o in (0, 3, 6)]))
+
+
+@ct.kernel
+def tiled_view_bad_steps_kernel(x, STEPS: ct.Constant):
+    x.tiled_view((2, 4), traversal_steps=STEPS)
+
+
+@pytest.mark.parametrize("steps,message", [
+    ((1,), r'Invalid argument "traversal_steps" of tiled_view\(\): Expected traversal_steps '
+           r'length to be 2, got 1'),
+    ((1, 0), r"Dimension #1 of traversal_steps \(1, 0\) is not positive"),
+    ((-2, 4), r"Dimension #0 of traversal_steps \(-2, 4\) is not positive"),
+    ((1.5, 4), r"Expected a tuple of integers, but element #0 has type"),
+], ids=str)
+def test_bad_traversal_steps_are_cutiles_type_errors(run_kernel, steps, message):
+    with pytest.raises(ct.TileTypeError, match=message):
+        run_kernel(tiled_view_bad_steps_kernel, (1,),
+                   (np.zeros((4, 8), np.float32), steps))

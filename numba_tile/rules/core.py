@@ -362,10 +362,12 @@ def not_constant_detail(value):
     return f"it is a {describe(value)}"
 
 
-def tile_shape(shape, op, parameter="shape", allow_int=True):
+def tile_shape(shape, op, parameter="shape", allow_int=True, power_of_two=True, name="shape"):
     """Validate the constant tile shape that argument ``parameter`` of ``op`` gives: a tuple
     (or an int) of positive powers of two. A bad shape is a ``TileTypeError``, as in cuTile;
-    one of too many elements a ``TileValueError`` (:func:`check_tile_size`).
+    one of too many elements a ``TileValueError`` (:func:`check_tile_size`). Other constant
+    extents (a tiled view's ``traversal_steps``) are any positive ints: ``power_of_two``
+    False, called ``name`` in the messages.
 
     >>> from numba_tile.rules.core import tile_shape
     >>> tile_shape(8, "arange", "size"), tile_shape((2, 4), "full")
@@ -391,19 +393,21 @@ def tile_shape(shape, op, parameter="shape", allow_int=True):
                                                   f"#{i} has type {type_name(dim)}")
     for i, dim in enumerate(value):
         if dim <= 0:
-            raise invalid_argument(op, parameter, f"Dimension #{i} of shape {value} is not "
+            raise invalid_argument(op, parameter, f"Dimension #{i} of {name} {value} is not "
                                                   f"positive")
-        if not is_power_of_two(dim):
-            raise invalid_argument(op, parameter, f"Dimension #{i} of shape {value} is not a "
+        if power_of_two and not is_power_of_two(dim):
+            raise invalid_argument(op, parameter, f"Dimension #{i} of {name} {value} is not a "
                                                   f"power of two")
-    check_tile_size(value)
+    if power_of_two:  # (a tile's: steps, any positive ints, make none)
+        check_tile_size(value)
     return value
 
 
-def check_shape_rank(shape, ndim, op, parameter="shape"):
-    """A tile shape must have the rank of the array it is a tile of."""
+def check_shape_rank(shape, ndim, op, parameter="shape", name="shape"):
+    """A tile shape (or the extents ``name``) must have the rank of the array it is a tile
+    of."""
     if len(shape) != ndim:
-        raise invalid_argument(op, parameter, f"Expected shape length to be {ndim}, got "
+        raise invalid_argument(op, parameter, f"Expected {name} length to be {ndim}, got "
                                               f"{len(shape)}")
 
 

@@ -263,12 +263,11 @@ def tiled_view(array, shape, padding_mode, traversal_steps):
     check_shape_rank(shape, array.ndim, "tiled_view", "tile_shape")
     if traversal_steps is None:
         steps = shape
-    else:
-        steps = require_constant(traversal_steps, "traversal_steps")
-        if not isinstance(steps, tuple) or len(steps) != array.ndim or any(
-                isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in steps):
-            raise TileValueError(f"traversal_steps must be {array.ndim} positive constant "
-                                 f"integers, got {steps!r}")
+    else:  # (as cuTile: constant positive ints, one per axis, of any size)
+        steps = tile_shape(traversal_steps, "tiled_view", "traversal_steps",
+                           power_of_two=False, name="traversal_steps")
+        check_shape_rank(steps, array.ndim, "tiled_view", "traversal_steps",
+                         name="traversal_steps")
     return shape, tuple(steps), padding(padding_mode)
 
 
