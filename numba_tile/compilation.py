@@ -17,7 +17,7 @@ text, and linking cubins would make their symbols meet).
 >>> @ct.kernel
 ... def scale(x, factor, TILE: ct.Constant[int]):
 ...     t = ct.load(x, (ct.bid(0),), (TILE,))
-...     ct.store(x, (ct.bid(0),), t * factor)
+...     ct.store(x, (ct.bid(0),), (t * factor).astype(x.dtype))
 >>> signatures = [
 ...     compilation.KernelSignature.from_kernel_args(scale, (np.zeros(64, dtype), 2.0, 64))
 ...     for dtype in (np.float32, np.float16)]

@@ -334,8 +334,8 @@ SCALAR_CASES = [
     (7, ct.int32, np.int64), (-3, ct.int32, np.int64), (2**31 - 1, ct.int32, np.int64),
     (-2**31, ct.int32, np.int64), (0.1, ct.float32, np.float64),
     (np.float64(0.1), ct.float64, np.float64), (np.float16(1.5), ct.float16, np.float64),
-    (np.int16(-5), ct.int16, np.int64), (np.uint8(200), ct.uint8, np.int64),
-    (np.int64(2**40), ct.int64, np.int64), (np.uint32(2**32 - 1), ct.uint32, np.int64),
+    (np.int16(-5), ct.int16, np.int64), (np.uint8(200), ct.uint8, np.uint64),
+    (np.int64(2**40), ct.int64, np.int64), (np.uint32(2**32 - 1), ct.uint32, np.uint64),
 ]
 
 

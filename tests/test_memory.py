@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
+from numba_tile.dtypes import to_dtype
 from conftest import relative_error
 
 PM = ct.PaddingMode
@@ -440,15 +441,31 @@ def test_store_literal_scalar(run_kernel):
     assert_same(y, expected)
 
 
-@pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float32, np.float64),
-                                     (np.float64, np.float32), (np.int16, np.float32),
-                                     (np.float32, ml_dtypes.bfloat16)],
+@pytest.mark.parametrize("src,dst", [(np.float16, np.float32), (np.float32, np.float64),
+                                     (ml_dtypes.bfloat16, np.float32), (np.int16, np.float32),
+                                     (np.int8, np.int32)],
                          ids=lambda t: np.dtype(t).name)
 def test_store_converts_to_array_dtype(run_kernel, rng, src, dst):
+    """A store widens implicitly where the promotion of the two dtypes is the array's."""
     x = random_array(rng, (8, 16), src)
     y = poisoned((8, 16), dst)
     run_kernel(copy_kernel, (2, 2), (x, y, (4, 8)))
     assert_same(y, x.astype(dst))
+
+
+@pytest.mark.parametrize("src,dst", [(np.float32, np.float16), (np.float64, np.float32),
+                                     (np.float32, ml_dtypes.bfloat16), (np.float32, np.int32),
+                                     (np.int32, np.int16)],
+                         ids=lambda t: np.dtype(t).name)
+def test_a_narrowing_store_needs_astype(run_kernel, rng, src, dst):
+    """As cuTile: a store converts implicitly only where nothing is lost (the promotion of the
+    tile's dtype and the array's is the array's); else its TileTypeError."""
+    x = random_array(rng, (8, 16), src)
+    y = poisoned((8, 16), dst)
+    with pytest.raises(ct.TileTypeError, match=f"Stored tile is incompatible with array's "
+                                               f"dtype: cannot implicitly cast "
+                                               f"{to_dtype(src).name} to {to_dtype(dst).name}"):
+        run_kernel(copy_kernel, (2, 2), (x, y, (4, 8)))
 
 
 # -- strided views ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@ True
 
 import math
 import random
+import types
 import warnings
 
 import numpy as np
@@ -26,6 +27,7 @@ import numpy as np
 import numba_tile as ct
 from numba_tile.errors import TileError
 from numba_tile.promotion import Loose, common_dtype
+from numba_tile.rules.elementwise import check_bitwise_operands
 
 DTYPES = (ct.bool_, ct.int8, ct.int16, ct.int32, ct.int64, ct.uint8, ct.uint16, ct.uint32,
           ct.uint64, ct.float16, ct.bfloat16, ct.float32, ct.float64)
@@ -308,6 +310,21 @@ def _numpy_binary(op, a, b, dtype):
     return fn(a, b)
 
 
+def _operands_allowed(op, first, second):
+    """Whether cuTile's operand rules of a bitwise op take these operands (each a dtype of a
+    tile, or a :class:`Loose` constant): one dtype of two tiles, no float, no bool with
+    int8."""
+    if op not in _BITWISE:
+        return True
+    operands = [v if isinstance(v, Loose) else types.SimpleNamespace(dtype=v)
+                for v in (first, second)]
+    try:
+        check_bitwise_operands(op, *operands)
+    except ct.TileTypeError:
+        return False
+    return True
+
+
 def _binary_allowed(op, dtype):
     if op in _BITWISE:
         return dtype.is_integral or dtype.is_bool
@@ -329,7 +346,8 @@ def _binary_step(program, chooser):
     b = _pick(program, chooser, lambda v: _broadcast(a.shape, v.shape) is not None and
               _promoted(a.dtype, v.dtype) is not None)
     dtype = _promoted(a.dtype, b.dtype)
-    if not _binary_allowed(op, dtype) or (op in _COMPARISON and not (a.exact and b.exact)):
+    if not _binary_allowed(op, dtype) or not _operands_allowed(op, a.dtype, b.dtype) or (
+            op in _COMPARISON and not (a.exact and b.exact)):
         return None
     result = ct.bool_ if op in _COMPARISON else dtype
 
@@ -345,7 +363,9 @@ def _constant_step(program, chooser):
     constant = chooser.choice((1, 2, 3, 0.5, -1.25, 2.0))
     a = _pick(program, chooser, lambda v: True)
     dtype = _promoted(a.dtype, Loose(constant))
-    if dtype is None or not _binary_allowed(op, dtype) or (op in _COMPARISON and not a.exact):
+    if dtype is None or not _binary_allowed(op, dtype) or \
+            not _operands_allowed(op, a.dtype, Loose(constant)) or \
+            (op in _COMPARISON and not a.exact):
         return None
     if op in ("sub",) and dtype.is_integral and not dtype.is_signed:
         return None  # keeps unsigned results small (wrapping is covered by tile - tile)

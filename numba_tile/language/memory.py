@@ -11,6 +11,7 @@ from ..host.arrays import read_region, write_region
 from ..host.context import tile_op
 from ..host.tile import Tile, to_tile
 from ..rules import memory as rules
+from ..rules.core import as_operand, is_python_number
 from .elementwise import floordiv, negative
 
 
@@ -124,7 +125,9 @@ def load(array, /, index, shape, *, order="C", padding_mode=PaddingMode.UNDETERM
 def store(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
           allow_tma=None, memory_order=MemoryOrder.WEAK, memory_scope=MemoryScope.NONE):
     """Store ``tile`` at tile ``index``; its shape defines the tile space. Elements past the
-    end are dropped; values convert to the array's dtype; a scalar fills one element.
+    end are dropped; a scalar fills one element. Values convert to the array's dtype where
+    cuTile converts implicitly (the promotion of the two is the array's: an int8 tile into an
+    int32 array); a narrowing store (float32 into float16) needs ``astype`` first.
 
     >>> import numpy as np, numba_tile as ct
     >>> @ct.kernel
@@ -137,8 +140,12 @@ def store(array, /, index, tile, *, order="C", check_bounds=True, latency=None,
     """
     rules.memory_options("store", memory_order, memory_scope)
     rules.check_hints("store()", check_bounds, latency, allow_tma)
-    tile = to_tile(tile)
-    full, order, index = rules.store(array, index, tile, order)
+    value = to_tile(tile)
+    # (a Python number is a loosely typed constant to the rule, as compiled)
+    full, order, index = rules.store(array, index,
+                                     as_operand(tile) if is_python_number(tile) else value,
+                                     order)
+    tile = value
     view = np.transpose(array.data, order)
     origin = tuple(int(i) * s for i, s in zip(index, full))
     write_region(view, origin, tile.values.reshape(full), tile.dtype, array.dtype)

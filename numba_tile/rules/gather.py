@@ -7,7 +7,7 @@ move between the array's dtype and the tile's by implicit casts only (those the 
 table allows).
 
 >>> import numba_tile as ct
->>> from numba_tile.rules.gather import implicit_cast
+>>> from numba_tile.rules.memory import implicit_cast
 >>> from numba_tile.promotion import Loose
 >>> implicit_cast(ct.int8, ct.float32, "scatter()"), implicit_cast(Loose(7), ct.int8, "x")
 (float32, int8)
@@ -15,33 +15,10 @@ table allows).
 
 from .. import dtypes as d
 from ..errors import TileTypeError
-from ..promotion import Loose, check_constant_fits, common_dtype
+from ..promotion import Loose
 from .core import broadcast_many, broadcast_shapes, constant_value, describe, \
     is_power_of_two, is_tile_or_scalar, operand_dtype, operand_shape
-from .memory import array_padding, check_hints, check_writable, require_array
-
-
-def implicit_cast(source, target, what):
-    """``target`` if a value of ``source`` (a dtype or a :class:`Loose` constant) converts to
-    it implicitly: the promotion of the two is ``target``. A constant must fit
-    (``TileValueError``); other casts are a ``TileTypeError``."""
-    if source == target:
-        return target
-    if isinstance(source, Loose) and target is d.bool_ and not isinstance(source.value, float) \
-            and source.value in (0, 1):
-        return target  # False/True, 0/1 (the default padding) into a bool array
-    if isinstance(source, Loose) and not target.arithmetic and not target.is_bool:
-        check_constant_fits(source.value, target)  # a constant into a float8 array
-        return target
-    try:
-        ok = common_dtype(source, target) == target
-    except TileTypeError:
-        ok = False
-    if not ok:
-        name = f"constant {source.value!r}" if isinstance(source, Loose) else str(source)
-        raise TileTypeError(f"{what} cannot implicitly cast {name} to the array's {target}; "
-                            f"convert it with astype()")
-    return target
+from .memory import array_padding, check_hints, check_writable, implicit_cast, require_array
 
 
 def index_operands(array, indices, what):

@@ -8,11 +8,11 @@
 from .. import dtypes as d
 from ..enums import MemoryOrder, MemoryScope, PaddingMode
 from ..errors import TileTypeError, TileValueError
-from ..promotion import Loose
+from ..promotion import Loose, check_constant_fits, common_dtype
 from .global_values import global_value_error
 from .core import (Spec, check_shape_rank, constant_value, describe, invalid_argument,
-                   is_python_number, is_tile_or_scalar, normalize_axis, require_constant,
-                   require_int_constant, tile_shape)
+                   is_python_number, is_tile_or_scalar, normalize_axis, operand_dtype,
+                   require_constant, require_int_constant, tile_shape)
 
 
 def require_array(array, what="array"):
@@ -244,9 +244,13 @@ def check_writable(array, op):
 
 
 def store(array, index, tile, order):
-    """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``."""
+    """Rule of ``store``: returns ``(tile_shape_in_array_rank, order, index)``. ``tile`` (a
+    tile, a scalar or a :class:`Loose` constant) converts to the array's dtype implicitly,
+    as cuTile stores it (:func:`implicit_cast`)."""
     require_array(array)
     check_writable(array, "store")
+    implicit_cast(tile if isinstance(tile, Loose) else operand_dtype(tile), array.dtype,
+                  "Stored tile is incompatible with array's dtype:")
     ndim = array.ndim
     shape = tuple(getattr(tile, "shape", ()))  # a Python number is a scalar
     if shape == ():
@@ -333,3 +337,37 @@ def assume_divisible_by(x, divisor):
         raise TileValueError(f"assume_divisible_by(): the constant {value} is not divisible by "
                              f"{divisor}")
     return divisor
+
+
+def implicit_cast(source, target, what):
+    """``target`` if a value of ``source`` (a dtype or a :class:`Loose` constant) converts to
+    it implicitly, as cuTile's stores, scatters and atomics take values: the promotion of the
+    two is ``target``. A constant must fit (``TileValueError``); other casts are a
+    ``TileTypeError`` (in cuTile's words, after ``what``).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.memory import implicit_cast
+    >>> implicit_cast(ct.int8, ct.float32, "scatter()")
+    float32
+    >>> implicit_cast(ct.float32, ct.float16, "Stored tile is incompatible with array's dtype:")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Stored tile is incompatible with array's dtype: cannot ...
+    """
+    if source == target:
+        return target
+    if isinstance(source, Loose) and target is d.bool_ and not isinstance(source.value, float) \
+            and source.value in (0, 1):
+        return target  # False/True, 0/1 (the default padding) into a bool array
+    if isinstance(source, Loose) and not target.arithmetic and not target.is_bool:
+        check_constant_fits(source.value, target)  # a constant into a float8 array
+        return target
+    try:
+        ok = common_dtype(source, target) == target
+    except TileTypeError:
+        ok = False
+    if not ok:
+        name = f"constant {source.value!r}" if isinstance(source, Loose) else str(source)
+        raise TileTypeError(f"{what} cannot implicitly cast {name} to {target}; convert it "
+                            f"with astype()")
+    return target
