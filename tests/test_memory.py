@@ -783,3 +783,17 @@ def test_bad_traversal_steps_are_cutiles_type_errors(run_kernel, steps, message)
     with pytest.raises(ct.TileTypeError, match=message):
         run_kernel(tiled_view_bad_steps_kernel, (1,),
                    (np.zeros((4, 8), np.float32), steps))
+
+
+@ct.kernel
+def tiled_view_narrowing_store_kernel(x, y):
+    y.tiled_view((4, 8)).store((0, 0), ct.load(x, (0, 0), (4, 8)))
+
+
+def test_a_narrowing_tiled_view_store_needs_astype(run_kernel, rng):
+    """As cuTile: a tiled view's store converts implicitly only where nothing is lost."""
+    x = random_array(rng, (4, 8), np.float32)
+    with pytest.raises(ct.TileTypeError, match="Stored tile is incompatible with tiled view's "
+                                               "dtype: cannot implicitly cast float32 to "
+                                               "float16"):
+        run_kernel(tiled_view_narrowing_store_kernel, (1,), (x, poisoned((4, 8), np.float16)))

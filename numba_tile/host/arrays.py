@@ -10,8 +10,10 @@ from .. import dtypes as d
 from ..enums import PaddingMode
 from ..errors import TileValueError
 from ..partitions import region_bounds
+from ..promotion import Loose
 from ..rules import atomics as atomic_rules
 from ..rules.calls import numpy_call_error
+from ..rules.core import is_python_number
 from ..rules.formatting import check_printable
 from ..rules import memory as rules
 from ..rules.objects import MemoryObject, ObjectTuple
@@ -307,8 +309,10 @@ class TiledView(MemoryObject):
         """
         context.check_effect("store")
         rules.check_hints("store()", check_bounds, latency, allow_tma)
-        tile = to_tile(tile)
-        rules.view_store_tile(self, tile)
+        value = to_tile(tile)
+        # (a Python number is a loosely typed constant to the rule, as compiled)
+        rules.view_store_tile(self, Loose(tile) if is_python_number(tile) else value)
+        tile = value
         origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = np.broadcast_to(tile.values, self.tile_shape)
         write_region(self.array.data, origin, values, tile.dtype, self.array.dtype)

@@ -297,8 +297,12 @@ def view_origin(index, shape, steps):
 
 
 def view_store_tile(view, tile):
+    """Rule of ``TiledView.store``: a tile of the view's tile shape (or a scalar, a
+    :class:`Loose` constant), converted to the array's dtype implicitly as cuTile does."""
     check_writable(view.array, "TiledView.store")
-    if tuple(tile.shape) not in ((), tuple(view.tile_shape)):
+    implicit_cast(tile if isinstance(tile, Loose) else operand_dtype(tile), view.array.dtype,
+                  "Stored tile is incompatible with tiled view's dtype:")
+    if tuple(getattr(tile, "shape", ())) not in ((), tuple(view.tile_shape)):
         raise TileValueError(f"Cannot store a tile of shape {tuple(tile.shape)} into a tiled "
                              f"view with tiles {view.tile_shape}")
 
