@@ -215,7 +215,10 @@ def test_print_large_tile(run_kernel, capfd, rng, dtype):
     if dtype == np.bool_:
         x = rng.random((16, 64)) < 0.5
     elif np.dtype(dtype).kind == "f":
-        x = (rng.standard_normal((16, 64)) * 10.0 ** rng.integers(-3, 6, (16, 64))).astype(dtype)
+        wide = rng.standard_normal((16, 64)) * 10.0 ** rng.integers(-3, 6, (16, 64))
+        # (beyond float16's range: infinities, made so rather than by an overflowing cast)
+        x = np.where(np.abs(wide) > np.finfo(dtype).max, np.copysign(np.inf, wide),
+                     wide).astype(dtype)
         x[0, :4] = [1.0, 100.0, -2.0, 0.0]
     else:
         info = np.iinfo(dtype)
