@@ -416,11 +416,11 @@ def _rejects(run_kernel, body, array, error, match):
 
 @pytest.mark.parametrize("body,dtype,error,match", [
     (lambda x: ct.atomic_and(x, 0, ct.float32(1.0)), np.float32, ct.TileTypeError,
-     "Unsupported array dtype float32"),
+     "Unsupported array dtype: float32"),
     (lambda x: ct.atomic_max(x, 0, 1.0), np.float32, ct.TileTypeError,
-     "Unsupported array dtype float32"),
+     "Unsupported array dtype: float32"),
     (lambda x: ct.atomic_xchg(x, 0, 1), np.int16, ct.TileTypeError,
-     "Unsupported array dtype int16"),
+     "Unsupported array dtype: int16"),
     (lambda x: ct.atomic_or(x, 0, ct.int64(1)), np.int32, ct.TileTypeError,
      r"update dtype \(int64\) to exactly match the target dtype \(int32\)"),
     (lambda x: ct.atomic_add(x, 0, ct.float32(1.0)), np.int32, ct.TileTypeError,
@@ -442,7 +442,7 @@ def _rejects(run_kernel, body, array, error, match):
     (lambda x: x.get_raw_memory().load_offset(0, padding_value=0.5), np.int32,
      ct.TileTypeError, "cannot implicitly cast"),
     (lambda x: x.tiled_view((4,)).atomic_store_max((0,), 1.0), np.float32, ct.TileTypeError,
-     r"Unsupported array dtype float32 for TiledView.atomic_store_max"),
+     r"Unsupported tiled view dtype: float32 \(TiledView.atomic_store_max\(\) takes"),
     (lambda x: x.tiled_view((4,)).atomic_store_xor((0,), ct.full((4,), 1, ct.int64)), np.int32,
      ct.TileTypeError, r"update dtype \(int64\) to exactly match"),
     (lambda x: x.tiled_view((4,)).atomic_store_add((0,), ct.full((8,), 1, ct.int32)), np.int32,

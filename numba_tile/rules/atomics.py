@@ -70,10 +70,12 @@ def memory_semantics(order, scope, what):
     return _ORDERS[order], _SCOPES[scope]
 
 
-def _array_dtype(dtype, allowed, what):
+def _array_dtype(dtype, allowed, what, kind="array"):
+    """The dtype of the memory an atomic of ``what`` works on (an ``array``'s or a ``tiled
+    view``'s) must be one it takes: else cuTile's words, and which it takes."""
     if dtype not in allowed:
         names = ", ".join(str(t) for t in allowed)
-        raise TileTypeError(f"Unsupported array dtype {dtype} for {what}(); it takes {names}")
+        raise TileTypeError(f"Unsupported {kind} dtype: {dtype} ({what}() takes {names})")
 
 
 def _operand(value, shape, target, name, what, exact=False):
@@ -159,6 +161,6 @@ def view_atomic_store(op, view, index, update):
     what = f"TiledView.atomic_store_{op}"
     memory_rules.check_writable(view.array, what)
     memory_rules.tile_index(index, view.array.ndim, "tiled view")
-    _array_dtype(view.dtype, RMW_DTYPES[op], what)
+    _array_dtype(view.dtype, RMW_DTYPES[op], what, kind="tiled view")
     return _operand(update, tuple(view.tile_shape), view.dtype, "update", what,
                     exact=op in BITWISE)
