@@ -20,11 +20,14 @@ _state = threading.local()
 class BlockContext:
     """The tile block an interpreted kernel is running."""
 
-    __slots__ = ("block_id", "grid")
+    __slots__ = ("block_id", "grid", "open_texts")
 
     def __init__(self, block_id, grid):
         self.block_id = block_id
         self.grid = grid
+        # for each f-string being evaluated, whether a value was run-time
+        # (numba_tile.interpreter.texts)
+        self.open_texts = []
 
 
 def current():

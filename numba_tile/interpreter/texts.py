@@ -16,8 +16,8 @@ compiler folds it).
 "__numba_tile_text(__numba_tile_text_begin(), f't={__numba_tile_text_value(t)}')"
 """
 import ast
-import threading
 
+from ..host import context
 from ..host.tile import Tile
 from ..rules.formatting import RUN_TIME_TEXT
 
@@ -36,14 +36,9 @@ class RunTimeText(str):
         return RUN_TIME_TEXT
 
 
-# for each f-string being evaluated (nested ones inside), whether a value was run-time
-_open = threading.local()
-
-
 def _stack():
-    if not hasattr(_open, "stack"):
-        _open.stack = []
-    return _open.stack
+    """The f-strings the running block is evaluating (nested ones inside), innermost last."""
+    return context.current().open_texts
 
 
 def begin():
