@@ -430,7 +430,7 @@ def _rejects(run_kernel, body, array, error, match):
     (lambda x: ct.atomic_add(x, 0, 1, memory_order=ct.MemoryOrder.WEAK), np.int32,
      ct.TileTypeError, "Invalid memory order for tile_atomic_rmw"),
     (lambda x: ct.atomic_add(x, 0, 1, memory_scope=ct.MemoryScope.NONE), np.int32,
-     ct.TileTypeError, "tile_atomic_rmw with acq_rel memory ordering requires a memory scope"),
+     ct.TileTypeError, "tile_atomic_rmw with ACQ_REL memory ordering requires a memory scope"),
     (lambda x: ct.atomic_add(x, ct.full((4,), 1.0, ct.float32), 1), np.int32,
      ct.TileTypeError, "indices must be integer"),
     (lambda x: ct.atomic_add(x, ct.arange(4, dtype=ct.int32), ct.full((8,), 1, ct.int32)),

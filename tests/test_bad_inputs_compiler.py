@@ -486,9 +486,11 @@ OPERAND_CASES = [
     operand("assume_divisible_array", k_assume_divisible_array,
             r"assume_divisible_by\(\) needs an integer scalar, got 1-d float32 array"),
     operand("extract_none_index", k_extract_none_index,
-            r"Index entries must be integers, got NoneType None"),
+            r'Invalid argument "index" of extract\(\): Expected a tuple of signed integers or '
+            r"a single signed integer scalar, but item #0 has type None"),
     operand("extract_string_index", k_extract_string_index,
-            r"Index entries must be integers, got str 'a'"),
+            r'Invalid argument "index" of extract\(\): Expected a tuple of signed integers or '
+            r"a single signed integer scalar, but item #0 has type str"),
     operand("index_string", k_index_string,
             r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got str 'a'"),
     operand("index_array", k_index_array,

@@ -699,20 +699,22 @@ case("raise-on-a-branch", raise_with_message, F32, SYNTAX, RAISE, 'raise ValueEr
 case("raise-in-helper", raise_in_helper, F32, SYNTAX, RAISE, 'raise RuntimeError("no")')
 
 # memory orders a load or a store does not take
-LOAD_ORDER = r"Invalid memory order for load: {} \(load\(\) takes WEAK, RELAXED or ACQUIRE\)"
-STORE_ORDER = r"Invalid memory order for store: {} \(store\(\) takes WEAK, RELAXED or RELEASE\)"
+LOAD_ORDER = (r"Invalid memory order for tile_load. Got MemoryOrder.{}, expected one of "
+              r"MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.WEAK")
+STORE_ORDER = (r"Invalid memory order for tile_store. Got MemoryOrder.{}, expected one of "
+               r"MemoryOrder.RELAXED, MemoryOrder.RELEASE, MemoryOrder.WEAK")
 case("load-memory-order-release", statement_kernel(
     lambda x, out: ct.store(out, (0,), ct.load(x, (0,), (4,), memory_order=ORDER.RELEASE))),
-    F32, TYPE_ERROR, LOAD_ORDER.format("release"), "memory_order=ORDER.RELEASE")
+    F32, TYPE_ERROR, LOAD_ORDER.format("RELEASE"), "memory_order=ORDER.RELEASE")
 case("load-memory-order-acq-rel", statement_kernel(
     lambda x, out: ct.store(out, (0,), ct.load(x, (0,), (4,), memory_order=ORDER.ACQ_REL))),
-    F32, TYPE_ERROR, LOAD_ORDER.format("acq_rel"), "memory_order=ORDER.ACQ_REL")
+    F32, TYPE_ERROR, LOAD_ORDER.format("ACQ_REL"), "memory_order=ORDER.ACQ_REL")
 case("store-memory-order-acquire", statement_kernel(
     lambda x, out: ct.store(out, (0,), load(x), memory_order=ORDER.ACQUIRE)),
-    F32, TYPE_ERROR, STORE_ORDER.format("acquire"), "memory_order=ORDER.ACQUIRE")
+    F32, TYPE_ERROR, STORE_ORDER.format("ACQUIRE"), "memory_order=ORDER.ACQUIRE")
 case("store-memory-order-acq-rel", statement_kernel(
     lambda x, out: ct.store(out, (0,), load(x), memory_order=ORDER.ACQ_REL)),
-    F32, TYPE_ERROR, STORE_ORDER.format("acq_rel"), "memory_order=ORDER.ACQ_REL")
+    F32, TYPE_ERROR, STORE_ORDER.format("ACQ_REL"), "memory_order=ORDER.ACQ_REL")
 case("load-memory-order-string", statement_kernel(
     lambda x, out: ct.store(out, (0,), ct.load(x, (0,), (4,), memory_order="weak"))),
     F32, TYPE_ERROR, r"memory_order of load\(\) must be a ct.MemoryOrder constant, got str",

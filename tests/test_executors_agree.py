@@ -55,8 +55,12 @@ def store_a_tuple(x):
 
 @pytest.mark.parametrize("kernel,dtype,error,message", [
     (store_a_tuple, np.float32, ct.TileTypeError, "Expected a tile or a scalar, got tuple"),
-    (extract_outside, np.float32, ct.TileValueError, r"extract index \(5,\) is outside the tile"),
-    (insert_outside, np.float32, ct.TileValueError, r"insert index \(4,\) is outside the tile"),
+    (extract_outside, np.float32, ct.TileTypeError,
+     r"Index 5 out of bounds at dimension #0: valid range is \[0, 4\) in tile space \(input "
+     r"shape \(8,\), result shape \(2,\)\)"),
+    (insert_outside, np.float32, ct.TileTypeError,
+     r"Index 4 out of bounds at dimension #0: valid range is \[0, 4\) in tile space \(input "
+     r"shape \(8,\), value shape \(2,\)\)"),
     (full_out_of_range, np.int32, ct.TileValueError,
      "Integer constant 100000000000000000000 is out of range of int32"),
     (arange_start_out_of_range, np.int8, ct.TileValueError,

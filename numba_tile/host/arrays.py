@@ -309,11 +309,11 @@ class TiledView(MemoryObject):
         """
         context.check_effect("store")
         rules.check_hints("store()", check_bounds, latency, allow_tma)
+        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps, "store")
         value = to_tile(tile)
         # (a Python number is a loosely typed constant to the rule, as compiled)
         rules.view_store_tile(self, Loose(tile) if is_python_number(tile) else value)
         tile = value
-        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
         values = np.broadcast_to(tile.values, self.tile_shape)
         write_region(self.array.data, origin, values, tile.dtype, self.array.dtype)
 
@@ -322,7 +322,8 @@ class TiledView(MemoryObject):
         ``index`` (elements outside the array untouched)."""
         context.check_effect(f"atomic_store_{op}")
         update = atomic_rules.view_atomic_store(op, self, index, update)
-        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps)
+        origin = rules.view_origin(index, self.tile_shape, self.traversal_steps,
+                                   f"atomic_store_{op}")
         operands = []
         for axis, (start, length) in enumerate(zip(origin, self.tile_shape)):
             place = [1] * len(self.tile_shape)

@@ -9,10 +9,9 @@ from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..host.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
 from ..host.context import tile_op
-from ..host.conversion import convert
-from ..host.tile import Tile, tile_argument
+from ..host.tile import Tile, tile_argument, to_tile
 from ..rules import shapes as rules
-from ..rules.core import constant_value, describe, dtype_argument
+from ..rules.core import describe, dtype_argument, index_items, is_python_number
 from .tile_methods import tile_method
 
 
@@ -97,16 +96,10 @@ def broadcast_to(x, /, shape):
     return Tile(x.dtype, np.broadcast_to(x.values, target), x.is_constant)
 
 
-def _tile_index(index, n):
-    items = index if isinstance(index, tuple) else (index,)
-    if len(items) != n:
-        raise TileTypeError(f"The index needs {n} integers, got {describe(index)}")
-    out = []
-    for item in items:
-        if constant_value(item, None) is None and not isinstance(item, Tile):
-            raise TileTypeError(f"Index entries must be integers, got {describe(item)}")
-        out.append(int(item))
-    return out
+def _region(starts, sub):
+    """The slices of the sub-tile of shape ``sub`` at tile-space index ``starts``; a run-time
+    index outside the tile is a ``TileValueError`` (the interpreter knows its value)."""
+    return tuple(slice(int(i) * s, (int(i) + 1) * s) for i, s in zip(starts, sub))
 
 
 @tile_op
@@ -122,13 +115,12 @@ def extract(x, /, index, shape):
     [[8, 9], [12, 13]]
     """
     x = tile_argument(x, "extract")
-    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), shape)
-    starts = _tile_index(index, x.ndim)
-    region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
-    values = x.values[region]
-    if values.shape != sub:
-        raise TileValueError(f"extract index {tuple(starts)} is outside the tile")
-    return Tile(x.dtype, values, x.is_constant)
+    sub = rules.extract(x.shape, index, shape)
+    unit = sub or (1,) * x.ndim
+    values = x.values[_region(index_items(index, "extract"), unit)]
+    if values.shape != unit:
+        raise TileValueError(f"extract index {index} is outside the tile")
+    return Tile(x.dtype, values.reshape(sub), x.is_constant)
 
 
 @tile_op
@@ -144,15 +136,15 @@ def insert(x, /, index, value):
     >>> ct.launch(0, (1,), show, ())
     [0, 0, 1, 1]
     """
-    x, value = tile_argument(x, "insert"), tile_argument(value, "insert", 3)
-    sub = rules.extract(x.shape, index if isinstance(index, tuple) else (index,), value.shape,
-                        "insert")
-    starts = _tile_index(index, x.ndim)
+    x = tile_argument(x, "insert")
+    value = to_tile(value) if is_python_number(value) else tile_argument(value, "insert", 3)
+    rules.insert(x.dtype, x.shape, index, value.dtype, value.shape)
+    unit = value.shape or (1,) * x.ndim
     out = np.array(x.values)
-    region = tuple(slice(i * s, (i + 1) * s) for i, s in zip(starts, sub))
-    if out[region].shape != sub:
-        raise TileValueError(f"insert index {tuple(starts)} is outside the tile")
-    out[region] = convert(value.values, value.dtype, x.dtype)
+    region = _region(index_items(index, "insert"), unit)
+    if out[region].shape != unit:
+        raise TileValueError(f"insert index {index} is outside the tile")
+    out[region] = value.values.reshape(unit)
     return Tile(x.dtype, out, x.is_constant and value.is_constant)
 
 

@@ -47,7 +47,7 @@ _SCOPES = {MemoryScope.BLOCK: "cta", MemoryScope.CLUSTER: "cluster",
 
 def memory_semantics(order, scope, what):
     """``(order, scope)`` as PTX names them, for an atomic ``what`` (``atomic_cas`` or a
-    read-modify-write). WEAK is no order for an atomic, and every order needs a scope.
+    read-modify-write), checked by cuTile's rule (``rules.memory.MEMORY_ORDERS``).
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.atomics import memory_semantics
@@ -56,17 +56,11 @@ def memory_semantics(order, scope, what):
     >>> try:
     ...     memory_semantics(ct.MemoryOrder.WEAK, ct.MemoryScope.DEVICE, "atomic_add")
     ... except ct.TileTypeError as error:
-    ...     print(str(error).split(" (")[0])
-    Invalid memory order for tile_atomic_rmw: weak
+    ...     print(str(error).split(". ")[0])
+    Invalid memory order for tile_atomic_rmw
     """
     kind = "tile_atomic_cas" if what.startswith("atomic_cas") else "tile_atomic_rmw"
-    memory_rules.check_memory_constants(what, order, scope)
-    if order not in _ORDERS:
-        raise TileTypeError(f"Invalid memory order for {kind}: {order.value} ({what}() takes "
-                            f"RELAXED, ACQUIRE, RELEASE or ACQ_REL)")
-    if scope not in _SCOPES:
-        raise TileTypeError(f"{kind} with {order.value} memory ordering requires a memory "
-                            f"scope (BLOCK, CLUSTER, DEVICE or SYS), got {scope.value}")
+    memory_rules.check_memory_order_and_scope(kind, what, order, scope)
     return _ORDERS[order], _SCOPES[scope]
 
 
@@ -160,7 +154,7 @@ def view_atomic_store(op, view, index, update):
     tile shape."""
     what = f"TiledView.atomic_store_{op}"
     memory_rules.check_writable(view.array, what)
-    memory_rules.tile_index(index, view.array.ndim, "tiled view")
+    memory_rules.tile_index(index, view.array.ndim, "tiled view", f"atomic_store_{op}")
     _array_dtype(view.dtype, RMW_DTYPES[op], what, kind="tiled view")
     return _operand(update, tuple(view.tile_shape), view.dtype, "update", what,
                     exact=op in BITWISE)

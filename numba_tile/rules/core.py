@@ -332,6 +332,39 @@ def invalid_argument(op, parameter, problem):
     return TileTypeError(f"Invalid argument {name} of {op}(): {problem}")
 
 
+def index_items(index, op, parameter="index"):
+    """The entries of the tile index ``index`` (a tuple, or one entry) that ``op`` takes:
+    each a signed integer, a constant or a run-time scalar, as cuTile requires of the
+    ``index`` of a load, a store, ``extract`` and ``insert``. Else its ``TileTypeError``.
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.core import index_items
+    >>> index_items((Loose(1), Loose(0)), "load")
+    (Loose(1), Loose(0))
+    >>> index_items((Loose(1.0),), "load")
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid argument "index" of load(): Expected a tuple of signed integers or a single signed integer scalar, but item #0 has type Tile[float32,()]
+    """
+    items = index if isinstance(index, tuple) else (index,)
+    for position, item in enumerate(items):
+        if not _is_signed_integer_scalar(item):
+            what = f"item #{position}" if isinstance(index, tuple) else "given value"
+            raise invalid_argument(op, parameter, f"Expected a tuple of signed integers or a "
+                                                  f"single signed integer scalar, but {what} "
+                                                  f"has type {type_name(item)}")
+    return items
+
+
+def _is_signed_integer_scalar(item):
+    value = item.value if isinstance(item, Loose) else item
+    if is_python_number(value):
+        return isinstance(value, int) and not isinstance(value, bool)
+    dtype = getattr(item, "dtype", None)
+    return isinstance(dtype, d.DType) and dtype.is_integral and dtype.is_signed and \
+        not getattr(item, "is_tile_array", False) and tuple(getattr(item, "shape", ())) == ()
+
+
 def not_a_scalar(shape, what):
     """The ``TileTypeError`` of a tile of ``shape`` (more than one element) used as ``what``
     (``"a condition"``, ``"an index"``); in words both executors share, since the

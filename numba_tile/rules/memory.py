@@ -10,9 +10,9 @@ from ..enums import MemoryOrder, MemoryScope, PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose, check_constant_fits, common_dtype
 from .global_values import global_value_error
-from .core import (Spec, check_shape_rank, constant_value, describe, invalid_argument,
-                   is_python_number, is_tile_or_scalar, normalize_axis, operand_dtype,
-                   require_constant, require_int_constant, tile_shape)
+from .core import (Spec, check_shape_rank, constant_value, describe, index_items,
+                   invalid_argument, is_python_number, is_tile_or_scalar, normalize_axis,
+                   operand_dtype, require_constant, require_int_constant, tile_shape)
 
 
 def require_array(array, what="array"):
@@ -27,9 +27,19 @@ def require_array(array, what="array"):
     return array
 
 
-#: the memory orders cuTile's loads and stores take (acquire is a load's, release a store's)
-MEMORY_ORDERS = {"load": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.ACQUIRE),
-                 "store": (MemoryOrder.WEAK, MemoryOrder.RELAXED, MemoryOrder.RELEASE)}
+#: The memory orders each of cuTile's memory operations takes, by cuTile's name of the
+#: operation (the name its messages give): a load may acquire, a store release, an atomic both;
+#: WEAK (plain accesses) is no order for an atomic. Listed in the order cuTile's messages list.
+MEMORY_ORDERS = {
+    "tile_load": (MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.WEAK),
+    "tile_store": (MemoryOrder.RELAXED, MemoryOrder.RELEASE, MemoryOrder.WEAK),
+    "tile_atomic_cas": (MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.RELEASE,
+                        MemoryOrder.ACQ_REL),
+    "tile_atomic_rmw": (MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.RELEASE,
+                        MemoryOrder.ACQ_REL),
+}
+#: The scopes they take (CLUSTER is cuTile's lower-level language's only).
+MEMORY_SCOPES = (MemoryScope.NONE, MemoryScope.BLOCK, MemoryScope.DEVICE, MemoryScope.SYS)
 
 
 def check_memory_constants(op, memory_order, memory_scope):
@@ -51,23 +61,50 @@ def check_memory_constants(op, memory_order, memory_scope):
                             f"{describe(memory_scope)}")
 
 
+def check_memory_order_and_scope(operation, op, memory_order, memory_scope):
+    """cuTile's rule of the ``memory_order`` and ``memory_scope`` of ``op`` (the function
+    called: ``"load"``, ``"atomic_add"``), which cuTile names ``operation`` (a key of
+    ``MEMORY_ORDERS``): constants, an order and a scope the operation takes, a scope exactly
+    where the order is not WEAK. Else a ``TileTypeError`` in cuTile's words.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.memory import check_memory_order_and_scope
+    >>> check_memory_order_and_scope("tile_load", "load", ct.MemoryOrder.ACQUIRE,
+    ...                              ct.MemoryScope.DEVICE)
+    >>> check_memory_order_and_scope("tile_load", "load", ct.MemoryOrder.RELEASE,
+    ...                              ct.MemoryScope.DEVICE)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Invalid memory order for tile_load. Got MemoryOrder.RELEASE, expected one of MemoryOrder.RELAXED, MemoryOrder.ACQUIRE, MemoryOrder.WEAK
+    """
+    check_memory_constants(op, memory_order, memory_scope)
+    orders = MEMORY_ORDERS[operation]
+    if memory_order not in orders:
+        raise TileTypeError(f"Invalid memory order for {operation}. Got {memory_order}, "
+                            f"expected one of {', '.join(str(o) for o in orders)}")
+    if memory_scope not in MEMORY_SCOPES:
+        raise TileTypeError(f"Invalid memory scope for {operation}. Got {memory_scope}, "
+                            f"expected one of {', '.join(str(s) for s in MEMORY_SCOPES)}")
+    if memory_order is MemoryOrder.WEAK and memory_scope is not MemoryScope.NONE:
+        raise TileTypeError(f"{operation} with WEAK memory ordering cannot specify a memory "
+                            f"scope")
+    if memory_order is not MemoryOrder.WEAK and memory_scope is MemoryScope.NONE:
+        raise TileTypeError(f"{operation} with {memory_order.name} memory ordering requires a "
+                            f"memory scope")
+
+
 def memory_options(op, memory_order, memory_scope):
-    """Check ``memory_order``/``memory_scope`` of ``op`` (``"load"`` or ``"store"``):
-    constants of ``ct.MemoryOrder``/``ct.MemoryScope``, the order one that ``op`` takes.
+    """Check ``memory_order``/``memory_scope`` of ``op`` (``"load"`` or ``"store"``) as
+    :func:`check_memory_order_and_scope` does.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.memory import memory_options
-    >>> memory_options("load", ct.MemoryOrder.RELEASE, ct.MemoryScope.NONE)
+    >>> memory_options("store", ct.MemoryOrder.RELAXED, ct.MemoryScope.NONE)
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: Invalid memory order for load: release (load() takes ...
+    numba_tile.errors.TileTypeError: tile_store with RELAXED memory ordering requires a memory scope
     """
-    check_memory_constants(op, memory_order, memory_scope)
-    allowed = MEMORY_ORDERS[op]
-    if memory_order not in allowed:
-        names = ", ".join(order.name for order in allowed[:-1]) + f" or {allowed[-1].name}"
-        raise TileTypeError(f"Invalid memory order for {op}: {memory_order.value} ({op}() "
-                            f"takes {names})")
+    check_memory_order_and_scope(f"tile_{op}", op, memory_order, memory_scope)
 
 
 #: The range of the ``latency`` hint of loads and stores (cuTile's: 1, low, to 10, high).
@@ -165,13 +202,14 @@ def index_value(value, what):
     return value
 
 
-def tile_index(index, ndim, indexed="array"):
+def tile_index(index, ndim, indexed="array", op="load"):
     """Validate ``ndim`` integer tile coordinates (an int is accepted for 1-d) into the
-    ``indexed`` (an array or a tiled view); return them as a tuple."""
-    items = index if isinstance(index, tuple) else (index,)
+    ``indexed`` (an array or a tiled view) that ``op`` takes (signed integers, as cuTile
+    requires: :func:`~numba_tile.rules.core.index_items`); return them as a tuple."""
+    items = index_items(index, op)
     if len(items) != ndim:
         raise TileTypeError(f"Index size {len(items)} does not match the {indexed} rank {ndim}")
-    return tuple(index_value(v, f"index[{i}]") for i, v in enumerate(items))
+    return tuple(items)
 
 
 def normalize_order(order, ndim, op):
@@ -205,14 +243,15 @@ def load(array, index, shape, order, padding_mode):
     """Rule of ``load``: returns ``(result_spec, tile_shape_in_array_rank, order, index)``."""
     require_array(array)
     ndim = array.ndim
+    index = tile_index(index, ndim)  # (first, as cuTile checks it)
     full = tile_shape(shape, "load")
     result_shape = full
     if full == ():
         full = (1,) * ndim
     check_shape_rank(full, ndim, "load")
     order = normalize_order(order, ndim, "load")
-    mode = array_padding(padding_mode, array)
-    return Spec(array.dtype, result_shape), full, order, tile_index(index, ndim)
+    array_padding(padding_mode, array)
+    return Spec(array.dtype, result_shape), full, order, index
 
 
 def array_padding(padding_mode, array):
@@ -249,6 +288,7 @@ def store(array, index, tile, order):
     as cuTile stores it (:func:`implicit_cast`)."""
     require_array(array)
     check_writable(array, "store")
+    index = tile_index(index, array.ndim, op="store")  # (first, as cuTile checks it)
     implicit_cast(tile if isinstance(tile, Loose) else operand_dtype(tile), array.dtype,
                   "Stored tile is incompatible with array's dtype:")
     ndim = array.ndim
@@ -258,7 +298,7 @@ def store(array, index, tile, order):
     elif len(shape) != ndim:
         raise TileValueError(f"Cannot store a tile of rank {len(shape)} into an array of rank "
                              f"{ndim}")
-    return shape, normalize_order(order, ndim, "store"), tile_index(index, ndim)
+    return shape, normalize_order(order, ndim, "store"), index
 
 
 def tiled_view(array, shape, padding_mode, traversal_steps):
@@ -291,8 +331,8 @@ def view_tile_count(length, tile, step):
     return min(covering, -(-length // step))
 
 
-def view_origin(index, shape, steps):
-    coords = tile_index(index, len(shape), "tiled view")
+def view_origin(index, shape, steps, op="load"):
+    coords = tile_index(index, len(shape), "tiled view", op)
     return tuple(int(c) * s for c, s in zip(coords, steps))
 
 

@@ -10,8 +10,8 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
-from .core import (broadcast_shapes, constant_value, describe, is_python_number,
-                   is_tile_or_scalar, normalize_axis, product,
+from .core import (broadcast_shapes, check_shape_rank, constant_value, describe,
+                   index_items, is_python_number, is_tile_or_scalar, normalize_axis, product,
                    require_constant, tile_shape)
 
 
@@ -78,31 +78,72 @@ def broadcast_to(shape_in, shape):
     return target
 
 
-def extract(shape_in, index, shape, what="extract"):
-    """Validate ``extract`` (or ``insert``): the index into the tile space of ``shape``
-    within the tile; constant index entries must lie inside it."""
-    sub = tile_shape(shape, what)
-    if len(sub) != len(shape_in):
-        raise TileValueError(f"extract shape {sub} must have the tile's rank {len(shape_in)}")
-    for i, (outer, inner) in enumerate(zip(shape_in, sub)):
-        if inner > outer:
-            raise TileValueError(f"extract shape {sub} is larger than the tile's {shape_in} "
-                                 f"along axis {i}")
-    if not isinstance(index, tuple) or len(index) != len(sub):
-        raise TileTypeError(f"extract index must be a tuple of {len(sub)} integers, "
-                            f"got {describe(index)}")
-    for item in index:  # an integer constant or an integer scalar each
-        value = item.value if isinstance(item, Loose) else item
-        integral = isinstance(value, int) and not isinstance(value, bool) if \
-            is_python_number(value) else is_tile_or_scalar(item)  # (tiles: checked later)
-        if not integral:
-            raise TileTypeError(f"Index entries must be integers, got {describe(item)}")
-    starts = [constant_value(i, None) for i in index]
-    if any(start is not None and not 0 <= start < outer // inner
-           for start, outer, inner in zip(starts, shape_in, sub)):  # constants: checked now
-        shown = tuple("?" if start is None else start for start in starts)
-        raise TileValueError(f"{what} index {shown} is outside the tile")
+def extract(shape_in, index, shape):
+    """Validate ``extract(x, index, shape)`` of a tile of ``shape_in``, in cuTile's words:
+    ``shape`` a tile shape of the tile's rank (or ``()``: the element at ``index``, as a 0-d
+    tile), ``index`` into the tile space of sub-tiles of that shape. Returns the result's
+    shape.
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.shapes import extract
+    >>> extract((4, 8), (Loose(1), Loose(0)), (2, 8))
+    (2, 8)
+    >>> extract((4, 8), (Loose(2), Loose(0)), (2, 8))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Index 2 out of bounds at dimension #0: valid range is [0, 2) in tile space (input shape (4, 8), result shape (2, 8))
+    """
+    sub = tile_shape(shape, "extract")
+    if sub != ():
+        check_shape_rank(sub, len(shape_in), "extract")
+    subtile_index(shape_in, sub or (1,) * len(shape_in), index, "extract", "result")
     return sub
+
+
+def insert(dtype, shape_in, index, value_dtype, value_shape):
+    """Validate ``insert(x, index, value)`` of a tile of ``dtype`` and ``shape_in``, in
+    cuTile's words: ``value`` of the same dtype, of the tile's rank (or 0-d: one element),
+    ``index`` into the tile space of sub-tiles of its shape.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.shapes import insert
+    >>> insert(ct.float32, (4,), Loose(1), ct.float32, (2,))
+    >>> insert(ct.float32, (4,), Loose(1), ct.int32, ())
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Cannot insert a tile of dtype int32 into a tile of dtype float32
+    """
+    if value_dtype is not dtype:
+        raise TileTypeError(f"Cannot insert a tile of dtype {value_dtype} into a tile of dtype "
+                            f"{dtype}")
+    value_shape = tuple(value_shape)
+    if value_shape == ():
+        value_shape = (1,) * len(shape_in)
+    elif len(value_shape) != len(shape_in):
+        raise TileTypeError(f"Value rank {len(value_shape)} does not match the tile rank "
+                            f"{len(shape_in)}")
+    subtile_index(shape_in, value_shape, index, "insert", "value")
+
+
+def subtile_index(shape_in, sub, index, op, noun):
+    """The entries of ``index`` into the tile space of sub-tiles of shape ``sub`` within a
+    tile of ``shape_in`` (``op``'s index; ``noun`` names the sub-tile in messages): signed
+    integers, one per axis; ``sub`` must divide the tile, and constant entries lie inside."""
+    items = index_items(index, op)
+    if len(items) != len(shape_in):
+        raise TileTypeError(f"Index size {len(items)} does not match the tile rank "
+                            f"{len(shape_in)}")
+    for axis, (outer, inner, item) in enumerate(zip(shape_in, sub, items)):
+        if outer % inner:
+            raise TileTypeError(f"Input shape {tuple(shape_in)} is not divisible by {noun} "
+                                f"shape {tuple(sub)} at dimension #{axis}")
+        start = constant_value(item, None)
+        if start is not None and not 0 <= start < outer // inner:
+            raise TileTypeError(f"Index {start} out of bounds at dimension #{axis}: valid "
+                                f"range is [0, {outer // inner}) in tile space (input shape "
+                                f"{tuple(shape_in)}, {noun} shape {tuple(sub)})")
+    return items
 
 
 def cat(shape_a, shape_b, axis):

@@ -127,8 +127,17 @@ def _index_values(context, builder, index_type, value):
     return tile_indices(context, builder, index_type, value, types.int32)
 
 
+def _unit_tile_type(dtype, ndim, num_warps):
+    """A tile of one element, of rank ``ndim``: a 0-d sub-tile's place in a tile space."""
+    return TileType(dtype, (1,) * ndim, num_warps)
+
+
 def _lower_extract(context, builder, sig, args):
     src, dst = sig.args[0], sig.return_type
+    if dst.shape == ():  # the unit sub-tile, as a 0-d tile
+        unit = _unit_tile_type(dst.dtype, len(src.shape), src.num_warps)
+        value = _lower_extract(context, builder, signature(unit, *sig.args), args)
+        return _lower_reshape(context, builder, signature(dst, unit, types.none), [value, None])
     index = _index_values(context, builder, sig.args[1], args[1])
     origin = [builder.mul(i, I32(n)) for i, n in zip(index, dst.shape)]
 
@@ -141,6 +150,13 @@ def _lower_insert(context, builder, sig, args):
     """Each register of ``x`` inside the inserted region takes the value's element (moved to
     ``x``'s layout through shared memory), the others keep theirs."""
     x_type, value_type = sig.args[0], sig.args[2]
+    if not isinstance(value_type, TileType) or value_type.shape == ():
+        # a scalar or a 0-d tile: the unit sub-tile, its one element held by every thread
+        unit = _unit_tile_type(x_type.dtype, len(x_type.shape), x_type.num_warps)
+        scalar, = operand_values(context, builder, value_type, args[2], None, x_type.dtype)
+        unit_value = make_tile(context, builder, unit, [scalar] * unit.registers)
+        return _lower_insert(context, builder, signature(x_type, x_type, sig.args[1], unit),
+                             [args[0], args[1], unit_value])
     index = _index_values(context, builder, sig.args[1], args[1])
     origin = [builder.mul(i, I32(n)) for i, n in zip(index, value_type.shape)]
     inside = []

@@ -167,7 +167,7 @@ def infer_view_load(view, values):
 
 def infer_view_store(view, values):
     _check_hints("store()", values)
-    memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view")
+    memory_rules.tile_index(operand(values["index"]), view.array.ndim, "tiled view", "store")
     tile = values["tile"]
     if not (isinstance(tile, TileType) or is_scalar(tile)):
         raise not_a_tile_or_scalar(operand(tile))  # (as for ct.store, in the interpreter's words)

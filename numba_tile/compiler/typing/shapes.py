@@ -11,7 +11,7 @@ from ... import dtypes as d
 from ...errors import TileUnsupportedFeatureError, TileTypeError
 from ...language import shapes
 from ...rules import shapes as shape_rules
-from ...rules.core import describe, dtype_argument, normalize_axis, not_a_tile
+from ...rules.core import describe, dtype_argument, normalize_axis, not_a_tile, operand_dtype
 from ..abstract import RuntimeScalar, operand
 from ..compile_state import current
 from ..types import RUN_TIME_SLICES, TileType, dtype_of_scalar, scalar_type, \
@@ -153,26 +153,26 @@ registry.register_global(slice)(RunTimeSlice)
 
 def infer_extract(values):
     x = tile_argument(values, "extract")
-    index = values["index"]
-    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
-    sub = shape_rules.extract(x.shape, tuple(operand(i) for i in items),
+    sub = shape_rules.extract(x.shape, _index_operand(values["index"]),
                               constant_value(values["shape"]))
-    for item in items:  # (named as the interpreter names them)
-        if not is_scalar(item):
-            raise TileTypeError(f"Index entries must be integers, got {describe(operand(item))}")
     return TileType(x.dtype, sub, x.num_warps)
 
 
 def infer_insert(values):
     x = tile_argument(values, "insert")
-    value, index = values["value"], values["index"]
-    items = tuple(index) if isinstance(index, types.BaseTuple) else (index,)
-    if not isinstance(value, TileType):
-        if not is_scalar(value):
-            raise not_a_tile("insert", operand(value), 3)
-        raise TileUnsupportedFeatureError("insert() of a scalar value is not compiled yet")
-    shape_rules.extract(x.shape, tuple(operand(i) for i in items), value.shape, "insert")
+    value = values["value"]
+    if not (isinstance(value, TileType) or is_scalar(value)):
+        raise not_a_tile("insert", operand(value), 3)
+    shape_rules.insert(x.dtype, x.shape, _index_operand(values["index"]),
+                       operand_dtype(operand(value)), getattr(value, "shape", ()))
     return x
+
+
+def _index_operand(index):
+    """A tile index (a tuple or one entry) as the rules take it."""
+    if isinstance(index, types.BaseTuple):
+        return tuple(operand(item) for item in index)
+    return operand(index)
 
 
 def infer_cat(values):
