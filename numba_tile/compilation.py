@@ -55,9 +55,11 @@ _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed member dates: the same export, the sa
 
 
 class CallingConvention:
-    """How a kernel takes its arguments. numba_tile has one convention, ``numba_tile_v1``
-    (:meth:`cutile_python_v1` returns it, for code written for cuTile): the kernel's
-    parameters in order, each flattened to fields of native alignment:
+    """How a kernel takes its arguments, spelled as cuTile spells its conventions:
+    :meth:`cutile_python_v1` and :meth:`cutile_python_v2` (each one object, with ``name``,
+    ``code`` and ``version``), :meth:`from_code` (``"t1"``, ``"t2"``). numba_tile lays out
+    the arguments of both the same way, the layout its exports name ``numba_tile_v1``
+    (``ABI``): the kernel's parameters in order, each flattened to fields of native alignment:
 
     * an array: its data pointer (64 bits), then its shape and its strides in elements
       (int32 each; int64 where the parameter is annotated ``ct.IndexedWithInt64``);
@@ -72,47 +74,113 @@ class CallingConvention:
 
     >>> from numba_tile.compilation import CallingConvention
     >>> CallingConvention.cutile_python_v1()
-    CallingConvention('numba_tile_v1')
+    CallingConvention('cutile_python_v1', 't1')
+    >>> CallingConvention.from_code("t2").version
+    2
     """
 
-    NAME = "numba_tile_v1"
-    _SPELLINGS = (NAME, "cutile_python_v1")  # cuTile's name for its default convention
+    #: the argument layout of every convention, as exported kernels name it
+    ABI = "numba_tile_v1"
+    _VERSIONS = (1, 2)
 
-    def __init__(self, name=NAME):
-        if name not in self._SPELLINGS:
-            raise ValueError(f"numba_tile has one calling convention, {self.NAME!r} "
-                             f"(CallingConvention.cutile_python_v1()), got {name!r}")
-        self.name = self.NAME
+    def __init__(self, name="cutile_python_v1"):
+        for version in self._VERSIONS:
+            if name == f"cutile_python_v{version}":
+                self._version = version
+                return
+        raise ValueError(f"Unknown calling convention {name!r}: numba_tile has "
+                         f"{', '.join(f'cutile_python_v{v}' for v in self._VERSIONS)}")
 
-    @classmethod
-    def cutile_python_v1(cls):
-        """The default (and only) convention, whose layout the class describes.
+    @property
+    def name(self):
+        """cuTile's name of the convention.
 
         >>> from numba_tile.compilation import CallingConvention
-        >>> CallingConvention.cutile_python_v1().name
-        'numba_tile_v1'
+        >>> CallingConvention.cutile_python_v2().name
+        'cutile_python_v2'
         """
-        return cls()
+        return f"cutile_python_v{self._version}"
+
+    @property
+    def code(self):
+        """The convention's short code (in cuTile's mangled kernel names).
+
+        >>> from numba_tile.compilation import CallingConvention
+        >>> CallingConvention.cutile_python_v1().code
+        't1'
+        """
+        return f"t{self._version}"
+
+    @property
+    def version(self):
+        """The convention's version number.
+
+        >>> from numba_tile.compilation import CallingConvention
+        >>> CallingConvention.cutile_python_v1().version
+        1
+        """
+        return self._version
+
+    @staticmethod
+    def cutile_python_v1():
+        """The ``cutile_python_v1`` convention (one object for every call).
+
+        >>> from numba_tile.compilation import CallingConvention
+        >>> CallingConvention.cutile_python_v1() is CallingConvention.cutile_python_v1()
+        True
+        """
+        return _CONVENTIONS[1]
+
+    @staticmethod
+    def cutile_python_v2():
+        """The ``cutile_python_v2`` convention (one object for every call), the one a launch
+        compiles for.
+
+        >>> from numba_tile.compilation import CallingConvention
+        >>> CallingConvention.cutile_python_v2().name
+        'cutile_python_v2'
+        """
+        return _CONVENTIONS[2]
+
+    @staticmethod
+    def from_code(code, /):
+        """The convention of a short ``code`` (``"t1"``, ``"t2"``).
+
+        >>> from numba_tile.compilation import CallingConvention
+        >>> CallingConvention.from_code("t1") == CallingConvention.cutile_python_v1()
+        True
+        """
+        if not isinstance(code, str):
+            raise TypeError(f"argument 1 must be str, not {type(code).__name__}")
+        for version, convention in _CONVENTIONS.items():
+            if code == convention.code:
+                return convention
+        raise ValueError(f"Unknown calling convention code {code!r}")
 
     @classmethod
     def of(cls, value):
-        """``value`` as a convention: None (the default), a convention, or its name (cuTile's
-        ``"cutile_python_v1"`` included).
+        """``value`` as a convention: None (the default, ``cutile_python_v1``), a
+        convention, or its name.
 
         >>> from numba_tile.compilation import CallingConvention
         >>> CallingConvention.of("cutile_python_v1") == CallingConvention.of(None)
         True
         """
-        return value if isinstance(value, cls) else cls() if value is None else cls(value)
+        if value is None:
+            return cls.cutile_python_v1()
+        return value if isinstance(value, cls) else cls(value)
 
     def __eq__(self, other):
-        return isinstance(other, CallingConvention) and other.name == self.name
+        return isinstance(other, CallingConvention) and other.version == self.version
 
-    def __hash__(self):
-        return hash(self.name)
+    __hash__ = None  # (as cuTile's: a convention is compared, not a key)
 
     def __repr__(self):
-        return f"CallingConvention({self.name!r})"
+        return f"CallingConvention({self.name!r}, {self.code!r})"
+
+
+_CONVENTIONS = {version: CallingConvention(f"cutile_python_v{version}")
+                for version in CallingConvention._VERSIONS}
 
 
 class KernelSignature:
@@ -211,7 +279,7 @@ def export_kernel(kernel, signatures, output_file, *, gpu_code=None, output_form
         entries.append(_entry_manifest(kernel, signature, kernel_code, name))
     manifest = {"format": exported.FORMAT, "version": exported.VERSION,
                 "kernel": kernel.__name__, "arch": arch, "object_format": output_format,
-                "calling_convention": CallingConvention.NAME, "entries": entries}
+                "calling_convention": CallingConvention.ABI, "entries": entries}
     _write_archive(output_file, manifest, objects)
 
 

@@ -188,7 +188,7 @@ class ExportedEntry:
                             "a CuPy, PyTorch or numba stream")
         if not isinstance(grid, tuple) or not 1 <= len(grid) <= 3 or \
                 any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in grid):
-            raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got {grid!r}")
+            raise TypeError(f"Grid must be a tuple of 1 to 3 positive ints, got {grid!r}")
         values = self.parameter_values(args)
         driver = _driver()
         function = self._function(driver)

@@ -218,9 +218,9 @@ def inferred_grid(parameters, kernel_args):
         elif isinstance(value, (tuple, list)):
             _refuse_nested(position, name, value)
     if not grids:
-        raise TypeError("grid is None, and no kernel argument is a ct.partition to infer it "
-                        "from: pass a grid (a tuple of 1 to 3 positive ints), or pass an "
-                        "output as ct.partition(array, tile_shape)")
+        raise TypeError("Grid must be a tuple of 1 to 3 positive ints, got None, and no kernel "
+                        "argument is a ct.partition to infer it from: pass a grid, or pass "
+                        "an output as ct.partition(array, tile_shape)")
     if len(set(grids.values())) > 1:
         listed = ", ".join(f"{name} {grid}" for name, grid in grids.items())
         raise ValueError(f"The partitions give different grids: {listed}; partition them into "

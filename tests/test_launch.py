@@ -220,22 +220,43 @@ def math_kernel(x, y, w, out_sqrt, out_exp, out_atan2, out_isnan, out_fold):
 # -- launch validation ------------------------------------------------------------------------
 @pytest.mark.parametrize("grid", [[2], 2, None, "2"], ids=repr)
 def test_grid_must_be_a_tuple(run_kernel, grid):
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="Grid must be a tuple"):
         run_kernel(no_op_kernel, grid, ())
 
 
 @pytest.mark.parametrize("grid", [(1, 1, 1, 1), (0,), (-1,), (2, 0), (1, 1, 0),
                                   (2**31,), (1, 65536), (1, 1, 65536)], ids=str)
 def test_bad_grid_values(run_kernel, grid):
-    with pytest.raises(ValueError):
+    message = "Grid dimensions must be at most 3, got length 4" if len(grid) == 4 else \
+        r"Grid\[\d\] = -?\d+ is out of range"
+    with pytest.raises(ValueError, match=message):
         run_kernel(no_op_kernel, grid, ())
 
 
-@pytest.mark.parametrize("args", [(), (np.ones(4, np.float32),) * 3,
-                                  (np.ones(4, np.float32),) * 4 + (4, 5)], ids=len)
-def test_wrong_number_of_arguments(run_kernel, args):
-    with pytest.raises(TypeError):
+@pytest.mark.parametrize("grid", [(), (True,)], ids=str)
+def test_grids_cutile_takes_as_one_block(run_kernel, grid):
+    """cuTile launches ``()`` (every axis 1) and ``(True,)`` (a bool is an int) as one
+    block."""
+    out = np.full((1, 1), -1, np.int32)
+    run_kernel(block_ids_kernel, grid, (out,))
+    np.testing.assert_array_equal(out, [[1]])
+
+
+@pytest.mark.parametrize("args,message", [
+    ((), "Kernel expects 4 arguments but 0 were given"),
+    ((np.ones(4, np.float32),) * 3, "Kernel expects 4 arguments but 3 were given"),
+    ((np.ones(4, np.float32),) * 4 + (4, 5), "Kernel expects 4 arguments but 6 were given")],
+    ids=lambda v: str(len(v)) if isinstance(v, tuple) else "")
+def test_wrong_number_of_arguments(run_kernel, args, message):
+    with pytest.raises(TypeError, match=message):
         run_kernel(add_kernel, (1,), args)
+
+
+def test_kernel_decorates_python_functions_only():
+    with pytest.raises(TypeError, match="`kernel` decorator must be applied to a Python "
+                                        "function"):
+        ct.kernel(print)
+    assert block_ids_kernel._pyfunc is block_ids_kernel.fn  # (cuTile's name for it)
 
 
 @pytest.mark.parametrize("kernel_args", [[], None, np.zeros(0)], ids=repr)

@@ -125,7 +125,7 @@ def test_the_unrolled_alignment_rule_is_is_aligned():
             assert plan(0, (1,), (tensor,)) == (aligned == expected), (shape, strides, pointer)
 
 
-@pytest.mark.parametrize("grid", [(0,), (2**31,), (1, 65536), (), (1, 1, 1, 1), (2.0,),
+@pytest.mark.parametrize("grid", [(0,), (2**31,), (1, 65536), (1, 1, 1, 1), (2.0,),
                                   (True,), [4], None, (np.int32(4),)])
 def test_grids_a_launch_refuses_go_the_general_way(grid):
     target = LoadedStandIn()

@@ -242,15 +242,15 @@ def test_an_explicit_grid_needs_no_agreement(run_kernel):
 
 
 def test_no_grid_and_no_partition(run_kernel):
-    with pytest.raises(TypeError, match="grid is None, and no kernel argument is a "
-                                        "ct.partition"):
+    with pytest.raises(TypeError, match="Grid must be a tuple of 1 to 3 positive ints, got "
+                                        "None, and no kernel argument is a ct.partition"):
         run_kernel(fill_1d, None, (np.zeros(8, np.float32), 8))
 
 
 def test_an_inferred_grid_beyond_the_limits():
     c = np.zeros((1, 70000), np.int8)
     with pytest.raises(ValueError, match=r"grid \(1, 70000, 1\) inferred from the partitions "
-                                         r"is too large: grid\[1\] = 70000"):
+                                         r"is too large: Grid\[1\] = 70000"):
         ct.launch(0, None, fill_2d, (ct.partition(c, (1, 1)), (1, 1)))
 
 

@@ -186,7 +186,7 @@ def test_a_terminal_gets_a_progress_bar(monkeypatch):
     (dict(single_run_timeout_sec="1"), TypeError, "single_run_timeout_sec must be None or"),
     (dict(single_run_timeout_sec=0), ValueError, "single_run_timeout_sec must be positive"),
     (dict(args_fn=lambda c: [1, 2]), TypeError, "args_fn must return the tuple"),
-    (dict(args_fn=lambda c: (1,)), TypeError, "takes 4 arguments"),
+    (dict(args_fn=lambda c: (1,)), TypeError, "Kernel expects 4 arguments but"),
 ])
 def test_bad_arguments_are_clear_errors(change, error, match):
     problem = Problem()

@@ -78,6 +78,27 @@ def argument_tuple_error(args):
                      f"{type(args).__name__}")
 
 
+def check_argument_count(kernel, args):
+    """A launch or a compile of ``kernel`` needs one argument per parameter: else the
+    ``TypeError`` in cuTile's words, with the parameters named.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.runtime.arguments import check_argument_count
+    >>> @ct.kernel
+    ... def scale(x, factor):
+    ...     pass
+    >>> check_argument_count(scale, (1,))
+    Traceback (most recent call last):
+    ...
+    TypeError: Kernel expects 2 arguments but 1 was given: scale(x, factor)
+    """
+    expected, given = len(kernel.parameters), len(args)
+    if expected != given:
+        raise TypeError(f"Kernel expects {expected} argument{'' if expected == 1 else 's'} but "
+                        f"{given} {'was' if given == 1 else 'were'} given: "
+                        f"{kernel.__name__}({', '.join(kernel.parameters)})")
+
+
 def classify(name, value, meta, *, on_device=True):
     """``(Numba type, flat run-time values)`` of the argument ``value`` of parameter ``name``
     (or at an :class:`~numba_tile.annotations.ArgumentPath`), whose annotation metadata is

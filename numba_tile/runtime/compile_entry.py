@@ -24,7 +24,7 @@ from ..compiler.kernel_compiler import CompiledKernel, compile_to_ptx, link_cubi
 from ..compiler.whole_program import driver_report, needs_whole_program
 from ..errors import TileCompilerTimeoutError, TileError
 from . import disk_cache
-from .arguments import argument_tuple_error, classify_arguments
+from .arguments import argument_tuple_error, check_argument_count, classify_arguments
 from .kernels import ByTarget, require_kernel
 
 # the innermost ct.compiler_timeout's seconds: a context variable, so that each thread (and
@@ -112,9 +112,7 @@ def argument_types(kernel, args):
     kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
     if not isinstance(args, tuple):  # (as a launch says it)
         raise argument_tuple_error(args)
-    if len(args) != len(kernel.parameters):  # (as a launch says it)
-        raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
-                        f"({', '.join(kernel.parameters)}), got {len(args)}")
+    check_argument_count(kernel, args)
     return classify_arguments(kernel, args, on_device=False)[0]
 
 

@@ -38,17 +38,21 @@ def is_valid_grid(grid):
 
 
 def _validate_grid(grid):
+    """The grid as a tuple of ints, checked in cuTile's words: a tuple of at most 3 ints
+    (``()`` is one block, as in cuTile; a missing axis is 1), each within the driver's
+    limit (numba_tile checks these on the host: cuTile leaves 0 to the driver)."""
     if not isinstance(grid, tuple):
-        raise TypeError(f"grid must be a tuple of 1 to 3 positive ints, got "
+        raise TypeError(f"Grid must be a tuple of 1 to 3 positive ints, got "
                         f"{type(grid).__name__}")
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"grid must have 1 to 3 dimensions, got {len(grid)}")
+    if len(grid) > 3:
+        raise ValueError(f"Grid dimensions must be at most 3, got length {len(grid)}")
     for axis, (n, limit) in enumerate(zip(grid, _MAX_GRID)):
-        if isinstance(n, bool) or not hasattr(n, "__index__"):
-            raise TypeError(f"grid[{axis}] must be an int, got {type(n).__name__}")
+        if not hasattr(n, "__index__"):
+            raise TypeError(f"Grid[{axis}] must be an int, got {type(n).__name__}")
         if not 1 <= int(n) <= limit:
-            raise ValueError(f"grid[{axis}] = {int(n)} is out of range: it must be in 1..{limit}")
-    return tuple(int(n) for n in grid)
+            raise ValueError(f"Grid[{axis}] = {int(n)} is out of range: it must be in "
+                             f"1..{limit}")
+    return tuple(int(n) for n in grid) or (1,)
 
 
 def partition_grid(kernel, kernel_args):

@@ -9,6 +9,8 @@
 (True, 4)
 """
 
+import types
+
 from .kernels import Kernel, validate_options
 from .launch import launch
 
@@ -49,8 +51,9 @@ class kernel(Kernel):
         if function is None:  # @ct.kernel(options...)
             validate_options(options)
             return lambda fn: cls(fn, **options)
-        if not callable(function):
-            raise TypeError(f"@ct.kernel decorates a function, got {function!r}")
+        if not isinstance(function, types.FunctionType):  # (tile code is Python source)
+            raise TypeError(f"`kernel` decorator must be applied to a Python function, got "
+                            f"{function!r}")
         return super().__new__(cls)
 
     def __init__(self, function=None, /, **options):

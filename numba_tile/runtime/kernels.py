@@ -180,6 +180,11 @@ class Kernel:
         """The metadata in parameter order (what a launch walks)."""
         return [self.parameter_kinds[p] for p in self.parameters]
 
+    @property
+    def _pyfunc(self):
+        """The Python function the kernel was made from (cuTile's name for it)."""
+        return self.fn
+
     def replace_hints(self, **hints):
         """A new kernel with some options replaced (and its own compile cache)."""
         options = {k: v for k, v in self.options.items() if k in hints or v != _DEFAULTS[k]}

@@ -9,7 +9,7 @@ import os
 import threading
 
 from ..interpreter.runner import run
-from .arguments import argument_tuple_error
+from .arguments import argument_tuple_error, check_argument_count
 from .gpu_launch import launch_on_gpu
 from .grids import check_grid, partition_grid
 from .kernels import Kernel, require_kernel
@@ -112,9 +112,7 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
     if not isinstance(kernel_args, tuple):
         raise argument_tuple_error(kernel_args)
     kernel.check_source()  # (its parameters, *args...: before the arguments are counted)
-    if len(kernel_args) != len(kernel.parameters):
-        raise TypeError(f"Kernel {kernel.__name__!r} takes {len(kernel.parameters)} arguments "
-                        f"({', '.join(kernel.parameters)}), got {len(kernel_args)}")
+    check_argument_count(kernel, kernel_args)
     if grid is None:
         grid = partition_grid(kernel, kernel_args)
         if 0 in grid:  # an empty array: no region to write, no block to run
