@@ -8,7 +8,28 @@
 import enum
 
 
-class PaddingMode(enum.Enum):
+def missing_member_message(enum_class, name):
+    """cuTile's words for ``enum_class.name`` that names no member.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.enums import missing_member_message
+    >>> missing_member_message(ct.PaddingMode, "FOO")
+    "'PaddingMode' object has no attribute 'FOO'"
+    """
+    return f"'{enum_class.__name__}' object has no attribute '{name}'"
+
+
+class _TileEnumType(enum.EnumMeta):
+    """The enums' class: a member that is not there is an ``AttributeError`` in cuTile's
+    words (Python's says only the name)."""
+
+    def __getattr__(cls, name):
+        if name.startswith("_") or name not in cls.__dict__.get("_member_map_", {}):
+            raise AttributeError(missing_member_message(cls, name))
+        return cls._member_map_[name]
+
+
+class PaddingMode(enum.Enum, metaclass=_TileEnumType):
     """The value ``load`` gives elements that lie outside the array.
 
     >>> import numba_tile as ct
@@ -24,7 +45,7 @@ class PaddingMode(enum.Enum):
     NEG_INF = "neg_inf"
 
 
-class RoundingMode(enum.Enum):
+class RoundingMode(enum.Enum, metaclass=_TileEnumType):
     """Rounding mode for floating-point operations and conversions.
 
     >>> import numba_tile as ct
@@ -42,7 +63,7 @@ class RoundingMode(enum.Enum):
     RZI = "nearest_int_to_zero"
 
 
-class MemoryOrder(enum.Enum):
+class MemoryOrder(enum.Enum, metaclass=_TileEnumType):
     """Memory ordering of a memory operation.
 
     >>> import numba_tile as ct
@@ -57,7 +78,7 @@ class MemoryOrder(enum.Enum):
     ACQ_REL = "acq_rel"
 
 
-class MemoryScope(enum.Enum):
+class MemoryScope(enum.Enum, metaclass=_TileEnumType):
     """The set of threads a memory ordering applies to.
 
     >>> import numba_tile as ct

@@ -492,7 +492,8 @@ OPERAND_CASES = [
             r'Invalid argument "index" of extract\(\): Expected a tuple of signed integers or '
             r"a single signed integer scalar, but item #0 has type str"),
     operand("index_string", k_index_string,
-            r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got str 'a'"),
+            r"instead. Tiles can only be indexed with ':', None and '...' \(to add axes\), got "
+            r"str 'a'"),
     operand("index_array", k_index_array,
             r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got 1-d "
             r"float32 array"),

@@ -729,7 +729,8 @@ case("load-memory-scope-order", statement_kernel(
     "memory_scope=ORDER.WEAK")
 
 # indexing a tile with what is neither ':', None nor '...'
-INDEX = r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got {}; use " \
+INDEX = r"Directly indexing a tile is not supported; use `extract\(\)` or `item\(\)` instead. " \
+    r"Tiles can only be indexed with ':', None and '...' \(to add axes\), got {}; use " \
     r"ct.extract for sub-tiles"
 case("slice-tile", statement_kernel(
     lambda x, out: ct.store(out, (0,), load(x)[1:3])),
@@ -757,7 +758,7 @@ case("index-tile-with-run-time-scalar", statement_kernel(
     F32, TYPE_ERROR, INDEX.format("run-time int32 scalar"), "load(x)[ct.bid(0)]")
 case("too-many-colons", statement_kernel(
     lambda x, out: ct.store(out, (0,), load(x)[:, :])),
-    F32, ct.TileValueError, r"Too many ':' for a tile of rank 1", "load(x)[:, :]")
+    F32, TYPE_ERROR, r"Tile is 1-dimensional, but 2 were indexed", "load(x)[:, :]")
 
 
 @ct.kernel

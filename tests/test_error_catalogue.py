@@ -140,9 +140,9 @@ for _name, _statement, _error in [
                                                        ct.zeros((4,), ct.float32)),
          ct.TileValueError),
         ("extract-outside", lambda x, out: ct.store(out, (0,), ct.extract(
-            ct.load(x, (0,), (4,)), (2,), (2,))), ct.TileValueError),
+            ct.load(x, (0,), (4,)), (2,), (2,))), ct.TileTypeError),
         ("insert-outside", lambda x, out: ct.store(out, (0,), ct.insert(
-            ct.load(x, (0,), (4,)), (-1,), ct.zeros((2,), ct.float32))), ct.TileValueError),
+            ct.load(x, (0,), (4,)), (-1,), ct.zeros((2,), ct.float32))), ct.TileTypeError),
         ("huge-constant", lambda x, out: ct.store(out, (0,), ct.astype(
             ct.load(x, (0,), (4,)), ct.int32) + 2 ** 70), ct.TileValueError),
         ("float-or", lambda x, out: ct.store(out, (0,), 2.0 | ct.load(x, (0,), (4,))),

@@ -17,11 +17,12 @@ from numba.core import types
 from numba.core.typing import signature
 
 from ..dtypes import DType, dtype_spelling
-from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
-from ..errors import TileUnsupportedFeatureError
+from ..enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode, missing_member_message
+from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..rules import calls, objects
 from ..rules.core import as_operand
-from ..rules.operators import OPERATORS
+from ..rules.elementwise import constant_division_error
+from ..rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
@@ -112,6 +113,9 @@ class TileTypingContext(CUDATypingContext):
         return super().unify_pairs(first, second)
 
     def resolve_getattr(self, typ, attr):
+        if isinstance(typ, types.EnumClass) and issubclass(typ.instance_class, _TILE_ENUMS) \
+                and not hasattr(typ.instance_class, attr):
+            raise TileTypeError(missing_member_message(typ.instance_class, attr))
         if isinstance(typ, types.EnumClass) and (
                 issubclass(typ.instance_class, _TILE_ENUMS) or
                 not issubclass(typ.instance_class, int) and
@@ -312,7 +316,10 @@ def fold_constants(func, args, kws):
         return None
     try:
         result = key(*values)
-    except Exception:  # e.g. division by zero: let the ordinary typing report it
+    except ZeroDivisionError as error:  # (as the interpreter's constants say it)
+        name = BINARY_OPERATORS.get(key) or INPLACE_OPERATORS.get(key)
+        raise constant_division_error(error, name, *values) from None
+    except Exception:  # let the ordinary typing report it
         return None
     if isinstance(result, (bool, int, float, tuple)):
         return signature(literal_type(result), *args)

@@ -14,6 +14,7 @@ interpreter's source rewrite makes every numeric literal one
 
 from ..promotion import loose_concrete_dtype
 from ..rules import operators
+from ..rules.elementwise import constant_division_error
 from ..rules.formatting import format_value
 from .printing import format_float
 
@@ -21,6 +22,10 @@ from .printing import format_float
 # the comparisons (a bool needs no dtype), and unary plus, which is no op of its own
 _FORWARDED = ("__pos__", *(op.dunder for op in operators.OPERATORS if op.category != "comparison"),
               *(op.reflected_dunder for op in operators.OPERATORS if op.reflected_dunder))
+# the operator of each special method, and whether its operands come reflected
+_OPERATOR_NAMES = {**{op.dunder: (op.name, False) for op in operators.OPERATORS},
+                   **{op.reflected_dunder: (op.name, True) for op in operators.OPERATORS
+                      if op.reflected_dunder}}
 
 
 def loose(value):
@@ -67,7 +72,12 @@ def _forward(name, python_type):
         return None
 
     def fn(*args):
-        result = method(*args)
+        try:
+            result = method(*args)
+        except ZeroDivisionError as error:  # (a constant expression of tile code: its error)
+            op, reflected = _OPERATOR_NAMES[name]
+            raise constant_division_error(error, op, *(args[::-1] if reflected else args)) \
+                from None
         return result if result is NotImplemented else loose(result)
     fn.__name__ = name
     return fn

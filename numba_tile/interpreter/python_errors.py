@@ -10,7 +10,8 @@ True
 import os
 import re
 
-from ..errors import RECURSION_MESSAGE, TileRecursionError, TileSyntaxError, TileTypeError
+from ..errors import RECURSION_MESSAGE, TileRecursionError, TileSyntaxError, TileTypeError, \
+    TileValueError
 from ..host.arrays import Array, TiledView
 from ..host.raw_memory import RawArrayMemory
 from ..host.tile import Tile
@@ -87,8 +88,11 @@ def _raised_by_tile_code(error):
     tb = error.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and not os.path.abspath(
-        tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep)
+    if tb is None:
+        return False
+    if isinstance(error, AttributeError) and tb.tb_frame.f_code.co_name == "__getattr__":
+        return True  # (an attribute that is not there, in the words of our class's hook)
+    return not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(PACKAGE_DIR + os.sep)
 
 
 def tile_error(error):
@@ -106,4 +110,23 @@ def tile_error(error):
         kind = called and (_KINDS.get(called[1]) or _PYTHON_KINDS.get(called[1]))
         if kind is not None:
             return TileTypeError(objects.call_object_error(kind).message, loc)
+    # the rest that a statement of tile code raised itself (``a, b = 5``, ``x @= 2``): an
+    # operation on values it does not apply to, in Python's words (with the interpreter's
+    # classes of Python values by their Python names)
+    for python_class, tile_class in _TILE_CLASSES:
+        if isinstance(error, python_class):
+            return tile_class(_python_names(str(error)), loc)
     return None
+
+
+# Python's exceptions of an operation that does not apply, as cuTile's errors: a value of the
+# wrong type (or a missing attribute) is a type error, a value out of its range a value error
+_TILE_CLASSES = ((TypeError, TileTypeError), (AttributeError, TileTypeError),
+                 (ArithmeticError, TileValueError), (ValueError, TileValueError),
+                 (LookupError, TileValueError))
+_INTERPRETER_CLASS = re.compile(r"\b(Loose(?:Int|Float)|ObjectTuple)\b")
+
+
+def _python_names(message):
+    """``message`` with the interpreter's classes of Python values named as Python's."""
+    return _INTERPRETER_CLASS.sub(lambda found: _PYTHON_KINDS[found[1]], message)

@@ -75,7 +75,11 @@ def _converter(name, dtype):
             value = value.constant_value()  # a constant: a loosely typed one, as compiled
         elif isinstance(value, Tile) and not rest:
             return elementwise.astype.__tile_op__(value, dtype)
-        return loose(python(value, *rest)) if name != "bool" else python(value, *rest)
+        try:
+            converted = python(value, *rest)
+        except ValueError:  # int("abc"): cuTile's error of the constant
+            raise objects.conversion_error(name, value) from None
+        return loose(converted) if name != "bool" else converted
     convert.__name__ = name
     return convert
 

@@ -32,13 +32,15 @@ import builtins
 import enum
 import operator
 
+from ..dtypes import DType
 from ..errors import TileTypeError
 from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import as_operand, describe
+from ..rules.core import as_operand, describe, is_python_number
 from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
+from ..rules.shapes import not_subscriptable
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
@@ -71,6 +73,8 @@ def getitem(value, index):
         rules.check_index(index, run_time=isinstance(value, ArgumentList))
         # (a plain tuple's index out of range: the Tile error, as an ObjectTuple raises it)
         return ObjectTuple.__getitem__(value, index)
+    if value is None or isinstance(value, DType) or is_python_number(value):
+        raise not_subscriptable(value, index)  # (Python's TypeError, in cuTile's words)
     return value[index]
 
 

@@ -35,9 +35,8 @@ def _fold(op, x, y):
         raise TileTypeError(f"{rules.op_label(op)} needs integer constants, got {x!r} and {y!r}")
     try:
         result = _FOLD[op](x, y)
-    except ZeroDivisionError:
-        raise TileValueError(f"Division by zero in the constant expression "
-                             f"{rules.op_label(op)} of {x!r} and {y!r}") from None
+    except ZeroDivisionError as error:
+        raise rules.constant_division_error(error, op, x, y) from None
     if isinstance(result, bool) and op not in rules.COMPARISONS and op not in rules.BITWISE:
         result = int(result)
     return loose(result)

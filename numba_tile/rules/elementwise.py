@@ -10,7 +10,7 @@
 
 from .. import dtypes as d
 from ..enums import RoundingMode
-from ..errors import TileTypeError
+from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose, common_dtype, loose_concrete_dtype
 from . import operators
 from .core import (Spec, as_operand, broadcast_many, constant_value, describe,
@@ -28,6 +28,19 @@ FLOAT_UNARY = frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "expm1"
                          "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
                          "tanh", "asinh", "acosh", "atanh", "floor", "ceil"})
 UNARY_OPS = FLOAT_UNARY | operators.names("unary") | {"isnan", "isinf"}
+
+
+def constant_division_error(error, op, x, y):
+    """The ``TileValueError`` of a constant expression ``x <op> y`` (``op`` by name) that
+    divides by zero: Python's words (cuTile's), and the expression.
+
+    >>> from numba_tile.rules.elementwise import constant_division_error
+    >>> print(constant_division_error(ZeroDivisionError("integer division or modulo by zero"),
+    ...                               "floordiv", 1, 0))
+    integer division or modulo by zero: the constant expression '//' (floordiv) of 1 and 0
+    """
+    return TileValueError(f"{error}: the constant expression {op_label(op)} of {x!r} and "
+                          f"{y!r}")
 
 
 def op_label(op):

@@ -188,6 +188,17 @@ def builtin_call_error(name, kinds):
     return None
 
 
+def conversion_error(name, value):
+    """cuTile's ``TileTypeError`` of builtin ``name`` (``int``, ``float``) of a constant it
+    cannot convert (``int("abc")``).
+
+    >>> from numba_tile.rules.objects import conversion_error
+    >>> print(conversion_error("int", "abc"))
+    Invalid argument for int(abc)
+    """
+    return TileTypeError(f"Invalid argument for {name}({value})")
+
+
 def iteration_error(kind):
     """The ``TileTypeError`` of iterating an object of ``kind`` (``iter``, ``sum``,
     ``tuple(...)``, a one-argument ``min``).
@@ -208,8 +219,12 @@ def subscript_error(kind):
 
     >>> from numba_tile.rules.objects import subscript_error
     >>> print(subscript_error("Array"))  # doctest: +ELLIPSIS
-    An Array cannot be indexed with []; load a tile from it with ct.load(array, index, ...
+    Arrays are not directly subscriptable. Use load() or gather() instead: ct.load(array, ...
     """
+    if kind == "Array":  # (cuTile's words)
+        return TileTypeError("Arrays are not directly subscriptable. Use load() or gather() "
+                             "instead: ct.load(array, index, shape) or ct.gather(array, "
+                             "indices)")
     return TileTypeError(f"{_article(kind).capitalize()} {kind} cannot be indexed with []; "
                          f"load a tile from it with ct.load(array, index, shape) or "
                          f"ct.gather(array, indices)")

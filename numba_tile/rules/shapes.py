@@ -11,8 +11,8 @@ from .. import dtypes as d
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose
 from .core import (broadcast_shapes, check_shape_rank, constant_value, describe,
-                   index_items, is_python_number, is_tile_or_scalar, normalize_axis, product,
-                   require_constant, tile_shape)
+                   index_items, is_python_number, normalize_axis, product, require_constant,
+                   tile_shape, type_name)
 
 
 def reshape(shape_in, shape):
@@ -163,15 +163,41 @@ def bad_index_item(item):
 
     >>> from numba_tile.rules.shapes import bad_index_item
     >>> bad_index_item("a").message
-    "Tiles can only be indexed with ':', None and '...' (to add axes), got str 'a'; use ..."
+    "Directly indexing a tile is not supported; use `extract()` or `item()` instead. Tiles ..."
     """
-    return TileTypeError(f"Tiles can only be indexed with ':', None and '...' (to add axes), "
-                         f"got {_key_text(item)}; use ct.extract for sub-tiles")
+    return TileTypeError(f"{DIRECT_TILE_INDEX} Tiles can only be indexed with ':', None and "
+                         f"'...' (to add axes), got {_key_text(item)}; use ct.extract for "
+                         f"sub-tiles")
+
+
+#: cuTile's words for ``t[i]`` (a scalar is a 0-d tile: ``ct.bid(0)[0]``, ``(1.5)[0]`` too)
+DIRECT_TILE_INDEX = "Directly indexing a tile is not supported; use `extract()` or `item()` " \
+    "instead."
+
+
+def not_subscriptable(value, key):
+    """The ``TileTypeError`` of ``value[...]`` where ``value`` (a rule operand) is none of
+    what tile code indexes (a tile's shape, a tuple, a list argument, a dataclass): a scalar
+    or a number is a 0-d tile to cuTile, anything else (None, a dtype) is no sequence.
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.shapes import not_subscriptable
+    >>> not_subscriptable(None, 0).message
+    'Object of type None is not subscriptable'
+    >>> not_subscriptable(Loose(1.5), Loose(0)).message
+    "Directly indexing a tile is not supported; use `extract()` or `item()` instead. Tiles ..."
+    """
+    value = value.value if isinstance(value, Loose) else value
+    if is_python_number(value) or (hasattr(value, "dtype") and hasattr(value, "shape")):
+        return bad_index_item(key)
+    return TileTypeError(f"Object of type {type_name(value)} is not subscriptable")
 
 
 def index_key(key, ndim):
     """Validate ``t[...]`` indexing (only ``:``, ``None`` and ``...``); return NumPy's key."""
     items = key if isinstance(key, tuple) else (key,)
+    if sum(item is Ellipsis for item in items) > 1:
+        raise TileTypeError("Only one ellipsis is allowed")
     consumed = 0
     for item in items:
         if item is None or item is Ellipsis:
@@ -181,7 +207,7 @@ def index_key(key, ndim):
             continue
         raise bad_index_item(item)
     if consumed > ndim:
-        raise TileValueError(f"Too many ':' for a tile of rank {ndim}")
+        raise TileTypeError(f"Tile is {ndim}-dimensional, but {consumed} were indexed")
     return items
 
 

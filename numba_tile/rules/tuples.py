@@ -83,16 +83,16 @@ def immutable_error(target):
 
     >>> from numba_tile.rules.tuples import immutable_error
     >>> print(immutable_error((1, 2)))
-    Tuples are immutable: item assignment is not supported
+    Tuples are immutable: item assignment is not supported.
     """
     if isinstance(target, tuple):
-        return TileTypeError("Tuples are immutable: item assignment is not supported")
+        return TileTypeError("Tuples are immutable: item assignment is not supported.")
     if _is_tile(target):
-        return TileTypeError("Tiles are immutable: item assignment is not supported; make a new "
-                             "tile (ct.where, ct.insert)")
+        return TileTypeError("Tiles are immutable: item assignment is not supported. Make a "
+                             "new tile (ct.where, ct.insert)")
     if getattr(target, "is_tile_array", False):
-        return TileTypeError("Arrays do not support item assignment; use ct.store or "
-                             "ct.scatter")
+        return TileTypeError("Arrays do not support item assignment. Use store() or scatter() "
+                             "instead.")
     return None
 
 

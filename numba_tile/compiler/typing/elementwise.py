@@ -21,6 +21,7 @@ from ...rules.calls import bind_arguments
 from ...rules.core import as_operand, check_dtype_call, describe, dtype_argument, not_a_tile
 from ...promotion import truncated
 from ...rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, UNARY_OPERATORS
+from ...rules.objects import conversion_error
 from ..abstract import constant_of, operand
 from ..constant_folding import FOLDABLE, is_wide_integer, literal_type
 from ..types import ArrayType, ConstantType, FloatLiteral, TileType, TypedConstant, \
@@ -306,8 +307,11 @@ def _builtin_fold_template(function):
         def generic(self, args, kws):
             if kws or not args or not all(is_constant(a) for a in args):
                 return None
+            values = [constant_value(a) for a in args]
             try:
-                value = function(*[constant_value(a) for a in args])
+                value = function(*values)
+            except ValueError:  # int("abc"): the interpreter's error of the constant
+                raise conversion_error(function.__name__, values[0]) from None
             except Exception:  # let Numba's typing report it
                 return None
             return signature(folded_type(value), *args)

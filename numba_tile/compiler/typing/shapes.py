@@ -14,8 +14,8 @@ from ...rules import shapes as shape_rules
 from ...rules.core import describe, dtype_argument, normalize_axis, not_a_tile, operand_dtype
 from ..abstract import RuntimeScalar, operand
 from ..compile_state import current
-from ..types import RUN_TIME_SLICES, TileType, dtype_of_scalar, scalar_type, \
-    storage_scalar_type
+from ..types import RUN_TIME_SLICES, ConstantType, FloatLiteral, TileType, TypedConstant, \
+    dtype_of_scalar, scalar_type, storage_scalar_type
 from .templates import constant_value, folded_type, is_constant, is_scalar, register_template, \
     registry, tile_argument
 
@@ -69,6 +69,8 @@ def inserted_axes(ndim, key):
     """The axes of the result of indexing a tile of rank ``ndim`` with ``key`` (the Numba
     type of ``:``, ``None``, ``...`` or a tuple of them) that ``None`` inserts."""
     items = list(key) if isinstance(key, types.BaseTuple) else [key]
+    if sum(isinstance(i, types.EllipsisType) for i in items) > 1:
+        shape_rules.index_key((Ellipsis, Ellipsis), ndim)  # (the shared rule's error)
     explicit = sum(isinstance(i, types.SliceType) for i in items)
     expanded = []
     for item in items:  # '...' stands for the ':' that the other entries leave out
@@ -127,6 +129,25 @@ class TileStaticIndexTemplate(AbstractTemplate):
 
 
 registry.register(TileStaticIndexTemplate)
+
+
+class NotSubscriptable(AbstractTemplate):
+    """``v[i]`` of a scalar, a number, None or a dtype: the shared rule's error (Numba found
+    no implementation: a compiler gap to its words)."""
+
+    def generic(self, args, kws):
+        value = args[0] if len(args) == 2 else None
+        if isinstance(value, (types.NoneType, types.Number, types.Boolean, FloatLiteral,
+                              TypedConstant)) or \
+                (isinstance(value, ConstantType) and isinstance(value.value, d.DType)):
+            key = args[1] if self.key == "static_getitem" else operand(args[1])
+            raise shape_rules.not_subscriptable(operand(args[0]), key)
+        return None
+
+
+registry.register_global(operator.getitem)(type("NotSubscriptableItem", (NotSubscriptable,),
+                                                {"key": operator.getitem}))
+registry.register(type("NotSubscriptableStatic", (NotSubscriptable,), {"key": "static_getitem"}))
 
 
 RUN_TIME = RuntimeScalar(d.int64)
