@@ -158,7 +158,7 @@ STORAGE_CASES = [
              r"sum\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an arithmetic",
              "lambda"),
     BadInput("f8_cumsum", k_f8_cumsum, X,
-             ct.TileTypeError, r"Non-arithmetic dtype float8_e5m2 is unsupported by cumsum",
+             ct.TileTypeError, r"Non-arithmetic dtype float8_e5m2 is unsupported for prefix scans: cumsum",
              "lambda"),
     BadInput("f8_argmax", k_f8_argmax, X, ct.TileTypeError,
              r"argmax\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an "

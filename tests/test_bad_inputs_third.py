@@ -4,6 +4,8 @@ executors (an internal ``ValueError``, ``ZeroDivisionError``, ``AttributeError``
 ``IndexError`` reached users from the interpreter, and the compiler accepted ``1 // 0``).
 The words are those real cuTile 1.7 gives for the same kernel."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,20 @@ CASES = [
                        r"instead"),
     ("an enum member that is not there", lambda x, out: ct.PaddingMode.FOO,
      ct.TileTypeError, "'PaddingMode' object has no attribute 'FOO'"),
+    ("a global object", lambda x, out: _first((SENTINEL,)),
+     ct.TileTypeError, r"Cannot create constant from value of type object\."),
+    ("astile of tiles", lambda x, out: ct.astile((_load(x), _load(x)), dtype=ct.float32),
+     ct.TileTypeError, r"Expected scalar elements at value\[0\]; got a tile of shape \(4,\)"),
+    ("astile of three", lambda x, out: ct.astile((1, 2, 3), dtype=ct.float32),
+     ct.TileTypeError, "Tuple length 3 at value is not a power of 2"),
+    ("reduce returning too few",
+     lambda x, out: ct.reduce((_load(x), _load(x)), 0, lambda a0, a1, b0, b1: (a0 + b0,),
+                              (0.0, 0.0)),
+     ct.TileTypeError, r"Reduction function must return a tuple of 2 values to match the "
+                       r"number of inputs, but a tuple of length 1 was found\."),
 ]
+
+SENTINEL = object()
 
 
 @pytest.mark.parametrize("name,statement,error,message", CASES, ids=[c[0] for c in CASES])
@@ -75,3 +90,81 @@ def test_array_item_assignment_in_cutile_words(run_kernel):
                                                r"store\(\) or scatter\(\) instead\."):
         run_kernel(assigns_an_array_item, (1,), (np.ones(4, np.float32),
                                                  np.zeros(4, np.float32)))
+
+
+@ct.kernel
+def reuses_a_context_manager(x, out):
+    manager = _nothing()
+    with manager:
+        pass
+    with manager:
+        pass
+
+
+@contextlib.contextmanager
+def _nothing():
+    yield
+
+
+def test_a_context_manager_entered_twice():
+    """cuTile's words in the interpreter (the compiler takes no context manager held in a
+    variable yet: a gap, not a disagreement)."""
+    with ct.interpret(), pytest.raises(ct.TileTypeError, match="Context manager cannot be "
+                                                                "reused"):
+        ct.launch(0, (1,), reuses_a_context_manager, (np.ones(4, np.float32),
+                                                      np.zeros(4, np.float32)))
+
+
+@ct.kernel
+def repr_in_fstring(x, out):
+    print(f"{ct.bid(0)!r}")
+
+
+@ct.kernel
+def format_spec_of_a_value(x, out):
+    print(f"{ct.bid(0):{ct.bid(0)}}")
+
+
+@ct.kernel
+def starred_assignment(x, out):
+    a, *rest = (1, 2, 3)
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (repr_in_fstring, "f-string: !r, !s, !a conversions are not supported"),
+    (format_spec_of_a_value, "f-string: format spec must be a literal string"),
+    (starred_assignment, r"Unsupported syntax: starred assignment \(a, \*b = ...\)"),
+], ids=["repr", "format-spec", "starred"])
+def test_syntax_cutile_refuses(run_kernel, kernel, message):
+    with pytest.raises(ct.TileSyntaxError, match=message):
+        run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_where_takes_a_numeric_condition(run_kernel, dtype):
+    """cuTile converts a numeric condition to bool: true where it is not zero."""
+    @ct.kernel
+    def choose(c, out):
+        ct.store(out, (0,), ct.where(ct.load(c, (0,), (8,)), 1.0, -1.0))
+
+    condition = np.array([0, 3, -2, 0, 1, 0, 0, 7], dtype)
+    out = np.full(8, np.nan, np.float32)
+    run_kernel(choose, (1,), (condition, out))
+    np.testing.assert_array_equal(out, np.where(condition != 0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2", "tfloat32"])
+def test_astile_of_narrow_floats(run_kernel, dtype):
+    """Nested constants of the storage dtypes, compiled as a table (the compiler said it
+    did not support the dtype)."""
+    narrow = getattr(ct, dtype)
+    last = 448.0 if dtype == "float8_e4m3fn" else 8.0
+
+    @ct.kernel
+    def table(out):
+        values = ct.astile(((1.5, -2.0), (0.25, last)), dtype=narrow)
+        ct.store(out, (0, 0), values.astype(ct.float32))
+
+    out = np.full((2, 2), np.nan, np.float32)
+    run_kernel(table, (1,), (out,))
+    np.testing.assert_array_equal(out, [[1.5, -2.0], [0.25, last]])

@@ -297,7 +297,8 @@ def test_print_options_the_device_lacks_are_compile_errors():
         ct.compile(centered, (x,))
     with pytest.raises(ct.TileUnsupportedFeatureError, match="no presentation type"):
         ct.compile(float_without_type, (x,))
-    with pytest.raises(Exception, match="!r and !a"):
+    with pytest.raises(ct.TileSyntaxError, match="f-string: !r, !s, !a conversions are not "
+                                                 "supported"):
         ct.compile(repr_conversion, (x,))
 
 

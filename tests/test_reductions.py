@@ -270,23 +270,24 @@ def test_arg_reduction_nan(run_kernel, rng, op, axis, dtype, propagate):
 
 
 # -- errors ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("op", ["sum", "prod"])
-def test_sum_of_bool_is_type_error(run_kernel, op):
-    x = np.array([True, False, True, True])
-    out = np.zeros(1, np.int32)
-    with pytest.raises(ct.TileTypeError):
-        run_kernel(reduce_kernel(op), (1,), (x, out, (4,), (0,), (0,), None, False, (),
-                                             ct.bool_))
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+def test_reduction_of_bool_counts_in_int32(run_kernel, rng, op):
+    """cuTile reduces a bool tile as int32: ``sum`` counts the true elements."""
+    reduce = getattr(ct, op)
 
-
-def test_sum_of_comparison_is_type_error(run_kernel):
     @ct.kernel
     def kernel(x, out):
-        t = ct.load(x, (0,), (8,))
-        ct.store(out, (0,), ct.sum(t > 0.0))
+        t = ct.load(x, (0, 0), (4, 8)) > 0.0
+        r = reduce(t, 1)
+        ct.static_assert(r.dtype == ct.int32)
+        ct.store(out, (0,), r)
 
-    with pytest.raises(ct.TileTypeError):
-        run_kernel(kernel, (1,), (np.ones(8, np.float32), np.zeros(1, np.int32)))
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    x[2] = -1.0  # (a row of no true element)
+    out = np.full(4, -7, np.int32)
+    run_kernel(kernel, (1,), (x, out))
+    expected = getattr(np, op)((x > 0).astype(np.int32), axis=1)
+    np.testing.assert_array_equal(out, expected)
 
 
 @pytest.mark.parametrize("axis, error", [

@@ -27,6 +27,7 @@ import ast
 import contextlib
 import functools
 
+from ..errors import TileTypeError
 from ..host.tile import Tile
 from ..rules.context_managers import (REFUSED_OPERATORS, context_manager_error,
                                       context_manager_name, not_a_context_manager,
@@ -58,6 +59,8 @@ def checked_context_manager(value, text):
     """What a ``with`` of interpreted tile code enters: ``value`` itself where it is a
     generator-based context manager of the user's code keeping the rules, else the Tile
     error."""
+    if isinstance(value, contextlib._GeneratorContextManager) and not hasattr(value, "func"):
+        raise TileTypeError("Context manager cannot be reused")  # (entered once already)
     generator = value.func if isinstance(value, contextlib._GeneratorContextManager) else None
     if generator is None or not is_user_code(generator):
         raise not_a_context_manager(text)

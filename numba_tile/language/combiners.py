@@ -6,6 +6,8 @@ asked at compile time with ``static_eval``.
 """
 
 import functools
+import os
+import re
 
 from ..errors import TileTypeError
 from ..source.tile_functions import function
@@ -41,6 +43,29 @@ def _joined(count, line):
     return line
 
 
+# the file the generated functions name: numba_tile's, so that an error in them (of the
+# user's func) is placed at the user's call of reduce or scan, as of any op of numba_tile's
+_GENERATED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "<generated>")
+_CALL = re.compile(r"^(\s*)(\w+(?:, \w+)+) = func\((.*)\)(\s*#.*)?$")
+_CHECK = re.compile(r"^(\s*)(\w+(?:, \w+)+), = checked\((.*), \(\2,\)\)$")
+
+
+def _checked_calls(lines):
+    """``lines`` with each call of ``func`` for several tiles, which unpacks its results,
+    and the check after it made into one call whose results the check unpacks: the check's
+    error (cuTile's, of results of the wrong count) comes first, not Python's unpacking."""
+    out = []
+    for line in lines:
+        call, check = _CALL.match(line), _CHECK.match(line)
+        if call:
+            out.append(f"{call[1]}results_of_func = func({call[3]})")
+        elif check and out and "results_of_func = func(" in out[-1]:
+            out.append(f"{check[1]}{check[2]}, = checked({check[3]}, results_of_func)")
+        else:
+            out.append(line)
+    return out
+
+
 def _generated(name, count, lines):
     """A tile-code function ``name_count(tiles, step, func, option)`` made of ``lines``: a
     line starting with ``each:`` is repeated for each tile, ``#`` standing for its number;
@@ -52,11 +77,12 @@ def _generated(name, count, lines):
             body += ["    " + line[5:].replace("#", str(i)) for i in range(count)]
             continue
         body.append("    " + _joined(count, line))
+    body = _checked_calls(body)
     namespace = {"checked": _checked, "swap_halves": swap_halves,
                  "upper_halves": upper_halves, "where": where,
                  "totals_of": _TOTALS[count] if name != "totals" else None}
-    exec(f"def {name}_{count}(tiles, step, func, option):\n" + "\n".join(body) + "\n",
-         namespace)  # noqa: S102
+    exec(compile(f"def {name}_{count}(tiles, step, func, option):\n" + "\n".join(body) + "\n",
+                 _GENERATED_FILE, "exec"), namespace)  # noqa: S102
     return function(namespace[f"{name}_{count}"], host=True)
 
 
@@ -156,8 +182,9 @@ def _program(op, count, steps, run=1):
                  "upper_halves": upper_halves, "swap_halves": swap_halves, "where": where,
                  "checked": _checked, "totals_of": _TOTALS[tiles]}
     name = f"{op}_{count}_{steps}_{run}"
-    exec(f"def {name}(x, shape, plan, func, option):\n" +  # noqa: S102
-         "".join(f"    {line}\n" for line in lines), namespace)
+    exec(compile(f"def {name}(x, shape, plan, func, option):\n" +  # noqa: S102
+                 "".join(f"    {line}\n" for line in _checked_calls(lines)),
+                 _GENERATED_FILE, "exec"), namespace)
     return function(namespace[name], host=True)
 
 

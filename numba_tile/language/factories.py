@@ -113,6 +113,7 @@ def astile(value, /, *, dtype):
     """
     dtype = dtype_argument(dtype, "astile")
     if isinstance(value, tuple):
+        rules.check_astile_elements(value)
         const = constant_value(value, None)
         if const is None:
             items = [astile.__tile_op__(v, dtype=dtype) for v in value]

@@ -20,8 +20,9 @@ def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
     spec, axes = reduction(op, x, axis, keepdims)
     values = x.values
     if not axes:  # a 0-d tile, or axis=() : nothing to reduce
-        return Tile(spec.dtype, values.reshape(spec.shape) if op not in ARG_REDUCTIONS
-                    else np.zeros(spec.shape, np.int32), spec.constant)
+        return Tile(spec.dtype, values.reshape(spec.shape).astype(spec.dtype.storage)
+                    if op not in ARG_REDUCTIONS else np.zeros(spec.shape, np.int32),
+                    spec.constant)
     with np.errstate(all="ignore"):
         if op in ("argmax", "argmin"):
             return Tile(spec.dtype, _arg_reduce(op, x, axes, keepdims, propagate_nan),
@@ -44,6 +45,8 @@ def _reduce(op, x, axis, keepdims, rounding_mode=None, flush_to_zero=False,
                 out = _order_zeros(op, wide, out, axes, keepdims)
             out = round_float(out, x.dtype, rounding_mode)
         else:
+            if x.dtype.is_bool:  # (counted in int32)
+                values = values.astype(np.int32)
             fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[op]
             kwargs = {"dtype": values.dtype} if op in ("sum", "prod") else {}
             out = fn(values, axis=axes, keepdims=keepdims, **kwargs)

@@ -169,18 +169,33 @@ def reduced_part(shape, axis, keepdims):
 
 def check_results(op, inputs, results):
     """``func``'s results (always a tuple: the tile code wraps a single one) must be as
-    many tiles as the inputs, of the inputs' dtypes; 0."""
+    many tiles as the inputs, of the inputs' dtypes; 0. The messages are cuTile's.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.host.tile import Tile
+    >>> from numba_tile.rules.combiners import check_results
+    >>> t = Tile(ct.float32, [1.0])
+    >>> check_results("reduce", (t, t), (t,))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Reduction function must return a tuple of 2 values to match the number of inputs, but a tuple of length 1 was found.
+    """
+    name = "Reduction" if op == "reduce" else "Scan"
     inputs, found = tuple_items(inputs), tuple_items(results)
-    if found is None or len(found) != len(inputs):
-        got = "something else" if found is None else f"{len(found)} value(s)"
-        raise TileTypeError(f"func of {op}() must return {len(inputs)} tile(s) (a tuple for a "
-                            f"tuple of tiles), got {got}")
-    for tile, result in zip(inputs, found):
+    if found is None:
+        raise TileTypeError(f"{name} function returns a value that is not a tuple, but a "
+                            f"tuple was expected")
+    if len(found) != len(inputs):
+        raise TileTypeError(f"{name} function must return a tuple of {len(inputs)} values to "
+                            f"match the number of inputs, but a tuple of length {len(found)} "
+                            f"was found.")
+    for position, (tile, result) in enumerate(zip(inputs, found)):
         if tuple_items(result) is not None or getattr(result, "dtype", None) != tile.dtype:
             got = "a tuple" if tuple_items(result) is not None else \
                 f"{getattr(result, 'dtype', 'no tile')}"
-            raise TileTypeError(f"func of {op}() must return values of the input's dtype "
-                                f"{tile.dtype}, got {got}")
+            raise TileTypeError(f"{name} function returned a tile of unexpected dtype at "
+                                f"position #{position}: func of {op}() must return values of "
+                                f"the input's dtype {tile.dtype}, got {got}")
     return 0
 
 

@@ -281,13 +281,15 @@ def unary(op, x):
 
 
 def where(cond, x, y):
-    """Rule of ``where(cond, x, y)``: ``cond`` is bool, ``x`` and ``y`` promote together.
+    """Rule of ``where(cond, x, y)``: ``cond`` is bool or numeric (true where it is not
+    zero, as cuTile converts it), ``x`` and ``y`` promote together.
 
     Returns ``(result_spec, value_dtype)``.
     """
     cond, x, y = as_operand(cond, "the condition"), as_operand(x), as_operand(y)
-    if operand_dtype(cond) is not d.bool_:
-        raise TileTypeError(f"where() needs a bool_ condition, got {describe(cond)}")
+    condition = operand_dtype(cond)
+    if condition is not d.bool_ and not condition.arithmetic:
+        raise TileTypeError(f"where() needs a bool_ or numeric condition, got {describe(cond)}")
     if isinstance(x, Loose) and isinstance(y, Loose):
         dtype = _loose_pair_dtype(x, y)
     else:

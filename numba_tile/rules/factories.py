@@ -8,9 +8,10 @@ Spec(float16, (2, 4), constant=True)
 
 import numpy as np
 
+from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts
-from .core import Spec, as_operand, dtype_argument, invalid_argument, is_python_number, \
-    tile_shape, type_name
+from .core import Spec, as_operand, dtype_argument, invalid_argument, is_power_of_two, \
+    is_python_number, tile_shape, type_name
 
 
 def filled(op, shape, fill_value, dtype):
@@ -29,3 +30,28 @@ def filled(op, shape, fill_value, dtype):
         raise invalid_argument(op, "fill_value", f"Expected a scalar, but given value has type "
                                                  f"{type_name(fill_value)}")
     return Spec(dtype, shape, constant=bool(fill_value.is_constant))
+
+
+def check_astile_elements(value, path="value"):
+    """cuTile's rule of the nested tuples ``astile`` takes: each element a scalar (a 0-d
+    tile, a constant), each tuple's length a power of two; else its ``TileTypeError``,
+    naming where (``value[0][1]``).
+
+    >>> from numba_tile.promotion import Loose
+    >>> from numba_tile.rules.factories import check_astile_elements
+    >>> check_astile_elements((Loose(1), Loose(2)))
+    >>> check_astile_elements((Loose(1), Loose(2), Loose(3)))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Tuple length 3 at value is not a power of 2
+    """
+    if not isinstance(value, tuple):
+        shape = tuple(getattr(value, "shape", ()))
+        if shape != ():
+            raise TileTypeError(f"Expected scalar elements at {path}; got a tile of shape "
+                                f"{shape}")
+        return
+    if not is_power_of_two(len(value)):
+        raise TileTypeError(f"Tuple length {len(value)} at {path} is not a power of 2")
+    for position, item in enumerate(value):
+        check_astile_elements(item, f"{path}[{position}]")

@@ -66,7 +66,9 @@ MUTABLE_CONTAINERS = (list, dict, set, bytearray)
 def _invalid_part(value):
     if isinstance(value, tuple):
         return next((p for p in map(_invalid_part, value) if p is not None), None)
-    return value if is_array(value) or isinstance(value, MUTABLE_CONTAINERS) else None
+    # (a bare object(), a sentinel, holds nothing a constant could be made of)
+    return value if is_array(value) or isinstance(value, MUTABLE_CONTAINERS) or \
+        type(value) is object else None
 
 
 #: the modules of numba.cuda's SIMT programming model: what a thread of a CUDA kernel calls

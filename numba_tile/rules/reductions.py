@@ -1,4 +1,5 @@
-"""Rules of the reductions: sum, prod, max, min, argmax, argmin.
+"""Rules of the reductions: sum, prod, max, min, argmax, argmin. A bool tile reduces as
+int32 (``sum`` counts the true elements), as in cuTile.
 
 >>> from numba_tile.rules.reductions import reduced_shape
 >>> reduced_shape((4, 8), (1,), keepdims=False), reduced_shape((4, 8), (0, 1), keepdims=True)
@@ -25,9 +26,9 @@ def reduction(op, x, axis, keepdims):
     """Rule of a reduction: returns ``(result_spec, axes)``."""
     keepdims = constant_argument(keepdims, op, "keepdims", "boolean")
     axes = normalize_axes(axis, len(x.shape))
-    if op in ("sum", "prod") and x.dtype.is_bool:
-        raise TileTypeError(f"{op}() of a bool_ tile; convert it with astype(ct.int32) first")
-    if not x.dtype.arithmetic:
-        raise TileTypeError(f"{op}() of {describe(x)}: {x.dtype} is not an arithmetic dtype")
-    dtype = d.int32 if op in ARG_REDUCTIONS else x.dtype
+    if not x.dtype.is_bool and not x.dtype.arithmetic:
+        raise TileTypeError(f"Non-arithmetic dtype {x.dtype} is unsupported for reduction: "
+                            f"{op}() of {describe(x)}")
+    # a bool tile counts in int32, as in cuTile (its sum is how many are true)
+    dtype = d.int32 if op in ARG_REDUCTIONS or x.dtype.is_bool else x.dtype
     return Spec(dtype, reduced_shape(x.shape, axes, keepdims), x.is_constant), axes

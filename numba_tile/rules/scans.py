@@ -26,7 +26,8 @@ def scan(op, x, axis, reverse):
     if not hasattr(x, "dtype") or not tuple(x.shape):
         raise TileTypeError(f"{op}() scans a tile of at least one dimension, got {describe(x)}")
     if not x.dtype.is_bool and not x.dtype.arithmetic:
-        raise TileTypeError(f"Non-arithmetic dtype {x.dtype} is unsupported by {op}()")
+        raise TileTypeError(f"Non-arithmetic dtype {x.dtype} is unsupported for prefix scans: "
+                            f"{op}()")
     reverse = require_constant(reverse, "reverse")
     if not isinstance(reverse, bool):
         raise TileTypeError(f"reverse of {op}() must be a constant bool, got {reverse!r}")

@@ -65,6 +65,9 @@ _STATEMENTS = {
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
 _STATEMENTS[ast.Match] = "match statements are not supported in tile code; use if and elif"
+#: what tile code says of ``a, *b = t`` (cuTile's words first)
+_STARRED_ASSIGNMENT = "Unsupported syntax: starred assignment (a, *b = ...) is not " \
+    "supported in tile code; index the tuple"
 #: what tile code says of an assignment to an attribute (t.foo = 1, x.shape = ...)
 _ATTRIBUTE_ASSIGNMENT = "Assigning an attribute is not supported in tile code: tiles, " \
     "arrays and the other objects of tile code are immutable"
@@ -166,6 +169,14 @@ def _unsupported_constructs(statements):
             yield message, node
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             yield _ATTRIBUTE_ASSIGNMENT, node
+        if isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):
+            yield _STARRED_ASSIGNMENT, node
+        if isinstance(node, ast.FormattedValue):
+            if node.conversion != -1:
+                yield "f-string: !r, !s, !a conversions are not supported", node
+            if node.format_spec is not None and any(
+                    isinstance(part, ast.FormattedValue) for part in node.format_spec.values):
+                yield "f-string: format spec must be a literal string", node
         if is_tuple_comprehension(node):
             comprehensions.add(id(node.args[0]))
 

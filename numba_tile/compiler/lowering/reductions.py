@@ -49,6 +49,8 @@ class Reduction:
             compute = d.float64  # accumulate exactly enough to round once at the end
         if compute.is_integral and compute.bitwidth < 32 and op in ("sum", "prod"):
             compute = d.int32 if compute.is_signed else d.uint32
+        if dtype.is_bool and not self.is_arg:  # (a bool tile counts in int32)
+            compute = d.int32
         self.compute = compute
 
     def initial(self, context, builder, value, index):

@@ -54,16 +54,25 @@ def infer_arange(values):
 def infer_astile(values):
     dtype = dtype_argument(constant_value(values["dtype"]), "astile")
     value = values["value"]
-    scalar_type(dtype)
     if isinstance(value, TileType):
         return value.with_dtype(dtype)
     if is_scalar(value):
+        scalar_type(dtype)  # (a scalar converts through one: nested constants need none)
         _check_constant_converts(value, dtype)
         return TileType(dtype, (), current().num_warps)
+    if isinstance(value, types.BaseTuple):
+        factory_rules.check_astile_elements(_nested_operands(value))
     constant = constant_value(value)  # nested tuples of constants: checked by the interpreter
     tile = factories.astile.__tile_op__(constant, dtype=dtype)
     return TileType(dtype, tile.shape, current().num_warps)
 
+
+
+def _nested_operands(value):
+    """Nested tuple types as the rules take them: tuples of operands."""
+    if isinstance(value, types.BaseTuple):
+        return tuple(_nested_operands(item) for item in value)
+    return operand(value)
 
 
 register_template(factories.arange, infer_arange)
