@@ -61,12 +61,10 @@ case("mma-acc-none", statement_kernel(
     "load2(x), None)")
 case("mma-acc-float", statement_kernel(
     lambda x, out: ct.mma(load2(x), load2(x), 0.0)),
-    matrices(), ct.TileValueError, r"mma\(\): the accumulator's shape \(\) must be \(16, 16\)",
-    "load2(x), 0.0)")
+    matrices(), TYPE_ERROR, r"Expect acc shape to be \(16, 16\), got \(\)", "load2(x), 0.0)")
 case("mma-acc-int", statement_kernel(
     lambda x, out: ct.mma(load2(x), load2(x), 0)),
-    matrices(), ct.TileTypeError, r"mma\(\) does not support float16 inputs with a int32",
-    "load2(x), 0)")
+    matrices(), TYPE_ERROR, r"Expect acc shape to be \(16, 16\), got \(\)", "load2(x), 0)")
 case("mma-acc-array", statement_kernel(
     lambda x, out: ct.mma(load2(x), load2(x), out)),
     matrices(), TYPE_ERROR, r'"acc" of mma\(\): ' + NOT_A_TILE + r"Array\[float16", "out)")
@@ -85,8 +83,7 @@ case("mma-first-operand-none", statement_kernel(
     matrices(), TYPE_ERROR, r"#1 of mma\(\): " + NOT_A_TILE + "None", "ct.mma(None")
 case("mma-scalar-operand", statement_kernel(
     lambda x, out: ct.mma(2.0, load2(x), load2(out))),
-    matrices(), TYPE_ERROR, r"mma\(\) needs operands of one dtype, got float32 and float16",
-    "ct.mma(2.0")
+    matrices(), TYPE_ERROR, r"Expect shape of `x` to be at least 2D, got \(\)", "ct.mma(2.0")
 case("matmul-array-operand", statement_kernel(
     lambda x, out: ct.matmul(load2(x), out)),
     matrices(), TYPE_ERROR, r"#2 of matmul\(\): " + NOT_A_TILE + r"Array\[float16",
@@ -250,10 +247,10 @@ case("range-float-step", range_float_step, F32, TYPE_ERROR,
      RANGE.format(3) + r"Tile\[float32,\(\)\]", "range(0, 8, 2.0)")
 case("range-of-float-scalar", range_float_scalar, F32, TYPE_ERROR,
      RANGE.format(1) + r"Tile\[float32,\(\)\]", "range(ct.sum(")
-case("range-zero-step", range_zero_step, F32, ct.TileValueError,
-     r"range\(\) step must not be zero", "range(0, 8, 0)")
+case("range-zero-step", range_zero_step, F32, TYPE_ERROR,
+     r"Step must be positive, got 0", "range(0, 8, 0)")
 case("range-four-arguments", range_four_arguments, F32, TYPE_ERROR,
-     r"range\(\) takes 1 to 3 arguments \(stop; start, stop; or start, stop, step\), got 4",
+     r"Invalid number of arguments: 4: range\(\) takes 1 to 3",
      "range(0, 8, 1, 1)")
 
 
@@ -285,7 +282,7 @@ def return_on_a_branch(x, out):
     ct.store(out, (0,), ct.load(x, (0,), (4,)))
 
 
-RETURN = r"A tile kernel must not return a value"
+RETURN = r"Tile kernels cannot return values"
 case("return-tile", return_tile, F32, ct.TileSyntaxError, RETURN, "return ct.load(x")
 case("return-one", return_one, F32, ct.TileSyntaxError, RETURN, "return 1")
 case("return-tuple", return_tuple, F32, ct.TileSyntaxError, RETURN, "return (1, 2)")

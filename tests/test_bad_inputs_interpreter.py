@@ -257,32 +257,32 @@ def shape_tuple_index_in_loop(x, out):
         print(x.shape[i])
 
 
-case("shape_index_5", shape_index_5, F32, TVE,
-     r"^Tuple index 5 is out of range for a tuple of 1 item$", "x.shape[5]")
-case("strides_index_minus_3", strides_index_minus_3, F32, TVE,
-     r"^Tuple index -3 is out of range for a tuple of 1 item$", "x.strides[-3]")
-case("shape_index_of_2d", shape_index_of_2d, TWO_D, TVE,
-     r"^Tuple index 2 is out of range for a tuple of 2 items$", "x.shape[2]")
-case("tile_shape_index", tile_shape_index, F32, TVE,
-     r"^Tuple index 1 is out of range for a tuple of 1 item$", "tile(x).shape[1]")
-case("tile_shape_index_negative", tile_shape_index_negative, F32, TVE,
-     r"^Tuple index -2 is out of range", "tile(x).shape[-2]")
-case("view_tile_shape_index", view_tile_shape_index, F32, TVE,
-     r"^Tuple index 3 is out of range", "tile_shape[3]")
-case("list_index_5", list_index_5, ([F32[0], F32[1]], F32[1]), TVE,
-     r"^Tuple index 5 is out of range for a tuple of 2 items$", "xs[5]")
-case("list_index_minus_3", list_index_minus_3, ([F32[0], F32[1]], F32[1]), TVE,
-     r"^Tuple index -3 is out of range for a tuple of 2 items$", "xs[-3]")
-case("tuple_index_2", tuple_index_2, F32, TVE,
-     r"^Tuple index 2 is out of range for a tuple of 2 items$", "(1, 2)[2]")
-case("shape_index_in_static_loop", shape_tuple_index_in_loop, TWO_D, TVE,
-     r"^Tuple index 2 is out of range for a tuple of 2 items$", "x.shape[i]")
+case("shape_index_5", shape_index_5, F32, TTE,
+     r"^Index 5 is out of range for a tuple of length 1$", "x.shape[5]")
+case("strides_index_minus_3", strides_index_minus_3, F32, TTE,
+     r"^Index -3 is out of range for a tuple of length 1$", "x.strides[-3]")
+case("shape_index_of_2d", shape_index_of_2d, TWO_D, TTE,
+     r"^Index 2 is out of range for a tuple of length 2$", "x.shape[2]")
+case("tile_shape_index", tile_shape_index, F32, TTE,
+     r"^Index 1 is out of range for a tuple of length 1$", "tile(x).shape[1]")
+case("tile_shape_index_negative", tile_shape_index_negative, F32, TTE,
+     r"^Index -2 is out of range", "tile(x).shape[-2]")
+case("view_tile_shape_index", view_tile_shape_index, F32, TTE,
+     r"^Index 3 is out of range", "tile_shape[3]")
+case("list_index_5", list_index_5, ([F32[0], F32[1]], F32[1]), TTE,
+     r"^Index 5 is out of range for a tuple of length 2$", "xs[5]")
+case("list_index_minus_3", list_index_minus_3, ([F32[0], F32[1]], F32[1]), TTE,
+     r"^Index -3 is out of range for a tuple of length 2$", "xs[-3]")
+case("tuple_index_2", tuple_index_2, F32, TTE,
+     r"^Index 2 is out of range for a tuple of length 2$", "(1, 2)[2]")
+case("shape_index_in_static_loop", shape_tuple_index_in_loop, TWO_D, TTE,
+     r"^Index 2 is out of range for a tuple of length 2$", "x.shape[i]")
 case("shape_index_5_in_a_lambda",
-     statement_kernel(lambda x, out: ct.full((4,), x.shape[5], ct.float32)), F32, TVE,
-     r"^Tuple index 5 is out of range", "x.shape[5]")
+     statement_kernel(lambda x, out: ct.full((4,), x.shape[5], ct.float32)), F32, TTE,
+     r"^Index 5 is out of range", "x.shape[5]")
 case("strides_index_in_a_lambda",
-     statement_kernel(lambda x, out: ct.full((4,), x.strides[-3], ct.float32)), F32, TVE,
-     r"^Tuple index -3 is out of range", "x.strides[-3]")
+     statement_kernel(lambda x, out: ct.full((4,), x.strides[-3], ct.float32)), F32, TTE,
+     r"^Index -3 is out of range", "x.strides[-3]")
 
 
 # -- [] of an array or a view ---------------------------------------------------------------
@@ -692,16 +692,16 @@ def range_folded_step_zero(x, out):
         pass
 
 
-RANGE_ARGUMENTS = r"^range\(\) takes 1 to 3 arguments \(stop; start, stop; or start, stop, " \
-                  r"step\), got {}$"
+RANGE_ARGUMENTS = r"^Invalid number of arguments: {}: range\(\) takes 1 to 3 \(stop; start, " \
+                  r"stop; or start, stop, step\)$"
 case("range_of_four", range_of_four, F32, TTE, RANGE_ARGUMENTS.format(4), "range(0, 8, 1, 1)")
 case("range_of_none", range_of_none, F32, TTE, RANGE_ARGUMENTS.format(0), "range()")
-case("range_step_zero", range_step_zero, F32, TVE, r"^range\(\) step must not be zero$",
+case("range_step_zero", range_step_zero, F32, TTE, r"^Step must be positive, got 0$",
      "range(0, 8, 0)")
-case("range_constant_step_zero", range_constant_step_zero, F32 + (0,), TVE,
-     r"^range\(\) step must not be zero$", "range(0, 8, STEP)")
-case("range_folded_step_zero", range_folded_step_zero, F32, TVE,
-     r"^range\(\) step must not be zero$", "range(0, 8, 2 - 2)")
+case("range_constant_step_zero", range_constant_step_zero, F32 + (0,), TTE,
+     r"^Step must be positive, got 0", "range(0, 8, STEP)")
+case("range_folded_step_zero", range_folded_step_zero, F32, TTE,
+     r"^Step must be positive, got 0$", "range(0, 8, 2 - 2)")
 case("range_keyword", range_keyword, F32, TTE,
      r"^range\(\) takes no keyword arguments, got 'stop'$", "range(stop=4)")
 

@@ -18,7 +18,8 @@ from kernels_with_asserts import assert_on_a_tile
 
 TTE, TVE, TSE = ct.TileTypeError, ct.TileValueError, ct.TileSyntaxError
 F32 = arrays(np.float32, np.float32)
-CONDITION = r"^Cannot use a tile of shape \(4,\) as a condition; only scalars \(0-d tiles\) can$"
+CONDITION = r"^Expected a scalar value, but given value has type a tile of shape \(4,\): it " \
+    r"cannot be used as a condition; only scalars \(0-d tiles\) can$"
 
 
 def tile(x):
@@ -180,7 +181,7 @@ def counts_down(x, out):
     ct.store(out, (0,), t)
 
 
-case("range_counting_down", counts_down, TTE, r"^range\(\) step must be positive, got -1$",
+case("range_counting_down", counts_down, TTE, r"^Step must be positive, got -1$",
      "range(8, 0, -1)")
 
 

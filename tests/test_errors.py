@@ -88,7 +88,7 @@ def test_non_constant_where_a_constant_is_required():
 
 @ct.kernel
 def rank_mismatch(x):
-    ct.load(x, (0,), (4,))
+    ct.load(x, (0, 0), (4,))
 
 
 def test_rank_mismatch_names_both_ranks():

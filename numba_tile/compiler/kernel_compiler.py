@@ -312,7 +312,7 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
             raise
     if result.signature.return_type not in (types.none, types.void):
         # (the kernel's source check finds a `return value` first, as the interpreter does)
-        raise TileSyntaxError("A tile kernel must not return a value")
+        raise TileSyntaxError("Tile kernels cannot return values")
     library = result.library
     entry = result.fndesc.llvm_func_name
     kernel = library.get_function(entry)

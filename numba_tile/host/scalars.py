@@ -14,6 +14,7 @@ interpreter's source rewrite makes every numeric literal one
 
 from ..promotion import loose_concrete_dtype
 from ..rules import operators
+from .context import in_static_evaluation
 from ..rules.elementwise import constant_division_error
 from ..rules.formatting import format_value
 from .printing import format_float
@@ -75,6 +76,8 @@ def _forward(name, python_type):
         try:
             result = method(*args)
         except ZeroDivisionError as error:  # (a constant expression of tile code: its error)
+            if in_static_evaluation():
+                raise  # (static_eval's Python raises Python's errors, which it reports)
             op, reflected = _OPERATOR_NAMES[name]
             raise constant_division_error(error, op, *(args[::-1] if reflected else args)) \
                 from None

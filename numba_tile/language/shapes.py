@@ -160,12 +160,11 @@ def cat(tiles, /, axis):
     >>> ct.launch(0, (1,), show, ())
     [0, 1, 2, 3]
     """
-    if not isinstance(tiles, tuple) or len(tiles) != 2:
+    if not isinstance(tiles, tuple):
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(tiles)}")
+    rules.cat_count(len(tiles))
     a, b = tile_argument(tiles[0], "cat"), tile_argument(tiles[1], "cat")
-    if a.dtype is not b.dtype:
-        raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
-    _, axis = rules.cat(a.shape, b.shape, axis)
+    _, axis = rules.cat(a.dtype, a.shape, b.dtype, b.shape, axis)
     return Tile(a.dtype, np.concatenate([a.values, b.values], axis), a.is_constant and
                 b.is_constant)
 

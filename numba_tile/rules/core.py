@@ -372,10 +372,11 @@ def not_a_scalar(shape, what):
 
     >>> from numba_tile.rules.core import not_a_scalar
     >>> print(not_a_scalar((4,), "a condition"))
-    Cannot use a tile of shape (4,) as a condition; only scalars (0-d tiles) can
+    Expected a scalar value, but given value has type a tile of shape (4,): it cannot be used as a condition; only scalars (0-d tiles) can
     """
-    return TileTypeError(f"Cannot use a tile of shape {tuple(shape)} as {what}; only "
-                         f"scalars (0-d tiles) can")
+    return TileTypeError(f"Expected a scalar value, but given value has type a tile of shape "
+                         f"{tuple(shape)}: it cannot be used as {what}; only scalars (0-d "
+                         f"tiles) can")
 
 
 def not_a_tile(op, value, position=1):

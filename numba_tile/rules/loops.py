@@ -45,8 +45,8 @@ def check_range_arguments(bounds, keywords=()):
         raise TileTypeError(f"range() takes no keyword arguments, got "
                             f"{', '.join(map(repr, keywords))}")
     if not 1 <= len(bounds) <= 3:
-        raise TileTypeError(f"range() takes 1 to 3 arguments (stop; start, stop; or start, "
-                            f"stop, step), got {len(bounds)}")
+        raise TileTypeError(f"Invalid number of arguments: {len(bounds)}: range() takes 1 to "
+                            f"3 (stop; start, stop; or start, stop, step)")
     for position, bound in enumerate(bounds, 1):
         try:
             operand = bound if isinstance(bound, Loose) else as_operand(bound)
@@ -65,9 +65,8 @@ def check_range_arguments(bounds, keywords=()):
                                                       f"value has type {type_name(bound)}")
     if len(bounds) == 3:
         step = constant_value(bounds[2], None)
-        check_range_step(step)
-        if isinstance(step, int) and step < 0:  # (cuTile's loops count up)
-            raise TileTypeError(f"range() step must be positive, got {step}")
+        if isinstance(step, int) and not isinstance(step, bool) and step <= 0:
+            raise TileTypeError(f"Step must be positive, got {step}")  # (loops count up)
 
 
 def check_range_step(step):
@@ -78,10 +77,11 @@ def check_range_step(step):
     >>> check_range_step(0)
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileValueError: range() step must not be zero
+    numba_tile.errors.TileValueError: Step must be positive, got 0: a range() step of zero ...
     """
     if step is not None and not isinstance(step, bool) and step == 0:
-        raise TileValueError("range() step must not be zero")
+        raise TileValueError("Step must be positive, got 0: a range() step of zero never ends "
+                             "the loop")
 
 
 def _has_index(value):

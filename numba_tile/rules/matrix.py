@@ -34,13 +34,16 @@ def mma_operand_shapes(xs, ys):
     (((2, 16, 8), (2, 8, 4)), ((3, 4, 8), (3, 8, 2)))
     """
     xs, ys = tuple(xs), tuple(ys)
-    if len(xs) not in (2, 3) or len(ys) not in (2, 3):
+    for name, shape in (("x", xs), ("y", ys)):
+        if len(shape) < 2:
+            raise TileTypeError(f"Expect shape of `{name}` to be at least 2D, got {shape}")
+    if len(xs) > 3 or len(ys) > 3:
         raise TileValueError(f"mma() needs 2-d or 3-d tiles, got shapes {xs} and {ys}")
     batch_x, batch_y = xs[:-2], ys[:-2]
     if batch_x == batch_y:
         return xs, ys
     if batch_x and batch_y and 1 not in (batch_x[0], batch_y[0]):
-        raise TileValueError(f"mma(): batch dimensions differ, {xs} @ {ys}")
+        raise TileTypeError(f"Incompatible shapes for matrix mul on tiles: {xs}, {ys}.")
     batch = (max(batch_x + batch_y),)
     return batch + xs[-2:], batch + ys[-2:]
 
@@ -48,8 +51,8 @@ def mma_operand_shapes(xs, ys):
 def _matrix_shapes(x, y, what):
     xs, ys = mma_operand_shapes(x.shape, y.shape)
     if xs[-1] != ys[-2]:
-        raise TileValueError(f"{what}: inner dimensions differ, {tuple(x.shape)} @ "
-                             f"{tuple(y.shape)}")
+        raise TileTypeError(f"Incompatible shapes for matrix mul on tiles: {tuple(x.shape)}, "
+                            f"{tuple(y.shape)}.")
     return xs[:-1] + ys[-1:]
 
 
@@ -75,15 +78,19 @@ def mma(x, y, acc, use_fast_acc=False):
     if use_fast_acc and x.dtype not in (d.float8_e4m3fn, d.float8_e5m2):
         raise TileTypeError(f"use_fast_acc=True needs float8 inputs (float8_e4m3fn or "
                             f"float8_e5m2), got {x.dtype}")
-    if x.dtype is not y.dtype:
-        raise TileTypeError(f"mma() needs operands of one dtype, got {x.dtype} and {y.dtype}")
-    allowed = MMA_PAIRS.get(x.dtype, ())
-    if acc.dtype not in allowed:
-        raise TileTypeError(f"mma() does not support {x.dtype} inputs with a {acc.dtype} "
-                            f"accumulator; supported: {describe_pairs()}")
-    shape = _matrix_shapes(x, y, "mma()")
+    shape = _matrix_shapes(x, y, "mma()")  # (shapes first, as cuTile checks them)
     if tuple(acc.shape) != shape:
-        raise TileValueError(f"mma(): the accumulator's shape {tuple(acc.shape)} must be {shape}")
+        raise TileTypeError(f"Expect acc shape to be {shape}, got {tuple(acc.shape)}")
+    if x.dtype is not y.dtype:  # (cuTile mixes int8 with uint8: numba_tile does not yet)
+        raise TileTypeError(f"x and y must have the same dtype unless they are int8/uint8, "
+                            f"got {x.dtype} {y.dtype}")
+    if x.dtype not in MMA_PAIRS:
+        raise TileTypeError(f"Unsupported input dtype {x.dtype}, supported dtypes are "
+                            f"{','.join(map(str, MMA_PAIRS))}")
+    if acc.dtype not in MMA_PAIRS[x.dtype]:
+        raise TileTypeError(f"Unsupported acc dtype {acc.dtype}, supported dtypes are "
+                            f"{'/'.join(map(str, MMA_PAIRS[x.dtype]))} for {x.dtype} inputs "
+                            f"({describe_pairs()})")
     return Spec(acc.dtype, shape)
 
 
@@ -103,9 +110,11 @@ def matmul(x, y):
     xm = xs if len(xs) > 1 else (1,) + xs
     ym = ys if len(ys) > 1 else ys + (1,)
     if xm[-1] != ym[-2]:
-        raise TileValueError(f"matmul(): inner dimensions differ, {xs} @ {ys}")
+        raise TileTypeError(f"Incompatible shapes for matrix mul on tiles: {xs}, {ys}.")
     batch = ()
     if len(xm) == 3 or len(ym) == 3:
+        if xm[:-2] and ym[:-2] and 1 not in (xm[0], ym[0]) and xm[0] != ym[0]:
+            raise TileTypeError(f"Incompatible shapes for matrix mul on tiles: {xs}, {ys}.")
         batch = broadcast_shapes(xm[:-2], ym[:-2])
     shape = batch + xm[-2:-1] * (len(xs) > 1) + ym[-1:] * (len(ys) > 1)
     return Spec(dtype, shape, x.is_constant and y.is_constant)

@@ -122,7 +122,7 @@ def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
     >>> check_hints("load()", latency=100)
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileValueError: latency of load() must be between 1 (low) and 10 ...
+    numba_tile.errors.TileValueError: Latency must be between 1 and 10, got 100: the latency ...
     """
     bounds = constant_value(check_bounds, None)
     if not isinstance(bounds, bool):
@@ -135,8 +135,9 @@ def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
                                 f"{LATENCY_RANGE[0]} and {LATENCY_RANGE[1]}, got "
                                 f"{_described(latency, value)}")
         if not LATENCY_RANGE[0] <= value <= LATENCY_RANGE[1]:
-            raise TileValueError(f"latency of {op} must be between {LATENCY_RANGE[0]} (low) "
-                                 f"and {LATENCY_RANGE[1]} (high), got {value}")
+            raise TileValueError(f"Latency must be between {LATENCY_RANGE[0]} and "
+                                 f"{LATENCY_RANGE[1]}, got {value}: the latency of {op}, "
+                                 f"1 (low) to 10 (high)")
     value = constant_value(allow_tma, _RUN_TIME)
     if value is not None and not isinstance(value, bool):
         raise TileTypeError(f"allow_tma of {op} must be None or a constant bool, got "
@@ -350,7 +351,7 @@ def view_store_tile(view, tile):
 def grid_axis(axis):
     axis = require_int_constant(axis, "axis")
     if axis not in (0, 1, 2):
-        raise TileValueError(f"Grid axis must be 0, 1 or 2, got {axis}")
+        raise TileTypeError(f"Axis must be 0, 1, or 2, but {axis} was given.")
     return axis
 
 

@@ -239,11 +239,11 @@ def check_index_in_range(index, length, what="Tuple"):
     >>> check_index_in_range(5, 2)
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileValueError: Tuple index 5 is out of range for a tuple of 2 items
+    numba_tile.errors.TileTypeError: Index 5 is out of range for a tuple of length 2
     """
     if not -length <= index < length:
-        raise TileValueError(f"{what} index {index} is out of range for a "
-                             f"{what.lower()} of {length} item{'s' if length != 1 else ''}")
+        raise TileTypeError(f"Index {index} is out of range for a {what.lower()} of length "
+                            f"{length}")
 
 
 class ObjectTuple(tuple):

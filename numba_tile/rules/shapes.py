@@ -26,37 +26,57 @@ def reshape(shape_in, shape):
     value = constant_value(shape, None)
     if isinstance(value, int) and not isinstance(value, bool):
         value = (value,)
+    if isinstance(value, tuple) and all(isinstance(n, int) for n in value):
+        for n in value:
+            if n < -1:
+                raise TileTypeError(f"Dimension can only be -1 or non-negative, got {n}")
+        if value.count(-1) > 1:
+            raise TileTypeError(f"Only one dimension can be -1, got {value}")
     if isinstance(value, tuple) and value.count(-1) == 1:
         known = product(n for n in value if n != -1)
         if known <= 0 or product(shape_in) % known:
-            raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} to "
-                                 f"{value}: no length for -1 makes the sizes match")
+            raise TileTypeError(f"Cannot reshape {tuple(shape_in)} to {value}: no length for "
+                                f"-1 makes the sizes match")
         shape = tuple(product(shape_in) // known if n == -1 else n for n in value)
     new = tile_shape(shape, "reshape")
     if product(new) != product(shape_in):
-        raise TileValueError(f"Cannot reshape a tile of shape {tuple(shape_in)} "
-                             f"({product(shape_in)} elements) to {new} ({product(new)} elements)")
+        raise TileTypeError(f"Cannot reshape {tuple(shape_in)} to {new}: "
+                            f"{product(shape_in)} elements to {product(new)}")
     return new
 
 
 def permute_axes(axes, ndim):
-    """A validated permutation of ``range(ndim)``."""
+    """A validated permutation of ``range(ndim)``, in cuTile's words where it is none.
+
+    >>> from numba_tile.rules.shapes import permute_axes
+    >>> permute_axes((0, 0), 2)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Repeated axis #1: 0
+    """
     axes = require_constant(axes, "axes")
-    if not isinstance(axes, tuple) or sorted(
-            normalize_axis(a, ndim) for a in axes) != list(range(ndim)):
-        raise TileValueError(f"axes {axes!r} is not a permutation of the {ndim} axes")
-    return tuple(normalize_axis(a, ndim) for a in axes)
+    if not isinstance(axes, tuple):
+        raise TileTypeError(f"axes of permute() must be a tuple of {ndim} axes, got {axes!r}")
+    if len(axes) != ndim:
+        raise TileTypeError(f"Num axes must match input's rank: {len(axes)} vs {ndim}")
+    normalized = tuple(normalize_axis(a, ndim) for a in axes)
+    for position, axis in enumerate(normalized):
+        if axis in normalized[:position]:
+            raise TileTypeError(f"Repeated axis #{position}: {axes[position]}")
+    return normalized
 
 
 def transpose_axes(ndim, axis0, axis1):
     """The permutation that ``transpose(axis0, axis1)`` applies."""
+    if ndim < 2:
+        raise TileTypeError("Cannot transpose a tile with fewer than 2 dimensions")
     if axis0 is None and axis1 is None:
         if ndim != 2:
-            raise TileValueError(f"transpose() without axes needs a 2-d tile, got rank {ndim}; "
-                                 f"name the two axes to swap")
+            raise TileTypeError("`axes` must be specified for tile with more than 2 dimensions")
         return (1, 0)
     if axis0 is None or axis1 is None:
-        raise TileTypeError("transpose() needs both axis0 and axis1, or neither")
+        raise TileTypeError(f"transpose axes must either both be specified or both be None, "
+                            f"got axis0={axis0}, axis1={axis1}")
     a, b = normalize_axis(axis0, ndim, "axis0"), normalize_axis(axis1, ndim, "axis1")
     axes = list(range(ndim))
     axes[a], axes[b] = axes[b], axes[a]
@@ -73,8 +93,10 @@ def expand_dims(shape_in, axis):
 def broadcast_to(shape_in, shape):
     """Validate ``broadcast_to``: the target must be what broadcasting gives."""
     target = tile_shape(shape, "broadcast_to")
-    if len(target) < len(shape_in) or broadcast_shapes(shape_in, target) != target:
-        raise TileValueError(f"Cannot broadcast a tile of shape {tuple(shape_in)} to {target}")
+    shape_in = tuple(shape_in)
+    trailing = target[len(target) - len(shape_in):] if shape_in else ()
+    if len(target) < len(shape_in) or any(n not in (1, m) for n, m in zip(shape_in, trailing)):
+        raise TileTypeError(f"Shape {shape_in} is not broadcastable to {target}")
     return target
 
 
@@ -146,14 +168,48 @@ def subtile_index(shape_in, sub, index, op, noun):
     return items
 
 
-def cat(shape_a, shape_b, axis):
-    """The shape of concatenating two tiles of identical shape along ``axis``."""
-    if tuple(shape_a) != tuple(shape_b):
-        raise TileValueError(f"cat() needs two tiles of identical shape, got {tuple(shape_a)} "
-                             f"and {tuple(shape_b)}")
+def cat_count(count):
+    """``cat`` takes a tuple of two tiles (cuTile's words for other counts).
+
+    >>> from numba_tile.rules.shapes import cat_count
+    >>> cat_count(3)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: cat() supports at most 2 tiles, got 3
+    """
+    if count == 0:
+        raise TileTypeError("cat() received an empty tuple")
+    if count > 2:
+        raise TileTypeError(f"cat() supports at most 2 tiles, got {count}")
+    if count == 1:
+        raise TileTypeError("cat() of one tile is not supported in numba_tile; concatenate "
+                            "two tiles")
+
+
+def cat(dtype_a, shape_a, dtype_b, shape_b, axis):
+    """The shape of concatenating two tiles along ``axis`` and the axis, in cuTile's
+    words where they do not concatenate (the result's extent along ``axis`` must be a power
+    of two: the tiles are of one shape).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.shapes import cat
+    >>> cat(ct.int32, (2, 4), ct.int32, (2, 4), 1)
+    ((2, 8), 1)
+    """
+    shape_a, shape_b = tuple(shape_a), tuple(shape_b)
+    if len(shape_a) != len(shape_b):
+        raise TileTypeError(f"Expected tiles to have the same rank: {len(shape_a)} != "
+                            f"{len(shape_b)}")
+    if dtype_a is not dtype_b:
+        raise TileTypeError(f"Expected tiles to have the same dtype: {dtype_a} != {dtype_b}")
     axis = normalize_axis(axis, len(shape_a))
+    if any(i != axis and m != n for i, (m, n) in enumerate(zip(shape_a, shape_b))):
+        raise TileTypeError(f"Expected tiles to have the same shape for non axis dimensions, "
+                            f"got {shape_a} and {shape_b}")
     out = list(shape_a)
-    out[axis] *= 2
+    out[axis] += shape_b[axis]
+    if shape_a[axis] != shape_b[axis]:
+        raise TileTypeError(f"Result tile shape must be power of 2, got: {out}")
     return tuple(out), axis
 
 

@@ -106,7 +106,7 @@ def check_kernel_source(fn):
         raise error(message, where(node))
 
 
-_RETURN_VALUE = "A tile kernel must not return a value"
+_RETURN_VALUE = "Tile kernels cannot return values"
 _NOT_POSITIONAL = "A tile kernel's parameters must be positional (a launch passes arguments " \
     "by position): *args, **kwargs and keyword-only parameters are not supported"
 

@@ -1,14 +1,13 @@
 """Typing of attributes and methods: ``dtype``, ``shape``, ``ndim`` and the methods of tiles,
 arrays, scalars (0-d tiles) and constants."""
 
-import math
 
 from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AttributeTemplate, bound_function
 
 from ... import dtypes as d
-from ...errors import TileValueError
+from ...rules import shapes as shape_rules
 from ...promotion import Loose
 from ..abstract import operand
 from ..types import ConstantType, FloatLiteral, TileType, TypedConstant, scalar_type
@@ -57,8 +56,7 @@ class ConstantAttributes(AttributeTemplate):
 
 def infer_item(values):
     x = tile_argument(values, "item")
-    if math.prod(x.shape) != 1:
-        raise TileValueError(f"item() needs a tile of one element, got shape {x.shape}")
+    shape_rules.reshape(x.shape, ())  # (the interpreter's item() is reshape((): its error)
     return scalar_type(x.dtype)
 
 

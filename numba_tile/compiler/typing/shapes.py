@@ -198,17 +198,17 @@ def _index_operand(index):
 
 def infer_cat(values):
     tiles = values["tiles"]
-    if not isinstance(tiles, types.BaseTuple) or len(tiles) != 2:
+    if not isinstance(tiles, types.BaseTuple):
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(operand(tiles))}")
+    shape_rules.cat_count(len(tiles))
     for tile in tiles:  # (the interpreter's words for an item that is no tile nor scalar)
         if not (isinstance(tile, TileType) or is_scalar(tile)):
             raise not_a_tile("cat", operand(tile))
     if not all(isinstance(t, TileType) for t in tiles):
         raise TileUnsupportedFeatureError("cat() of a scalar is not compiled yet")
     a, b = tiles
-    if a.dtype is not b.dtype:
-        raise TileTypeError(f"cat() needs tiles of one dtype, got {a.dtype} and {b.dtype}")
-    shape, _ = shape_rules.cat(a.shape, b.shape, constant_value(values["axis"]))
+    shape, _ = shape_rules.cat(a.dtype, a.shape, b.dtype, b.shape,
+                               constant_value(values["axis"]))
     return TileType(a.dtype, shape, a.num_warps)
 
 
