@@ -106,7 +106,7 @@ class TileTypeError(TileError):
     >>> ct.launch(0, (1,), k, (np.ones(2, np.uint8), np.ones(2, np.int8)))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.TileTypeError: Implicit promotion of uint8 and int8 in '+' (add) is not supported; convert one operand with astype()
+    numba_tile.errors.TileTypeError: Implicit promotion of uint8 and int8 is not supported. Please perform an explict cast instead in '+' (add): convert one operand with astype()
     ...
     """
 

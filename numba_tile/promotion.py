@@ -282,8 +282,13 @@ def common_dtype(a, b, *, op_name=None):
         check_constant_fits(const.value, result)
         return result
     result = table_dtype(a, b)
-    if result is None:
+    if result is None:  # (cuTile's words, its spelling included, then where and what to do)
         where = f" in {op_name}" if op_name else ""
-        raise TileTypeError(f"Implicit promotion of {a} and {b}{where} is not supported; "
-                            f"convert one operand with astype()")
+        if not (a.arithmetic or a.is_bool) or not (b.arithmetic or b.is_bool):
+            raise TileTypeError(f"Implicit promotion of {a} and {b} is not supported as it "
+                                f"involves restricted float dtypes. Please perform an explicit "
+                                f"cast instead{where}: convert one operand with astype()")
+        raise TileTypeError(f"Implicit promotion of {a} and {b} is not supported. Please "
+                            f"perform an explict cast instead{where}: convert one operand "
+                            f"with astype()")
     return result

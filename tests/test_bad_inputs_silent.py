@@ -23,10 +23,15 @@ I32 = arrays(np.int32, np.int32)
 NONE_DTYPE = (r'Invalid argument "dtype" of {}\(\): Expected a dtype constant such as '
               r"ct\.float32, got None")
 NOT_A_DTYPE = r'Invalid argument "dtype" of {}\(\): Expected a dtype constant'
-LATENCY_RANGE = r"latency of {}\(\) must be between 1 \(low\) and 10 \(high\), got {}"
-LATENCY_TYPE = r"latency of {}\(\) must be None or a constant int between 1 and 10, got {}"
-TMA_TYPE = r"allow_tma of {}\(\) must be None or a constant bool, got {}"
-BOUNDS_TYPE = r"check_bounds of {}\(\) must be a constant bool, got {}"
+LATENCY_RANGE = r"Latency must be between 1 and 10, got {1}: the latency of {0}\(\), 1 \(low\) " \
+    r"to 10 \(high\)"
+# (cuTile's words first: a constant of the wrong type, or no constant)
+HINT = r'Invalid argument "{{}}" of {{}}\(\): Expected {} constant, but given value (?:is not ' \
+    r"constant|has type [^:]+): it must be {}, got {{}}"
+LATENCY_TYPE = HINT.format("an integer", "None or a constant int between 1 and 10") \
+    .replace("{}", "latency", 1)
+TMA_TYPE = HINT.format("a boolean", "None or a constant bool").replace("{}", "allow_tma", 1)
+BOUNDS_TYPE = HINT.format("a boolean", "a constant bool").replace("{}", "check_bounds", 1)
 SIMT = r"cuda\.{} is a SIMT intrinsic of numba\.cuda: SIMT intrinsics are not tile code"
 ASYNC = r"async functions, await, async for and async with are not supported in tile code"
 RECURSION = r"call each other too deeply \(runaway recursion\)"

@@ -60,7 +60,20 @@ def wide_type(dtype, rounding_mode=None):
 
 def round_float(values, dtype, rounding_mode=None):
     """Round wide ``values`` (float64 or long double) to float ``dtype`` with a rounding
-    mode (default RN, ties to even)."""
+    mode (default RN, ties to even; RA ties away from zero).
+
+    >>> import numpy as np, numba_tile as ct
+    >>> from numba_tile.host.conversion import round_float
+    >>> ties = np.array([1.0, 3.0, -1.0]) * 2.0 ** -11 + np.array([1.0, 1.0, -1.0])
+    >>> round_float(ties, ct.float16, ct.RoundingMode.RA).tolist()
+    [1.0009765625, 1.001953125, -1.0009765625]
+    """
+    if dtype is d.tfloat32 and rounding_mode in (RoundingMode.RZ, RoundingMode.RA):
+        return _tfloat32_directed(values, rounding_mode)
+    if rounding_mode is RoundingMode.RA and dtype.numpy in (np.float16, np.float32):
+        return _by_quantum(values, dtype, rounding_mode)
+    if dtype is d.bfloat16 and rounding_mode in _DIRECTED:  # (NumPy has no nextafter of it)
+        return _by_quantum(values, dtype, rounding_mode)
     result = _storage_round(values, dtype)
     if rounding_mode in _DIRECTED and dtype.numpy in (np.float16, np.float32, np.float64):
         exact = np.asarray(values)
@@ -76,6 +89,49 @@ def round_float(values, dtype, rounding_mode=None):
             target = np.full_like(result, np.inf)
         result = np.where(wrong, np.nextafter(result, target), result).astype(result.dtype)
     return result
+
+
+def _tfloat32_directed(values, rounding_mode):
+    """Round into tfloat32 toward zero (its low 13 float32 mantissa bits dropped, after a
+    conversion to float32 toward zero) or to nearest, ties away (half a unit added to the
+    magnitude first, carrying into the exponent)."""
+    exact = round_float(values, d.float32, RoundingMode.RZ)  # (exact where RA is allowed)
+    bits = exact.view(np.uint32).astype(np.uint64)
+    if rounding_mode is RoundingMode.RA:
+        bits = bits + np.uint64(1 << 12)
+    rounded = (bits & np.uint64(0xFFFFE000)).astype(np.uint32).view(np.float32)
+    return np.where(np.isfinite(exact), rounded, exact)
+
+
+def _by_quantum(values, dtype, rounding_mode):
+    """Round to float16, bfloat16 or float32 with a directed mode or RA (to nearest, ties
+    away from zero), by the quantum of each value's binade (the smallest one's for
+    subnormals): exact in float64, whose 53 bits hold every quotient here. Beyond the largest
+    finite value a rounding toward it stops there; the others give infinity."""
+    info = np.finfo(dtype.numpy)
+    largest = float(info.max)
+    v = np.asarray(values, np.float64)
+    with np.errstate(all="ignore"):
+        _, exponent = np.frexp(v)
+        quantum = np.ldexp(1.0, np.maximum(exponent - 1, int(info.minexp)) - int(info.nmant))
+        units = np.abs(v) / quantum
+        if rounding_mode is RoundingMode.RA:
+            units = np.floor(units + 0.5)
+        elif rounding_mode is RoundingMode.RZ:
+            units = np.floor(units)
+        else:  # toward -inf or +inf: the magnitude's floor or ceiling by the sign
+            up = (v > 0) == (rounding_mode is RoundingMode.RP)
+            units = np.where(up, np.ceil(units), np.floor(units))
+        out = np.copysign(units * quantum, v)
+        if rounding_mode is not RoundingMode.RA:
+            toward_zero = np.abs(out) > largest
+            if rounding_mode is RoundingMode.RZ:
+                out = np.where(toward_zero, np.copysign(largest, v), out)
+            else:
+                stop = (v > 0) != (rounding_mode is RoundingMode.RP)
+                out = np.where(toward_zero & stop, np.copysign(largest, v), out)
+        out = np.where(np.isfinite(v), out, v)
+        return out.astype(dtype.storage)
 
 
 def flush_subnormals(values, dtype):

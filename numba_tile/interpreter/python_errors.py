@@ -69,7 +69,7 @@ def _undefined_variable(error):
     mismatch = None if frame is None else frame.f_locals[MISMATCH_PREFIX + name]
     if mismatch is not None:
         return TileTypeError(mismatch, loc)
-    return TileSyntaxError(f"Undefined variable {name}", loc)
+    return TileSyntaxError(f"Undefined variable {name} used", loc)
 
 
 _CALLED = re.compile(r"^'(\w+)' object is not callable$")

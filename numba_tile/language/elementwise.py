@@ -374,7 +374,7 @@ def astype(x, dtype, /, *, rounding_mode=None):
     if is_python_number(x):
         return make_constant(x, dtype)
     xo = as_operand(tile_argument(x, "astype"))
-    spec = rules.astype(xo, dtype)
+    spec = rules.astype(xo, dtype, rounding_mode)
     return Tile(dtype, convert(xo.values, xo.dtype, dtype, rounding_mode), spec.constant)
 
 

@@ -27,7 +27,7 @@ def bid(axis):
     0 of 2
     1 of 2
     """
-    axis = rules.grid_axis(axis)
+    axis = rules.grid_axis(axis, "bid")
     return Tile(d.int32, np.array(context.current().block_id[axis]))
 
 
@@ -42,7 +42,7 @@ def num_blocks(axis):
     >>> ct.launch(0, (1, 1), show, ())
     1 1
     """
-    axis = rules.grid_axis(axis)
+    axis = rules.grid_axis(axis, "num_blocks")
     return Tile(d.int32, np.array(context.current().grid[axis]))
 
 

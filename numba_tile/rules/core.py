@@ -240,12 +240,14 @@ def constant_argument(value, op, parameter, kind):
     numba_tile.errors.TileTypeError: Invalid argument "keepdims" of sum(): Expected a boolean ...
     """
     result = constant_value(value)
+    article = "an" if kind[0] in "aeiou" else "a"
     if result is _NOT_CONSTANT:
-        raise invalid_argument(op, parameter, f"Expected a {kind} constant, but given value is "
-                                              f"not constant ({not_constant_detail(value)})")
+        raise invalid_argument(op, parameter, f"Expected {article} {kind} constant, but given "
+                                              f"value is not constant "
+                                              f"({not_constant_detail(value)})")
     expected = _CONSTANT_KINDS.get(kind)
     if expected is not None and not isinstance(result, expected):
-        raise invalid_argument(op, parameter, f"Expected a {kind} constant, got "
+        raise invalid_argument(op, parameter, f"Expected {article} {kind} constant, got "
                                               f"{describe(value)}")
     return result
 

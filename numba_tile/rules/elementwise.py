@@ -67,8 +67,8 @@ def binary(op, x, y):
     """
     if op not in BINARY_OPS:
         raise TileTypeError(f"Unknown binary op {op}")
-    for value in (x, y):
-        check_arithmetic(op, value)
+    for side, value in (("Left", x), ("Right", y)):
+        check_arithmetic(op, value, f"{side}-hand side has non-arithmetic dtype")
     if op in BITWISE or op in SHIFTS:
         check_bitwise_operands(op, x, y)
     operand = common_dtype(x if isinstance(x, Loose) else x.dtype,
@@ -86,8 +86,9 @@ def binary(op, x, y):
             raise TileTypeError(f"{op} needs floating-point operands, got {describe(x)} and "
                                 f"{describe(y)}")
     elif operand.is_bool and op not in MINMAX:
-        raise TileTypeError(f"Binary arithmetic op `{op}` does not support bool, please cast "
-                            f"bool to int (with astype)")
+        prefix = "Modulo operation does not support bool: " if op == "mod" else ""
+        raise TileTypeError(f"{prefix}Binary arithmetic op `{op}` does not support bool, "
+                            f"please cast bool to int (with astype)")
     elif op == "truediv" and not operand.is_float:
         result = computed_in_float(operand)
     return _result_spec(result, x, y), operand
@@ -118,7 +119,7 @@ def check_bitwise_operands(op, x, y):
         return
     if not all(dtype.is_integral or dtype.is_bool for dtype in dtypes):
         raise TileTypeError("Bitwise operations require integers or booleans. Use an explicit "
-                            "ct.bitcast() for non-integer operands")
+                            "cuda.tile.bitcast() for non-integer operands.")
     if isinstance(x, Loose) == isinstance(y, Loose) and dtypes[0] != dtypes[1]:
         raise TileTypeError(f"Bitwise operands must have same data type, got: {dtypes[0]} and "
                             f"{dtypes[1]}")
@@ -232,12 +233,13 @@ def unary_operand_dtype(op, dtype):
     return dtype
 
 
-def check_arithmetic(op, x):
+def check_arithmetic(op, x, cutile_words=None):
     """An elementwise op computes only on arithmetic dtypes: tfloat32 and the 8- and 4-bit
     floats are storage formats (of ``mma`` operands, of loads and stores), with no arithmetic,
     comparison or math of their own in cuTile, so an op on them is a ``TileTypeError`` that
     says to convert first (``where`` and ``astype`` only move or convert values: they take
-    them).
+    them). ``cutile_words`` begin the message where cuTile has words for the case (a binary
+    op's "Left-hand side has non-arithmetic dtype"), followed by the dtype.
 
     >>> import numba_tile as ct
     >>> from numba_tile.rules.elementwise import check_arithmetic
@@ -251,7 +253,8 @@ def check_arithmetic(op, x):
         label = op_label(op) if getattr(operators.by_name(op), "symbol", None) else f"{op}()"
         shape = operand_shape(x)  # (not its constness, which the executors see apart)
         what = f"{dtype} scalar" if shape == () else f"{dtype} tile of shape {shape}"
-        raise TileTypeError(f"{label} of a {what} is not supported: {dtype} is a "
+        prefix = f"{cutile_words} {dtype}: " if cutile_words else ""
+        raise TileTypeError(f"{prefix}{label} of a {what} is not supported: {dtype} is a "
                             f"storage dtype without arithmetic; convert it with "
                             f"astype(ct.float32) first")
 
@@ -266,7 +269,8 @@ def unary(op, x):
     dtype = unary_operand_dtype(op, operand_dtype(x))
     if op == "bitwise_not":
         if dtype.is_float:
-            raise TileTypeError(f"{op_label(op)} needs an integer or bool operand, got "
+            raise TileTypeError(f"Float inputs are not supported: {op_label(op)} needs an "
+                                f"integer or bool operand, got "
                                 f"{describe(x)}")
     elif op == "abs":
         if dtype.is_bool:
@@ -309,8 +313,58 @@ def _loose_pair_dtype(x, y):
     return a
 
 
-def astype(x, dtype):
-    """Rule of ``astype``: any numeric dtype converts to any other. Returns the result spec."""
+def astype(x, dtype, rounding_mode=None):
+    """Rule of ``astype``: any numeric dtype converts to any other; a ``rounding_mode`` is
+    for a conversion between float dtypes, one of those cuTile defines for it
+    (:func:`conversion_rounding_modes`). Returns the result spec.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import astype
+    >>> astype(ct.float32(1.5), ct.int32, ct.RoundingMode.RZ)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: rounding_mode is only valid for float to float conversions
+    """
     if not isinstance(dtype, d.DType):
         raise TileTypeError(f"astype() needs a dtype, got {describe(dtype)}")
+    if rounding_mode is not None:
+        source = operand_dtype(x)
+        if not (source.is_float and dtype.is_float):
+            raise TileTypeError("rounding_mode is only valid for float to float conversions")
+        modes = conversion_rounding_modes(source, dtype)
+        if source is not dtype and rounding_mode not in modes:
+            raise TileTypeError(f"rounding_mode={rounding_mode} is not supported for conversion "
+                                f"from {source} to {dtype}, supported rounding modes for this "
+                                f"conversion are {tuple(modes)}")
     return Spec(dtype, operand_shape(x), operand_constant(x))
+
+
+_RM = RoundingMode
+_DIRECTED = (_RM.RN, _RM.RZ, _RM.RM, _RM.RP, _RM.RA)
+_EIGHT_BIT = ("float8_e4m3fn", "float8_e5m2", "float4_e2m1fn")
+
+
+def conversion_rounding_modes(source, target):
+    """The rounding modes of a conversion from float dtype ``source`` to ``target``, as
+    cuTile 1.7 defines them: to float64 all five directed modes; to float32 RN and RZ, RM
+    and RP, RA but from float64; to tfloat32 RN, RZ and RA but from float64; to float16 RN
+    and RZ, RM, RP and RA from a narrower dtype only; to bfloat16 RN and RZ; to the 8- and
+    4-bit floats RN only. FULL and APPROX round no conversion.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import conversion_rounding_modes
+    >>> [m.name for m in conversion_rounding_modes(ct.float32, ct.float16)]
+    ['RN', 'RZ']
+    """
+    if target is d.float64:
+        return _DIRECTED
+    if target is d.float32:
+        return _DIRECTED if source is not d.float64 else _DIRECTED[:4]
+    if target is d.tfloat32:
+        return (_RM.RN, _RM.RZ) + ((_RM.RA,) if source is not d.float64 else ())
+    if target is d.float16:
+        narrower = source not in (d.float64, d.float32, d.tfloat32)
+        return (_RM.RN, _RM.RZ) + ((_RM.RM, _RM.RP, _RM.RA) if narrower else ())
+    if target is d.bfloat16:
+        return (_RM.RN, _RM.RZ)
+    return (_RM.RN,)

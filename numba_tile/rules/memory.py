@@ -10,9 +10,10 @@ from ..enums import MemoryOrder, MemoryScope, PaddingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose, check_constant_fits, common_dtype
 from .global_values import global_value_error
-from .core import (Spec, check_shape_rank, constant_value, describe, index_items,
-                   invalid_argument, is_python_number, is_tile_or_scalar, normalize_axis,
-                   operand_dtype, require_constant, require_int_constant, tile_shape)
+from .core import (Spec, check_shape_rank, constant_argument, constant_value, describe,
+                   index_items, invalid_argument, is_python_number, is_tile_or_scalar,
+                   normalize_axis, operand_dtype, require_constant, require_int_constant,
+                   tile_shape, type_name)
 
 
 def require_array(array, what="array"):
@@ -124,27 +125,37 @@ def check_hints(op, check_bounds=True, latency=None, allow_tma=None):
     ...
     numba_tile.errors.TileValueError: Latency must be between 1 and 10, got 100: the latency ...
     """
-    bounds = constant_value(check_bounds, None)
+    function = op.rstrip("()")
+    bounds = constant_value(check_bounds, _RUN_TIME)
     if not isinstance(bounds, bool):
-        raise TileTypeError(f"check_bounds of {op} must be a constant bool, got "
-                            f"{describe(check_bounds)}")
+        raise _hint_error(function, "check_bounds", "a boolean", check_bounds, bounds,
+                          "a constant bool")
     value = constant_value(latency, _RUN_TIME)
     if value is not None:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TileTypeError(f"latency of {op} must be None or a constant int between "
-                                f"{LATENCY_RANGE[0]} and {LATENCY_RANGE[1]}, got "
-                                f"{_described(latency, value)}")
+            raise _hint_error(function, "latency", "an integer", latency, value,
+                              f"None or a constant int between {LATENCY_RANGE[0]} and "
+                              f"{LATENCY_RANGE[1]}")
         if not LATENCY_RANGE[0] <= value <= LATENCY_RANGE[1]:
             raise TileValueError(f"Latency must be between {LATENCY_RANGE[0]} and "
                                  f"{LATENCY_RANGE[1]}, got {value}: the latency of {op}, "
                                  f"1 (low) to 10 (high)")
     value = constant_value(allow_tma, _RUN_TIME)
     if value is not None and not isinstance(value, bool):
-        raise TileTypeError(f"allow_tma of {op} must be None or a constant bool, got "
-                            f"{_described(allow_tma, value)}")
+        raise _hint_error(function, "allow_tma", "a boolean", allow_tma, value,
+                          "None or a constant bool")
 
 
 _RUN_TIME = object()
+
+
+def _hint_error(function, parameter, kind, operand, value, takes):
+    """The ``TileTypeError`` of a hint that is not the constant it must be, in cuTile's words
+    ("Expected a boolean constant, but given value is not constant"), then what it takes."""
+    problem = "is not constant" if value is _RUN_TIME else f"has type {type_name(operand)}"
+    return invalid_argument(function, parameter, f"Expected {kind} constant, but given value "
+                                                 f"{problem}: it must be {takes}, got "
+                                                 f"{_described(operand, value)}")
 
 
 def _described(operand, value):
@@ -348,8 +359,12 @@ def view_store_tile(view, tile):
                              f"view with tiles {view.tile_shape}")
 
 
-def grid_axis(axis):
-    axis = require_int_constant(axis, "axis")
+def grid_axis(axis, op="bid"):
+    """The grid axis (0, 1 or 2, a constant) that ``op`` (``bid``, ``num_blocks``) takes."""
+    axis = constant_argument(axis, op, "axis", "integer")
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise invalid_argument(op, "axis", f"Expected an integer constant, but given value "
+                                           f"has type {type_name(axis)}")
     if axis not in (0, 1, 2):
         raise TileTypeError(f"Axis must be 0, 1, or 2, but {axis} was given.")
     return axis

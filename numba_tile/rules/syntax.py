@@ -125,7 +125,7 @@ def _problems(function, kernel, generator=False):
         if is_tuple_comprehension(node):
             unbound = binding_problem(node)
             if unbound is not None:
-                found.append((TileSyntaxError, f"Undefined variable {unbound.id}", unbound))
+                found.append((TileSyntaxError, f"Undefined variable {unbound.id} used", unbound))
         if in_kernel_scope and not generator and isinstance(node, (ast.Yield, ast.YieldFrom)):
             found.append((TileSyntaxError, "A kernel cannot be a generator (yield)" if kernel
                           else "A helper of tile code cannot be a generator (yield) unless "

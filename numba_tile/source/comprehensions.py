@@ -149,7 +149,7 @@ class _State:
                                     "define the function with def", node)
             unbound = binding_problem(node)
             if unbound is not None:
-                return raising_call(f"Undefined variable {unbound.id}", node)
+                return raising_call(f"Undefined variable {unbound.id} used", node)
             function = self._function(node)
             functions.append(function)
             call = ast.Call(func=ast.Name(id=function.name, ctx=ast.Load()), args=[],

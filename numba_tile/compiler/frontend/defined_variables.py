@@ -23,7 +23,7 @@ translates the bytecode) becomes the same error
 >>> ct.compile(k, (np.zeros(4, np.float32),), arch="sm_90")
 Traceback (most recent call last):
 ...
-numba_tile.errors.TileSyntaxError: Undefined variable t
+numba_tile.errors.TileSyntaxError: Undefined variable t used
 ...
 """
 
@@ -231,7 +231,7 @@ def undefined_variable(name, filename, line):
     found = re.search(rf"\b{re.escape(user)}\b", text)
     if found is not None:
         location.col, location.end_col = found.start(), found.end()
-    return TileSyntaxError(f"Undefined variable {user}", location)
+    return TileSyntaxError(f"Undefined variable {user} used", location)
 
 
 @tile_pass("check that every variable read is set on every path to the read",

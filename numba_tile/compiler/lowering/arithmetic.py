@@ -238,6 +238,15 @@ def convert(context, builder, value, src, dst, rounding_mode=None):
 def _convert_narrow(context, builder, value, src, dst, rounding_mode):
     """Convert between a narrow float dtype (:mod:`.narrow_floats`) and any dtype, through
     float32."""
+    if dst is d.tfloat32 and rounding_mode in (RoundingMode.RZ, RoundingMode.RA):
+        # (exact in float32 first: float16 and bfloat16 widen exactly; float64 rounds toward
+        # zero, which the second truncation keeps; the rules allow RA from float64 not)
+        if narrow_floats.is_narrow(src):
+            value = narrow_floats.to_float32(builder, value, src)
+        else:
+            value = convert(context, builder, value, src, d.float32,
+                            RoundingMode.RZ if src is d.float64 else None)
+        return narrow_floats.tfloat32_directed(builder, value, rounding_mode)
     if narrow_floats.is_narrow(dst) and rounding_mode not in (None, RoundingMode.RN):
         raise TileUnsupportedFeatureError(f"astype to {dst} rounds to nearest even only; "
                                           f"rounding_mode={rounding_mode} is not supported")

@@ -21,6 +21,7 @@ from collections import namedtuple
 from llvmlite import ir
 
 from ... import dtypes as d
+from ...enums import RoundingMode
 from . import asm
 
 I8, I32, F32, F64 = ir.IntType(8), ir.IntType(32), ir.FloatType(), ir.DoubleType()
@@ -90,6 +91,20 @@ def _e8m0_to_float32(builder, byte):
                           builder.shl(byte, I32(23)))
     bits = builder.select(builder.icmp_unsigned("==", byte, I32(0xFF)), I32(0x7FC00000), bits)
     return builder.bitcast(bits, F32)
+
+
+def tfloat32_directed(builder, value, rounding_mode):
+    """A float32 value rounded into tfloat32 toward zero (``RZ``: the low 13 mantissa bits
+    dropped) or to nearest, ties away from zero (``RA``: half a tfloat32 unit added to the
+    magnitude first, which carries into the exponent, up to infinity, as rounding does).
+    Infinities and NaNs keep their bits."""
+    bits = builder.bitcast(value, I32)
+    magnitude = builder.and_(bits, I32(0x7FFFFFFF))
+    finite = builder.icmp_unsigned("<", magnitude, I32(0x7F800000))
+    if rounding_mode is RoundingMode.RA:
+        bits = builder.add(bits, I32(1 << 12))  # (the sign bit is not reached: finite values)
+    rounded = builder.and_(bits, I32(~0x1FFF & 0xFFFFFFFF))
+    return builder.bitcast(builder.select(finite, rounded, builder.bitcast(value, I32)), F32)
 
 
 def from_float32(builder, value, dtype):

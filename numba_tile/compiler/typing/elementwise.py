@@ -222,7 +222,7 @@ def infer_astype(values):
         raise TileTypeError(f"rounding_mode must be a ct.RoundingMode, got {rounding_mode!r}")
     if not (isinstance(x, TileType) or is_scalar(x)):
         raise not_a_tile("astype", operand(x))
-    spec = elementwise_rules.astype(operand(x), dtype)
+    spec = elementwise_rules.astype(operand(x), dtype, rounding_mode)
     if isinstance(x, TileType):
         storage_scalar_type(spec.dtype)  # the compiler must have the dtype
         return x.with_dtype(spec.dtype)

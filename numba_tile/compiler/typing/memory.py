@@ -20,9 +20,11 @@ from .templates import REQUIRED, bound_method, compile_time_value, constant_valu
     register_template, is_constant, is_scalar, registry
 
 
-def infer_grid(values):
-    memory_rules.grid_axis(compile_time_value(values["axis"], "axis"))
-    return types.int32
+def infer_grid(op):
+    def infer(values):
+        memory_rules.grid_axis(operand(values["axis"]), op)
+        return types.int32
+    return infer
 
 
 def _memory_options(values):
@@ -64,8 +66,8 @@ def infer_store(values):
     return types.none
 
 
-register_template(memory.bid, infer_grid)
-register_template(memory.num_blocks, infer_grid)
+register_template(memory.bid, infer_grid("bid"))
+register_template(memory.num_blocks, infer_grid("num_blocks"))
 register_template(memory.load, infer_load)
 register_template(memory.store, infer_store)
 register_template(store_after_rings, infer_store, like=memory.store)
