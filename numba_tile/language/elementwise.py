@@ -190,6 +190,7 @@ def divmod(x, y, /):
     >>> ct.launch(0, (1,), show, ())
     [1, 2, 2, 2] [2, 0, 1, 2]
     """
+    rules.check_divmod(x, y)
     return floordiv.__tile_op__(x, y), mod.__tile_op__(x, y)
 
 

@@ -14,7 +14,7 @@ from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose, common_dtype, loose_concrete_dtype
 from . import operators
 from .core import (Spec, as_operand, broadcast_many, constant_value, describe,
-                   operand_constant, operand_dtype, operand_shape)
+                   operand_constant, operand_dtype, operand_shape, type_name)
 
 ARITHMETIC = operators.names("arithmetic")
 FLOAT_BINARY = frozenset({"atan2", "copysign", "fmod"})
@@ -233,6 +233,25 @@ def unary_operand_dtype(op, dtype):
     return dtype
 
 
+def check_divmod(x, y):
+    """``divmod`` takes integers only, as cuTile's (the common dtype of ``x`` and ``y``).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.elementwise import check_divmod
+    >>> check_divmod(ct.float32(1.5), ct.float32(2.0))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: divmod() is not implemented for floating point values
+    """
+    x, y = as_operand(x), as_operand(y)
+    dtypes = {operand_dtype(v) for v in (x, y) if not isinstance(v, Loose)}
+    if any(dtype.is_float for dtype in dtypes) or not dtypes and any(
+            isinstance(v.value, float) for v in (x, y)):
+        raise TileTypeError("divmod() is not implemented for floating point values")
+    if dtypes == {d.bool_}:
+        raise TileTypeError("divmod() operation does not support bool")
+
+
 def check_arithmetic(op, x, cutile_words=None):
     """An elementwise op computes only on arithmetic dtypes: tfloat32 and the 8- and 4-bit
     floats are storage formats (of ``mma`` operands, of loads and stores), with no arithmetic,
@@ -278,6 +297,8 @@ def unary(op, x):
     elif op == "negative":
         pass
     elif op in ("isnan", "isinf"):
+        if not isinstance(x, Loose) and not operand_dtype(x).is_float:
+            raise TileTypeError(f"Unexpected input type {type_name(x)}: {op}() takes floats")
         return Spec(d.bool_, operand_shape(x), operand_constant(x))
     elif op not in FLOAT_UNARY:
         raise TileTypeError(f"Unknown unary op {op}")

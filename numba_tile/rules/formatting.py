@@ -254,10 +254,12 @@ def check_assert_arguments(cond, message):
     try:
         if getattr(cond, "is_tile_array", False):
             raise TileTypeError("an array")
-        as_operand(cond)
+        operand = as_operand(cond)
     except TileTypeError:
         raise invalid_argument("assert_", 1, f"Expected a tile, but given value has type "
                                              f"{type_name(cond)}") from None
+    if operand_dtype(operand) is not d.bool_:  # (a comparison makes one: t > 0)
+        raise TileTypeError(f"Type of condition must be bool, got {type_name(cond)}")
     if message is not None and not isinstance(message, str):
         raise invalid_argument("assert_", "message", f"Expected a constant string, but given "
                                                      f"value has type {type_name(message)}")

@@ -168,6 +168,11 @@ def advanced_indexing(array, indices, what):
     for every other axis of ``array``. Returns ``(shape, sparse axis, index tile, slices)``,
     ``slices`` holding None at the sparse axis."""
     require_array(array)
+    if array.ndim < 2:  # (cuTile's words: a gather or scatter does it)
+        op = what.rstrip("()")
+        raise TileTypeError(f"{op} requires a 2D or higher-rank array; use ct."
+                            f"{'gather' if op.startswith('load') else 'scatter'}() for 1D "
+                            f"arrays")
     items = indices if isinstance(indices, tuple) else (indices,)
     if len(items) != array.ndim:
         raise TileTypeError(f"{what}: the number of indices ({len(items)}) does not match "

@@ -246,6 +246,7 @@ class DivmodTemplate(AbstractTemplate):
         if kws or len(args) != 2 or not any(isinstance(a, TileType) for a in args):
             return None
         values = {"x": args[0], "y": args[1]}
+        elementwise_rules.check_divmod(operand(args[0]), operand(args[1]))
         return signature(types.Tuple([infer_binary("floordiv")(values),
                                       infer_binary("mod")(values)]), *args)
 
