@@ -155,17 +155,18 @@ STORAGE_CASES = [
     storage("f8_add_function_constant", k_f8_add_function_constant,
             r"'\+' \(add\)"),
     BadInput("f8_sum", k_f8_sum, X, ct.TileTypeError,
-             r"sum\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an arithmetic",
+             r"Non-arithmetic dtype float8_e4m3fn is unsupported for reduction: sum\(\) of "
+             r"float8_e4m3fn tile of shape \(4,\)",
              "lambda"),
     BadInput("f8_cumsum", k_f8_cumsum, X,
              ct.TileTypeError, r"Non-arithmetic dtype float8_e5m2 is unsupported for prefix scans: cumsum",
              "lambda"),
     BadInput("f8_argmax", k_f8_argmax, X, ct.TileTypeError,
-             r"argmax\(\) of float8_e4m3fn tile of shape \(4,\): float8_e4m3fn is not an "
-             r"arithmetic dtype", "lambda"),
+             r"Non-arithmetic dtype float8_e4m3fn is unsupported for reduction: argmax\(\) of "
+             r"float8_e4m3fn tile of shape \(4,\)", "lambda"),
     BadInput("f4_prod", k_f4_prod, X, ct.TileTypeError,
-             r"prod\(\) of float4_e2m1fn tile of shape \(4,\): float4_e2m1fn is not an "
-             r"arithmetic dtype", "lambda"),
+             r"Non-arithmetic dtype float4_e2m1fn is unsupported for reduction: prod\(\) of "
+             r"float4_e2m1fn tile of shape \(4,\)", "lambda"),
 ]
 
 
@@ -195,7 +196,7 @@ BITCAST_CASES = [
 
 
 # -- range of what is no integer -------------------------------------------------------------------
-RANGE_COUNT = r"range\(\) takes 1 to 3 arguments \(stop; start, stop; or start, stop, step\), got "
+RANGE_COUNT = r"Invalid number of arguments: "
 ASSERT = r"Invalid argument #1 of assert_\(\): Expected a tile, but given value has type "
 RANGE = r"Invalid argument #{} of range\(\): Expected an integer scalar, but given value has type "
 
@@ -450,7 +451,7 @@ OPERAND_CASES = [
     operand("cat_not_a_tuple", k_cat_not_a_tuple,
             r"cat\(\) needs a tuple of two tiles, got float32 tile of shape \(4,\)"),
     operand("cat_three", k_cat_three,
-            r"cat\(\) needs a tuple of two tiles, got tuple Tuple\["),
+            r"cat\(\) supports at most 2 tiles, got 3"),
     operand("store_array", k_store_array,
             r"Expected a tile or a scalar, got 1-d float32 array"),
     operand("store_none", k_store_none,

@@ -178,3 +178,24 @@ def test_astile_of_narrow_floats(run_kernel, dtype):
     out = np.full((2, 2), np.nan, np.float32)
     run_kernel(table, (1,), (out,))
     np.testing.assert_array_equal(out, [[1.5, -2.0], [0.25, last]])
+
+
+@ct.kernel
+def increments_an_array_item(x, out):
+    x[1] += 1
+
+
+@ct.kernel
+def increments_a_tile_item(x, out):
+    t = ct.load(x, (0,), (4,))
+    t[0] += 1
+
+
+@pytest.mark.parametrize("kernel,message", [
+    (increments_an_array_item, r"Arrays are not directly subscriptable\."),
+    (increments_a_tile_item, DIRECT)], ids=["array", "tile"])
+def test_augmented_item_assignment_reads_first(run_kernel, kernel, message):
+    """``x[i] += v`` reads ``x[i]`` first: its error, in both executors (the interpreter
+    said item assignment, the compiler indexing)."""
+    with pytest.raises(ct.TileTypeError, match=message):
+        run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))

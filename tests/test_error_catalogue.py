@@ -123,8 +123,8 @@ for _name, _reduce in [("sum", ct.sum), ("max", ct.max), ("min", ct.min), ("prod
 
 # other ops used wrongly
 for _name, _statement, _error in [
-        ("where-int-condition", lambda x, out: ct.store(out, (0,), ct.where(
-            ct.load(x, (0,), (4,)), 1.0, 2.0)), ct.TileTypeError),
+        ("where-storage-condition", lambda x, out: ct.store(out, (0,), ct.where(
+            ct.load(x, (0,), (4,)).astype(ct.float8_e4m3fn), 1.0, 2.0)), ct.TileTypeError),
         ("static-assert", lambda x, out: ct.static_assert(x.ndim == 2, "need a matrix"),
          ct.TileStaticAssertionError),
         ("ensure-constant", lambda x, out: ct.ensure_constant(ct.bid(0)),
@@ -171,7 +171,7 @@ for _name, _statement, _error in [
         ("unpack-to-bool", lambda x, out: ct.unpack_from_bytes(
             ct.zeros((4,), ct.uint8), ct.bool_), ct.TileTypeError),
         ("cat-shapes", lambda x, out: ct.store(out, (0,), ct.cat(
-            (ct.zeros((2,), ct.float32), ct.zeros((4,), ct.float32)), 0)), ct.TileValueError),
+            (ct.zeros((2,), ct.float32), ct.zeros((4,), ct.float32)), 0)), ct.TileTypeError),
         ("astype-unknown", lambda x, out: ct.astype(ct.load(x, (0,), (4,)), "complex64"),
          ct.TileTypeError),
         # arguments of the wrong kind (cuTile's 'Invalid argument "..." of op()')

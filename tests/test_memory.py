@@ -641,7 +641,7 @@ def test_cdiv_in_kernel(run_kernel, rng):
     ("nan_padding", ct.TileValueError),
     ("inf_padding", ct.TileValueError),
     ("store_rank", ct.TileValueError),
-    ("bid_axis", ct.TileValueError),
+    ("bid_axis", ct.TileTypeError),
 ])
 def test_memory_errors(run_kernel, case, error):
     x = np.ones((8, 8), np.int32)

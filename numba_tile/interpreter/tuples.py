@@ -44,6 +44,7 @@ from ..rules.shapes import not_subscriptable
 
 GETITEM_NAME = "__numba_tile_getitem"
 STORE_NAME = "__numba_tile_store_target"
+AUGMENTED_NAME = "__numba_tile_augmented_target"
 COMPARE_NAME = "__numba_tile_compare"
 CONTAINS_NAME = "__numba_tile_contains"
 IDENTITY_NAME = "__numba_tile_identity"
@@ -86,6 +87,13 @@ def store_target(value):
     if error is not None:
         raise error
     return value
+
+
+def augmented_target(value, index):
+    """``value`` where ``value[index] += v`` may read and then assign its item: the read's
+    Tile error first, as Python reads it first (and the compiler types the read first)."""
+    getitem(value, index)
+    return store_target(value)
 
 
 def starred(value):
@@ -178,7 +186,8 @@ def _at(value, path):
     return value
 
 
-GLOBALS = {GETITEM_NAME: getitem, STORE_NAME: store_target, COMPARE_NAME: compare,
+GLOBALS = {GETITEM_NAME: getitem, STORE_NAME: store_target, AUGMENTED_NAME: augmented_target,
+           COMPARE_NAME: compare,
            CONTAINS_NAME: contains, IDENTITY_NAME: identity, SLICE_NAME: builtins.slice,
            STARRED_NAME: starred, UNPACK_NAME: unpack, MODULO_NAME: modulo}
 
@@ -189,6 +198,18 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Load):
             return _call(GETITEM_NAME, [node.value, _as_expression(node.slice)], node)
         node.value = _call(STORE_NAME, [node.value], node.value)
+        return node
+
+    def visit_AugAssign(self, node):
+        if isinstance(node.target, ast.Subscript):  # (its item is read before it is set)
+            node.target.value = self.visit(node.target.value)
+            node.target.slice = self.visit(node.target.slice)
+            node.value = self.visit(node.value)
+            node.target.value = _call(AUGMENTED_NAME, [node.target.value,
+                                                       _as_expression(node.target.slice)],
+                                      node.target.value)
+            return node
+        self.generic_visit(node)
         return node
 
     def visit_Assign(self, node):

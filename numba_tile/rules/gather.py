@@ -203,8 +203,9 @@ def load_advanced_indexing(array, indices, padding_mode):
 def store_advanced_indexing(array, indices, tile):
     """Rule of ``store_advanced_indexing``: ``(shape, sparse axis, index tile, slices)``; the
     tile (or scalar) must have exactly the shape the indices give."""
+    require_array(array)
+    check_writable(array, "store_advanced_indexing")  # (memory first, as for every store)
     shape, axis, index, slices = advanced_indexing(array, indices, "store_advanced_indexing()")
-    check_writable(array, "store_advanced_indexing")
     operand = Loose(tile) if isinstance(tile, (bool, int, float)) else tile
     if not (isinstance(operand, Loose) or is_tile_or_scalar(operand)):
         raise TileTypeError(f"store_advanced_indexing() stores a tile or a scalar, got "
