@@ -10,13 +10,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
-
-
-def _statement(statement):
-    @ct.kernel
-    def kernel(x, out):
-        statement(x, out)
-    return kernel
+from bad_inputs import statement_kernel
 
 
 def _load(x):
@@ -85,7 +79,7 @@ SENTINEL = object()
 def test_bad_input_is_a_tile_error(run_kernel, name, statement, error, message):
     x, out = np.arange(1, 5, dtype=np.float32), np.full(4, np.nan, np.float32)
     with pytest.raises(error, match=message) as raised:
-        run_kernel(_statement(statement), (1,), (x, out))
+        run_kernel(statement_kernel(statement), (1,), (x, out))
     assert raised.value.loc is not None and raised.value.loc.filename == __file__
     assert np.isnan(out).all()  # nothing ran past the error
 

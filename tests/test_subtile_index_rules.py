@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import numba_tile as ct
+from bad_inputs import statement_kernel
 
 ORDER, SCOPE = ct.MemoryOrder, ct.MemoryScope
 X = np.arange(1, 33, dtype=np.float32).reshape(4, 8)
@@ -19,14 +20,6 @@ def _kernel(expression):
     def kernel(x, out):
         t = ct.load(x, (0, 0), (4, 8))
         ct.store(out, (0, 0), ct.full((4, 8), 0, ct.float32) + expression(t))
-    return kernel
-
-
-def _statement(statement):
-    """A kernel that runs ``statement(x, out)``."""
-    @ct.kernel
-    def kernel(x, out):
-        statement(x, out)
     return kernel
 
 
@@ -134,7 +127,7 @@ MEMORY_REFUSED = [
                          ids=[r[0] for r in MEMORY_REFUSED])
 def test_memory_cutile_refuses(run_kernel, name, statement, message):
     with pytest.raises(ct.TileTypeError, match=message):
-        run_kernel(_statement(statement), (1,), (X, _poisoned()))
+        run_kernel(statement_kernel(statement), (1,), (X, _poisoned()))
 
 
 @pytest.mark.parametrize("load_order,store_order,scope", [
