@@ -143,3 +143,15 @@ def test_memory_orders_cutile_takes(run_kernel, load_order, store_order, scope):
     out = _poisoned()
     run_kernel(copy, (2,), (X, out))
     np.testing.assert_array_equal(out, X)
+
+
+def test_cat_of_one_tile_is_the_tile(run_kernel):
+    """cuTile's ``cat`` of a tuple of one tile returns it."""
+    out = _poisoned()
+    run_kernel(_kernel(lambda t: ct.cat((t,), 1)), (1,), (X, out))
+    np.testing.assert_array_equal(out, X)
+
+
+def test_cat_of_three_tiles_is_refused(run_kernel):
+    with pytest.raises(ct.TileTypeError, match="cat\\(\\) supports at most 2 tiles, got 3"):
+        run_kernel(_kernel(lambda t: ct.cat((t, t, t), 0)), (1,), (X, _poisoned()))

@@ -11,7 +11,7 @@ from ..host.bit_patterns import from_bits, packed_bytes, to_bits, unpacked_bytes
 from ..host.context import tile_op
 from ..host.tile import Tile, tile_argument, to_tile
 from ..rules import shapes as rules
-from ..rules.core import describe, dtype_argument, index_items, is_python_number
+from ..rules.core import describe, dtype_argument, index_items, is_python_number, normalize_axis
 from .tile_methods import tile_method
 
 
@@ -163,6 +163,10 @@ def cat(tiles, /, axis):
     if not isinstance(tiles, tuple):
         raise TileTypeError(f"cat() needs a tuple of two tiles, got {describe(tiles)}")
     rules.cat_count(len(tiles))
+    if len(tiles) == 1:  # (cuTile's: the tile itself)
+        only = tile_argument(tiles[0], "cat")
+        normalize_axis(axis, only.ndim)
+        return only
     a, b = tile_argument(tiles[0], "cat"), tile_argument(tiles[1], "cat")
     _, axis = rules.cat(a.dtype, a.shape, b.dtype, b.shape, axis)
     return Tile(a.dtype, np.concatenate([a.values, b.values], axis), a.is_constant and

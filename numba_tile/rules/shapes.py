@@ -169,7 +169,8 @@ def subtile_index(shape_in, sub, index, op, noun):
 
 
 def cat_count(count):
-    """``cat`` takes a tuple of two tiles (cuTile's words for other counts).
+    """``cat`` takes a tuple of two tiles, or of one (which it returns), in cuTile's words for
+    other counts.
 
     >>> from numba_tile.rules.shapes import cat_count
     >>> cat_count(3)
@@ -181,9 +182,6 @@ def cat_count(count):
         raise TileTypeError("cat() received an empty tuple")
     if count > 2:
         raise TileTypeError(f"cat() supports at most 2 tiles, got {count}")
-    if count == 1:
-        raise TileTypeError("cat() of one tile is not supported in numba_tile; concatenate "
-                            "two tiles")
 
 
 def cat(dtype_a, shape_a, dtype_b, shape_b, axis):

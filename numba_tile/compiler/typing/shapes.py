@@ -206,6 +206,9 @@ def infer_cat(values):
             raise not_a_tile("cat", operand(tile))
     if not all(isinstance(t, TileType) for t in tiles):
         raise TileUnsupportedFeatureError("cat() of a scalar is not compiled yet")
+    if len(tiles) == 1:  # (cuTile's: the tile itself)
+        normalize_axis(constant_value(values["axis"]), tiles[0].ndim)
+        return tiles[0]
     a, b = tiles
     shape, _ = shape_rules.cat(a.dtype, a.shape, b.dtype, b.shape,
                                constant_value(values["axis"]))
