@@ -193,3 +193,29 @@ def test_augmented_item_assignment_reads_first(run_kernel, kernel, message):
     said item assignment, the compiler indexing)."""
     with pytest.raises(ct.TileTypeError, match=message):
         run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))
+
+
+@ct.kernel
+def unpacks_a_number(x, out):
+    a, b = 5
+
+
+@ct.kernel
+def unpacks_a_scalar(x, out):
+    a, b = ct.bid(0)
+
+
+@ct.kernel
+def unpacks_none(x, out):
+    a, b = None
+
+
+@pytest.mark.parametrize("kernel,type_text", [
+    (unpacks_a_number, r"Tile\[int32,\(\)\]"), (unpacks_a_scalar, r"Tile\[int32,\(\)\]"),
+    (unpacks_none, "None")], ids=["number", "scalar", "none"])
+def test_unpacking_what_is_no_tuple(run_kernel, kernel, type_text):
+    """cuTile's "Expected a tuple" in both executors (the interpreter let Python's
+    ``TypeError`` through, the compiler called it a gap)."""
+    with pytest.raises(ct.TileTypeError, match=f"Expected a tuple, but given value has type "
+                                               f"{type_text}: it cannot be unpacked"):
+        run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))

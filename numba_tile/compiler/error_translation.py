@@ -26,7 +26,7 @@ from ..promotion import loose_concrete_dtype
 from ..rules.core import type_name
 from ..rules.objects import iteration_error
 from ..rules.operators import OPERATOR_NODES
-from ..rules.tuples import unpack_error
+from ..rules.tuples import not_a_tuple_to_unpack, unpack_error
 from ..source.source_code import source_lines
 from ..source.user_code import traceback_location
 from .frontend import bytecode_columns, call_sites
@@ -111,6 +111,9 @@ _UNPACK = re.compile(r"wrong tuple length for .*expected (\d+), got (\d+)")
 # Numba's words where what is unpacked (a, b = t) is no tuple: the kind of each type's name
 _FAILED_UNPACK = re.compile(r"failed to unpack (Tile|TileArray|TiledView)\(")
 _UNPACKED_KINDS = {"Tile": "Tile", "TileArray": "Array", "TiledView": "TiledView"}
+# ... and where it is a number or None (``a, b = 5``): cuTile's "Expected a tuple"
+_FAILED_UNPACK_VALUE = re.compile(r"failed to unpack (Literal\[\w+\]\(.*?\)|none|"
+                                  r"Constant\[\w+\]\(.*?\)|u?int\d+|float\d+|bool)(?:\W|$)")
 _MISSING_ATTRIBUTE = re.compile(r"has no attribute '(\w+)'")
 _UNDEFINED_NAME = re.compile(r"NameError: name '(\w+)' is not defined")
 _DEFINED_AT = re.compile(r"defined at (.+) \((\d+)\)")
@@ -138,6 +141,9 @@ def _typing_error(reason, loc):
         error = iteration_error(_UNPACKED_KINDS[failed_unpack[1]])
         error.loc = loc
         return error
+    failed_unpack = _FAILED_UNPACK_VALUE.search(reason)
+    if failed_unpack is not None:
+        return not_a_tuple_to_unpack(_tile_type_text(failed_unpack[1]), loc)
     unify = _UNIFY.search(reason)
     if unify is not None:
         first, second = (_tile_type_text(t) for t in unify.groups()[:2])

@@ -38,7 +38,7 @@ from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import as_operand, describe, is_python_number
+from ..rules.core import as_operand, describe, is_python_number, type_name
 from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
 from ..rules.shapes import not_subscriptable
 
@@ -115,6 +115,8 @@ def unpack(value, structure):
         for item, inner in zip(value, structure):
             if inner is not None:
                 unpack(item, inner)
+    elif value is None or is_python_number(value) or getattr(value, "shape", None) == ():
+        raise rules.not_a_tuple_to_unpack(type_name(value))
     return value
 
 

@@ -96,6 +96,18 @@ def immutable_error(target):
     return None
 
 
+def not_a_tuple_to_unpack(type_text, loc=None):
+    """cuTile's ``TileTypeError`` of unpacking (``a, b = v``) a value that is no tuple (a
+    number, None), whose type cuTile names ``type_text``.
+
+    >>> from numba_tile.rules.tuples import not_a_tuple_to_unpack
+    >>> print(not_a_tuple_to_unpack("Tile[int32,()]"))
+    Expected a tuple, but given value has type Tile[int32,()]: it cannot be unpacked
+    """
+    return TileTypeError(f"Expected a tuple, but given value has type {type_text}: it cannot "
+                         f"be unpacked", loc)
+
+
 def unpack_error(expected, got):
     """The ``TileValueError`` of unpacking a tuple of ``got`` items into ``expected``
     targets (``a, b, c = t``), or None where they match.
