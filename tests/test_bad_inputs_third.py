@@ -21,6 +21,10 @@ def _first(value):
     return value[0]  # (a helper: Python warns of a literal indexed in the source)
 
 
+def _set_first(value):
+    value[0] = 1
+
+
 DIRECT = r"Directly indexing a tile is not supported; use `extract\(\)` or `item\(\)` instead\."
 CASES = [
     ("int of a string", lambda x, out: ct.store(out, (0,), ct.full((4,), int("abc"), ct.int32)),
@@ -55,6 +59,8 @@ CASES = [
      ct.TileTypeError, r"Expected scalar elements at value\[0\]; got a tile of shape \(4,\)"),
     ("astile of three", lambda x, out: ct.astile((1, 2, 3), dtype=ct.float32),
      ct.TileTypeError, "Tuple length 3 at value is not a power of 2"),
+    ("assign an item of None", lambda x, out: _set_first(None),
+     ct.TileTypeError, "Object of type None does not support item assignment"),
     ("divmod of floats", lambda x, out: divmod(_load(x), _load(x)),
      ct.TileTypeError, r"divmod\(\) is not implemented for floating point values"),
     ("assert of a float tile", lambda x, out: ct.assert_(_load(x)),

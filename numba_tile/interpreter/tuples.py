@@ -33,12 +33,11 @@ import enum
 import operator
 
 from ..dtypes import DType
-from ..errors import TileTypeError
 from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
 from ..rules import tuples as rules
-from ..rules.core import as_operand, describe, is_python_number, type_name
+from ..rules.core import as_operand, is_python_number, type_name
 from ..rules.objects import MEMORY_KINDS, ObjectTuple, TileObject, operator_error
 from ..rules.shapes import not_subscriptable
 
@@ -83,7 +82,7 @@ def store_target(value):
     """``value`` where ``value[i] = v`` may assign its item, else the Tile error."""
     error = rules.immutable_error(value)
     if error is None and not hasattr(type(value), "__setitem__"):
-        error = TileTypeError(f"Item assignment is not supported for a {describe(value)}")
+        error = rules.no_item_assignment(type_name(value))
     if error is not None:
         raise error
     return value

@@ -12,8 +12,7 @@ from ..promotion import Loose, check_constant_fits, common_dtype
 from .global_values import global_value_error
 from .core import (Spec, check_shape_rank, constant_argument, constant_value, describe,
                    index_items, invalid_argument, is_python_number, is_tile_or_scalar,
-                   normalize_axis, operand_dtype, require_constant, require_int_constant,
-                   tile_shape, type_name)
+                   normalize_axis, operand_dtype, require_constant, tile_shape, type_name)
 
 
 def require_array(array, what="array"):

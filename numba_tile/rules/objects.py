@@ -16,7 +16,7 @@ len() of an Array is not supported in tile code; use its .shape
 float() of an Array is not supported in tile code; it is memory, not values: ...
 """
 
-from ..errors import TileTypeError, TileValueError
+from ..errors import TileTypeError
 from .core import constant_value
 from .operators import OPERATORS
 from .syntax import MissingAttributeError
@@ -231,7 +231,7 @@ def subscript_error(kind):
 
 
 def check_index_in_range(index, length, what="Tuple"):
-    """Raise ``TileValueError`` where constant ``index`` is outside a tuple of ``length``
+    """Raise ``TileTypeError`` where constant ``index`` is outside a tuple of ``length``
     items (``x.shape[5]`` of a 1-d array, ``xs[5]`` of a list of two arrays).
 
     >>> from numba_tile.rules.objects import check_index_in_range

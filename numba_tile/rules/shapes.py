@@ -8,11 +8,10 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 """
 
 from .. import dtypes as d
-from ..errors import TileTypeError, TileValueError
+from ..errors import TileTypeError
 from ..promotion import Loose
-from .core import (broadcast_shapes, check_shape_rank, constant_value, describe,
-                   index_items, is_python_number, normalize_axis, product, require_constant,
-                   tile_shape, type_name)
+from .core import (check_shape_rank, constant_value, describe, index_items, is_python_number,
+                   normalize_axis, product, require_constant, tile_shape, type_name)
 
 
 def reshape(shape_in, shape):

@@ -77,6 +77,17 @@ def starred_error(value):
     return TileTypeError(f"Expected a tuple after *, got a {describe(value)}")
 
 
+def no_item_assignment(type_text):
+    """cuTile's ``TileTypeError`` of ``v[i] = x`` where ``v`` (of the type cuTile names
+    ``type_text``: None, a number, a dtype) holds no items.
+
+    >>> from numba_tile.rules.tuples import no_item_assignment
+    >>> print(no_item_assignment("None"))
+    Object of type None does not support item assignment
+    """
+    return TileTypeError(f"Object of type {type_text} does not support item assignment")
+
+
 def immutable_error(target):
     """The ``TileTypeError`` of item assignment to ``target`` (a rule operand), or None for a
     value that may take it (an object with its own ``__setitem__``).

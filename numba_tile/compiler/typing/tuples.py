@@ -15,10 +15,12 @@ from numba.core import types
 from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ...dtypes import DType
 from ...errors import TileTypeError
 from ...rules import tuples as rules
+from ...rules.core import type_name
 from ..abstract import operand
-from ..types import ArrayType, ListType, TileType
+from ..types import ArrayType, ConstantType, FloatLiteral, ListType, TileType, TypedConstant
 from .templates import registry
 
 COMPARISONS = {operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
@@ -154,6 +156,10 @@ class ImmutableSetItem(_TupleTemplate):
             raise rules.immutable_error(())
         if isinstance(target, (TileType, ArrayType)):
             raise rules.immutable_error(target)
+        if isinstance(target, (types.NoneType, types.Number, types.Boolean, FloatLiteral,
+                               TypedConstant)) or (isinstance(target, ConstantType) and
+                                                   isinstance(target.value, DType)):
+            raise rules.no_item_assignment(type_name(operand(target)))
         return None
 
 
