@@ -7,6 +7,8 @@
 
 import enum
 
+from .errors import TileTypeError
+
 
 def missing_member_message(enum_class, name):
     """cuTile's words for ``enum_class.name`` that names no member.
@@ -19,9 +21,25 @@ def missing_member_message(enum_class, name):
     return f"'{enum_class.__name__}' object has no attribute '{name}'"
 
 
+def enum_call_arity_message(enum_class):
+    """cuTile's words for an enum class called in tile code with other than one value.
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.enums import enum_call_arity_message
+    >>> enum_call_arity_message(ct.PaddingMode)
+    'Enum constructor takes exactly one positional argument: PaddingMode(value)'
+    """
+    return f"Enum constructor takes exactly one positional argument: {enum_class.__name__}(value)"
+
+
 class _TileEnumType(enum.EnumMeta):
     """The enums' class: a member that is not there is an ``AttributeError`` in cuTile's
     words (Python's says only the name)."""
+
+    def __call__(cls, *args, **kwargs):
+        if len(args) != 1 or kwargs:  # (no functional API: these enums are fixed)
+            raise TileTypeError(enum_call_arity_message(cls))
+        return super().__call__(args[0])
 
     def __getattr__(cls, name):
         if name.startswith("_") or name not in cls.__dict__.get("_member_map_", {}):

@@ -61,6 +61,9 @@ CASES = [
      ct.TileTypeError, "Tuple length 3 at value is not a power of 2"),
     ("assign an item of None", lambda x, out: _set_first(None),
      ct.TileTypeError, "Object of type None does not support item assignment"),
+    ("an enum called with two values", lambda x, out: ct.PaddingMode(1, 2),
+     ct.TileTypeError, r"Enum constructor takes exactly one positional argument: "
+                       r"PaddingMode\(value\)"),
     ("divmod of floats", lambda x, out: divmod(_load(x), _load(x)),
      ct.TileTypeError, r"divmod\(\) is not implemented for floating point values"),
     ("assert of a float tile", lambda x, out: ct.assert_(_load(x)),

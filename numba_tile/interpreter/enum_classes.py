@@ -19,6 +19,8 @@ numba_tile.errors.TileTypeError: Color() needs a compile-time constant value, go
 
 import enum
 
+from ..enums import enum_call_arity_message
+from ..errors import TileTypeError
 from ..rules import enums as rules
 
 
@@ -31,8 +33,10 @@ class TileEnumClass:
     def __init__(self, enum_class):
         self.enum_class = enum_class
 
-    def __call__(self, value):
-        return rules.member(self.enum_class, value)
+    def __call__(self, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            raise TileTypeError(enum_call_arity_message(self.enum_class))
+        return rules.member(self.enum_class, args[0])
 
     def __getattr__(self, name):
         return getattr(self.enum_class, name)

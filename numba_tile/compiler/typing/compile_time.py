@@ -10,6 +10,7 @@ from numba.core.typing import signature
 from numba.core.typing.typeof import typeof
 from numba.cuda.typing.templates import AbstractTemplate
 
+from ...enums import enum_call_arity_message
 from ...errors import TileTypeError, TileStaticAssertionError
 from ...language import debugging
 from ...rules import enums as enum_rules
@@ -128,7 +129,7 @@ def type_enum_call(enum_class, args, kws):
     constant (an ``IntEnum`` member is Numba's, an int at run time); the rule's errors for
     other values."""
     if kws or len(args) != 1:
-        raise TileTypeError(f"{enum_class.__name__}() takes exactly one argument")
+        raise TileTypeError(enum_call_arity_message(enum_class))
     member = enum_rules.member(enum_class, operand(args[0]))
     result = typeof(member) if isinstance(member, int) else ConstantType(member)
     return signature(result, *args)
