@@ -91,15 +91,19 @@ def test_cdiv_on_the_host_takes_numpy_integers():
     assert ct.cdiv(np.int64(10), 4) == 3 and ct.cdiv(10, np.int32(5)) == 2
 
 
-def test_round_to_nearest_ties_away():
+def test_rounding_mode_to_an_integer_is_refused():
+    """cuTile rounds float to integer toward zero only: a rounding mode is for conversions
+    between floats (RA, ties away, is tested on tfloat32 in test_astype_rounding.py)."""
     @ct.kernel
     def k(out):
         t = ct.astile((0.5, 1.5, 2.5, -2.5), dtype=ct.float32)
         ct.store(out, (0,), ct.astype(t, ct.int32, rounding_mode=ct.RoundingMode.RA))
 
     out = np.full(4, 99, np.int32)
-    _run(k, out)
-    np.testing.assert_array_equal(out, [1, 2, 3, -3])
+    with pytest.raises(ct.TileTypeError, match="rounding_mode is only valid for float to float "
+                                                "conversions"):
+        _run(k, out)
+    assert (out == 99).all()
 
 
 @pytest.mark.parametrize("call", [
