@@ -228,3 +228,25 @@ def test_unpacking_what_is_no_tuple(run_kernel, kernel, type_text):
     with pytest.raises(ct.TileTypeError, match=f"Expected a tuple, but given value has type "
                                                f"{type_text}: it cannot be unpacked"):
         run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))
+
+
+@ct.kernel
+def inverts_true(x, out):
+    ct.static_assert(~True == -2)  # (a static expression is plain Python)
+    ct.store(out, (0,), ct.full((4,), ~True, ct.float32))
+
+
+@ct.kernel
+def inverts_a_folded_bool(x, out):
+    flag = 1 == 1
+    ct.store(out, (0,), ct.full((4,), ~flag, ct.float32))
+
+
+@pytest.mark.parametrize("kernel", [inverts_true, inverts_a_folded_bool],
+                         ids=["literal", "folded"])
+def test_invert_of_a_bool_constant(run_kernel, kernel):
+    """cuTile refuses ``~`` of a bool constant (Python's is the int -2) but in static
+    expressions."""
+    with pytest.raises(ct.TileTypeError, match="`~` on boolean constant is not supported, "
+                                               "please use ct.bitwise_not"):
+        run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))

@@ -22,7 +22,7 @@ from ..errors import TileTypeError, TileUnsupportedFeatureError
 from ..rules import calls, objects
 from ..rules.core import as_operand
 from ..rules.elementwise import constant_division_error
-from ..rules.operators import BINARY_OPERATORS, INPLACE_OPERATORS, OPERATORS
+from ..rules.operators import BINARY_OPERATORS, BOOL_INVERT, INPLACE_OPERATORS, OPERATORS
 from ..rules.syntax import missing_attribute_error
 from . import models  # noqa: F401  (registers the data models of our types)
 from .abstract import constant_of
@@ -314,6 +314,8 @@ def fold_constants(func, args, kws):
     values = [constant_of(a, _NOT) for a in args]
     if any(v is _NOT for v in values):
         return None
+    if key is operator.invert and isinstance(values[0], bool):
+        raise TileTypeError(BOOL_INVERT)  # (Python's ~True is the int -2)
     try:
         result = key(*values)
     except ZeroDivisionError as error:  # (as the interpreter's constants say it)

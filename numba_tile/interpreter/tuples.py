@@ -33,6 +33,8 @@ import enum
 import operator
 
 from ..dtypes import DType
+from ..errors import TileTypeError
+from ..host.context import in_static_evaluation
 from ..host.tile import Tile
 from ..rules import enums as enum_rules
 from ..rules import operators as operator_rules
@@ -51,6 +53,7 @@ SLICE_NAME = "__numba_tile_slice"
 STARRED_NAME = "__numba_tile_starred"
 UNPACK_NAME = "__numba_tile_unpack"
 MODULO_NAME = "__numba_tile_modulo"
+INVERT_NAME = "__numba_tile_invert"
 
 _SYMBOLS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
@@ -117,6 +120,14 @@ def unpack(value, structure):
     elif value is None or is_python_number(value) or getattr(value, "shape", None) == ():
         raise rules.not_a_tuple_to_unpack(type_name(value))
     return value
+
+
+def invert(value):
+    """``~value``: of a bool constant, cuTile's error (Python's gives an int), but in a static
+    expression, which is plain Python."""
+    if isinstance(value, bool) and not in_static_evaluation():
+        raise TileTypeError(operator_rules.BOOL_INVERT)
+    return ~value
 
 
 def modulo(left, right):
@@ -190,7 +201,8 @@ def _at(value, path):
 GLOBALS = {GETITEM_NAME: getitem, STORE_NAME: store_target, AUGMENTED_NAME: augmented_target,
            COMPARE_NAME: compare,
            CONTAINS_NAME: contains, IDENTITY_NAME: identity, SLICE_NAME: builtins.slice,
-           STARRED_NAME: starred, UNPACK_NAME: unpack, MODULO_NAME: modulo}
+           STARRED_NAME: starred, UNPACK_NAME: unpack, MODULO_NAME: modulo,
+           INVERT_NAME: invert}
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -239,6 +251,12 @@ class _Rewriter(ast.NodeTransformer):
         self.generic_visit(node)
         if isinstance(node.op, ast.Mod):
             return _call(MODULO_NAME, [node.left, node.right], node)
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Invert):
+            return _call(INVERT_NAME, [node.operand], node)
         return node
 
     def visit_Compare(self, node):

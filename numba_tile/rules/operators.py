@@ -183,3 +183,7 @@ def check_identity(symbol, left, right):
     if left is not None and right is not None and (is_value(left) or is_value(right)):
         raise TileTypeError(f"Operator '{symbol}' expects one of the operands to be None, got "
                             f"{type_name(left)} and {type_name(right)}")
+
+
+#: cuTile's words for ``~`` of a bool constant (Python's ``~True`` is the int -2)
+BOOL_INVERT = "`~` on boolean constant is not supported, please use ct.bitwise_not"

@@ -27,6 +27,7 @@ import textwrap
 from ..errors import SourceLocation, TileSyntaxError, TileTypeError
 from .core import describe
 from .formatting import check_print_options
+from .operators import BOOL_INVERT
 from ..source.comprehensions import binding_problem, is_tuple_comprehension, static_construct
 from ..source.source_code import lambda_function, source_lines
 from ..source.static_iter_uses import static_iter_problems
@@ -140,6 +141,11 @@ def _problems(function, kernel, generator=False):
             # so the error is found here, as the interpreter raises it for a run-time %
             found.append((TileTypeError, f"Expected a tile or a scalar for the left operand, "
                                          f"got {describe(node.left.value)}", node))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and \
+                isinstance(node.operand, ast.Constant) and \
+                isinstance(node.operand.value, bool):
+            # (Python folds ~True to the int -2 before anything runs: found here)
+            found.append((TileTypeError, BOOL_INVERT, node))
         if isinstance(node, ast.Call) and _names_print(node.func):
             # (a lambda's print is inlined where Numba rejects its keywords: found here, as
             # the interpreter's print finds it)
