@@ -5,6 +5,7 @@ executors (an internal ``ValueError``, ``ZeroDivisionError``, ``AttributeError``
 The words are those real cuTile 1.7 gives for the same kernel."""
 
 import contextlib
+import math
 
 import numpy as np
 import pytest
@@ -29,6 +30,9 @@ DIRECT = r"Directly indexing a tile is not supported; use `extract\(\)` or `item
 CASES = [
     ("int of a string", lambda x, out: ct.store(out, (0,), ct.full((4,), int("abc"), ct.int32)),
      ct.TileTypeError, r"Invalid argument for int\(abc\)"),
+    ("int of infinity", lambda x, out: ct.store(out, (0,), ct.full((4,), int(math.inf),
+                                                                   ct.float32)),
+     ct.TileTypeError, r"Invalid argument for int\(inf\)"),
     ("constant floor division by zero",
      lambda x, out: ct.store(out, (0,), ct.full((4,), 1 // 0, ct.float32)),
      ct.TileValueError, r"integer division or modulo by zero: the constant expression '//' "

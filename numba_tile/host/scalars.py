@@ -14,9 +14,9 @@ interpreter's source rewrite makes every numeric literal one
 
 from ..promotion import loose_concrete_dtype
 from ..rules import operators
-from .context import in_static_evaluation
 from ..rules.elementwise import constant_division_error
 from ..rules.formatting import format_value
+from .context import in_static_evaluation
 from .printing import format_float
 
 # The special methods whose results stay loosely typed: those of the operators of tile code but

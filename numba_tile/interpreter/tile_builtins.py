@@ -77,7 +77,7 @@ def _converter(name, dtype):
             return elementwise.astype.__tile_op__(value, dtype)
         try:
             converted = python(value, *rest)
-        except ValueError:  # int("abc"): cuTile's error of the constant
+        except (ValueError, OverflowError):  # int("abc"), int(inf): cuTile's error
             raise objects.conversion_error(name, value) from None
         return loose(converted) if name != "bool" else converted
     convert.__name__ = name

@@ -97,8 +97,9 @@ def broadcast_to(x, /, shape):
 
 
 def _region(starts, sub):
-    """The slices of the sub-tile of shape ``sub`` at tile-space index ``starts``; a run-time
-    index outside the tile is a ``TileValueError`` (the interpreter knows its value)."""
+    """The slices of the sub-tile of shape ``sub`` at tile-space index ``starts`` (a region
+    outside the tile comes out empty or short: the caller's error, as a run-time index's
+    value is known here)."""
     return tuple(slice(int(i) * s, (int(i) + 1) * s) for i, s in zip(starts, sub))
 
 

@@ -311,7 +311,7 @@ def _builtin_fold_template(function):
             values = [constant_value(a) for a in args]
             try:
                 value = function(*values)
-            except ValueError:  # int("abc"): the interpreter's error of the constant
+            except (ValueError, OverflowError):  # int("abc"), int(inf): as interpreted
                 raise conversion_error(function.__name__, values[0]) from None
             except Exception:  # let Numba's typing report it
                 return None
