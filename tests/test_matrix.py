@@ -405,6 +405,43 @@ def test_float8_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast, tol
     check(c, np.matmul(wide(a), wide(bt).T), tolerance)
 
 
+@ct.kernel
+def n_major_b_kernel(A, B, C, TM: ct.Constant[int], TN: ct.Constant[int], TK: ct.Constant[int],
+                     FAST: ct.Constant[bool]):
+    """cuda.tile's batch matmul sample in two dimensions: B of shape (K, N) read as it lies,
+    which float8 ``wgmma`` cannot read (``mma.sync`` runs it)."""
+    bm, bn = ct.bid(0), ct.bid(1)
+    acc = ct.full((TM, TN), 0.0, ct.float32)
+    for k in range(ct.num_tiles(A, axis=1, shape=(TM, TK))):
+        a = ct.load(A, (bm, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a, b, acc, use_fast_acc=FAST)
+    ct.store(C, (bm, bn), acc)
+
+
+@pytest.mark.parametrize("fast,tolerance", [(False, 2e-4), (True, 5e-3)], ids=str)
+def test_float8_mma_sync_sums_are_added_in_float32_unless_fast(run_kernel, rng, fast,
+                                                               tolerance):
+    """As on ``wgmma``: a float8 product on ``mma.sync`` adds each call's sums to the
+    accumulator in float32 (K = 4096 in calls of 128), unless ``use_fast_acc``."""
+    m, n, k = 64, 128, 4096
+    a = rng.standard_normal((m, k)).astype(NP[ct.float8_e4m3fn])
+    b = rng.standard_normal((k, n)).astype(NP[ct.float8_e4m3fn])
+    c = poisoned((m, n), np.float32)
+    run_kernel(n_major_b_kernel, (1, 1), (a, b, c, 64, 128, 128, fast))
+    check(c, np.matmul(wide(a), wide(b)), tolerance)
+
+
+@pytest.mark.parametrize("fast", [False, True], ids=str)
+def test_float8_mma_sync_adds_each_calls_sums(fast):
+    a, b = np.zeros((256, 256), NP[ct.float8_e4m3fn]), np.zeros((256, 256), NP[ct.float8_e4m3fn])
+    ptx = ct.compile(n_major_b_kernel, (a, b, np.zeros((256, 256), np.float32), 64, 128, 128,
+                                        fast), arch="sm_90").ptx
+    assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in ptx
+    assert "wgmma" not in ptx
+    assert ("add.f32" in ptx) == (not fast)
+
+
 def test_float8_sums_with_a_producer_warpgroup_are_added_128_columns_wide():
     """The benchmark's float8 kernel: 128 x 128 x 128 tiles, 8 warps and a producer
     warpgroup; each warpgroup's call is one ``wgmma`` 128 columns wide a step, its sums
@@ -547,6 +584,33 @@ def test_sample_matmul(run_kernel, rng, dtype, tolerance):
     check(c, exact, tolerance)
     if dtype is ct.float32:
         assert relative_error(c, exact) > 1e-5  # rounded to tfloat32
+
+
+@ct.kernel
+def gathered_rows_matmul_kernel(parts, B, C, TM: ct.Constant[int], TN: ct.Constant[int],
+                                TK: ct.Constant[int]):
+    """cuda.tile's all-gather matmul sample: the rows of A come from a list of arrays, one
+    picked at run time, whose dtype decides the operands' (a branch on a constant that the
+    compiler decides before typing, as for an array argument)."""
+    per_part = ct.cdiv(parts[0].shape[0], TM)
+    bm, bn = ct.bid(0), ct.bid(1)
+    part = parts[bm // per_part]
+    dtype = ct.tfloat32 if part.dtype == ct.float32 else part.dtype
+    acc = ct.full((TM, TN), 0, ct.float32)
+    for k in range(ct.num_tiles(B, axis=0, shape=(TK, TN))):
+        a = ct.load(part, (bm % per_part, k), (TM, TK), padding_mode=ct.PaddingMode.ZERO)
+        b = ct.load(B, (k, bn), (TK, TN), padding_mode=ct.PaddingMode.ZERO)
+        acc = ct.mma(a.astype(dtype), b.astype(dtype), acc)
+    ct.store(C, (bm, bn), acc.astype(C.dtype))
+
+
+@pytest.mark.parametrize("dtype,tolerance", [(ct.float16, 2e-3), (ct.float32, 2e-3)], ids=str)
+def test_operand_dtype_from_a_list_item(run_kernel, rng, dtype, tolerance):
+    parts = [random_matrix(rng, (64, 96), dtype) for _ in range(3)]
+    b = random_matrix(rng, (96, 64), dtype)
+    c = poisoned((192, 64), NP[dtype])
+    run_kernel(gathered_rows_matmul_kernel, (6, 2), (parts, b, c, 32, 32, 32))
+    check(c, np.matmul(wide(np.concatenate(parts)), wide(b)), tolerance)
 
 
 @ct.kernel

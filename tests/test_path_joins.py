@@ -682,3 +682,33 @@ def test_a_loose_int_meets_an_int32_scalar(run_kernel, b):
     x = np.zeros(1, np.int32)
     run_kernel(loose_int_or_int_scalar, (1,), (x, 4, b))
     assert x[0] == (1 if b == 0 else 5)
+
+
+# -- nested ifs: each keeps its own value from before it -----------------------------------------
+@ct.kernel
+def causal_mask_kernel(x, out, T: ct.Constant[int], CAUSAL: ct.Constant[bool]):
+    """cuda.tile's attention sample: in the blocks past the diagonal, ``mask`` is a bool tile
+    that a nested ``if`` narrows, then a float tile of the same name; each iteration sets it
+    before reading it, so no path gives a read two types."""
+    rows = ct.arange(T, dtype=np.int32)[:, None]
+    columns = ct.arange(T, dtype=np.int32)[None, :]
+    acc = ct.full((T, T), 0.0, dtype=np.float32)
+    for j in range(3):
+        qk = ct.load(x, (0, j), (T, T))
+        if CAUSAL and j >= 1:
+            mask = ct.full((T, T), True, dtype=np.bool_)
+            if CAUSAL:
+                mask = mask & (rows + j >= columns)
+            mask = ct.where(mask, 0.0, -1.0)
+            qk += mask
+        acc = acc + qk
+    ct.store(out, (0, 0), acc)
+
+
+def test_a_nested_if_keeps_its_own_earlier_value(run_kernel):
+    x = np.random.default_rng(3).standard_normal((8, 24)).astype(np.float32)
+    out = np.full((8, 8), np.nan, np.float32)
+    run_kernel(causal_mask_kernel, (1,), (x, out, 8, True))
+    rows, columns = np.arange(8)[:, None], np.arange(8)[None, :]
+    expected = x[:, :8] + sum(x[:, 8 * j:8 * j + 8] - (rows + j < columns) for j in (1, 2))
+    np.testing.assert_allclose(out, expected, rtol=1e-6)

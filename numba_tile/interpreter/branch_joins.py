@@ -311,7 +311,10 @@ class _Rewriter(ast.NodeTransformer):
         return result
 
     def _if(self, node, after):
-        branch = f"{BRANCH_PREFIX}{next(self.counter)}"
+        index = next(self.counter)
+        branch = f"{BRANCH_PREFIX}{index}"
+        # (each if keeps its own: a nested if's must not replace its enclosing if's)
+        old = f"{_OLD}{index}_"
         test = ast.Assign(targets=[_name(branch, ast.Store)], value=node.test)
         node.test = ast.copy_location(_name(branch), node.test)
         statements = [test]
@@ -324,7 +327,7 @@ class _Rewriter(ast.NodeTransformer):
         one = [n for n in body_names + else_names if n not in both] if body_on and else_on \
             else []
         for name in one:
-            statements.append(ast.Assign(targets=[_name(_OLD + name, ast.Store)],
+            statements.append(ast.Assign(targets=[_name(old + name, ast.Store)],
                                          value=_call(VALUE_NAME, ast.Constant(name),
                                                      _call(LOCALS_NAME))))
         mismatch = self._return_mismatch(node, after)
@@ -337,7 +340,7 @@ class _Rewriter(ast.NodeTransformer):
         for name in both + one:
             # the value on the other side, to compare with: what it sets, or what was before
             sides = [side_thunk(statements_, name, changed, _assigned) if name in names
-                     else _old_value(name) for statements_, names in
+                     else _old_value(old + name) for statements_, names in
                      ((node.orelse, else_names), (node.body, body_names))]
             # (a side may leave it unbound: set in a nested branch only)
             take = [ast.Assign(targets=[_name(name, ast.Store)], value=_call(
@@ -353,9 +356,10 @@ class _Rewriter(ast.NodeTransformer):
             if name in one:  # set on one side only, and not before: undefined after
                 in_body = name in body_names
                 dtype = _assigned_dtype(node.body if in_body else node.orelse, name)
-                take = [ast.If(test=ast.Compare(left=_name(_OLD + name), ops=[ast.IsNot()],
+                take = [ast.If(test=ast.Compare(left=_name(old + name), ops=[ast.IsNot()],
                                                 comparators=[_name(UNBOUND_NAME)]),
-                               body=_checked_against_old(name, dtype, take, in_body),
+                               body=_checked_against_old(name, old + name, dtype, take,
+                                                         in_body),
                                orelse=undefine(name))]
             else:
                 dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
@@ -383,15 +387,15 @@ class _Rewriter(ast.NodeTransformer):
         return _mismatch("return value", first, second)
 
 
-def _checked_against_old(name, dtype, take, in_body):
+def _checked_against_old(name, old_name, dtype, take, in_body):
     """The statements ``take`` (the join of a variable set on one side only, the true one
     where ``in_body``), after a check that the constant of ``dtype`` the side sets and the
-    constant the variable held before have one dtype (else the variable is undefined, with
-    that error)."""
+    constant the variable held before (kept in ``old_name``) have one dtype (else the
+    variable is undefined, with that error)."""
     if dtype is None:
         return take
     return undefine_on_mismatch(name, _call(OLD_MISMATCH_NAME, ast.Constant(name),
-                                            _name(_OLD + name), ast.Constant(str(dtype)),
+                                            _name(old_name), ast.Constant(str(dtype)),
                                             ast.Constant(in_body)),
                                 take)
 
@@ -416,11 +420,11 @@ def _cheap(if_true, if_false):
     return ast.Constant((other_sides.cheap(if_true), other_sides.cheap(if_false)))
 
 
-def _old_value(name):
-    """``lambda: OLD``: the value a variable had before the ``if``."""
+def _old_value(old_name):
+    """``lambda: OLD``: the value a variable had before the ``if`` (kept in ``old_name``)."""
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
                               defaults=[])
-    return ast.Lambda(args=arguments, body=_name(_OLD + name))
+    return ast.Lambda(args=arguments, body=_name(old_name))
 
 
 def _assigned_dtype(statements, name):

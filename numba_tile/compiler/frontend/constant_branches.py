@@ -12,6 +12,7 @@ import enum
 import operator
 import types
 
+from numba.core import types as types_
 from numba.cuda.core import ir
 from numba.cuda.core.analysis import compute_cfg_from_blocks
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
@@ -39,9 +40,35 @@ class _ArrayFacts:
         self.ndim = array_type.ndim
 
 
+class _ItemFacts:
+    """What is constant about the items of a tuple or list argument holding arrays (cuTile's
+    ``inp_list[peer].dtype``): each item's facts, by position."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def item(self, index):
+        """The facts of item ``index``, or of any item when the index is known only at run
+        time and every item has the same facts (a list's arrays share one type)."""
+        if isinstance(index, int) and not isinstance(index, bool):
+            try:
+                return self.items[index]
+            except IndexError:  # typing reports it
+                return _UNKNOWN
+        first = self.items[0] if self.items else _UNKNOWN
+        if index is _UNKNOWN and isinstance(first, _ArrayFacts) and all(
+                isinstance(i, _ArrayFacts) and (i.dtype, i.ndim) == (first.dtype, first.ndim)
+                for i in self.items):
+            return first
+        return _UNKNOWN
+
+
 def _argument_value(arg_type):
     if isinstance(arg_type, ArrayType):
         return _ArrayFacts(arg_type)
+    if isinstance(arg_type, types_.BaseTuple) and any(
+            isinstance(t, (ArrayType, types_.BaseTuple)) for t in arg_type.types):
+        return _ItemFacts([_argument_value(t) for t in arg_type.types])
     return constant_of(arg_type, _UNKNOWN)  # a run-time value: the branch stays
 
 
@@ -81,6 +108,12 @@ class _Evaluator:
             if isinstance(base, _ArrayFacts):
                 return getattr(base, node.attr, _UNKNOWN)
             return getattr(base, node.attr, _UNKNOWN) if _is_static(base) else _UNKNOWN
+        if node.op in ("getitem", "static_getitem"):
+            base = self.value_of(node.value)
+            if not isinstance(base, _ItemFacts):
+                return _UNKNOWN
+            index = node.index if node.op == "static_getitem" else self.value_of(node.index)
+            return base.item(index)
         if node.op == "binop" and node.fn in FOLDABLE | _COMPARISONS:
             left, right = self.value_of(node.lhs), self.value_of(node.rhs)
             return _apply(node.fn, left, right)
@@ -111,7 +144,7 @@ def _is_static(value):
 
 
 def _apply(function, *values):
-    if any(v is _UNKNOWN or isinstance(v, _ArrayFacts) for v in values):
+    if any(v is _UNKNOWN or isinstance(v, (_ArrayFacts, _ItemFacts)) for v in values):
         return _UNKNOWN
     try:
         return function(*values)

@@ -207,7 +207,7 @@ def _tensor_core_product(context, builder, x_type, x, y_type, y, acc_type, acc, 
         return wgmma.lower_wgmma(context, builder, found, x_type, x, y_type, y,
                                  acc_type, acc, result, deferred, fast_accumulation)
     return mma_sync.lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc,
-                              result)
+                              result, fast_accumulation)
 
 
 def _scalar_dtype(numba_type):

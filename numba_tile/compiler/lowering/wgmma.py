@@ -35,7 +35,7 @@ from ..planning.products import STEP_BYTES, k_major_b, lifted, staged_transposed
     wgmma_instruction
 from ..planning.staged_loads import StagedTileType
 from . import asm
-from .mma_sync import operand_pointers
+from .mma_sync import operand_pointers, promotes
 from .narrow_floats import from_float32
 from .tiles import I32, I64, barrier, fence_async_proxy, make_tile, move_tile, \
     swizzled_offset, thread_ids
@@ -92,15 +92,6 @@ def _runs_on(x_type, y_type):
     return isinstance(x_type, StagedTileType) and isinstance(y_type, StagedTileType) \
         and x_type.pipeline_id == y_type.pipeline_id \
         and x_type.pipeline_id in current().products_in_flight
-
-
-def promotes(x_type, fast_accumulation):
-    """True where a product's sums are added to the accumulator by the threads, in float32,
-    after each call's ``wgmma``: float8 inputs without ``use_fast_acc`` (Hopper's tensor
-    cores keep fewer bits in a float8 product's running sum: added there over K = 8192,
-    the relative error is 2e-3; added per call of 64 or 128 deep, 1.5e-4, as cuBLASLt's
-    default)."""
-    return x_type.dtype in (d.float8_e4m3fn, d.float8_e5m2) and not fast_accumulation
 
 
 def lower_wgmma(context, builder, found, x_type, x, y_type, y, acc_type, acc, result,
