@@ -450,12 +450,39 @@ def never_set(x):
     ct.store(x, (0,), nowhere)  # noqa: F821
 
 
-@pytest.mark.parametrize("kernel,name", [
-    (set_in_one_branch, "acc"), (set_before_read_in_loop, "acc"), (read_after_if, "t"),
-    (never_set, "nowhere")], ids=lambda v: getattr(v, "__name__", v))
-def test_a_variable_some_path_does_not_set_is_undefined(run_kernel, kernel, name):
-    with pytest.raises(ct.TileSyntaxError, match=f"Undefined variable {name}"):
+@pytest.mark.parametrize("kernel,name", [(set_in_one_branch, "acc"), (never_set, "nowhere")],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_a_variable_no_path_sets_is_undefined(run_kernel, kernel, name):
+    with pytest.raises(ct.TileSyntaxError, match=f"^Undefined variable {name} used"):
         run_kernel(kernel, (2,), (np.zeros(4, np.float32),))
+
+
+@pytest.mark.parametrize("kernel,name,lines_down", [
+    (set_before_read_in_loop, "acc", 3), (read_after_if, "t", 4)],
+    ids=lambda v: getattr(v, "__name__", str(v)))
+def test_a_variable_another_path_sets_is_potentially_undefined(run_kernel, kernel, name,
+                                                                lines_down):
+    """cuTile's TileTypeError where some path to the read sets the variable (the other side
+    of an ``if``, an earlier iteration of the loop), its syntax error where none does."""
+    with pytest.raises(ct.TileTypeError, match=f"^Use of potentially undefined variable "
+                                               f"`{name}`") as caught:
+        run_kernel(kernel, (2,), (np.zeros(4, np.float32),))
+    # (co_firstlineno: the line of the decorator)
+    assert caught.value.loc.line == kernel._pyfunc.__code__.co_firstlineno + lines_down
+
+
+@ct.kernel
+def read_after_a_loop_of_no_iteration(x, n):
+    for i in range(n):
+        t = ct.load(x, (0,), (4,))
+    ct.store(x, (0,), t)
+
+
+def test_a_loop_that_ran_no_iteration_leaves_its_variables_potentially_undefined():
+    """(Interpreted: the compiler takes a loop to run where it is left.)"""
+    with pytest.raises(ct.TileTypeError, match="^Use of potentially undefined variable `t`"):
+        with ct.interpret():
+            ct.launch(0, (1,), read_after_a_loop_of_no_iteration, (np.zeros(4, np.float32), 0))
 
 
 @pytest.mark.parametrize("kernel", [read_after_loop, loop_index_after_loop],

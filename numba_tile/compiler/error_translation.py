@@ -27,6 +27,7 @@ from ..rules.core import type_name
 from ..rules.objects import iteration_error
 from ..rules.operators import OPERATOR_NODES
 from ..rules.tuples import not_a_tuple_to_unpack, unpack_error
+from ..source.loop_reads import read_in_a_loop_that_sets_it
 from ..source.source_code import source_lines
 from ..source.user_code import traceback_location
 from .frontend import bytecode_columns, call_sites
@@ -237,7 +238,10 @@ def as_tile_error(error):
     undefined = getattr(error, "name", None) if type(error).__name__ == "NotDefinedError" \
         else _UNDEFINED_NAME.search(reason) and _UNDEFINED_NAME.search(reason)[1]
     if undefined and isinstance(error, NumbaError) and loc is not None:
-        return undefined_variable(undefined, loc.filename, loc.line)
+        # (read before the loop around it sets it: an earlier iteration may have)
+        return undefined_variable(undefined, loc.filename, loc.line,
+                                  read_in_a_loop_that_sets_it(loc.filename, loc.line,
+                                                              undefined))
     typing_error = _typing_error(reason, loc) if isinstance(error, NumbaError) else None
     if typing_error is not None:
         return typing_error

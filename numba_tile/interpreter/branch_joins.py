@@ -11,7 +11,7 @@ A variable meets itself where both sides go on after the ``if`` (neither leaves 
 before the ``if``. Where the paths that meet do not all set it, it is undefined after the
 ``if``; where they set it to constants of two dtypes (``a = 1`` and ``a = 2.0``, or ``a = 1``
 before the ``if`` and ``a = 2.0`` on one side), its type depends on the path: reading it
-then is cuTile's error, ``TileSyntaxError`` "Undefined variable a" or ``TileTypeError``
+then is cuTile's error, ``TileTypeError`` "Use of potentially undefined variable `a`" or
 "Type of `a` depends on path taken", as in compiled code
 (:mod:`numba_tile.compiler.frontend.defined_variables`, :func:`.loop_carried.undefine`). The
 value of the side that ran is also compared with the other side's where that is cheap to
@@ -58,8 +58,8 @@ from ..errors import TileTypeError
 from ..host.tile import Tile
 from ..promotion import loose_concrete_dtype
 from . import other_sides
-from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, mismatch, undefine, \
-    undefine_on_mismatch
+from .loop_carried import BOUND_NAME, LOCALS_NAME, carried, constant_key, \
+    mark_potentially_undefined, mismatch, undefine, undefine_on_mismatch
 from .other_sides import PathMismatch, side_cheap, side_thunk, thunk
 
 JOINS_NAME = "__numba_tile_joins"
@@ -360,14 +360,17 @@ class _Rewriter(ast.NodeTransformer):
                                                 comparators=[_name(UNBOUND_NAME)]),
                                body=_checked_against_old(name, old + name, dtype, take,
                                                          in_body),
-                               orelse=undefine(name))]
+                               orelse=[mark_potentially_undefined(name),
+                                       ast.Delete(targets=[_name(name, ast.Del)])])]
             else:
                 dtypes = _assigned_dtype(node.body, name), _assigned_dtype(node.orelse, name)
                 if None not in dtypes and _differ(*dtypes):
                     # constants of two dtypes: reading the variable after is the error (the
                     # else side's named first, as cuTile does)
                     take = undefine(name, _mismatch(f"`{name}`", dtypes[1], dtypes[0]))
-            joined.append(ast.If(test=_bound(name), body=take, orelse=[]))
+            # (unset on the side that ran: the other sets it)
+            joined.append(ast.If(test=_bound(name), body=take,
+                                 orelse=[mark_potentially_undefined(name)]))
         if joined:
             statements.append(ast.If(test=_call(JOINS_NAME, _name(branch)), body=joined,
                                      orelse=[]))

@@ -49,6 +49,7 @@ from ..source.static_expressions import ITER_NAME
 
 CARRIED_NAME = "__numba_tile_carried"
 HEAD_MISMATCH_NAME = "__numba_tile_head_mismatch"
+STILL_UNDEFINED_NAME = "__numba_tile_still_undefined"
 BOUND_NAME = "__numba_tile_bound"
 LOCALS_NAME = "__numba_tile_locals"
 _FLAG = "__numba_tile_carried_"
@@ -160,10 +161,6 @@ def head_mismatch(name, value, entry):
     return mismatch(name, entry, carried(value))
 
 
-GLOBALS = {CARRIED_NAME: carried, BOUND_NAME: bound, LOCALS_NAME: builtins.locals,
-           HEAD_MISMATCH_NAME: head_mismatch}
-
-
 def assigned(statements):
     """The names the statements assign, nested loops and branches included (not those of
     nested functions or comprehensions, which have scopes of their own)."""
@@ -226,14 +223,44 @@ def undefine(name, mismatch=None):
             ast.Delete(targets=[_name(name, ast.Del)])]
 
 
+def potentially_undefined(name):
+    """cuTile's message for a read of variable ``name`` where one path to the read sets it
+    and another does not (the side of an ``if`` that did not run, an earlier iteration of
+    the loop around the read)."""
+    return f"Use of potentially undefined variable `{name}`"
+
+
+def still_undefined(name, variables):
+    """The message of a read of variable ``name`` (``variables``: its function's
+    ``locals()``) that holds no value where some path sets it: the one it has (the paths
+    that met gave it two types) or :func:`potentially_undefined`."""
+    return variables.get(MISMATCH_PREFIX + name) or potentially_undefined(name)
+
+
+GLOBALS = {CARRIED_NAME: carried, BOUND_NAME: bound, LOCALS_NAME: builtins.locals,
+           HEAD_MISMATCH_NAME: head_mismatch, STILL_UNDEFINED_NAME: still_undefined}
+
+
+def mark_potentially_undefined(name):
+    """The statement that makes a read of ``name``, while it holds no value, cuTile's
+    ``TileTypeError`` of :func:`still_undefined` (see :func:`undefine`)."""
+    return ast.Assign(targets=[_name(MISMATCH_PREFIX + name, ast.Store)], value=ast.Call(
+        func=_name(STILL_UNDEFINED_NAME), args=[ast.Constant(name), ast.Call(
+            func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[]))
+
+
 def undefine_on_mismatch(name, message, otherwise=()):
     """Statements that make variable ``name`` undefined as :func:`undefine` does where the
     expression ``message`` gives cuTile's message (not None), and run the statements
-    ``otherwise`` where it does not."""
+    ``otherwise`` where it does not. (A variable already undefined keeps its message, as
+    "potentially undefined": :func:`mark_potentially_undefined`.)"""
+    is_bound = ast.Call(func=_name(BOUND_NAME), args=[ast.Constant(name), ast.Call(
+        func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[])
     return [ast.Assign(targets=[_name(MISMATCH_PREFIX + name, ast.Store)], value=message),
             ast.If(test=ast.Compare(left=_name(MISMATCH_PREFIX + name), ops=[ast.IsNot()],
                                     comparators=[ast.Constant(None)]),
-                   body=[ast.Delete(targets=[_name(name, ast.Del)])], orelse=list(otherwise))]
+                   body=[ast.If(test=is_bound, body=[ast.Delete(targets=[_name(name, ast.Del)])],
+                                orelse=[])], orelse=list(otherwise))]
 
 
 class _Rewriter(ast.NodeTransformer):
@@ -249,7 +276,12 @@ class _Rewriter(ast.NodeTransformer):
                 func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[]))
             for n in names]
         node.body = _materialize(names, "iteration") + node.body
-        statements = flags + _materialize(names, "entry") + [node] + _materialize(names, "exit")
+        # a variable the loop sets, read before it is set (in the first iteration, or after
+        # a loop that ran none), is one an iteration may have set
+        unset = [ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(_FLAG + n)),
+                        body=[mark_potentially_undefined(n)], orelse=[]) for n in names]
+        statements = flags + unset + _materialize(names, "entry") + [node] + \
+            _materialize(names, "exit")
         for statement in statements:
             ast.copy_location(statement, node)
         return statements

@@ -1,17 +1,20 @@
-"""A variable read where some path to the read has not set it is cuTile's
-``TileSyntaxError`` "Undefined variable acc", in compiled code as in the interpreter.
+"""A variable read where some path to the read has not set it is an error, in compiled code
+as in the interpreter: cuTile's ``TileTypeError`` "Use of potentially undefined variable
+`acc`" where another path to the read sets it, its ``TileSyntaxError`` "Undefined variable
+acc used" where none does.
 
 cuTile decides the branches on constants first, then requires every variable a statement
-reads to be set on every path that reaches it: ``acc`` set in the ``if`` branch and read in
-the ``else`` branch, set after an ``if`` on one side only, or read in a loop before the loop
-sets it, is undefined. Numba's SSA lets such a read use the definition of another path.
-After typing (when a branch on a condition typed as a constant is decided too), this pass
-runs a must-be-set analysis over the blocks that can run and raises at the first read of a
+reads to be set on every path that reaches it: ``acc`` set after an ``if`` on one side only,
+or read in a loop before the loop sets it (the previous iteration set it), is potentially
+undefined; set in the ``if`` branch and read in the ``else`` branch, undefined. Numba's SSA
+lets such a read use the definition of another path. After typing (when a branch on a
+condition typed as a constant is decided too), this pass runs a must-be-set and a
+may-be-set analysis over the blocks that can run and raises at the first read of a
 variable of the user's code that is not set on every path. A loop is taken to run at least
 once where it is left: a variable its body sets can be read after it, as Python reads it
 after a loop that ran (the interpreter raises where a loop that ran no iteration is read
 from). Numba's own ``NotDefinedError`` (a read before any assignment, found while it
-translates the bytecode) becomes the same error
+translates the bytecode) becomes the syntax error
 (:func:`~numba_tile.compiler.error_translation.as_tile_error`).
 
 >>> import numpy as np, numba_tile as ct
@@ -23,7 +26,7 @@ translates the bytecode) becomes the same error
 >>> ct.compile(k, (np.zeros(4, np.float32),), arch="sm_90")
 Traceback (most recent call last):
 ...
-numba_tile.errors.TileSyntaxError: Undefined variable t used
+numba_tile.errors.TileTypeError: Use of potentially undefined variable `t`
 ...
 """
 
@@ -34,7 +37,7 @@ from numba.cuda.core import ir
 from numba.cuda.core.compiler_machinery import FunctionPass, register_pass
 from numba.cuda.core.controlflow import CFGraph
 
-from ...errors import SourceLocation, TileSyntaxError
+from ...errors import SourceLocation, TileSyntaxError, TileTypeError
 from .contract import TYPED, tile_pass
 
 # the prefix Numba's inlining gives the variables of a helper (``helper_v2_acc``: "acc" of
@@ -64,6 +67,17 @@ class _Flow:
                              for label in self.order}
         self.entry = min(self.blocks)
         self.set_at_end = {label: None for label in self.order}  # None: not yet reached
+        # the names set on some path to the end of each block (a way back into a loop too)
+        self.maybe_at_end = {label: frozenset() for label in self.order}
+        changed = True
+        while changed:
+            changed = False
+            for label in self.order:
+                end = self.maybe_on_entry(label) | {s.target.name for s in
+                                                    self.blocks[label].body
+                                                    if isinstance(s, ir.Assign)}
+                if end != self.maybe_at_end[label]:
+                    self.maybe_at_end[label], changed = end, True
         changed = True
         while changed:
             changed = False
@@ -93,6 +107,10 @@ class _Flow:
                 return found | {s.target.name for s in self.blocks[source].body
                                 if isinstance(s, ir.Assign)}
         return self.set_at_end[source]
+
+    def maybe_on_entry(self, label):
+        """The names set on some path into block ``label``."""
+        return frozenset().union(*(self.maybe_at_end[p] for p in self.predecessors[label]))
 
     def on_entry(self, label):
         """The names set on every path into block ``label`` (None where no way in has been
@@ -129,7 +147,8 @@ def undefined_variable_error(func_ir, typemap):
                 reads.append((var.name, statement.loc, label))
                 if var.name not in names and _checked(var.name):
                     return undefined_variable(var.name, statement.loc.filename,
-                                              statement.loc.line)
+                                              statement.loc.line,
+                                              var.name in flow.maybe_on_entry(label))
             if target is not None:
                 names.add(target)
     return _phi_error(flow, reads)
@@ -163,8 +182,8 @@ def _phi_error(flow, reads):
                 value = _incoming(phis[value.name][2], incoming)
             if not isinstance(value, ir.Var) or value.name not in (
                     flow.at_end(incoming, label) or ()):
-                if _checked(name):
-                    return undefined_variable(name, loc.filename, loc.line)
+                if _checked(name):  # (another way in gives it a value)
+                    return undefined_variable(name, loc.filename, loc.line, True)
             elif value.name in phis:
                 work.append((value.name, loc, incoming))
     return None
@@ -222,15 +241,18 @@ def _checked(name):
     return not name.startswith("$") and user_name(name) is not None
 
 
-def undefined_variable(name, filename, line):
+def undefined_variable(name, filename, line, potentially=False):
     """cuTile's error for a read of variable ``name`` (as Numba names it) at a line, the
-    name underlined."""
+    name underlined: ``TileTypeError`` "Use of potentially undefined variable" where some
+    path to the read sets it (``potentially``), else ``TileSyntaxError``."""
     user = user_name(name) or name
     location = SourceLocation(filename, line)
     text = location.source_line or ""
     found = re.search(rf"\b{re.escape(user)}\b", text)
     if found is not None:
         location.col, location.end_col = found.start(), found.end()
+    if potentially:
+        return TileTypeError(f"Use of potentially undefined variable `{user}`", location)
     return TileSyntaxError(f"Undefined variable {user} used", location)
 
 
