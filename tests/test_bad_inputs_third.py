@@ -42,6 +42,8 @@ CASES = [
     ("constant true division by zero", lambda x, out: ct.store(out, (0,), _load(x) + 1.5 / 0),
      ct.TileValueError, r"division by zero: the constant expression '/' \(truediv\) of 1.5 "
                         r"and 0"),
+    ("store an ellipsis", lambda x, out: ct.store(out, (0,), ...),
+     ct.TileTypeError, "Expected a tile or a scalar, got ellipsis Ellipsis"),
     ("index a dtype", lambda x, out: ct.float32[0],
      ct.TileTypeError, r"Object of type DTypeSpec\(dtype=<DType 'float32'>\) is not "
                        r"subscriptable"),
@@ -147,14 +149,40 @@ def starred_assignment(x, out):
     a, *rest = (1, 2, 3)
 
 
-@pytest.mark.parametrize("kernel,message", [
-    (repr_in_fstring, "f-string: !r, !s, !a conversions are not supported"),
-    (format_spec_of_a_value, "f-string: format spec must be a literal string"),
-    (starred_assignment, r"Unsupported syntax: starred assignment \(a, \*b = ...\)"),
-], ids=["repr", "format-spec", "starred"])
-def test_syntax_cutile_refuses(run_kernel, kernel, message):
-    with pytest.raises(ct.TileSyntaxError, match=message):
+@ct.kernel
+def for_else(x, out):
+    for i in range(2):
+        pass
+    else:
+        ct.store(out, (0,), ct.load(x, (0,), (4,)))
+
+
+def _while_else(n):
+    while n < 2:
+        n += 1
+    else:
+        n = 0
+    return n
+
+
+@ct.kernel
+def while_else_in_a_helper(x, out):
+    ct.store(out, (0,), ct.load(x, (0,), (4,)) + _while_else(0))
+
+
+@pytest.mark.parametrize("kernel,message,line", [
+    (repr_in_fstring, "f-string: !r, !s, !a conversions are not supported", 2),
+    (format_spec_of_a_value, "f-string: format spec must be a literal string", 2),
+    (starred_assignment, r"Unsupported syntax: starred assignment \(a, \*b = ...\)", 2),
+    (for_else, "'for-else' is not supported", 2),
+    (while_else_in_a_helper, "'while-else' is not supported", None),
+], ids=["repr", "format-spec", "starred", "for-else", "while-else"])
+def test_syntax_cutile_refuses(run_kernel, kernel, message, line):
+    with pytest.raises(ct.TileSyntaxError, match=message) as raised:
         run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))
+    expected = _while_else.__code__.co_firstlineno + 1 if line is None else \
+        kernel._pyfunc.__code__.co_firstlineno + line  # (the decorator's line, then the def)
+    assert raised.value.loc.line == expected
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])

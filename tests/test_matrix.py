@@ -107,6 +107,32 @@ def test_mma_supported_pairs(run_kernel, rng, in_dtype, acc_dtype, tolerance, a_
     check(actual, np.matmul(wide(a), wide(b)) + wide(c), tolerance)
 
 
+@pytest.mark.parametrize("a_shape,b_shape", MMA_SHAPES, ids=str)
+@pytest.mark.parametrize("a_dtype,b_dtype", [(ct.int8, ct.uint8), (ct.uint8, ct.int8)],
+                         ids=str)
+def test_mma_of_int8_with_uint8(run_kernel, rng, a_dtype, b_dtype, a_shape, b_shape):
+    """cuTile's one pair of two dtypes: int8 with uint8 into int32, exact (``mma.sync``
+    ``s32.s8.u8`` on tensor cores), the operands not promoted: their whole ranges (a uint8
+    above 127 is not read as negative, nor an int8 below 0 as large)."""
+    def full_range(shape, dtype):
+        info = np.iinfo(NP[dtype])
+        return rng.integers(info.min, info.max + 1, size=shape).astype(NP[dtype])
+    a, b = full_range(a_shape, a_dtype), full_range(b_shape, b_dtype)
+    c = random_matrix(rng, a_shape[:-1] + b_shape[-1:], ct.int32)
+    actual = run_mma(run_kernel, a, b, c, a_dtype, b_dtype)
+    check(actual, np.matmul(wide(a), wide(b)) + wide(c), 0)
+
+
+@pytest.mark.parametrize("a_dtype,b_dtype,kind", [(ct.int8, ct.uint8, "s32.s8.u8.s32"),
+                                                  (ct.uint8, ct.int8, "s32.u8.s8.s32")], ids=str)
+def test_mma_of_int8_with_uint8_runs_on_tensor_cores(a_dtype, b_dtype, kind):
+    a, b = np.zeros((32, 64), NP[a_dtype]), np.zeros((64, 32), NP[b_dtype])
+    c = np.zeros((32, 32), np.int32)
+    ptx = ct.compile(mma_kernel(), (a, b, c, c, a.shape, b.shape, c.shape, (0, 0), a_dtype,
+                                    b_dtype), arch="sm_80").ptx
+    assert f"mma.sync.aligned.m16n8k32.row.col.{kind}" in ptx
+
+
 def test_mma_int8_extremes_accumulate_exactly(run_kernel):
     a = np.full((4, 32), -128, np.int8)
     b = np.full((32, 4), -128, np.int8)
@@ -731,7 +757,8 @@ UNSUPPORTED = [  # (a dtype, b dtype, accumulator dtype)
     (ct.bfloat16, ct.float16, ct.float32), (ct.bfloat16, ct.bfloat16, ct.bfloat16),
     (ct.float16, ct.float16, ct.float64), (ct.float32, ct.float32, ct.float16),
     (ct.float32, ct.float32, ct.float64), (ct.float64, ct.float64, ct.float32),
-    (ct.int8, ct.int8, ct.int16), (ct.int8, ct.int8, ct.int64), (ct.uint8, ct.int8, ct.int32),
+    (ct.int8, ct.int8, ct.int16), (ct.int8, ct.int8, ct.int64), (ct.uint8, ct.int8, ct.int16),
+    (ct.int8, ct.uint8, ct.float32), (ct.int8, ct.int16, ct.int32),
     (ct.int16, ct.int16, ct.int32), (ct.int32, ct.int32, ct.int32),
     (ct.float8_e4m3fn, ct.float8_e5m2, ct.float32), (ct.tfloat32, ct.tfloat32, ct.float16),
     (ct.float16, ct.float32, ct.float32),

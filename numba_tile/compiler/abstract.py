@@ -75,6 +75,8 @@ def operand(numba_type):
         return tuple(operand(t) for t in numba_type)
     if isinstance(numba_type, types.NoneType):
         return None
+    if isinstance(numba_type, types.EllipsisType):  # (an index; elsewhere, the rule says)
+        return Ellipsis
     dtype = dtype_of_scalar(numba_type)
     if dtype is not None:
         return RuntimeScalar(dtype)

@@ -25,7 +25,8 @@ def mma(x, y, /, acc, *, use_fast_acc=False):
     (broadcast: a 2-d operand beside a 3-d one, or a batch of 1, repeats along the batch).
 
     Supported (inputs -> accumulator): f16 -> f16/f32, bf16 -> f32, tf32 -> f32, f32 -> f32,
-    f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32. ``use_fast_acc`` (float8
+    f64 -> f64, int8/uint8 -> int32, float8 e4m3fn/e5m2 -> f16/f32; x and y of one dtype,
+    but int8 beside uint8 (not promoted). ``use_fast_acc`` (float8
     inputs only) lets Hopper's tensor cores keep the running sum of the products in fewer
     bits, as cuBLASLt's fast accumulation does; without it, each call's products are summed
     there and added to ``acc`` in float32. The interpreter sums exactly either way.

@@ -81,7 +81,7 @@ def mma(x, y, acc, use_fast_acc=False):
     shape = _matrix_shapes(x, y, "mma()")  # (shapes first, as cuTile checks them)
     if tuple(acc.shape) != shape:
         raise TileTypeError(f"Expect acc shape to be {shape}, got {tuple(acc.shape)}")
-    if x.dtype is not y.dtype:  # (cuTile mixes int8 with uint8: numba_tile does not yet)
+    if x.dtype is not y.dtype and {x.dtype, y.dtype} != {d.int8, d.uint8}:
         raise TileTypeError(f"x and y must have the same dtype unless they are int8/uint8, "
                             f"got {x.dtype} {y.dtype}")
     if x.dtype not in MMA_PAIRS:

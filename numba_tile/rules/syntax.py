@@ -173,6 +173,9 @@ def _unsupported_constructs(statements):
                                         isinstance(node.ctx, ast.Store)) and \
                 id(node) not in comprehensions:
             yield message, node
+        if isinstance(node, (ast.For, ast.While)) and node.orelse:
+            yield f"'{'for' if isinstance(node, ast.For) else 'while'}-else' is not supported", \
+                node
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             yield _ATTRIBUTE_ASSIGNMENT, node
         if isinstance(node, ast.Starred) and isinstance(node.ctx, ast.Store):

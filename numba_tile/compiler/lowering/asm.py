@@ -370,7 +370,9 @@ def examples():
             ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, 4, "f"),
             ("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", 1, 1, 2, "d"),
             ("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 4, 2, 4, "r"),
-            ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", 4, 2, 4, "r")):
+            ("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", 4, 2, 4, "r"),
+            ("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32", 4, 2, 4, "r"),
+            ("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32", 4, 2, 4, "r")):
         add(mma_sync(instruction, a, b, c, letter))
     for kind in ("e4m3.e4m3", "e5m2.e5m2"):
         add(mma_sync(f"mma.sync.aligned.m16n8k32.row.col.f32.{kind}.f32", 4, 2, 4, "f"),

@@ -70,6 +70,11 @@ _MMA_SYNC_KINDS = {
     (d.float8_e5m2, d.float16): ("f32.e5m2.e5m2.f32", FLOAT8_CC),
 }
 
+# int8 beside uint8 (cuTile mixes them; no other pair): (x dtype, y dtype, accumulator
+# dtype) -> as _MMA_SYNC_KINDS
+_MIXED_MMA_SYNC_KINDS = {(d.int8, d.uint8, d.int32): ("s32.s8.u8.s32", (8, 0)),
+                         (d.uint8, d.int8, d.int32): ("s32.u8.s8.s32", (8, 0))}
+
 # (input dtype, accumulator dtype) -> the PTX types of d, a, b
 _WGMMA_KINDS = {(d.float16, d.float32): "f32.f16.f16",
                 (d.bfloat16, d.float32): "f32.bf16.bf16",
@@ -108,9 +113,10 @@ def batch_broadcast(x_type, y_type):
 def plan(x_type, y_type, acc_type):
     """How ``mma(x, y, acc)`` runs on tensor cores, or None where it does not."""
     x_type, y_type = batch_broadcast(x_type, y_type)
-    kind, needs = _MMA_SYNC_KINDS.get((x_type.dtype, acc_type.dtype), (None, None))
-    if kind is None or current().target < needs or not _batched_matrices(x_type, y_type) or \
-            y_type.dtype is not x_type.dtype:
+    kind, needs = _MMA_SYNC_KINDS.get((x_type.dtype, acc_type.dtype), (None, None)) \
+        if y_type.dtype is x_type.dtype else \
+        _MIXED_MMA_SYNC_KINDS.get((x_type.dtype, y_type.dtype, acc_type.dtype), (None, None))
+    if kind is None or current().target < needs or not _batched_matrices(x_type, y_type):
         return None
     (m, k), n = x_type.shape[-2:], y_type.shape[-1]
     shape = acc_type.shape
