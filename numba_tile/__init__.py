@@ -21,8 +21,8 @@ from .dtypes import (DType, bfloat16, bool_, float4_e2m1fn, float8_e4m3fn, float
                      float8_e5m3fnu, float8_e8m0fnu, float16, float32, float64, int8, int16,
                      int32, int64, tfloat32, uint8, uint16, uint32, uint64)
 from .enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
-from .errors import (TileCompilerExecutionError, TileCompilerTimeoutError, TileError,
-                     TileInternalError, TileRecursionError, TileStaticAssertionError,
+from .errors import (StaticException, TileCompilerExecutionError, TileCompilerTimeoutError,
+                     TileError, TileInternalError, TileRecursionError, TileStaticAssertionError,
                      TileStaticEvalError, TileSyntaxError, TileTypeError,
                      TileUnsupportedFeatureError, TileValueError)
 from .host.arrays import Array, TiledView
@@ -31,7 +31,7 @@ from .host.tile import Tile
 from .runtime.kernels import ByTarget
 from .source.tile_functions import function
 from .language.debugging import (assert_, ensure_constant, print, printf, static_assert,
-                                 static_eval, static_iter)
+                                 static_eval, static_exception, static_iter)
 from .language.elementwise import (abs, add, astype, atan2, bitwise_and, bitwise_lshift,
                                    bitwise_not, bitwise_or, bitwise_rshift, bitwise_xor, ceil,
                                    cos, cosh, divmod, equal, exp, exp2, floor, floordiv, greater,

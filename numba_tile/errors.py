@@ -190,6 +190,25 @@ class TileStaticEvalError(TileError):
     """
 
 
+class StaticException(TileStaticEvalError):
+    """An exception raised at compile time: ``raise ct.static_exception(EXC)`` reached by
+    the kernel (its ``if`` on a constant not decided against it), or an exception raised
+    by a static expression (``static_eval``, ``static_assert``, a ``static_iter`` iterable,
+    the expression of ``static_exception``). cuTile's name for it.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x):
+    ...     if x.ndim != 2:
+    ...         raise ct.static_exception(ValueError(f"needs a 2-d array, got {x.ndim}-d"))
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.float32),))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.StaticException: Exception was raised at compile time (ValueError: needs a 2-d array, got 1-d)
+    ...
+    """
+
+
 class TileStaticAssertionError(TileError):
     """A ``static_assert`` whose condition is false.
 

@@ -690,7 +690,7 @@ def raise_in_helper(x, out):
     raising_helper(ct.load(x, (0,), (4,)))
 
 
-RAISE = r"raise is not supported in tile code; ct.static_assert checks at compile time"
+RAISE = r"^Raised exception must be wrapped in static_exception\(\)"
 case("raise-value-error", raise_value_error, F32, SYNTAX, RAISE, "raise ValueError")
 case("raise-on-a-branch", raise_with_message, F32, SYNTAX, RAISE, 'raise ValueError("too')
 case("raise-in-helper", raise_in_helper, F32, SYNTAX, RAISE, 'raise RuntimeError("no")')

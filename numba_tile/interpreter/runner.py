@@ -29,7 +29,7 @@ from ..partitions import Partition, partitioned_array
 from ..rules import calls, context_managers
 from ..rules.global_values import read_errors, simt_intrinsic_error
 from ..rules.static_evaluation import check_assertion, check_condition, evaluate, \
-    iteration_items
+    iteration_items, raise_static_exception
 from ..rules.syntax import helper_source_error, missing_attribute_error
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, deep_syntax_trees
@@ -71,6 +71,8 @@ class TileGlobals:
             _static_eval_call, module_globals, self._dataclasses.converted)
         new[static_expressions.ASSERT_NAME] = functools.partial(_static_assert_call,
                                                                 module_globals)
+        new[static_expressions.RAISE_NAME] = functools.partial(_static_raise_call,
+                                                               module_globals)
         new.update(tuples.GLOBALS)
         new.update(loop_carried.GLOBALS)
         new.update(loop_exits.GLOBALS)
@@ -241,6 +243,12 @@ def _static_assert_call(module_globals, key, *values):
     condition, message = evaluate(key, values, module_globals, context.static_evaluation,
                                   made_inside=made_inside_tile_code)
     check_assertion(condition, message, _is_run_time)
+
+
+def _static_raise_call(module_globals, key, *values):
+    """``raise ct.static_exception(EXPR)`` in interpreted code, where it runs."""
+    raise_static_exception(evaluate(key, values, module_globals, context.static_evaluation,
+                                    made_inside=made_inside_tile_code))
 
 
 def _static_iter_call(module_globals, key, *values):

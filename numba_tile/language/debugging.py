@@ -152,6 +152,32 @@ def static_eval(expr, /):
 
 
 @tile_op
+def static_exception(exc, /):
+    """Mark the exception of a ``raise`` as raised at compile time: ``raise
+    ct.static_exception(EXPR)``, where ``EXPR`` is a static expression (as ``static_eval``'s:
+    any Python that runs when the kernel compiles) that gives an exception. Reached by the
+    compiled kernel (not in the side of an ``if`` on a constant decided against it; under a
+    run-time condition, whichever way it goes), it raises :class:`~numba_tile.StaticException`
+    at compile time; the interpreter raises it where it runs it. It may only follow
+    ``raise``; any other ``raise`` in tile code is a ``TileSyntaxError``.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def k(x):
+    ...     if x.dtype != ct.float32:
+    ...         raise ct.static_exception(TypeError(f"needs float32, got {x.dtype}"))
+    ...     ct.store(x, (0,), ct.load(x, (0,), (2,)) * 2)
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.float32),))
+    >>> ct.launch(0, (1,), k, (np.ones(2, np.int8),))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.StaticException: Exception was raised at compile time (TypeError: needs float32, got int8)
+    ...
+    """
+    return exc  # (kernels with source have their raise rewritten; see static_eval)
+
+
+@tile_op
 def static_iter(iterable):
     """Iterate at compile time: ``for v in ct.static_iter(ITERABLE):`` runs its body once per
     item, the compiler unrolling the loop. ``ITERABLE`` is a static expression, as

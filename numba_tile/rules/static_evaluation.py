@@ -20,8 +20,8 @@ import types
 import numpy as np
 
 from .. import dtypes as d
-from ..errors import TileStaticAssertionError, TileStaticEvalError, TileSyntaxError, \
-    TileTypeError
+from ..errors import StaticException, TileStaticAssertionError, TileStaticEvalError, \
+    TileSyntaxError, TileTypeError
 from ..source.static_expressions import AsGlobal, AsTileCode, expression
 from . import dataclasses as dataclass_rules
 from .global_values import simt_intrinsic_error
@@ -75,14 +75,40 @@ def evaluate(key, values, namespace, static_context, finish=None, made_inside=No
             if found.construct == "static_assert":  # the message as run-time values show
                 condition, message = result
                 return condition, None if message is None else str(message)
+            if found.construct == "static_exception" and not isinstance(result,
+                                                                          BaseException):
+                raise TypeError(f"'{type(result).__name__}' is not derived from "
+                                f"'BaseException'")
             return result if finish is None else finish(result)
         except (TileStaticEvalError, TileSyntaxError, AsTileCode, AsGlobal):
             raise
         except Exception as error:
             if type(error).__module__.startswith("numba_tile"):
                 raise
-            raise TileStaticEvalError(f"Exception was raised inside {found.construct}() "
-                                      f"({type(error).__name__}: {error})") from error
+            where = "static_exception() expression" if found.construct == \
+                "static_exception" else f"{found.construct}()"
+            raise StaticException(f"Exception was raised inside {where} "
+                                  f"({exception_text(error)})") from error
+
+
+def exception_text(error):
+    """How cuTile names an exception in its messages: ``ValueError: text`` (its type alone
+    where it has no text)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def raise_static_exception(error):
+    """Raise ``error`` (the value of ``raise ct.static_exception(EXPR)``'s expression) at
+    compile time, as cuTile's ``StaticException``.
+
+    >>> from numba_tile.rules.static_evaluation import raise_static_exception
+    >>> raise_static_exception(ValueError("no"))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.StaticException: Exception was raised at compile time (ValueError: no)
+    """
+    raise StaticException(f"Exception was raised at compile time ({exception_text(error)})")
 
 
 def _local_function(value, made_inside):

@@ -59,10 +59,13 @@ _STATEMENTS = {
                       "tuple(... for x in ct.static_iter(...))",
     ast.ClassDef: "class definitions are not supported in tile code; define the class at "
                   "module level",
-    # (a compiled kernel cannot raise: it would drop the exception silently)
-    ast.Raise: "raise is not supported in tile code; ct.static_assert checks at compile "
-               "time, ct.assert_ at run time",
 }
+# (a compiled kernel cannot raise at run time: it would drop the exception silently)
+_RAISE = "Raised exception must be wrapped in static_exception(): raise " \
+    "ct.static_exception(EXC) raises at compile time; ct.assert_ checks at run time"
+_RAISE_FROM = "'raise from' syntax is not supported"
+_STATIC_EXCEPTION_ALONE = "static_exception() is only allowed after `raise`, e.g. `raise " \
+    "static_exception(ValueError('Error'))`"
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = _STATEMENTS[ast.Try]
 _STATEMENTS[ast.Match] = "match statements are not supported in tile code; use if and elif"
@@ -167,12 +170,22 @@ def _unsupported_constructs(statements):
     """``(message, node)`` of each construct below ``statements`` that tile code does not
     take (:data:`_STATEMENTS`), nested functions' included, in walking order."""
     comprehensions = set()  # the generator expressions of tuple comprehensions
+    raised = set()  # the static_exception calls that a raise raises (walked after it)
     for node, _ in _walk(statements, generator_scope=True):
         message = _STATEMENTS.get(type(node))
         if message is not None and not (isinstance(node, ast.List) and
                                         isinstance(node.ctx, ast.Store)) and \
                 id(node) not in comprehensions:
             yield message, node
+        if isinstance(node, ast.Raise):
+            if static_construct(node.exc) == "static_exception":
+                raised.add(id(node.exc))
+            if node.cause is not None:
+                yield _RAISE_FROM, node.cause
+            elif id(node.exc) not in raised:
+                yield _RAISE, node
+        if static_construct(node) == "static_exception" and id(node) not in raised:
+            yield _STATIC_EXCEPTION_ALONE, node
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             yield f"'{'for' if isinstance(node, ast.For) else 'while'}-else' is not supported", \
                 node

@@ -51,12 +51,12 @@ SYNTAX_ERROR_NAME = "__numba_tile_syntax_error"
 ITEMS_NAME = "__numba_tile_items"
 _FUNCTION_PREFIX = "__numba_tile_comprehension_"
 _COMPREHENSIONS = (ast.GeneratorExp, ast.ListComp, ast.SetComp, ast.DictComp)
-_STATIC_CONSTRUCTS = ("static_eval", "static_assert", "static_iter")
+_STATIC_CONSTRUCTS = ("static_eval", "static_assert", "static_iter", "static_exception")
 
 
 def static_construct(node):
-    """``"static_eval"``, ``"static_assert"`` or ``"static_iter"`` for a call of one (by
-    name or as an attribute: ``ct.static_iter``), else None."""
+    """``"static_eval"``, ``"static_assert"``, ``"static_iter"`` or ``"static_exception"``
+    for a call of one (by name or as an attribute: ``ct.static_iter``), else None."""
     if not isinstance(node, ast.Call):
         return None
     name = node.func.id if isinstance(node.func, ast.Name) else \

@@ -53,6 +53,7 @@ from .static_iter_uses import static_iter_problems
 CALL_NAME = "__numba_tile_static_eval"
 ASSERT_NAME = "__numba_tile_static_assert"
 ITER_NAME = "__numba_tile_static_iter"
+RAISE_NAME = "__numba_tile_static_raise"
 CONDITION_NAME = comprehensions.CONDITION_NAME
 # a construct the rewrite rejects: made an expression that raises its error when it runs
 SYNTAX_ERROR_NAME = comprehensions.SYNTAX_ERROR_NAME
@@ -167,6 +168,13 @@ class _Rewriter(ast.NodeTransformer):
         node.orelse = [self.visit(statement) for statement in node.orelse]
         return node
 
+    def visit_Raise(self, node):
+        """``raise ct.static_exception(EXPR)`` becomes the statement
+        ``__numba_tile_static_raise(key, v1, ..., vn)``, which raises at compile time."""
+        if node.cause is not None or _construct(node.exc) != "static_exception":
+            return self.generic_visit(node)  # (the syntax checks refuse it)
+        return ast.copy_location(ast.Expr(value=self._static_call(node.exc)), node)
+
     def visit_Call(self, node):
         if isinstance(node.func, ast.Name) and node.func.id == SYNTAX_ERROR_NAME:
             return self._static_call(node)  # (a problem found by the rewrite)
@@ -187,8 +195,8 @@ class _Rewriter(ast.NodeTransformer):
             return self.generic_visit(node.args[0])
         if key in self.as_global:
             return ast.copy_location(ast.Name(id=value_name(key), ctx=ast.Load()), node)
-        name = {"static_assert": ASSERT_NAME, "static_iter": ITER_NAME}.get(found.construct,
-                                                                            CALL_NAME)
+        name = {"static_assert": ASSERT_NAME, "static_iter": ITER_NAME,
+                "static_exception": RAISE_NAME}.get(found.construct, CALL_NAME)
         call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()),
                         args=[ast.Constant(key)] + [ast.Name(id=n, ctx=ast.Load())
                                                     for n in found.names], keywords=[])
@@ -258,9 +266,10 @@ class _Replacer(ast.NodeTransformer):
 
 def mentions_static_construct(code):
     """True if a function's code (or a function defined in it) names ``static_eval``,
-    ``static_assert`` or ``static_iter``: a quick test before its source is parsed."""
+    ``static_assert``, ``static_iter`` or ``static_exception``: a quick test before its
+    source is parsed."""
     return any(name in code.co_names for name in ("static_eval", "static_assert",
-                                                  "static_iter")) or any(
+                                                  "static_iter", "static_exception")) or any(
         isinstance(c, types.CodeType) and mentions_static_construct(c)
         for c in code.co_consts)
 

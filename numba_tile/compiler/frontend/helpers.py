@@ -19,7 +19,8 @@ from ...source.tile_functions import tile_function
 from ...source.user_code import is_user_code
 from ..compile_state import current
 from ..typing.rewrite_errors import compiled_rewrite_error
-from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from ..typing.static_expressions import compiled_static_assert, compiled_static_eval, \
+    compiled_static_raise
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter
 from ..typing.global_reads import NotAConstant
 from ..typing.context_manager_values import ContextManagerFunction
@@ -129,6 +130,7 @@ class InlineHelpers:
             self._converted[key] = set()
             new[static_expressions.CALL_NAME] = compiled_static_eval
             new[static_expressions.ASSERT_NAME] = compiled_static_assert
+            new[static_expressions.RAISE_NAME] = compiled_static_raise
             new[static_expressions.ITER_NAME] = compiled_static_iter
             new[static_expressions.CONDITION_NAME] = compiled_static_condition
             new[variadic.CALL_NAME] = variadic.call_unpacked

@@ -25,7 +25,8 @@ from ...host.arrays import symbolic_shape
 from ...host.scalars import loose
 from ...host.tile import Tile
 from ...rules.operators import OPERATORS
-from ...rules.static_evaluation import check_assertion, evaluate, local_function_error
+from ...rules.static_evaluation import check_assertion, evaluate, local_function_error, \
+    raise_static_exception
 from ...source.static_expressions import EFFECTS, AsGlobal, AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compile_state import current
@@ -45,6 +46,11 @@ def compiled_static_eval(key, *values):
 def compiled_static_assert(key, *values):
     """What ``ct.static_assert(COND, MSG)`` becomes in compiled kernels (typed: the check
     runs then; lowered to nothing)."""
+
+
+def compiled_static_raise(key, *values):
+    """What ``raise ct.static_exception(EXPR)`` becomes in compiled kernels (typed: it
+    raises then, wherever it is not in the side of an ``if`` decided against it)."""
 
 
 class _Method:
@@ -378,3 +384,21 @@ class StaticAssertTemplate(_StaticTemplate):
 
 
 registry.register_global(compiled_static_assert)(StaticAssertTemplate)
+
+
+class StaticRaiseTemplate(_StaticTemplate):
+    key = compiled_static_raise
+
+    def _evaluate(self, key, value_types, compilation):
+        try:
+            error = evaluate(key, _values_of(key, value_types, self.context),
+                             compilation.static_namespaces[key],
+                             lambda construct: interpreter_context.static_evaluation(construct))
+        except AsTileCode:  # (an exception is made at compile time, of compile-time values)
+            raise TileStaticEvalError("static_exception() expression needs the elements of a "
+                                      "run-time value, known only when the kernel runs") \
+                from None
+        raise_static_exception(error)
+
+
+registry.register_global(compiled_static_raise)(StaticRaiseTemplate)
