@@ -403,7 +403,8 @@ def generator_of_a_range(x):
 @pytest.mark.parametrize("kernel,args,error,match", [
     (breaks, (), ct.TileSyntaxError, r"Break in a for loop with static_iter\(\)"),
     (continues, (), ct.TileSyntaxError, r"Continue in a for loop with static_iter\(\)"),
-    (returns, (), ct.TileSyntaxError, "Returning from a for loop is not supported"),
+    (returns, (), ct.TileSyntaxError,
+     r"Returning from a for loop with static_iter\(\) is not supported"),
     (outside_a_loop, (), ct.TileSyntaxError,
      r"static_iter\(\) is only allowed as iterable in a `for` loop"),
     (indirect, (), ct.TileSyntaxError, r"static_iter\(\) must be used directly by name"),

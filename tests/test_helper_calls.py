@@ -91,8 +91,10 @@ def _first_above(t, limit):
     return t
 
 
-def _unused_helper_that_returns_in_a_for_loop(n):
+def _unused_helper_that_breaks_a_rule(n):
     for i in range(n):
+        pass
+    else:
         return i
 
 
@@ -107,9 +109,12 @@ def calls_a_good_helper(x):
     ct.scatter(x, 0, _times(ct.gather(x, 0)))
 
 
-def test_return_inside_a_for_loop_is_a_syntax_error(run_kernel):
-    with pytest.raises(ct.TileSyntaxError, match="Returning from a for loop is not supported"):
-        run_kernel(returns_inside_a_for_loop, (1,), (np.zeros(1, np.int32),))
+def test_return_inside_a_for_loop(run_kernel):
+    """cuTile 1.7 returns from inside a ``for`` loop (1.6 refused it), and so do both
+    executors."""
+    x = np.zeros(1, np.int32)
+    run_kernel(returns_inside_a_for_loop, (1,), (x,))
+    np.testing.assert_array_equal(x, [2])
     x = np.ones(1, np.int32)
     run_kernel(calls_a_good_helper, (1,), (x,))
     np.testing.assert_array_equal(x, [10])

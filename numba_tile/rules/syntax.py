@@ -120,8 +120,6 @@ def _problems(function, kernel, generator=False):
     code does not take: a kernel's, or a helper's (which may return a value, and may be a
     generator where it is a context manager's, ``generator``)."""
     found = [problem[:3] for problem in static_iter_problems(function.body)]
-    found += [(TileSyntaxError, _RETURN_IN_FOR, node)
-              for node in _returns_in_for_loops(function.body)]
     found += [(TileSyntaxError, message, node)
               for message, node in _unsupported_constructs(function.body)]
     called = set()  # the ``static_eval`` of each static_eval(...) call
@@ -285,8 +283,10 @@ def helper_source_error(fn, generator=False):
     ...     for x in xs:
     ...         if x > 0:
     ...             return x
+    ...     else:
+    ...         return 0
     >>> print(helper_source_error(first_positive))
-    Returning from a for loop is not supported
+    'for-else' is not supported
     ...
     """
     key = (fn.__code__, generator)
@@ -303,7 +303,6 @@ def helper_source_error(fn, generator=False):
     return error(message, loc)
 
 
-_RETURN_IN_FOR = "Returning from a for loop is not supported"
 _ASYNC_KERNEL = "A kernel cannot be an async function (async def): " + _ASYNC
 
 
@@ -312,24 +311,6 @@ def _async_nodes(function):
     def``, and those inside it."""
     return [node for node in ast.walk(function)
             if isinstance(node, (ast.AsyncFunctionDef, ast.AsyncFor, ast.AsyncWith, ast.Await))]
-
-
-def _returns_in_for_loops(statements, in_for=False):
-    """The ``return`` statements inside the body of a ``for`` loop of their own function
-    (cuTile compiles ``return`` inside ``while`` loops, not ``for`` loops), in source
-    order."""
-    for node in statements:
-        if isinstance(node, ast.Return) and in_for:
-            yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            yield from _returns_in_for_loops(node.body if isinstance(node.body, list)
-                                             else [], False)
-            continue
-        for field, value in ast.iter_fields(node):
-            inside = in_for or (isinstance(node, (ast.For, ast.AsyncFor)) and field == "body")
-            children = value if isinstance(value, list) else [value]
-            yield from _returns_in_for_loops([c for c in children if isinstance(c, ast.AST)],
-                                             inside)
 
 
 class MissingAttributeError(TileTypeError, AttributeError):

@@ -9,15 +9,15 @@ both.
 
 import ast
 
-from ..errors import TileSyntaxError
+from ..errors import TileSyntaxError, TileUnsupportedFeatureError
 from .comprehensions import static_construct
 
 
 def static_iter_problems(statements):
     """``(error class, message, node, culprit)`` for each misuse of ``static_iter`` in
     ``statements``: used other than as the iterable of a ``for`` (or of a tuple
-    comprehension), not called by name, or a ``for`` over it whose body breaks or continues
-    (its copies are unrolled: there is no loop to leave). ``node`` is where the
+    comprehension), not called by name, or a ``for`` over it whose body breaks, continues or
+    returns (its copies are unrolled: there is no loop to leave). ``node`` is where the
     error is, ``culprit`` the expression to evaluate as the error (the ``for``'s iterable
     for what its body does). The kernel's syntax checks
     (:mod:`numba_tile.rules.syntax`) raise the first; the rewrite of each function's source
@@ -60,15 +60,23 @@ def _static_iter_walk(statements):
         pending.extend(reversed(children))
 
 
+STATIC_ITER_RETURN = "Returning from a for loop with static_iter() is not supported"
+# (cuTile 1.7 compiles it; numba_tile's unrolling leaves a body only through its end)
+STATIC_ITER_INNER_RETURN = "Returning from a loop inside a for loop with static_iter() is " \
+    "not supported yet"
+
+
 def _loop_exits(statements, inner_loop):
-    """The ``break`` and ``continue`` statements that would leave a ``static_iter`` loop's
-    body (a loop inside it keeps its own; ``return`` inside any ``for`` loop is an error of
-    its own, :mod:`numba_tile.rules.syntax`)."""
+    """The ``break``, ``continue`` and ``return`` statements that would leave a
+    ``static_iter`` loop's body (a loop inside it keeps its ``break`` and ``continue``)."""
     for statement in statements:
         if isinstance(statement, (ast.Break, ast.Continue)) and not inner_loop:
             what = "Break" if isinstance(statement, ast.Break) else "Continue"
             yield (TileSyntaxError, f"{what} in a for loop with static_iter() is not "
                                     f"supported", statement)
+        if isinstance(statement, ast.Return):
+            yield (TileSyntaxError, STATIC_ITER_RETURN, statement) if not inner_loop else \
+                (TileUnsupportedFeatureError, STATIC_ITER_INNER_RETURN, statement)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         loop = isinstance(statement, (ast.For, ast.While, ast.AsyncFor))

@@ -27,6 +27,7 @@ from numba.cuda.core.untyped_passes import InlineInlinables, ReconstructSSA
 
 from ...errors import TileError, TileSyntaxError, TileUnsupportedFeatureError
 from ...language import debugging
+from ...source.static_iter_uses import STATIC_ITER_INNER_RETURN
 from ...source.user_code import traceback_location
 from ..compile_state import current
 from ..typing.static_iteration import NeedsTyping, UnrollAgain, compiled_static_iter, \
@@ -313,10 +314,11 @@ class _Unroller:
         for label in body:
             for successor, _ in self.cfg.successors(label):
                 if successor not in self.loop.body:
-                    raise TileSyntaxError("Break in a for loop with static_iter() is not "
-                                          "supported" if successor == exit_label else
-                                          "Returning from a for loop is not supported",
-                                          source_location(self.call.loc))
+                    if successor == exit_label:
+                        raise TileSyntaxError("Break in a for loop with static_iter() is not "
+                                              "supported", source_location(self.call.loc))
+                    raise TileUnsupportedFeatureError(STATIC_ITER_INNER_RETURN,
+                                                      source_location(self.call.loc))
 
     def _snapshot_arguments(self, plans):
         """Copies of the values passed to the iterable that the items read (``path``
