@@ -451,3 +451,43 @@ def test_an_entry_that_is_no_plain_file_is_a_miss(compiles, cache_dir, replaceme
         with open(entry, "wb") as file:
             file.truncate(cache_trust.MAX_ENTRY_BYTES + 1)
     assert _load_in_time(entry.stem, cache_dir) is None
+
+
+# -- cuTile's variables and the size cap ----------------------------------------------------------
+@pytest.mark.parametrize("value,expected", [("/tmp/tiles", "/tmp/tiles"), ("off", None),
+                                            ("0", None), ("none", None), ("", None)])
+def test_cutiles_cache_directory_variable(value, expected):
+    found = disk_cache.cache_directory({"CUDA_TILE_CACHE_DIR": value})
+    assert (None if found is None else str(found)) == expected
+    # numba_tile's own variables come first
+    assert str(disk_cache.cache_directory({"CUDA_TILE_CACHE_DIR": value,
+                                           "NUMBA_TILE_CACHE_DIR": "/tmp/mine"})) == "/tmp/mine"
+    assert disk_cache.cache_directory({"CUDA_TILE_CACHE_DIR": value,
+                                       "NUMBA_TILE_CACHE": "0"}) is None
+
+
+def test_size_limit_variables():
+    assert disk_cache.size_limit({}) == 1 << 31
+    assert disk_cache.size_limit({"CUDA_TILE_CACHE_SIZE": "4096"}) == 4096
+    assert disk_cache.size_limit({"CUDA_TILE_CACHE_SIZE": "4096",
+                                  "NUMBA_TILE_CACHE_SIZE": "100"}) == 100
+    with pytest.warns(RuntimeWarning, match="CUDA_TILE_CACHE_SIZE='2GB' is not a number"):
+        assert disk_cache.size_limit({"CUDA_TILE_CACHE_SIZE": "2GB"}) == 1 << 31
+
+
+def test_a_store_past_the_size_limit_evicts_the_entries_used_longest_ago(cache_dir,
+                                                                          monkeypatch):
+    compiled = CompiledKernel("entry", "sm_90", "// ptx", b"c" * 5000, "", 4)
+    keys = [c * 64 for c in "abc"]
+    for age, key in zip((30, 20, 10), keys):
+        assert disk_cache.store(key, compiled)
+        path = cache_dir / (key + disk_cache.ENTRY_SUFFIX)
+        os.utime(path, (1e9 - age, 1e9 - age))
+    size = (cache_dir / (keys[0] + disk_cache.ENTRY_SUFFIX)).stat().st_size
+    assert disk_cache.load(keys[0]) is not None  # used now: the newest
+    monkeypatch.setenv("CUDA_TILE_CACHE_SIZE", str(3 * size))
+    assert disk_cache.store("d" * 64, compiled)
+    assert [p.name[0] for p in entries(cache_dir)] == ["a", "c", "d"]
+    monkeypatch.setenv("CUDA_TILE_CACHE_SIZE", "0")  # the entry just written stays
+    assert disk_cache.store("e" * 64, compiled)
+    assert [p.name[0] for p in entries(cache_dir)] == ["e"]

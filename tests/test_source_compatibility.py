@@ -277,6 +277,25 @@ def test_compiler_timeout_is_enforced():
         assert ".target sm_90" in ct.compile(slow_enough, (x,), arch="sm_90").ptx
 
 
+def test_compiler_timeout_from_cutiles_environment_variable(monkeypatch):
+    """``CUDA_TILE_COMPILER_TIMEOUT_SEC`` bounds compiles outside a ``compiler_timeout``
+    block, read as cuTile reads it; the block wins where both are given."""
+    @ct.kernel
+    def slow_enough(x):
+        t = ct.load(x, (0, 0), (64, 64))
+        ct.store(x, (0, 0), ct.exp(t) * ct.cos(t) + ct.sqrt(t))
+    x = np.zeros((64, 64), np.float32)
+    monkeypatch.setenv("CUDA_TILE_COMPILER_TIMEOUT_SEC", "0.0001")
+    with pytest.raises(ct.TileCompilerTimeoutError, match="CUDA_TILE_COMPILER_TIMEOUT_SEC"):
+        ct.compile(slow_enough, (x,), arch="sm_90")
+    with ct.compiler_timeout(timeout_sec=600):
+        assert ".target sm_90" in ct.compile(slow_enough, (x,), arch="sm_90").ptx
+    monkeypatch.setenv("CUDA_TILE_COMPILER_TIMEOUT_SEC", "-1")
+    with pytest.raises(ValueError, match="Value of CUDA_TILE_COMPILER_TIMEOUT_SEC must be "
+                                         "positive"):
+        ct.compile(ct.kernel(slow_enough._pyfunc), (x,), arch="sm_90")
+
+
 # -- reshape with -1, bitcast of scalars ------------------------------------------------------
 @ct.kernel
 def reshape_with_minus_one(x, out):

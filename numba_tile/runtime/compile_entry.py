@@ -15,6 +15,7 @@ True
 
 import contextlib
 import contextvars
+import os
 import re
 import threading
 import warnings
@@ -33,10 +34,11 @@ _timeout_seconds = contextvars.ContextVar("numba_tile_compiler_timeout", default
 
 
 @contextlib.contextmanager
-def compiler_timeout(sec):
+def compiler_timeout(timeout_sec):
     """Bound the compile time of the launches (and ``ct.compile`` calls) inside the block,
     in seconds: a compile that takes longer raises ``TileCompilerTimeoutError``. Blocks
     nest (the innermost applies) and hold for the thread or task that entered them.
+    Outside any block, ``CUDA_TILE_COMPILER_TIMEOUT_SEC`` (as cuTile reads it) bounds them.
 
     >>> import numba_tile as ct
     >>> from numba_tile.runtime.compile_entry import compile_options
@@ -47,9 +49,10 @@ def compiler_timeout(sec):
     ...     compile_options(k, "sm_90").timeout_seconds
     60
     """
-    if not (isinstance(sec, (int, float)) and sec > 0):
-        raise ValueError(f"compiler_timeout needs a positive number of seconds, got {sec!r}")
-    token = _timeout_seconds.set(sec)
+    if not (isinstance(timeout_sec, (int, float)) and timeout_sec > 0):
+        raise ValueError(f"compiler_timeout needs a positive number of seconds, got "
+                         f"{timeout_sec!r}")
+    token = _timeout_seconds.set(timeout_sec)
     try:
         yield
     finally:
@@ -75,7 +78,34 @@ def compile_options(kernel, arch):
     return CompileOptions(num_warps=resolved("num_warps"), occupancy=resolved("occupancy"),
                           num_stages=resolved("num_stages"),
                           warp_specialize=resolved("warp_specialize"),
-                          timeout_seconds=_timeout_seconds.get())
+                          timeout_seconds=_timeout_seconds.get() or environment_timeout())
+
+
+_TIMEOUT_VARIABLE = "CUDA_TILE_COMPILER_TIMEOUT_SEC"
+
+
+def environment_timeout(environ=None):
+    """The compile timeout ``CUDA_TILE_COMPILER_TIMEOUT_SEC`` sets (seconds, read as cuTile
+    reads it), or None where it is not set.
+
+    >>> from numba_tile.runtime.compile_entry import environment_timeout
+    >>> environment_timeout({"CUDA_TILE_COMPILER_TIMEOUT_SEC": "2.5"}), environment_timeout({})
+    (2.5, None)
+    >>> environment_timeout({"CUDA_TILE_COMPILER_TIMEOUT_SEC": "0"})
+    Traceback (most recent call last):
+    ...
+    ValueError: Value of CUDA_TILE_COMPILER_TIMEOUT_SEC must be positive, got '0'
+    """
+    text = (os.environ if environ is None else environ).get(_TIMEOUT_VARIABLE)
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = None
+    if seconds is None or not seconds > 0:
+        raise ValueError(f"Value of {_TIMEOUT_VARIABLE} must be positive, got {text!r}")
+    return seconds
 
 
 def compile(kernel, args, *, arch="sm_90"):
@@ -159,7 +189,8 @@ def _within_timeout(kernel, seconds, compile_kernel):
     if worker.is_alive():
         raise TileCompilerTimeoutError(
             f"Compiling kernel {kernel.__name__!r} took longer than the {seconds} s that "
-            f"ct.compiler_timeout allows; raise the limit, or use smaller tiles")
+            f"ct.compiler_timeout (or {_TIMEOUT_VARIABLE}) allows; raise the limit, or use "
+            f"smaller tiles")
     if "error" in outcome:
         raise outcome["error"]
     return outcome["result"]

@@ -9,9 +9,12 @@ the entry overwritten. Only the current user's entries are used: the directory m
 alone and every entry carries an HMAC under their secret key
 (:mod:`numba_tile.runtime.cache_trust`).
 
-The directory is ``NUMBA_TILE_CACHE_DIR``, else ``$XDG_CACHE_HOME/numba_tile``, else
-``%LOCALAPPDATA%\\numba_tile`` on Windows, else ``~/.cache/numba_tile``; ``NUMBA_TILE_CACHE=0``
-turns the disk cache off. Nothing is evicted: delete the directory to clear it.
+The directory is ``NUMBA_TILE_CACHE_DIR``, else cuTile's ``CUDA_TILE_CACHE_DIR`` (``0``,
+``off``, ``none`` or empty turn the cache off, as in cuTile), else
+``$XDG_CACHE_HOME/numba_tile``, else ``%LOCALAPPDATA%\\numba_tile`` on Windows, else
+``~/.cache/numba_tile``; ``NUMBA_TILE_CACHE=0`` turns the disk cache off. The entries take at
+most ``NUMBA_TILE_CACHE_SIZE`` bytes, else cuTile's ``CUDA_TILE_CACHE_SIZE``, else 2 GiB: a
+store that goes past it deletes the entries used longest ago (a load marks an entry used).
 
 The key (:func:`kernel_key`) hashes
 
@@ -96,12 +99,19 @@ def cache_directory(environ=None):
     '/home/me/.xdg/numba_tile'
     >>> print(disk_cache.cache_directory({"NUMBA_TILE_CACHE": "0"}))
     None
+    >>> print(disk_cache.cache_directory({"CUDA_TILE_CACHE_DIR": "off"}))
+    None
     """
     environ = os.environ if environ is None else environ
     if environ.get("NUMBA_TILE_CACHE", "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     configured = environ.get("NUMBA_TILE_CACHE_DIR", "").strip()
     if configured:
+        return Path(configured).expanduser()
+    if "CUDA_TILE_CACHE_DIR" in environ:  # (cuTile's variable, read as cuTile reads it)
+        configured = environ["CUDA_TILE_CACHE_DIR"]
+        if configured.strip().lower() in ("0", "off", "none", ""):
+            return None
         return Path(configured).expanduser()
     base = environ.get("XDG_CACHE_HOME", "").strip()
     if not base and sys.platform == "win32":
@@ -149,9 +159,14 @@ def load(key, directory=None):
     secret = None if directory is None else _trusted_secret(directory)
     if secret is None:
         return None
-    data = cache_trust.read_private_file(_entry_path(directory, key), cache_trust.MAX_ENTRY_BYTES)
+    path = _entry_path(directory, key)
+    data = cache_trust.read_private_file(path, cache_trust.MAX_ENTRY_BYTES)
     if data is None:
         return None
+    try:
+        os.utime(path)  # used now: evicted last (see evict)
+    except OSError:
+        pass
     try:
         header = len(_MAGIC) + _DIGEST_SIZE
         if not data.startswith(_MAGIC) or len(data) < header:
@@ -206,6 +221,7 @@ def store(key, compiled, directory=None):
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)
         os.replace(temporary, path)
+        evict(directory, size_limit(), keep=path)
         return True
     except OSError as error:
         if temporary is not None:
@@ -215,6 +231,81 @@ def store(key, compiled, directory=None):
                 pass
         _warn_once(directory, error)
         return False
+
+
+DEFAULT_SIZE_LIMIT = 1 << 31  # bytes: 2 GiB, as cuTile's cache
+
+
+def size_limit(environ=None):
+    """The most bytes the cache's entries take: ``NUMBA_TILE_CACHE_SIZE``, else cuTile's
+    ``CUDA_TILE_CACHE_SIZE``, else 2 GiB (a value that is not a whole number of bytes is
+    warned about once, and the default used).
+
+    >>> from numba_tile.runtime import disk_cache
+    >>> disk_cache.size_limit({"CUDA_TILE_CACHE_SIZE": "1000"}), disk_cache.size_limit({})
+    (1000, 2147483648)
+    """
+    environ = os.environ if environ is None else environ
+    for name in ("NUMBA_TILE_CACHE_SIZE", "CUDA_TILE_CACHE_SIZE"):
+        text = environ.get(name)
+        if text is None:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value >= 0:
+            return value
+        if name not in _warned_directories:
+            _warned_directories.add(name)
+            warnings.warn(f"{name}={text!r} is not a number of bytes; the compile cache "
+                          f"keeps at most {DEFAULT_SIZE_LIMIT} bytes", RuntimeWarning,
+                          stacklevel=4)
+    return DEFAULT_SIZE_LIMIT
+
+
+def evict(directory, limit, keep=None):
+    """Delete the entries of the cache in ``directory`` used longest ago (by modification
+    time: a load touches its entry) until they take at most ``limit`` bytes, never the
+    entry ``keep``. Entries another process deletes meanwhile are skipped.
+
+    >>> import os, tempfile
+    >>> from numba_tile.runtime import disk_cache
+    >>> with tempfile.TemporaryDirectory() as directory:
+    ...     for n, age in (("a", 30), ("b", 20), ("c", 10)):
+    ...         path = os.path.join(directory, n * 64 + disk_cache.ENTRY_SUFFIX)
+    ...         with open(path, "wb") as file:
+    ...             _ = file.write(b"x" * 100)
+    ...         os.utime(path, (1e9 - age, 1e9 - age))
+    ...     disk_cache.evict(directory, 250)
+    ...     sorted(name[0] for name in os.listdir(directory))
+    ['b', 'c']
+    """
+    entries = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if not name.endswith(ENTRY_SUFFIX):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            found = os.stat(path)
+        except OSError:
+            continue
+        entries.append((found.st_mtime, found.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            break
+        if keep is not None and os.path.abspath(path) == os.path.abspath(keep):
+            continue
+        try:
+            os.unlink(path)
+            total -= size
+        except OSError:
+            pass
 
 
 def _trusted_secret(directory):
