@@ -118,7 +118,7 @@ _INTERPRETER_SAMPLING = _SamplingPolicy(min_samples=3, max_samples=30, budget_se
 
 
 def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=None, *,
-                      quiet=False, single_run_timeout_sec=None):
+                      quiet=False, single_run_timeout_sec=None, flush_l2=True):
     """Time ``kernel`` under every configuration of ``search_space`` and return a
     :class:`TuningResult` whose ``best`` is the fastest.
 
@@ -127,7 +127,9 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     ``hints_fn``) is launched on ``stream`` as ``ct.launch(stream, grid_fn(c), kernel,
     args_fn(c))``: once to compile, then repeatedly, timed with CUDA events on ``stream``
     (on the host clock in interpreter mode). ``args_fn`` is called once per configuration,
-    and every run of that configuration gets the same arguments.
+    and every run of that configuration gets the same arguments. With ``flush_l2`` (the
+    default, as in cuTile) the L2 cache is flushed before each timed run on the GPU, so
+    that a run does not find its inputs there from the run before.
 
     A configuration whose compile or launch raises (a ``TileError``, a CUDA launch error), or
     one of whose runs takes longer than ``single_run_timeout_sec`` (checked after each run,
@@ -140,7 +142,8 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     Results are cached for the life of ``kernel``: a search with equal configurations,
     hints, grids and arguments of the same signature (what ``args_fn`` gives for the first
     configuration: array dtypes, shapes and strides, scalar types, constant values), in the
-    same mode (GPU or interpreter), returns the earlier result object without launching
+    same mode (GPU or interpreter) and ``flush_l2``, returns the earlier result object
+    without launching
     (on any stream).
     Configurations that cannot be compared for equality (holding a NumPy array, say) are
     never cached.
@@ -174,12 +177,13 @@ def exhaustive_search(search_space, stream, grid_fn, kernel, args_fn, hints_fn=N
     grids = [grid_fn(config) for config in configs]
     hints = [_checked_hints(hints_fn, config) for config in configs]
     first_args = _checked_args(args_fn, configs[0])
-    cache_key = _cache_key(kernel, configs, hints, grids, first_args, interpreting)
+    cache_key = _cache_key(kernel, configs, hints, grids, first_args, (interpreting,
+                                                                      bool(flush_l2)))
     cached = _results.get(kernel, {}).get(cache_key) if cache_key is not None else None
     if cached is not None:
         return cached
 
-    clock = _WallClock() if interpreting else _EventClock(stream)
+    clock = _WallClock() if interpreting else _EventClock(stream, flush_l2)
     policy = _INTERPRETER_SAMPLING if interpreting else _GPU_SAMPLING
     kernels = _kernels_with_hints(kernel, hints)
     progress = _Progress(len(configs), quiet)
@@ -296,11 +300,16 @@ class _WallClock:
 
 class _EventClock:
     """GPU: runs timed between CUDA events recorded on the caller's stream (with cuda.core,
-    as the launches use it), each run's time the span between the events on either side."""
+    as the launches use it), each run's time the span between the events on either side.
+    With ``flush_l2``, a buffer twice the size of the L2 cache is written before each run,
+    outside its events, so that no run finds the data of the one before in L2 (as cuTile's
+    search times them)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, flush_l2=False):
         self._handle = stream_handle(stream)
         self._stream = None
+        self._flush_l2 = flush_l2
+        self._scratch = None
 
     def _cuda_stream(self):
         # made after the first launch, which has made the device of the arguments current
@@ -315,13 +324,30 @@ class _EventClock:
         stream = self._cuda_stream()
         # created before the runs: making an event between two launches would be timed too
         events = [stream.device.create_event(EventOptions(timing_enabled=True))
-                  for _ in range(count + 1)]
-        stream.record(events[0])
-        for event in events[1:]:
-            run()
-            stream.record(event)
-        events[-1].sync()
-        return [(end - start) * 1e3 for start, end in zip(events, events[1:])]
+                  for _ in range(count + 1 if not self._flush_l2 else 2 * count)]
+        if self._flush_l2:  # a start and an end event a run, the flush between runs
+            starts, ends = events[0::2], events[1::2]
+            for start, end in zip(starts, ends):
+                self._flush(stream)
+                stream.record(start)
+                run()
+                stream.record(end)
+        else:
+            starts, ends = events[:-1], events[1:]
+            stream.record(events[0])
+            for event in ends:
+                run()
+                stream.record(event)
+        ends[-1].sync()
+        return [(end - start) * 1e3 for start, end in zip(starts, ends)]
+
+    def _flush(self, stream):
+        """Write a buffer twice the size of the L2 cache on ``stream``."""
+        if self._scratch is None:
+            device = stream.device
+            size = 2 * max(int(device.properties.l2_cache_size), 1 << 20)
+            self._scratch = device.allocate(size, stream=stream)
+        self._scratch.fill(0, stream=stream)
 
 
 def _kernels_with_hints(kernel, hints):
@@ -341,14 +367,14 @@ def _kernels_with_hints(kernel, hints):
     return [kernel_for(config_hints) for config_hints in hints]
 
 
-def _cache_key(kernel, configs, hints, grids, first_args, interpreting):
+def _cache_key(kernel, configs, hints, grids, first_args, mode):
     """What decides a search's result, hashable; None where a configuration (or hint) has no
     hashable equivalent, and the search is not cached."""
     parts = (_hashable(configs), _hashable(hints), _hashable(grids))
     if any(part is None for part in parts):
         return None
     arg_types, _ = classify_arguments(kernel, first_args, on_device=False)
-    return (*parts, arg_types, _array_geometry(first_args), interpreting)
+    return (*parts, arg_types, _array_geometry(first_args), mode)
 
 
 def _array_geometry(value):

@@ -83,6 +83,8 @@ def test_a_repeated_search_returns_the_cached_result_without_launching():
     assert launched > 0
     again = ct.tune.exhaustive_search([{"tile": 32}, {"tile": 64}], **search)
     assert again is first and problem.runs[0] == launched
+    unflushed = ct.tune.exhaustive_search(configs, **search, flush_l2=False)
+    assert unflushed is not first and problem.runs[0] > launched  # (a search of its own)
 
     other_size = Problem(2 * SIZE)  # another argument signature: timed again
     assert other_size.search([Config(32), Config(64)], kernel=kernel) is not first
@@ -223,8 +225,10 @@ def test_tune_and_compilation_come_with_the_package():
 
 
 @pytest.mark.skipif(not gpu_present(), reason="needs a CUDA GPU")
-@pytest.mark.parametrize("stream_kind", ["default", "numba"])
-def test_timing_on_the_gpu_with_cuda_events(stream_kind):
+@pytest.mark.parametrize("stream_kind,flush_l2", [("default", True), ("numba", True),
+                                                  ("default", False)])
+def test_timing_on_the_gpu_with_cuda_events(stream_kind, flush_l2):
+    """(With ``flush_l2``, cuTile's default, the L2 cache is written over before each run.)"""
     from numba import cuda
     stream = 0 if stream_kind == "default" else cuda.stream()
     size = 1 << 22
@@ -236,7 +240,7 @@ def test_timing_on_the_gpu_with_cuda_events(stream_kind):
         result = ct.tune.exhaustive_search(
             configs, stream, lambda c: (ct.cdiv(size, c.tile),), fresh_kernel(),
             lambda c: (x, y, runs, c.tile), hints_fn=lambda c: {"num_warps": c.warps},
-            quiet=True)
+            quiet=True, flush_l2=flush_l2)
     assert [m.config.tile for m in result.measurements] == [256, 1024]
     assert [f.config.tile for f in result.failures] == [3]
     for measurement in result.measurements:
