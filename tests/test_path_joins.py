@@ -194,17 +194,6 @@ def break_and_entry_mismatch(x, b):
 
 
 @ct.kernel
-def break_and_loop_else_mismatch(x, b):
-    for i in range(b + 3):
-        a = 1
-        if i >= 5:
-            break
-    else:
-        a = 2.0
-    ct.store(x, (0,), a)
-
-
-@ct.kernel
 def continue_and_end_mismatch(x, b):
     i = 0
     while i < 10:
@@ -240,7 +229,7 @@ def one_sided_mismatch(x, b):
 
 @pytest.mark.parametrize("kernel", [
     break_and_end_mismatch, breaks_mismatch, break_and_entry_mismatch,
-    break_and_loop_else_mismatch, continue_and_end_mismatch, branch_before_break_mismatch,
+    continue_and_end_mismatch, branch_before_break_mismatch,
     one_sided_mismatch], ids=lambda v: v.__name__)
 @pytest.mark.parametrize("b", [0, 6])
 def test_the_ways_out_meet_whichever_was_taken(run_kernel, kernel, b):

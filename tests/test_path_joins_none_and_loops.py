@@ -125,17 +125,6 @@ def enum_breaks_mismatch(x, b):
 
 
 @ct.kernel
-def string_break_and_else_mismatch(x, b):
-    for i in range(4):
-        if i >= b:
-            s = "a"
-            break
-    else:
-        s = "b"
-    ct.static_assert(s == "a" or s == "b")
-
-
-@ct.kernel
 def dtype_break_and_entry_mismatch(x, b):
     dtype = ct.float16
     for i in range(4):
@@ -157,7 +146,6 @@ def none_break_mismatch(x, b):
 
 @pytest.mark.parametrize("kernel,name,types", [
     (enum_breaks_mismatch, "order", (_WEAK, _RELAXED)),
-    (string_break_and_else_mismatch, "s", ("<string constant 'a'>", "<string constant 'b'>")),
     (dtype_break_and_entry_mismatch, "dtype", ("DTypeSpec(dtype=<DType 'float16'>)",
                                                "DTypeSpec(dtype=<DType 'float32'>)")),
 ], ids=lambda v: getattr(v, "__name__", ""))
