@@ -681,8 +681,8 @@ def test_sm_90a_is_sm_90():
 
 
 @pytest.mark.parametrize("options,message", [
-    (dict(num_worker_warps=4.0), "num_worker_warps must be 4 or 8, got 4.0"),
-    (dict(num_worker_warps=True), "num_worker_warps must be 4 or 8, got True"),
+    (dict(num_worker_warps=4.0), "num_worker_warps must be a power of two in 1..32, got 4.0"),
+    (dict(num_worker_warps=True), "num_worker_warps must be a power of two in 1..32, got True"),
     (dict(num_ctas=2.0), "num_ctas must be a power of two in 1..16, got 2.0"),
     (dict(num_ctas=3), "num_ctas must be a power of two in 1..16, got 3"),
     (dict(occupancy=True), r"occupancy must be an int in 1..32, got True"),

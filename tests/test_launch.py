@@ -317,13 +317,14 @@ def _body(x):
 
 BAD_OPTIONS = [("num_ctas", 3), ("num_ctas", 0), ("num_ctas", 32), ("occupancy", 0),
                ("occupancy", 33), ("opt_level", 4), ("opt_level", -1), ("num_worker_warps", 5),
-               ("num_worker_warps", 2), ("num_ctas", ct.ByTarget(sm_90=3, default=2)),
+               ("num_worker_warps", 0), ("num_worker_warps", 64),
+               ("num_ctas", ct.ByTarget(sm_90=3, default=2)),
                ("occupancy", ct.ByTarget(default=33)),
                ("opt_level", ct.ByTarget(sm_100=7, default=3))]
-GOOD_OPTIONS = [("num_ctas", v) for v in (1, 2, 4, 8, 16)] + \
+GOOD_OPTIONS = [("num_ctas", 1)] + \
     [("occupancy", v) for v in (1, 16, 32)] + [("opt_level", v) for v in (0, 1, 2, 3)] + \
-    [("num_worker_warps", v) for v in (4, 8)] + \
-    [("num_ctas", ct.ByTarget(sm_90=2, sm_100=4, default=1)),
+    [("num_worker_warps", v) for v in (1, 2, 4, 8, 16, 32)] + \
+    [("num_ctas", ct.ByTarget(sm_100=4, default=1)),
      ("occupancy", ct.ByTarget(sm_90=2, default=1)), ("opt_level", ct.ByTarget(default=0))]
 
 
@@ -339,9 +340,40 @@ def test_good_kernel_options(run_kernel, rng, name, value):
     run_add(lambda grid, k, args: run_kernel(k, grid, args), rng, kernel=kernel)
 
 
+@pytest.mark.parametrize("value", [2, 4, 8, 16, ct.ByTarget(sm_80=2, sm_90=2, default=2)],
+                         ids=str)
+def test_a_cluster_of_ctas_is_refused_in_both_executors(run_kernel, rng, value):
+    """``num_ctas`` above 1 (a valid option of cuTile's) is not compiled yet: refused where
+    the kernel is compiled or interpreted, never ignored."""
+    kernel = ct.kernel(num_ctas=value)(add_body)
+    with pytest.raises(ct.TileUnsupportedFeatureError, match=r"^num_ctas=\d+ \(a cluster of "
+                                                             r"\d+ CTAs for each block\) is not "
+                                                             r"supported yet") as raised:
+        if run_kernel.mode == "compile":
+            ct.compile(kernel, (np.ones(4, np.float32),) * 3 + (4,), arch="sm_90")
+        else:
+            run_add(lambda grid, k, args: run_kernel(k, grid, args), rng, kernel=kernel)
+    assert raised.value.loc.filename == __file__
+
+
+def test_opt_level_reaches_nvvm():
+    x = np.zeros(256, np.float32)
+    ptx = {level: ct.compile(ct.kernel(opt_level=level)(add_body), (x, x, x, 256),
+                             arch="sm_90").ptx for level in (0, 3)}
+    assert ptx[0] != ptx[3] and len(ptx[0]) > len(ptx[3])  # (unoptimized: longer)
+
+
+def test_num_worker_warps_are_the_warps_that_compute():
+    x = np.zeros(256, np.float32)
+    assert ct.compile(ct.kernel(num_worker_warps=2)(add_body), (x, x, x, 256),
+                      arch="sm_90").num_warps == 2
+    assert ct.compile(ct.kernel(num_worker_warps=2, num_warps=8)(add_body), (x, x, x, 256),
+                      arch="sm_90").num_warps == 8
+
+
 def test_replace_hints(run_kernel, rng):
     base = ct.kernel(occupancy=2)(add_body)
-    replaced = base.replace_hints(occupancy=4, num_ctas=2)
+    replaced = base.replace_hints(occupancy=4, num_ctas=1)
     assert replaced is not base
     for kernel in (replaced, base):
         run_add(lambda grid, k, args: run_kernel(k, grid, args), rng, kernel=kernel)

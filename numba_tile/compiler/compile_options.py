@@ -27,6 +27,7 @@ class CompileOptions:
     - ``num_stages``: shared-memory stages of the pipelined loads that feed ``mma`` (chosen
       by size; 1: no pipelining);
     - ``warp_specialize``: a producer warp that issues those loads' copies (on sm_90);
+    - ``opt_level``: how hard NVVM and ptxas optimize (0..3, cuTile's option; 3 by default);
     - ``timeout_seconds``: the longest a compile may take (``ct.compiler_timeout``).
     """
 
@@ -34,4 +35,5 @@ class CompileOptions:
     occupancy: int = None
     num_stages: int = None
     warp_specialize: bool = None
+    opt_level: int = 3
     timeout_seconds: float = dataclasses.field(default=None, compare=False)

@@ -177,7 +177,7 @@ def compile_to_ptx(fn, arg_types, arch, options):
         lowered = _LOWERED.get(key)
         if lowered is None:
             lowered = _lower(fn, arg_types, cc, options.num_warps, options.occupancy,
-                             options.num_stages, options.warp_specialize)
+                             options.num_stages, options.warp_specialize, options.opt_level)
             _LOWERED[key] = lowered
             while len(_LOWERED) > _LOWERED_KEPT:
                 _LOWERED.popitem(last=False)
@@ -238,7 +238,7 @@ def _ptx(library, cc):
 _MOST_UNROLLING_ATTEMPTS = 200
 
 
-def _flags(cc):
+def _flags(cc, opt_level=3):
     """numba-cuda's flags of one compile. Each compile gets its own: numba-cuda's inlining
     of a helper leaves ``enable_ssa`` set as the helper's front end ran, so a compile run
     again with the same flags (warps chosen, static items found) would skip the SSA form
@@ -250,12 +250,12 @@ def _flags(cc):
     flags.inline = "never"
     flags.error_model = "numpy"
     flags.compute_capability = cc
-    flags.nvvm_options = {"opt": 3, "arch": f"compute_{cc[0]}{cc[1]}"}
+    flags.nvvm_options = {"opt": opt_level, "arch": f"compute_{cc[0]}{cc[1]}"}
     return flags
 
 
 def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
-           warp_specialize=None):
+           warp_specialize=None, opt_level=3):
     """``(code library, entry name, scratch bytes)`` of the kernel, finalized."""
     typing_context, target_context = contexts()
     as_code, static_globals, static_values = set(), {}, {}
@@ -283,7 +283,8 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
                 result = cuda_compiler.compile_extra(
                     typingctx=typing_context, targetctx=target_context,
                     func=kernel_for_compilation(fn),
-                    args=tuple(arg_types), return_type=None, flags=_flags(cc), locals={},
+                    args=tuple(arg_types), return_type=None, flags=_flags(cc, opt_level),
+                    locals={},
                     pipeline_class=TileCompiler,
                     call_conv=CUDACallConv(target_context), abi_info={})
             break
@@ -334,8 +335,9 @@ def _lower(fn, arg_types, cc, num_warps, occupancy=None, num_stages=None,
             block_warps)
 
 
-def link_cubin(ptx, arch):
-    """``(cubin, info_log)`` from nvJitLink, or ``(None, "")`` where it is unavailable."""
+def link_cubin(ptx, arch, opt_level=3):
+    """``(cubin, info_log)`` from nvJitLink (ptxas at ``opt_level``), or ``(None, "")``
+    where it is unavailable."""
     try:
         from cuda.bindings import nvjitlink  # (an optional dependency: the cu12/cu13 extras)
     except ImportError:
@@ -343,7 +345,7 @@ def link_cubin(ptx, arch):
     if re.search(rf"^\.target {arch}a\b", ptx, re.MULTILINE):
         arch += "a"  # PTX for the architecture's own features links only for it
     try:
-        handle = nvjitlink.create(2, [f"-arch={arch}", "-verbose"])
+        handle = nvjitlink.create(3, [f"-arch={arch}", "-verbose", f"-O{opt_level}"])
     except Exception:  # no usable libnvJitLink (a CUDA_HOME of another toolkit, ...)
         return None, ""
     try:

@@ -75,10 +75,18 @@ def compile_options(kernel, arch):
     def resolved(name):
         value = kernel.options.get(name)
         return value.resolve(arch) if isinstance(value, ByTarget) else value
-    return CompileOptions(num_warps=resolved("num_warps"), occupancy=resolved("occupancy"),
+    # (cuTile's num_worker_warps: the warps that compute, beside a producer the compiler
+    # adds; numba_tile's num_warps, where that is not given)
+    return CompileOptions(num_warps=resolved("num_warps") or resolved("num_worker_warps"),
+                          occupancy=resolved("occupancy"),
                           num_stages=resolved("num_stages"),
                           warp_specialize=resolved("warp_specialize"),
+                          opt_level=_opt_level(resolved("opt_level")),
                           timeout_seconds=_timeout_seconds.get() or environment_timeout())
+
+
+def _opt_level(value):
+    return 3 if value is None else value  # (a ByTarget without this target's value)
 
 
 _TIMEOUT_VARIABLE = "CUDA_TILE_COMPILER_TIMEOUT_SEC"
@@ -156,6 +164,7 @@ def compile_for_types(kernel, arg_types, arch):
     where a new kernel object or a new process finds them.
     """
     kernel.check_source()
+    kernel.check_clusters(arch)
     key = (tuple(arg_types), arch)
     cached = kernel.compile_cache.get(key)
     if cached is None:
@@ -207,7 +216,8 @@ def _compile_through_disk_cache(kernel, arg_types, arch, options):
             return found
     try:
         lowered = compile_to_ptx(kernel.fn, arg_types, arch, options)
-        cubin, log, kernels_own_report = _linked(lowered.ptx, lowered.entry, arch)
+        cubin, log, kernels_own_report = _linked(lowered.ptx, lowered.entry, arch,
+                                                 options.opt_level)
         compiled = CompiledKernel(lowered.entry, arch, lowered.ptx, cubin, log,
                                   lowered.num_warps, lowered.scratch_bytes, lowered.tensor_maps,
                                   python_name=kernel.fn.__name__)
@@ -253,18 +263,19 @@ def warn_of_serialized_products(compiled):
         f"APPROX does not.", RuntimeWarning, stacklevel=4)
 
 
-def _linked(ptx, entry, arch):
-    """``(cubin, resource report, whether the report is the kernel's own)`` of ``ptx``.
+def _linked(ptx, entry, arch, opt_level=3):
+    """``(cubin, resource report, whether the report is the kernel's own)`` of ``ptx``
+    (ptxas at ``opt_level``).
     nvJitLink's relocatable compile would ignore a ``setmaxnreg``: such a kernel keeps no
     cubin (the driver compiles its PTX when it is loaded) and its report is a compile by
     the driver, or where no GPU can make one here, nvJitLink's (not the kernel's own)."""
     if not needs_whole_program(ptx):
-        cubin, log = link_cubin(ptx, arch)
+        cubin, log = link_cubin(ptx, arch, opt_level)
         return cubin, log, True
     log = driver_report(ptx, entry)
     if log is not None:
         return None, log, True
-    return None, link_cubin(ptx, arch)[1], False
+    return None, link_cubin(ptx, arch, opt_level)[1], False
 
 
 def _is_compile_error(error):

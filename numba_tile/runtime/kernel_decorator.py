@@ -18,10 +18,13 @@ from .launch import launch
 class kernel(Kernel):
     """Decorator making a tile kernel, bare or with options.
 
-    Options: ``num_ctas`` (power of two 1..16), ``occupancy`` (1..32: a hint, the blocks a
+    Options: ``num_ctas`` (power of two 1..16; only 1 is compiled yet: a cluster of CTAs
+    for each block is refused, in both executors), ``occupancy`` (1..32: a hint, the blocks a
     multiprocessor should hold, which bounds the registers of a thread only for as many
-    blocks as the kernel's shared memory lets it hold), ``opt_level`` (0..3),
-    ``num_worker_warps`` (4 or 8); numba_tile adds ``num_warps`` (warps per thread block on
+    blocks as the kernel's shared memory lets it hold), ``opt_level`` (0..3: how hard NVVM
+    and ptxas optimize), ``num_worker_warps`` (power of two 1..32: the warps that compute,
+    beside any producer warp the compiler adds; ``num_warps`` where that is not given);
+    numba_tile adds ``num_warps`` (warps per thread block on
     the GPU) and ``num_stages`` (shared-memory stages of the pipelined loads that feed
     ``mma`` in a loop, 1..8; 1 turns pipelining off; by default as many as fill the shared
     memory, at most 4, fewer where the kernel's other uses of it need the room)

@@ -13,6 +13,7 @@ import functools
 import inspect
 
 from ..annotations import parameter_kinds
+from ..errors import SourceLocation, TileUnsupportedFeatureError
 from ..compiler.kernel_compiler import parse_arch
 from ..rules.syntax import check_kernel_source
 from ..source.source_code import deep_syntax_trees
@@ -94,7 +95,9 @@ _OPTION_CHECKS = {
                        "a power of two in 1..16"),
     "occupancy": _check("occupancy", lambda v: _int(v) and 1 <= v <= 32, "an int in 1..32"),
     "opt_level": _check("opt_level", lambda v: _int(v) and 0 <= v <= 3, "an int in 0..3"),
-    "num_worker_warps": _check("num_worker_warps", lambda v: _int(v) and v in (4, 8), "4 or 8"),
+    "num_worker_warps": _check("num_worker_warps",
+                               lambda v: _int(v) and v in (1, 2, 4, 8, 16, 32),
+                               "a power of two in 1..32"),
     # numba_tile's own option: warps per thread block on the GPU (None: chosen automatically)
     "num_warps": _check("num_warps", lambda v: _int(v) and v in (1, 2, 4, 8, 16, 32),
                         "a power of two in 1..32"),
@@ -167,6 +170,35 @@ class Kernel:
             with deep_syntax_trees():  # (a long expression's tree is deep)
                 check_kernel_source(self.fn)
             self._source_checked = True
+
+    def check_clusters(self, arch=None):
+        """Raise ``TileUnsupportedFeatureError`` where ``num_ctas`` (for ``arch``; its
+        default where None, as the interpreter has no target) asks for a cluster of more than
+        one CTA a block, which numba_tile does not compile yet: both executors refuse it
+        rather than run the kernel otherwise than asked.
+
+        >>> import numba_tile as ct
+        >>> @ct.kernel(num_ctas=ct.ByTarget(sm_100=2, default=1))
+        ... def k(x):
+        ...     pass
+        >>> k.check_clusters("sm_90")
+        >>> k.check_clusters("sm_100")
+        Traceback (most recent call last):
+        ...
+        numba_tile.errors.TileUnsupportedFeatureError: num_ctas=2 (a cluster of 2 CTAs for each block) is not supported yet: ...
+        ...
+        """
+        value = self.options.get("num_ctas")
+        if isinstance(value, ByTarget):
+            value = value.resolve(arch) if arch is not None else \
+                (None if value.default is ByTarget._MISSING else value.default)
+        if value in (None, 1):
+            return
+        code = self.fn.__code__
+        raise TileUnsupportedFeatureError(
+            f"num_ctas={value} (a cluster of {value} CTAs for each block) is not supported "
+            f"yet: numba_tile runs each block on one CTA; leave num_ctas at 1 or None",
+            SourceLocation(code.co_filename, code.co_firstlineno))
 
     @property
     def parameter_kinds(self):

@@ -118,6 +118,7 @@ def launch(stream, grid, kernel, kernel_args, /, *, programmatic_dependent_launc
         if 0 in grid:  # an empty array: no region to write, no block to run
             return
     if interpret_mode():
+        kernel.check_clusters()
         run(kernel, grid, kernel_args)
         return
     if stream is None:
