@@ -42,6 +42,10 @@ CASES = [
     ("constant true division by zero", lambda x, out: ct.store(out, (0,), _load(x) + 1.5 / 0),
      ct.TileValueError, r"division by zero: the constant expression '/' \(truediv\) of 1.5 "
                         r"and 0"),
+    ("join a number", lambda x, out: ",".join(("a", 1)),
+     ct.TileTypeError, r"^sequence item 1: expected str instance, int found"),
+    ("join a tile", lambda x, out: "".join(("a", _load(x))),
+     ct.TileTypeError, r"^sequence item 1: expected str instance, Tile found"),
     ("store an ellipsis", lambda x, out: ct.store(out, (0,), ...),
      ct.TileTypeError, "Expected a tile or a scalar, got ellipsis Ellipsis"),
     ("index a dtype", lambda x, out: ct.float32[0],
@@ -282,3 +286,17 @@ def test_invert_of_a_bool_constant(run_kernel, kernel):
     with pytest.raises(ct.TileTypeError, match="`~` on boolean constant is not supported, "
                                                "please use ct.bitwise_not"):
         run_kernel(kernel, (1,), (np.ones(4, np.float32), np.zeros(4, np.float32)))
+
+
+@ct.kernel
+def joins_constant_strings(x, out):
+    text = "-".join(("a", "b", "c"))
+    ct.static_assert(text == "a-b-c" and ",".join("xy") == "x,y")
+    ct.store(out, (0,), ct.load(x, (0,), (4,)) * len(("a", "b")))
+
+
+def test_a_join_of_constant_strings_is_a_constant(run_kernel):
+    """(cuTile folds it; the compiler failed on it.)"""
+    x, out = np.arange(1, 5, dtype=np.float32), np.full(4, np.nan, np.float32)
+    run_kernel(joins_constant_strings, (1,), (x, out))
+    np.testing.assert_array_equal(out, 2 * x)

@@ -18,13 +18,13 @@ import operator
 
 from numba.core import types
 from numba.core.typing import signature
-from numba.cuda.typing.templates import AbstractTemplate
+from numba.cuda.typing.templates import AbstractTemplate, AttributeTemplate, bound_function
 
 from ...errors import TileTypeError
 from ...rules.formatting import RUN_TIME_TEXT, check_printable, conversion_for_spec, \
     format_value
 from ..abstract import RUN_TIME, constant_of, operand
-from ..types import ArrayType, TileType, dtype_of_scalar
+from ..types import ArrayType, FloatLiteral, TileType, dtype_of_scalar
 from .templates import registry
 
 
@@ -181,6 +181,44 @@ class TextConcatenation(AbstractTemplate):
         return "numba_tile.text"
 
 
+class StringLiteralAttributes(AttributeTemplate):
+    """Methods of a constant string: ``",".join(("a", "b"))`` folds to ``"a,b"`` (the
+    interpreter runs Python's, whose error for an item that is not a string this gives in
+    the same words)."""
+
+    key = types.StringLiteral
+
+    @bound_function("numba_tile.str_join")
+    def resolve_join(self, separator, args, kws):
+        if kws or len(args) != 1:
+            raise TileTypeError(f"join() takes exactly one argument ({len(args) + len(kws)} "
+                                f"given)")
+        items = args[0]
+        if isinstance(items, types.StringLiteral):
+            joined = separator.literal_value.join(items.literal_value)
+        elif isinstance(items, types.BaseTuple):
+            for index, item in enumerate(items):
+                if not isinstance(item, types.StringLiteral):
+                    raise TileTypeError(f"sequence item {index}: expected str instance, "
+                                        f"{_python_class_name(item)} found")
+            joined = separator.literal_value.join(item.literal_value for item in items)
+        else:
+            raise TileTypeError("can only join an iterable")
+        return signature(_string_literal(joined), *args)
+
+
+def _python_class_name(numba_type):
+    """The class name Python's messages give a value of ``numba_type`` in the interpreter
+    (its numbers are Python's; its tiles and scalars, ``Tile``)."""
+    for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
+                          (FloatLiteral, "float"), (types.NoneType, "NoneType"),
+                          (types.BaseTuple, "tuple"), (ArrayType, "Array")):
+        if isinstance(numba_type, literal):
+            return name
+    return "Tile"
+
+
+registry.register_attr(StringLiteralAttributes)
 registry.register_global(str)(StrTemplate)
 registry.register_global(format)(FormatTemplate)
 registry.register_global(operator.add)(TextConcatenation)
