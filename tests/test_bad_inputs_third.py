@@ -129,13 +129,34 @@ def _nothing():
     yield
 
 
-def test_a_context_manager_entered_twice():
-    """cuTile's words in the interpreter (the compiler takes no context manager held in a
-    variable yet: a gap, not a disagreement)."""
-    with ct.interpret(), pytest.raises(ct.TileTypeError, match="Context manager cannot be "
-                                                                "reused"):
-        ct.launch(0, (1,), reuses_a_context_manager, (np.ones(4, np.float32),
-                                                      np.zeros(4, np.float32)))
+def test_a_context_manager_entered_twice(run_kernel):
+    with pytest.raises(ct.TileTypeError, match="^Context manager cannot be reused") as raised:
+        run_kernel(reuses_a_context_manager, (1,), (np.ones(4, np.float32),
+                                                    np.zeros(4, np.float32)))
+    assert raised.value.loc.line == reuses_a_context_manager._pyfunc.__code__.co_firstlineno + 5
+
+
+@contextlib.contextmanager
+def _scaled(out, factor):
+    yield factor
+    ct.store(out, (1,), ct.full((4,), factor, ct.float32))
+
+
+@ct.kernel
+def holds_a_context_manager(x, out):
+    factor = 2.0
+    manager = _scaled(out, factor)  # (its arguments are taken here, as Python takes them)
+    factor = 5.0
+    with manager as f:
+        ct.store(out, (0,), ct.load(x, (0,), (4,)) * f + factor)
+
+
+def test_a_context_manager_held_in_a_variable(run_kernel):
+    """``manager = make(...)`` then ``with manager:`` compiles as in cuTile (the compiler
+    took only ``with make(...):``)."""
+    x, out = np.arange(1, 5, dtype=np.float32), np.full(8, np.nan, np.float32)
+    run_kernel(holds_a_context_manager, (1,), (x, out))
+    np.testing.assert_array_equal(out, np.concatenate([x * 2 + 5, np.full(4, 2.0)]))
 
 
 @ct.kernel

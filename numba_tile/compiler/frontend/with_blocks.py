@@ -191,6 +191,8 @@ class WithBlocks:
         self.outer_names = outer_names
         self.changed = False
         self.scope = None  # the function whose statements are rewritten (see _method)
+        self.held = {}  # id of the assignment making a held context manager -> its name
+        self.held_bound = {}  # its name -> (generator, the call), None once entered
 
     # resolving the context manager of a ``with``
     def _lookup(self, name):
@@ -246,12 +248,15 @@ class WithBlocks:
         True if there was one to inline."""
         names = scope_names(function) | self.outer_names
         self.scope = function
+        self.held = _held_context_managers(function)
         function.body = self._statements(function.body, names)
         return self.changed
 
     def _statements(self, statements, local_names):
         rewritten = []
         for statement in statements:
+            if isinstance(statement, ast.Assign) and id(statement) in self.held:
+                statement = self._bind_held(statement, local_names)
             if isinstance(statement, ast.With):
                 try:
                     expanded = self._with(statement, local_names)
@@ -326,6 +331,15 @@ class WithBlocks:
         is refused, or is known only once typed (:meth:`_unknown`)."""
         item, rest = statement.items[0], statement.items[1:]
         call = item.context_expr
+        bound = None  # (the variable holding the bound arguments of a held one)
+        if isinstance(call, ast.Name) and call.id in self.held_bound:
+            if self.held_bound[call.id] is None:
+                raise TileTypeError("Context manager cannot be reused", self._where(call))
+            generator, made = self.held_bound[call.id]
+            self.held_bound[call.id] = None  # (entered: a second with is the error)
+            bound, call = call, made
+            return self._inline_block(statement, generator, call, item, rest, local_names,
+                                      bound)
         if not isinstance(call, ast.Call):
             value = call.value if isinstance(call, ast.Constant) else \
                 self._resolve(call, local_names)
@@ -350,14 +364,36 @@ class WithBlocks:
                 refused.loc = self._where(call)
                 raise refused
             raise not_a_context_manager(ast.unparse(item.context_expr), self._where(call))
+        return self._inline_block(statement, generator, call, item, rest, local_names)
+
+    def _inline_block(self, statement, generator, call, item, rest, local_names, bound=None):
         body = statement.body
         if rest:  # with a() as x, b() as y: is a block in a block
             body = [ast.copy_location(ast.With(items=rest, body=body), statement)]
         body = self._statements(body, local_names)
         self.changed = True
-        return self._inline(generator, call, item.optional_vars, body, local_names)
+        return self._inline(generator, call, item.optional_vars, body, local_names, bound)
 
-    def _inline(self, generator, call, target, body, local_names):
+    def _bind_held(self, statement, local_names):
+        """``cm = make(a, b)`` of a context manager entered later (:func:`_held_context_
+        managers`): ``cm = <make's parameters bound to (a, b)>``, the arguments evaluated
+        where the context manager is made, as Python does; the ``with`` reads them from
+        ``cm``. A ``make`` that is no context manager of the user's keeps the statement
+        (the ``with`` then gives its error)."""
+        name, made = statement.targets[0].id, statement.value
+        generator = generator_function(self._resolve(made.func, local_names))
+        if generator is None or not is_user_code(generator) or \
+                generator_source(generator) is None:
+            return statement
+        binder = f"{PREFIX}{next(self.counter)}_held_arguments"
+        self.injected[binder] = _argument_binder(generator, generator_source(generator).function)
+        self.held_bound[name] = (generator, made)
+        self.changed = True
+        return ast.copy_location(ast.Assign(targets=statement.targets, value=ast.Call(
+            func=ast.Name(id=binder, ctx=ast.Load()), args=made.args,
+            keywords=made.keywords)), statement)
+
+    def _inline(self, generator, call, target, body, local_names, bound=None):
         source = generator_source(generator)
         if source is None:
             raise TileTypeError(f"The source of context manager {generator.__name__} is not "
@@ -390,7 +426,8 @@ class WithBlocks:
         parameters = [mapping[name] for name in _parameters(function.args)]
         self.injected[f"{tag}_arguments"] = _argument_binder(generator, function)
         bind = ast.Call(func=ast.Name(id=f"{tag}_arguments", ctx=ast.Load()),
-                        args=call.args, keywords=call.keywords)
+                        args=call.args, keywords=call.keywords) if bound is None else \
+            ast.Name(id=bound.id, ctx=ast.Load())  # (bound where it was made)
         entry = [ast.Assign(targets=[ast.Tuple(
             elts=[ast.Name(id=p, ctx=ast.Store()) for p in parameters], ctx=ast.Store())],
             value=bind) if parameters else ast.Expr(value=bind)]
@@ -405,6 +442,47 @@ class WithBlocks:
             return copy.deepcopy(after)
         body = _with_exits(body, cleanup, f"{tag}_result")
         return entry + before + yield_part + body + copy.deepcopy(after)
+
+
+def _held_context_managers(function):
+    """The assignments ``cm = make(...)`` of ``function`` (by id) whose variable is set
+    there only and read only as the context manager of ``with`` blocks outside any loop the
+    assignment is not in (entered at most once each time it is made; a second block is
+    cuTile's "Context manager cannot be reused"): such a context manager is inlined where
+    it is entered, with the arguments bound where it is made."""
+    stores, reads = {}, {}
+    for node in _own_nodes(function.body):
+        if isinstance(node, ast.Name):
+            (reads if isinstance(node.ctx, ast.Load) else stores).setdefault(
+                node.id, []).append(node)
+    entered = {}  # name -> the with items whose context manager it is
+    loops_of = {}  # id of a node -> the loops around it
+
+    def walk(nodes, loops):
+        for node in nodes:
+            loops_of[id(node)] = loops
+            if isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if isinstance(item.context_expr, ast.Name):
+                        entered.setdefault(item.context_expr.id, []).append(item.context_expr)
+            if isinstance(node, _SCOPES):
+                continue
+            inner = loops + (node,) if isinstance(node, (ast.For, ast.While)) else loops
+            walk(list(ast.iter_child_nodes(node)), inner)
+    walk(function.body, ())
+    held = {}
+    for node in _own_nodes(function.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            continue
+        name = node.targets[0].id
+        uses = entered.get(name, [])
+        if len(stores.get(name, [])) != 1 or not uses or \
+                len(reads.get(name, [])) != len(uses) or \
+                any(loops_of[id(use)] != loops_of[id(node)] for use in uses):
+            continue
+        held[id(node)] = name
+    return held
 
 
 def _argument_binder(generator, function):
