@@ -296,6 +296,25 @@ def test_compiler_timeout_from_cutiles_environment_variable(monkeypatch):
         ct.compile(ct.kernel(slow_enough._pyfunc), (x,), arch="sm_90")
 
 
+def test_cutiles_log_variable_prints_each_compiles_ir(monkeypatch, capsys):
+    """``CUDA_TILE_LOGS=CUTILEIR,TILEIR`` prints numba_tile's LLVM IR and PTX of each kernel
+    compiled, as cuTile prints its two IRs; another value is cuTile's error."""
+    @ct.kernel
+    def logged(x):
+        ct.store(x, (0,), ct.load(x, (0,), (4,)) + 1)
+    x = np.zeros(4, np.float32)
+    monkeypatch.setenv("CUDA_TILE_LOGS", "cutileir, TileIR")
+    compiled = ct.compile(logged, (x,), arch="sm_90")
+    printed = capsys.readouterr().err
+    assert "the LLVM IR of kernel 'logged' (CUDA_TILE_LOGS=CUTILEIR):\n; ModuleID" in printed
+    assert "\ndefine void @" in printed
+    assert f"the PTX of kernel 'logged' (CUDA_TILE_LOGS=TILEIR):\n{compiled.ptx}" in printed
+    monkeypatch.setenv("CUDA_TILE_LOGS", "MLIR")
+    with pytest.raises(RuntimeError, match=r"^Unexpected value MLIR in CUDA_TILE_LOGS, "
+                                           r"supported values are \['CUTILEIR', 'TILEIR'\]"):
+        ct.compile(ct.kernel(logged._pyfunc), (x,), arch="sm_90")
+
+
 # -- reshape with -1, bitcast of scalars ------------------------------------------------------
 @ct.kernel
 def reshape_with_minus_one(x, out):

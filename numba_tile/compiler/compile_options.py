@@ -5,7 +5,7 @@ The runtime makes one from a kernel's options (``runtime/compile_entry.py``,
 ``compile_options``); the compiler takes it whole (``kernel_compiler.compile_to_ptx``), so an
 option added later travels through every layer without a new parameter. ``timeout_seconds``
 bounds the compile's wall time and leaves its result alone: it takes no part in equality (nor
-in the caches' keys).
+in the caches' keys), nor does ``keep_llvm_ir``.
 
 >>> from numba_tile.compiler.compile_options import CompileOptions
 >>> options = CompileOptions(num_warps=8)
@@ -28,7 +28,8 @@ class CompileOptions:
       by size; 1: no pipelining);
     - ``warp_specialize``: a producer warp that issues those loads' copies (on sm_90);
     - ``opt_level``: how hard NVVM and ptxas optimize (0..3, cuTile's option; 3 by default);
-    - ``timeout_seconds``: the longest a compile may take (``ct.compiler_timeout``).
+    - ``timeout_seconds``: the longest a compile may take (``ct.compiler_timeout``);
+    - ``keep_llvm_ir``: keep the LLVM IR the compiler made, to log it (``CUDA_TILE_LOGS``).
     """
 
     num_warps: int = None
@@ -37,3 +38,4 @@ class CompileOptions:
     warp_specialize: bool = None
     opt_level: int = 3
     timeout_seconds: float = dataclasses.field(default=None, compare=False)
+    keep_llvm_ir: bool = dataclasses.field(default=False, compare=False)

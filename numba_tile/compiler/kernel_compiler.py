@@ -50,6 +50,7 @@ class KernelPTX:
     scratch_bytes: int
     tensor_maps: tuple
     num_warps: int
+    llvm_ir: str = ""  # (kept where the options ask: CompileOptions.keep_llvm_ir)
 
 
 class CompiledKernel:
@@ -197,7 +198,8 @@ def compile_to_ptx(fn, arg_types, arch, options):
         tile_error.message = without_symbols(tile_error.message, fn)
         tile_error.args = (tile_error.message,)
         raise tile_error from error
-    return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps)
+    return KernelPTX(ptx, entry, scratch_bytes, tensor_maps, chosen_warps,
+                     library.get_llvm_str() if options.keep_llvm_ir else "")
 
 
 def user_location(loc):

@@ -17,6 +17,7 @@ import contextlib
 import contextvars
 import os
 import re
+import sys
 import threading
 import warnings
 
@@ -82,7 +83,46 @@ def compile_options(kernel, arch):
                           num_stages=resolved("num_stages"),
                           warp_specialize=resolved("warp_specialize"),
                           opt_level=_opt_level(resolved("opt_level")),
+                          keep_llvm_ir="CUTILEIR" in logged_irs(),
                           timeout_seconds=_timeout_seconds.get() or environment_timeout())
+
+
+# what each value of CUDA_TILE_LOGS (cuTile's variable) prints on stderr for each compile:
+# cuTile's own IR of the kernel is numba_tile's LLVM IR, and the Tile IR it hands to its
+# backend compiler is numba_tile's PTX
+_LOGS = {"CUTILEIR": "LLVM IR", "TILEIR": "PTX"}
+
+
+def logged_irs(environ=None):
+    """The values ``CUDA_TILE_LOGS`` holds (comma-separated, as cuTile reads it): which IR of
+    each kernel compiled is printed on stderr.
+
+    >>> from numba_tile.runtime.compile_entry import logged_irs
+    >>> logged_irs({"CUDA_TILE_LOGS": "tileir, CUTILEIR"}), logged_irs({})
+    (('TILEIR', 'CUTILEIR'), ())
+    >>> logged_irs({"CUDA_TILE_LOGS": "MLIR"})
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Unexpected value MLIR in CUDA_TILE_LOGS, supported values are ['CUTILEIR', 'TILEIR']
+    """
+    text = (os.environ if environ is None else environ).get("CUDA_TILE_LOGS", "")
+    found = []
+    for value in text.split(","):
+        value = value.strip().upper()
+        if not value:
+            continue
+        if value not in _LOGS:
+            raise RuntimeError(f"Unexpected value {value} in CUDA_TILE_LOGS, supported values "
+                               f"are {list(_LOGS)}")
+        found.append(value)
+    return tuple(found)
+
+
+def _log(kernel, lowered, logged):
+    for value in logged:
+        text = lowered.llvm_ir if value == "CUTILEIR" else lowered.ptx
+        sys.stderr.write(f"numba_tile: the {_LOGS[value]} of kernel {kernel.__name__!r} "
+                         f"(CUDA_TILE_LOGS={value}):\n{text}\n")
 
 
 def _opt_level(value):
@@ -216,6 +256,7 @@ def _compile_through_disk_cache(kernel, arg_types, arch, options):
             return found
     try:
         lowered = compile_to_ptx(kernel.fn, arg_types, arch, options)
+        _log(kernel, lowered, logged_irs())
         cubin, log, kernels_own_report = _linked(lowered.ptx, lowered.entry, arch,
                                                  options.opt_level)
         compiled = CompiledKernel(lowered.entry, arch, lowered.ptx, cubin, log,
