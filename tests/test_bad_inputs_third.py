@@ -66,7 +66,11 @@ CASES = [
     ("a global object", lambda x, out: _first((SENTINEL,)),
      ct.TileTypeError, r"Cannot create constant from value of type object\."),
     ("astile of tiles", lambda x, out: ct.astile((_load(x), _load(x)), dtype=ct.float32),
-     ct.TileTypeError, r"Expected scalar elements at value\[0\]; got a tile of shape \(4,\)"),
+     ct.TileTypeError, r"Expected scalar elements at value\[0\]; got element of type "
+                       r"Tile\[float32,\(4,\)\]"),
+    ("astile of arrays", lambda x, out: ct.astile((x, x), dtype=ct.float32),
+     ct.TileTypeError, r"Expected scalar elements at value\[0\]; got element of type "
+                       r"Array\[float32,\(\?,\):\(\?,\)\]"),
     ("astile of three", lambda x, out: ct.astile((1, 2, 3), dtype=ct.float32),
      ct.TileTypeError, "Tuple length 3 at value is not a power of 2"),
     ("assign an item of None", lambda x, out: _set_first(None),

@@ -30,7 +30,8 @@ from .constant_folding import FOLDABLE, UNARY_FOLDABLE, is_wide_integer, literal
 from .registries import lowering_registry, typing_registry
 from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
     RawMemoryType, TiledViewType, TileType, TypedConstant
-from .typing.dataclasses import holds_dataclasses, value_type as dataclass_value_type
+from .typing.dataclasses import DataclassType, holds_dataclasses, \
+    value_type as dataclass_value_type
 from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
 from .typing.joins import MISMATCH, joined_type
@@ -223,7 +224,22 @@ def _argument_kind(typ):
         return "None"
     if isinstance(typ, (types.UnicodeType, types.StringLiteral)):
         return "str"
+    if isinstance(typ, DataclassType):
+        return objects.DATACLASS_KIND + typ.cls.__name__
     return object_kind(typ)
+
+
+def _python_class_name(typ):
+    """The name of the class of a value of Numba type ``typ`` as the interpreter holds it
+    (Python's numbers, ``Tile`` for tiles and scalars, a dataclass's own name)."""
+    if isinstance(typ, DataclassType):
+        return typ.cls.__name__
+    for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
+                          (FloatLiteral, "float"), (types.NoneType, "NoneType"),
+                          (types.BaseTuple, "tuple")):
+        if isinstance(typ, literal):
+            return name
+    return object_kind(typ) or str(typ)
 
 
 def object_kind(typ):
@@ -280,6 +296,11 @@ def _check_objects(func, args):
         if kind is not None and kind != "List":
             raise objects.iteration_error(kind)
     symbol = _OPERATOR_SYMBOLS.get(key)
+    if symbol is not None and len(args) == 2 and any(isinstance(a, DataclassType)
+                                                      for a in args):
+        # (no operator applies to a dataclass instance: the interpreter's Python error)
+        raise TileTypeError(f"Unsupported operand types for {symbol}: "
+                            f"{_python_class_name(args[0])} and {_python_class_name(args[1])}")
     if symbol is not None and args:
         # as Python dispatches: the left operand's operator first (a tile's is the tile
         # rule's, which names a memory operand its own way), then the right's

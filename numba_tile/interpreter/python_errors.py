@@ -73,6 +73,7 @@ def _undefined_variable(error):
 
 
 _CALLED = re.compile(r"^'(\w+)' object is not callable$")
+_OPERANDS = re.compile(r"^unsupported operand type\(s\) for (\S+): '(\w+)' and '(\w+)'$")
 # the host objects of tile code by their class's name: the kind of each
 _KINDS = {cls.__name__: cls.object_kind
           for cls in (Tile, Array, TiledView, RawArrayMemory, tuples.ArgumentList)}
@@ -110,6 +111,12 @@ def tile_error(error):
         kind = called and (_KINDS.get(called[1]) or _PYTHON_KINDS.get(called[1]))
         if kind is not None:
             return TileTypeError(objects.call_object_error(kind).message, loc)
+    if isinstance(error, TypeError):  # an operator of a dataclass instance, say
+        operands = _OPERANDS.match(str(error))
+        if operands is not None:
+            return TileTypeError(f"Unsupported operand types for {operands[1]}: "
+                                 f"{_python_names(operands[2])} and "
+                                 f"{_python_names(operands[3])}", loc)
     # the rest that a statement of tile code raised itself (``a, b = 5``, ``x @= 2``): an
     # operation on values it does not apply to, in Python's words (with the interpreter's
     # classes of Python values by their Python names)

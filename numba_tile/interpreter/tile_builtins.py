@@ -17,6 +17,7 @@ from ..host.scalars import loose
 from ..host.tile import Tile
 from ..language import debugging, elementwise
 from ..rules import calls, objects
+from ..rules.dataclasses import is_dataclass_instance
 
 
 def _fold_minmax(name, args):
@@ -46,6 +47,8 @@ def _kind(value):
     ``"str"`` for those, or None."""
     if value is None or isinstance(value, str):
         return "None" if value is None else "str"
+    if is_dataclass_instance(value):
+        return objects.DATACLASS_KIND + type(value).__name__
     return getattr(type(value), "object_kind", None)
 
 

@@ -44,7 +44,7 @@ from ..errors import SourceLocation, TileSyntaxError, TileTypeError
 from ..source.static_expressions import EFFECTS
 from ..source.tile_functions import tile_function
 from ..source.user_code import is_user_code
-from .core import broadcast_shapes, constant_value, describe, _NOT_CONSTANT
+from .core import broadcast_shapes, constant_value, describe, type_name, _NOT_CONSTANT
 
 #: what a nested call may not be inside a combining function's body
 NESTED = frozenset({"scan", "reduce", "cumsum", "cumprod", "sum", "prod", "max", "min",
@@ -67,6 +67,10 @@ def operands(op, x, axis, identity):
     broadcast to."""
     items = tuple_items(x)
     tiles = (x,) if items is None else items
+    for tile in tiles:
+        if getattr(tile, "is_tile_array", False):  # (memory, not values)
+            raise TileTypeError(f"Invalid argument #1 of {op}(): Expected a tile or a tuple of "
+                                f"tiles, but given value has type {type_name(tile)}")
     if not tiles or not all(tuple_items(t) is None and hasattr(t, "dtype") and
                             hasattr(t, "shape") for t in tiles):
         raise TileTypeError(f"{op}() combines a tile or a tuple of tiles, got "
@@ -88,7 +92,7 @@ def operands(op, x, axis, identity):
 
 
 def _check_identity(op, identity, count, single):
-    items = (identity,) if single else identity
+    items = (identity,) if single else tuple_items(identity)
     if not isinstance(items, tuple) or len(items) != count:
         raise TileTypeError(f"identity of {op}() must be {'a constant scalar' if single else f'a tuple of {count} constant scalars'}, "
                             f"got {describe(identity)}")

@@ -46,10 +46,11 @@ def check_astile_elements(value, path="value"):
     numba_tile.errors.TileTypeError: Tuple length 3 at value is not a power of 2
     """
     if not isinstance(value, tuple):
-        shape = tuple(getattr(value, "shape", ()))
-        if shape != ():
-            raise TileTypeError(f"Expected scalar elements at {path}; got a tile of shape "
-                                f"{shape}")
+        array = getattr(value, "is_tile_array", False) or (
+            hasattr(value, "dtype") and hasattr(value, "ndim") and not hasattr(value, "shape"))
+        if array or tuple(getattr(value, "shape", ())) != ():
+            raise TileTypeError(f"Expected scalar elements at {path}; got element of type "
+                                f"{type_name(value)}")
         return
     if not is_power_of_two(len(value)):
         raise TileTypeError(f"Tuple length {len(value)} at {path} is not a power of 2")

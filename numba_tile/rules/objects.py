@@ -49,6 +49,9 @@ _NOT_NUMBERS = ("None",)
 #: value)
 _CONVERSIONS = NUMERIC - {"divmod", "pow", "min", "max", "abs"}
 
+#: the kind of an instance of a dataclass is this, then its class's name
+DATACLASS_KIND = "dataclass "
+
 #: the kinds that are memory, not values: no operator applies to them
 MEMORY_KINDS = ("Array", "TiledView", "RawArrayMemory")
 
@@ -164,6 +167,12 @@ def builtin_call_error(name, kinds):
         return TileTypeError("pow() with a modulus (a third argument) is not supported on "
                              "tiles; use ct.pow and the % operator")
     for kind in kinds:
+        if kind is not None and kind.startswith(DATACLASS_KIND):
+            # (an instance of a frozen dataclass: cuTile's words, as Python's own)
+            cls = kind[len(DATACLASS_KIND):]
+            return TileTypeError(f"'{cls}' object has no len()" if name == "len" else
+                                 f"{name}() of a '{cls}' object is not supported in tile "
+                                 f"code")
         if kind in _NOT_NUMBERS:
             if name in _CONVERSIONS or name == "len":
                 return TileTypeError(f"{name}() of None is not supported in tile code")

@@ -71,6 +71,11 @@ _TILE_METHODS = ("reshape", "permute", "transpose", "astype", "extract", "insert
 _ARRAY_METHODS = ("slice", "tiled_view", "get_raw_memory")
 
 
+def _unknown_shape(ndim):
+    """How cuTile's type names show ``ndim`` extents known only at run time: ``(?,?)``."""
+    return "(" + ",".join("?" * ndim) + ("," if ndim == 1 else "") + ")"
+
+
 class RunTimeValue:
     """A value of the kernel known only when it runs, as ``static_eval`` sees it while the
     kernel compiles: its type's facts (a tile's ``shape``, ``dtype``, ``ndim``), methods
@@ -95,7 +100,19 @@ class RunTimeValue:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if name in ("is_constant", "is_constant_object"):
+            return False  # (known only when the kernel runs: never a compile-time constant)
+        if name in ("is_tile_array", "tile_type_name"):  # (what the rules ask of an array)
+            if not isinstance(self._type, ArrayType):
+                return False if name == "is_tile_array" else None
+            return True if name == "is_tile_array" else \
+                f"Array[{self._type.dtype},{_unknown_shape(self._type.ndim)}:" \
+                f"{_unknown_shape(self._type.ndim)}]"
         facts = self._tile_facts()
+        if name == "describe" and facts is not None:  # (as the interpreter's Tile says it)
+            shape, dtype = facts
+            return lambda: f"run-time {dtype} scalar" if not shape else \
+                f"{dtype} tile of shape {tuple(shape)}"
         if facts is not None:
             shape, dtype = facts
             found = {"shape": tuple(shape), "dtype": dtype, "ndim": len(shape)}
