@@ -5,6 +5,7 @@ executors (an internal ``ValueError``, ``ZeroDivisionError``, ``AttributeError``
 The words are those real cuTile 1.7 gives for the same kernel."""
 
 import contextlib
+import dataclasses
 import math
 
 import numpy as np
@@ -42,6 +43,22 @@ CASES = [
     ("constant true division by zero", lambda x, out: ct.store(out, (0,), _load(x) + 1.5 / 0),
      ct.TileValueError, r"division by zero: the constant expression '/' \(truediv\) of 1.5 "
                         r"and 0"),
+    ("join a dtype", lambda x, out: ",".join(("a", ct.float16)),
+     ct.TileTypeError, r"^sequence item 1: expected str instance, DType found"),
+    ("join two arguments", lambda x, out: ",".join("a", "b"),
+     ct.TileTypeError, r"^str.join\(\) takes exactly one argument \(2 given\)"),
+    ("len of a dataclass instance", lambda x, out: len(_Pair(1, 2)),
+     ct.TileTypeError, r"^'_Pair' object has no len\(\)"),
+    ("add to a dataclass instance", lambda x, out: _Pair(1, 2) + 1,
+     ct.TileTypeError, r"^Unsupported operand types for \+: _Pair and int"),
+    ("reduce an array", lambda x, out: ct.reduce(x, 0, lambda a, b: a + b, 0.0),
+     ct.TileTypeError, r"^Invalid argument #1 of reduce\(\): Expected a tile or a tuple of "
+                       r"tiles, but given value has type Array\[float32,\(\?,\):\(\?,\)\]"),
+    ("reduce with a run-time identity", lambda x, out: ct.reduce(_load(x), 0,
+                                                                 lambda a, b: a + b,
+                                                                 ct.bid(0) + 0.0),
+     ct.TileTypeError, r"^identity of reduce\(\) must be constant scalars, got run-time "
+                       r"float32 scalar"),
     ("join a number", lambda x, out: ",".join(("a", 1)),
      ct.TileTypeError, r"^sequence item 1: expected str instance, int found"),
     ("join a tile", lambda x, out: "".join(("a", _load(x))),
@@ -96,6 +113,12 @@ CASES = [
 ]
 
 SENTINEL = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pair:
+    a: int
+    b: int
 
 
 @pytest.mark.parametrize("name,statement,error,message", CASES, ids=[c[0] for c in CASES])
@@ -325,3 +348,14 @@ def test_a_join_of_constant_strings_is_a_constant(run_kernel):
     x, out = np.arange(1, 5, dtype=np.float32), np.full(4, np.nan, np.float32)
     run_kernel(joins_constant_strings, (1,), (x, out))
     np.testing.assert_array_equal(out, 2 * x)
+
+
+@ct.kernel
+def joins_texts(x, out):
+    t = ct.load(x, (0,), (4,))
+    print(",".join((f"{t}", "b", f"{ct.bid(0)}")))
+
+
+def test_a_join_of_texts(run_kernel, capfd):
+    run_kernel(joins_texts, (1,), (np.arange(4, dtype=np.float32), np.zeros(4, np.float32)))
+    assert "[0.0, 1.0, 2.0, 3.0],b,0" in capfd.readouterr().out

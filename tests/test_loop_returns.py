@@ -123,3 +123,23 @@ def test_a_return_from_a_loop_in_static_iter_is_not_supported_yet():
             ct.launch(0, (1,), returns_from_a_loop_in_static_iter, _static_iter_arguments())
     with pytest.raises(ct.TileUnsupportedFeatureError, match=message):
         ct.compile(returns_from_a_loop_in_static_iter, _static_iter_arguments(), arch="sm_90")
+
+
+def _returns_from_nested_static_iter(x):
+    for i in ct.static_iter(range(2)):
+        for j in ct.static_iter(range(2)):
+            if i == j:
+                return i
+    return -1
+
+
+@ct.kernel
+def returns_from_nested_static_iter(x, out):
+    ct.scatter(out, 0, _returns_from_nested_static_iter(x))
+
+
+def test_a_return_from_nested_static_iter_is_a_syntax_error(run_kernel):
+    """(The inner static_iter loop is unrolled too: the return leaves an unrolled body.)"""
+    with pytest.raises(ct.TileSyntaxError, match=r"^Returning from a for loop with "
+                                                 r"static_iter\(\) is not supported"):
+        run_kernel(returns_from_nested_static_iter, (1,), _static_iter_arguments())

@@ -630,6 +630,25 @@ def gathered_rows_matmul_kernel(parts, B, C, TM: ct.Constant[int], TN: ct.Consta
     ct.store(C, (bm, bn), acc.astype(C.dtype))
 
 
+@ct.kernel
+def unpacked_pair_kernel(pair, out):
+    """A branch on the dtype of an item of a tuple argument taken apart (``a, b = pair``)
+    is decided before typing too."""
+    a, b = pair
+    if b.dtype == ct.float16:
+        t = ct.load(b, (0,), (4,)).astype(ct.float32)
+    else:
+        t = ct.load(b, (0,), (4,)) + 1.0
+    ct.store(out, (0,), t + ct.load(a, (0,), (4,)))
+
+
+def test_a_branch_on_an_unpacked_items_dtype(run_kernel):
+    a, b = np.arange(4, dtype=np.float32), np.arange(4, dtype=np.float16)
+    out = poisoned((4,), np.float32)
+    run_kernel(unpacked_pair_kernel, (1,), ((a, b), out))
+    np.testing.assert_array_equal(out, 2 * a)
+
+
 @pytest.mark.parametrize("dtype,tolerance", [(ct.float16, 2e-3), (ct.float32, 2e-3)], ids=str)
 def test_operand_dtype_from_a_list_item(run_kernel, rng, dtype, tolerance):
     parts = [random_matrix(rng, (64, 96), dtype) for _ in range(3)]

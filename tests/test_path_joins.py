@@ -439,7 +439,14 @@ def never_set(x):
     ct.store(x, (0,), nowhere)  # noqa: F821
 
 
-@pytest.mark.parametrize("kernel,name", [(set_in_one_branch, "acc"), (never_set, "nowhere")],
+@ct.kernel
+def read_by_a_loops_iterable(x):
+    for i in range(n):  # noqa: F821  (read once, before any iteration sets it)
+        n = 3
+
+
+@pytest.mark.parametrize("kernel,name", [(set_in_one_branch, "acc"), (never_set, "nowhere"),
+                                         (read_by_a_loops_iterable, "n")],
                          ids=lambda v: getattr(v, "__name__", v))
 def test_a_variable_no_path_sets_is_undefined(run_kernel, kernel, name):
     with pytest.raises(ct.TileSyntaxError, match=f"^Undefined variable {name} used"):

@@ -143,3 +143,35 @@ def test_an_exception_inside_static_eval_is_a_static_exception(run_kernel):
     with pytest.raises(ct.StaticException, match=r"^Exception was raised inside static_eval\(\) "
                                                   r"\(ZeroDivisionError"):
         run_kernel(static_eval_raises, (1,), _arrays())
+
+
+@ct.kernel
+def checks_a_tiles_dtype(x, out):
+    t = ct.load(x, (0,), (4,))
+    if t.dtype != ct.float32:  # (decided when the kernel is typed, not before)
+        raise ct.static_exception(TypeError(f"needs float32, got {t.dtype}"))
+    ct.store(out, (0,), t.astype(ct.float32) * 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=str)
+def test_a_branch_a_typed_constant_decides_raises_only_where_taken(run_kernel, dtype):
+    """Numba types both sides of such an ``if``: the compiler raises only where the typed
+    kernel reaches the raise, as the interpreter does."""
+    x, out = np.arange(1, 5, dtype=dtype), np.full(4, np.nan, np.float32)
+    if dtype is np.float32:
+        run_kernel(checks_a_tiles_dtype, (1,), (x, out))
+        np.testing.assert_array_equal(out, 2 * x)
+    else:
+        with pytest.raises(ct.StaticException, match="needs float32, got float16"):
+            run_kernel(checks_a_tiles_dtype, (1,), (x, out))
+
+
+@ct.kernel
+def tile_operation_in_the_exception(x, out):
+    raise ct.static_exception(ValueError(ct.bid(0)))
+
+
+def test_no_tile_operation_runs_in_the_exceptions_expression(run_kernel):
+    with pytest.raises(ct.TileStaticEvalError, match=r"^bid\(\) cannot be called inside "
+                                                     r"static_exception\(\) expression"):
+        run_kernel(tile_operation_in_the_exception, (1,), _arrays())

@@ -69,15 +69,18 @@ def static_construct():
 
 def inside(construct):
     """How error messages name where a static expression runs."""
-    return "static_iter() iterable" if construct == "static_iter" else f"{construct}()"
+    return "static_iter() iterable" if construct == "static_iter" else \
+        "static_exception() expression" if construct == "static_exception" else \
+        f"{construct}()"
 
 
 def check_effect(name, always=False):
     """Refuse an operation with an effect (``name``) inside ``static_eval``; with
-    ``always``, refuse any tile operation inside ``static_assert`` and a ``static_iter``
-    iterable (where no operation of tile code runs)."""
+    ``always``, refuse any tile operation inside ``static_assert``, a ``static_iter``
+    iterable and a ``static_exception`` expression (where no operation of tile code runs)."""
     construct = static_construct()
-    if construct is not None and (not always or construct in ("static_assert", "static_iter")):
+    if construct is not None and (not always or construct in ("static_assert", "static_iter",
+                                                              "static_exception")):
         raise TileStaticEvalError(f"{name}() cannot be called inside {inside(construct)}")
 
 

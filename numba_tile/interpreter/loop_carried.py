@@ -252,8 +252,8 @@ def mark_potentially_undefined(name):
 def undefine_on_mismatch(name, message, otherwise=()):
     """Statements that make variable ``name`` undefined as :func:`undefine` does where the
     expression ``message`` gives cuTile's message (not None), and run the statements
-    ``otherwise`` where it does not. (A variable already undefined keeps its message, as
-    "potentially undefined": :func:`mark_potentially_undefined`.)"""
+    ``otherwise`` where it does not. (A variable already undefined is left undefined, with
+    the new message.)"""
     is_bound = ast.Call(func=_name(BOUND_NAME), args=[ast.Constant(name), ast.Call(
         func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[])
     return [ast.Assign(targets=[_name(MISMATCH_PREFIX + name, ast.Store)], value=message),
@@ -276,12 +276,20 @@ class _Rewriter(ast.NodeTransformer):
                 func=_name(LOCALS_NAME), args=[], keywords=[])], keywords=[]))
             for n in names]
         node.body = _materialize(names, "iteration") + node.body
-        # a variable the loop sets, read before it is set (in the first iteration, or after
-        # a loop that ran none), is one an iteration may have set
-        unset = [ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(_FLAG + n)),
-                        body=[mark_potentially_undefined(n)], orelse=[]) for n in names]
-        statements = flags + unset + _materialize(names, "entry") + [node] + \
-            _materialize(names, "exit")
+
+        def unset():
+            # a variable the loop sets, read before it is set (in the first iteration, or
+            # after a loop that ran none), is one an iteration may have set
+            return [ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(_FLAG + n)),
+                           body=[mark_potentially_undefined(n)], orelse=[]) for n in names]
+        if isinstance(node, ast.For):  # (its iterable is read before: not so there)
+            node.body = unset() + node.body
+            after = unset()
+            before = []
+        else:  # (a while loop's test is read at each iteration's start)
+            before, after = unset(), []
+        statements = flags + before + _materialize(names, "entry") + [node] + \
+            _materialize(names, "exit") + after
         for statement in statements:
             ast.copy_location(statement, node)
         return statements

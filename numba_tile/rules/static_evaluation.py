@@ -98,17 +98,28 @@ def exception_text(error):
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
+def static_exception_of(error):
+    """cuTile's ``StaticException`` for ``error``, the value of ``raise
+    ct.static_exception(EXPR)``'s expression (raised at compile time where the kernel
+    reaches the ``raise``).
+
+    >>> from numba_tile.rules.static_evaluation import static_exception_of
+    >>> print(static_exception_of(ValueError("no")))
+    Exception was raised at compile time (ValueError: no)
+    """
+    return StaticException(f"Exception was raised at compile time ({exception_text(error)})")
+
+
 def raise_static_exception(error):
-    """Raise ``error`` (the value of ``raise ct.static_exception(EXPR)``'s expression) at
-    compile time, as cuTile's ``StaticException``.
+    """Raise :func:`static_exception_of` ``error``.
 
     >>> from numba_tile.rules.static_evaluation import raise_static_exception
-    >>> raise_static_exception(ValueError("no"))
+    >>> raise_static_exception(KeyError("k"))
     Traceback (most recent call last):
     ...
-    numba_tile.errors.StaticException: Exception was raised at compile time (ValueError: no)
+    numba_tile.errors.StaticException: Exception was raised at compile time (KeyError: 'k')
     """
-    raise StaticException(f"Exception was raised at compile time ({exception_text(error)})")
+    raise static_exception_of(error)
 
 
 def _local_function(value, made_inside):

@@ -164,10 +164,6 @@ def load(key, directory=None):
     if data is None:
         return None
     try:
-        os.utime(path)  # used now: evicted last (see evict)
-    except OSError:
-        pass
-    try:
         header = len(_MAGIC) + _DIGEST_SIZE
         if not data.startswith(_MAGIC) or len(data) < header:
             return None
@@ -185,6 +181,10 @@ def load(key, directory=None):
         return None
     compiled = CompiledKernel.__new__(CompiledKernel)
     compiled.__dict__.update(fields)
+    try:
+        os.utime(path)  # used now: evicted last (see evict)
+    except OSError:
+        pass
     return compiled
 
 

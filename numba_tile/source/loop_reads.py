@@ -36,10 +36,19 @@ def _assigns(statements, name):
 
 
 def set_by_a_loop_around(tree, line, name):
-    """True where a loop of ``tree`` (a parsed module) around line ``line`` sets ``name``."""
+    """True where a loop of ``tree`` (a parsed module) around line ``line`` sets ``name``
+    (a ``for`` loop's iterable, read once before any iteration, is not around: the
+    iterations start in its body).
+
+    >>> import ast
+    >>> from numba_tile.source.loop_reads import set_by_a_loop_around
+    >>> set_by_a_loop_around(ast.parse("for i in range(n):\\n    n = 3\\n"), 1, "n")
+    False
+    """
     for node in ast.walk(tree):
+        first = node.body[0].lineno if isinstance(node, ast.For) else getattr(node, "lineno", 0)
         if isinstance(node, (ast.For, ast.While)) and not _is_static_iter(node) and \
-                node.lineno <= line <= (node.end_lineno or node.lineno) and \
+                first <= line <= (node.end_lineno or node.lineno) and \
                 _assigns(node.body + node.orelse, name):
             return True
     return False

@@ -79,7 +79,9 @@ def _loop_exits(statements, inner_loop):
                 (TileUnsupportedFeatureError, STATIC_ITER_INNER_RETURN, statement)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        loop = isinstance(statement, (ast.For, ast.While, ast.AsyncFor))
+        # (a static_iter loop inside is unrolled too: no loop to return from)
+        loop = isinstance(statement, (ast.For, ast.While, ast.AsyncFor)) and not (
+            isinstance(statement, ast.For) and static_construct(statement.iter) == "static_iter")
         for field in ("body", "orelse", "finalbody"):
             yield from _loop_exits(getattr(statement, field, []), inner_loop or loop and
                                    field == "body")

@@ -108,6 +108,10 @@ class _Evaluator:
             if isinstance(base, _ArrayFacts):
                 return getattr(base, node.attr, _UNKNOWN)
             return getattr(base, node.attr, _UNKNOWN) if _is_static(base) else _UNKNOWN
+        if node.op == "exhaust_iter":  # a, b = xs: the items, as xs[0], xs[1]
+            base = self.value_of(node.value)
+            return base if isinstance(base, _ItemFacts) and node.count == len(base.items) \
+                else _UNKNOWN
         if node.op in ("getitem", "static_getitem"):
             base = self.value_of(node.value)
             if not isinstance(base, _ItemFacts):
@@ -157,7 +161,8 @@ def constant_values(func_ir, arg_types, variables, unknown):
     is known only at run time (an array argument: what is constant about it, its dtype and
     rank)."""
     evaluator = _Evaluator(func_ir, arg_types)
-    return [unknown if value is _UNKNOWN else value
+    # (the items of a tuple argument: no value a key of the helper's calls can compare)
+    return [unknown if value is _UNKNOWN or isinstance(value, _ItemFacts) else value
             for value in map(evaluator.value_of, variables)]
 
 

@@ -203,6 +203,12 @@ def is_phi(statement):
         statement.value.op == "phi"
 
 
+def feasible_blocks(func_ir, typemap):
+    """The labels of the blocks that can run: a branch on a condition typed as a constant
+    goes one way."""
+    return set(_feasible_successors(func_ir, typemap))
+
+
 def _feasible_successors(func_ir, typemap):
     """The blocks that can run, each with the blocks it can go to: a branch on a condition
     typed as a constant goes one way."""

@@ -59,6 +59,7 @@ from .partitions import TakePartitionRegions
 from .pipelining import PipelineMmaLoads
 from .products_in_flight import FindProductsInFlight
 from .static_iter import CheckStaticIterItems, UnrollStaticIter
+from .static_raises import RaiseStaticExceptions
 from .warpgroup_turns import TakeWarpgroupTurns
 from .warps import ChooseWarps
 
@@ -79,7 +80,8 @@ STEPS = (
                                    TakeWarpgroupTurns, StoreThroughFreedRings)),
     Step(NopythonTypeInference, "before", (RewriteDeviceOutput, PruneConstantBranches,
                                            InlineDataclassMembers, OrderJoins)),
-    Step(NopythonTypeInference, "after", (CheckStaticIterItems, CheckDefinedVariables,
+    Step(NopythonTypeInference, "after", (RaiseStaticExceptions, CheckStaticIterItems,
+                                          CheckDefinedVariables,
                                           CheckIntegerJoins, ChooseWarps,
                                           ComputeIndexTilesInPlace, FindProductsInFlight)),
 )

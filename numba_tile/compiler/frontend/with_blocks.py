@@ -446,10 +446,10 @@ class WithBlocks:
 
 def _held_context_managers(function):
     """The assignments ``cm = make(...)`` of ``function`` (by id) whose variable is set
-    there only and read only as the context manager of ``with`` blocks outside any loop the
-    assignment is not in (entered at most once each time it is made; a second block is
-    cuTile's "Context manager cannot be reused"): such a context manager is inlined where
-    it is entered, with the arguments bound where it is made."""
+    there only and read only as the context manager of ``with`` blocks of one statement
+    list, outside any loop the assignment is not in (entered at most once each time it is
+    made; a second block is cuTile's "Context manager cannot be reused"): such a context
+    manager is inlined where it is entered, with the arguments bound where it is made."""
     stores, reads = {}, {}
     for node in _own_nodes(function.body):
         if isinstance(node, ast.Name):
@@ -457,19 +457,24 @@ def _held_context_managers(function):
                 node.id, []).append(node)
     entered = {}  # name -> the with items whose context manager it is
     loops_of = {}  # id of a node -> the loops around it
+    block_of = {}  # id of a with item's name -> the id of the statement list of its with
 
-    def walk(nodes, loops):
+    def walk(nodes, loops, block):
         for node in nodes:
             loops_of[id(node)] = loops
             if isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.context_expr, ast.Name):
                         entered.setdefault(item.context_expr.id, []).append(item.context_expr)
+                        block_of[id(item.context_expr)] = block
             if isinstance(node, _SCOPES):
                 continue
             inner = loops + (node,) if isinstance(node, (ast.For, ast.While)) else loops
-            walk(list(ast.iter_child_nodes(node)), inner)
-    walk(function.body, ())
+            for field, value in ast.iter_fields(node):
+                children = value if isinstance(value, list) else [value]
+                walk([c for c in children if isinstance(c, ast.AST)], inner,
+                     id(value) if isinstance(value, list) else block)
+    walk(function.body, (), id(function.body))
     held = {}
     for node in _own_nodes(function.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
@@ -479,7 +484,9 @@ def _held_context_managers(function):
         uses = entered.get(name, [])
         if len(stores.get(name, [])) != 1 or not uses or \
                 len(reads.get(name, [])) != len(uses) or \
-                any(loops_of[id(use)] != loops_of[id(node)] for use in uses):
+                any(loops_of[id(use)] != loops_of[id(node)] for use in uses) or \
+                len({block_of[id(use)] for use in uses}) > 1:
+            # (entered on two sides of an if: which one runs is known when it runs)
             continue
         held[id(node)] = name
     return held

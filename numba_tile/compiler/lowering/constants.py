@@ -11,7 +11,8 @@ from ...rules import enums as enum_rules
 from ..abstract import operand
 from ..compile_state import current
 from ..constant_folding import FOLDABLE, UNARY_FOLDABLE
-from ..typing.static_expressions import compiled_static_assert, compiled_static_eval
+from ..typing.static_expressions import compiled_static_assert, compiled_static_eval, \
+    compiled_static_raise
 from ..typing.static_iteration import compiled_static_condition, compiled_static_iter_instance
 from ..types import ArrayType, ConstantType, FloatLiteral, RawMemoryType, TiledViewType, TileType, \
     TypedConstant, dtype_of_scalar
@@ -110,6 +111,7 @@ def lower_static_eval(context, builder, sig, args):
 
 
 @lower(compiled_static_assert, types.VarArg(types.Any))
+@lower(compiled_static_raise, types.VarArg(types.Any))
 @lower(compiled_static_iter_instance, types.VarArg(types.Any))
 def lower_static_assert(context, builder, sig, args):
     return context.get_dummy_value()  # checked while typing

@@ -60,5 +60,16 @@ def lower_text(context, builder, sig, args):
 
 @lower("numba_tile.str_join", types.StringLiteral, types.Any)
 def lower_join(context, builder, sig, args):
-    """A join of constant strings: folded by the typing (a constant)."""
-    return context.get_constant_null(sig.return_type)
+    """A join of constant strings (folded by the typing: a constant), or of texts: the
+    values of its items' texts, in order."""
+    result, items_type = sig.return_type, sig.args[1]
+    if not isinstance(result, TextType):
+        return context.get_constant_null(result)
+    values = []
+    for index, item in enumerate(items_type):
+        if isinstance(item, TextType):
+            values.extend(text_values(builder, item, builder.extract_value(args[1], index)))
+    packed = ir.Constant(context.get_value_type(result), ir.Undefined)
+    for index, value in enumerate(values):
+        packed = builder.insert_value(packed, value, index)
+    return packed

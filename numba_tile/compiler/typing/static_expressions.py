@@ -19,14 +19,14 @@ from numba.core.typing import signature
 from numba.cuda.typing.templates import AbstractTemplate
 
 from ... import dtypes as d
-from ...errors import TileStaticEvalError, TileTypeError
+from ...errors import TileError, TileStaticEvalError, TileTypeError
 from ...host import context as interpreter_context
 from ...host.arrays import symbolic_shape
 from ...host.scalars import loose
 from ...host.tile import Tile
 from ...rules.operators import OPERATORS
 from ...rules.static_evaluation import check_assertion, evaluate, local_function_error, \
-    raise_static_exception
+    static_exception_of
 from ...source.static_expressions import EFFECTS, AsGlobal, AsTileCode
 from ..abstract import RUN_TIME, constant_of
 from ..compile_state import current
@@ -404,18 +404,28 @@ registry.register_global(compiled_static_assert)(StaticAssertTemplate)
 
 
 class StaticRaiseTemplate(_StaticTemplate):
+    """``raise ct.static_exception(EXPR)``: typed as nothing; its error, made here, is kept
+    (in ``static_values``) and raised only where the typed kernel reaches the call
+    (:mod:`~numba_tile.compiler.frontend.static_raises`): Numba types the sides of an
+    ``if`` that a typed constant (a tile's dtype) decides against too."""
+
     key = compiled_static_raise
+
+    @staticmethod
+    def _result_type(found):
+        return types.none
 
     def _evaluate(self, key, value_types, compilation):
         try:
-            error = evaluate(key, _values_of(key, value_types, self.context),
-                             compilation.static_namespaces[key],
-                             lambda construct: interpreter_context.static_evaluation(construct))
+            return static_exception_of(evaluate(
+                key, _values_of(key, value_types, self.context),
+                compilation.static_namespaces[key],
+                lambda construct: interpreter_context.static_evaluation(construct)))
         except AsTileCode:  # (an exception is made at compile time, of compile-time values)
-            raise TileStaticEvalError("static_exception() expression needs the elements of a "
-                                      "run-time value, known only when the kernel runs") \
-                from None
-        raise_static_exception(error)
+            return TileStaticEvalError("static_exception() expression needs the elements of "
+                                       "a run-time value, known only when the kernel runs")
+        except TileError as error:  # (raised where reached, as the exception itself)
+            return error
 
 
 registry.register_global(compiled_static_raise)(StaticRaiseTemplate)

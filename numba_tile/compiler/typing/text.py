@@ -24,7 +24,7 @@ from ...errors import TileTypeError
 from ...rules.formatting import RUN_TIME_TEXT, check_printable, conversion_for_spec, \
     format_value
 from ..abstract import RUN_TIME, constant_of, operand
-from ..types import ArrayType, FloatLiteral, TileType, dtype_of_scalar
+from ..types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
 from .templates import registry
 
 
@@ -190,17 +190,23 @@ class StringLiteralAttributes(AttributeTemplate):
 
     @bound_function("numba_tile.str_join")
     def resolve_join(self, separator, args, kws):
-        if kws or len(args) != 1:
-            raise TileTypeError(f"join() takes exactly one argument ({len(args) + len(kws)} "
-                                f"given)")
+        if kws:
+            raise TileTypeError("str.join() takes no keyword arguments")
+        if len(args) != 1:
+            raise TileTypeError(f"str.join() takes exactly one argument ({len(args)} given)")
         items = args[0]
         if isinstance(items, types.StringLiteral):
             joined = separator.literal_value.join(items.literal_value)
         elif isinstance(items, types.BaseTuple):
             for index, item in enumerate(items):
-                if not isinstance(item, types.StringLiteral):
+                if not isinstance(item, (types.StringLiteral, TextType)):
                     raise TileTypeError(f"sequence item {index}: expected str instance, "
                                         f"{_python_class_name(item)} found")
+            if any(isinstance(item, TextType) for item in items):  # f-strings of values
+                joined = text_of(items[0])
+                for item in items[1:]:
+                    joined = joined + text_of(separator) + text_of(item)
+                return signature(joined, *args)
             joined = separator.literal_value.join(item.literal_value for item in items)
         else:
             raise TileTypeError("can only join an iterable")
@@ -209,7 +215,10 @@ class StringLiteralAttributes(AttributeTemplate):
 
 def _python_class_name(numba_type):
     """The class name Python's messages give a value of ``numba_type`` in the interpreter
-    (its numbers are Python's; its tiles and scalars, ``Tile``)."""
+    (its numbers are Python's; a constant object, its class; its tiles and scalars,
+    ``Tile``)."""
+    if isinstance(numba_type, ConstantType):  # a dtype, an enum member
+        return type(numba_type.value).__name__
     for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
                           (FloatLiteral, "float"), (types.NoneType, "NoneType"),
                           (types.BaseTuple, "tuple"), (ArrayType, "Array")):
