@@ -36,11 +36,6 @@ F64 = ir.DoubleType()
 I16 = ir.IntType(16)
 
 
-# how many steps of K a float8 product's sums run on in the tensor cores before the threads
-# add them to the accumulator (None: the whole call), see :func:`promotes`
-PROMOTION_STEPS = None
-
-
 def promotes(x_type, fast_accumulation):
     """True where a product's sums are added to the accumulator by the threads, in float32,
     after each call's tensor-core instructions: float8 inputs without ``use_fast_acc``
@@ -166,13 +161,10 @@ def lower_mma(context, builder, found, x_type, x, y_type, y, acc_type, acc, resu
         return words
 
     promoted = promotes(x_type, fast_accumulation) and kind == "f32"
-    interval = (PROMOTION_STEPS or k // step_k) * step_k
     running = registers
+    if promoted:  # the call's sums start at zero; the threads add them at the end
+        registers = [ir.Constant(F32, 0.0)] * len(registers)
     for step in range(0, k, step_k):
-        if promoted and step % interval == 0:  # the sums of the next steps start at zero
-            if step:
-                running = [builder.fadd(r, s) for r, s in zip(running, registers)]
-            registers = [ir.Constant(F32, 0.0)] * len(registers)
         a_cache, b_cache = {}, {}
         for f, (batch, row0, col0) in enumerate(fragments):
             if (batch, row0) not in a_cache:
