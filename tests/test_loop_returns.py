@@ -143,3 +143,25 @@ def test_a_return_from_nested_static_iter_is_a_syntax_error(run_kernel):
     with pytest.raises(ct.TileSyntaxError, match=r"^Returning from a for loop with "
                                                  r"static_iter\(\) is not supported"):
         run_kernel(returns_from_nested_static_iter, (1,), _static_iter_arguments())
+
+
+def _fibonacci_above(n):
+    a, b = 1, 1
+    for i in range(n):
+        a, b = b, a + b
+        if b > n:
+            return b  # (and None where the loop ends: two types, as cuTile 1.7 says)
+
+
+@ct.kernel
+def returns_a_value_or_none(n, out):
+    ct.store(out, (0,), ct.full((1,), _fibonacci_above(ct.load(n, (0,), (1,)).item()),
+                                ct.int32))
+
+
+def test_a_value_from_a_loop_and_none_at_the_end_are_two_types(run_kernel):
+    with pytest.raises(ct.TileTypeError, match=r"^Type of return value depends on path taken: "
+                                               r"None \(on one path\) vs\. Tile\[int32,\(\)\] "
+                                               r"\(on another\)"):
+        run_kernel(returns_a_value_or_none, (1,), (np.array([15], np.int32),
+                                                   np.zeros(1, np.int32)))

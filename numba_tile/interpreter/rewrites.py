@@ -11,31 +11,34 @@ which keeps the file name and line numbers). The :data:`STEPS`, in order:
    tile code cannot hold, put before the statements on the way to it; it finds the reads by
    their position in the source as written, and checks the conditions of the ``if``
    statements as written, so it comes first;
-2. ``static_expressions`` (:mod:`numba_tile.source.static_expressions`): each
+2. ``loop_returns`` (:mod:`.loop_returns`): the values returned from inside loops of a
+   function that can also end without a return, checked against its ``None``; it knows
+   ``static_iter`` loops by their calls as written;
+3. ``static_expressions`` (:mod:`numba_tile.source.static_expressions`): each
    ``static_eval``/``static_assert`` call and ``static_iter`` iterable (tuple comprehensions
    first made loops) becomes a call with the values of the local variables it reads; its
    expression is compiled as plain Python, so before any later step changes it;
-3. ``conditions`` (:mod:`.conditions`): each test of an ``if``, ``while``, ``assert`` and
+4. ``conditions`` (:mod:`.conditions`): each test of an ``if``, ``while``, ``assert`` and
    conditional expression checked where it is written (a tile of several elements has no
    truth value), before ``branch_joins`` names it;
-4. ``branch_joins`` (:mod:`.branch_joins`): the variables that meet after an ``if`` on a
+5. ``branch_joins`` (:mod:`.branch_joins`): the variables that meet after an ``if`` on a
    run-time condition; it reads the numbers that helpers return, before they are names;
-5. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked; its errors
+6. ``with_blocks`` (:mod:`.with_blocks`): what each ``with`` enters, checked; its errors
    name the expression by its source text, so before literals become names;
-6. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
+7. ``literals`` (:mod:`.literals`): numeric literals become names of loosely typed
    constants, in the function's table of literals;
-7. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
+8. ``keyword_arguments`` (:mod:`numba_tile.source.keyword_arguments`): a helper's
    ``**kwargs`` converted on entry;
-8. ``texts`` (:mod:`.texts`): f-strings of run-time values marked as such, as the
+9. ``texts`` (:mod:`.texts`): f-strings of run-time values marked as such, as the
    compiler knows them (after ``static_expressions``, whose f-strings stay Python's);
-9. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
+10. ``tuples`` (:mod:`.tuples`): subscripts, comparisons, ``in`` and unpacking routed through
    cuTile's tuple rules;
-10. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
+11. ``loop_exits`` (:mod:`.loop_exits`): the ways out of each loop compared; it reads the
     table of literals, the branch variables of ``branch_joins`` and the loop bodies before
     ``loop_carried`` adds statements to them;
-11. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
+12. ``loop_carried`` (:mod:`.loop_carried`): the variables each loop carries (not those of
     ``static_iter`` loops, which it knows by the calls ``static_expressions`` made);
-12. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
+13. ``recursion`` (:mod:`.recursion`): a check first in each function marked, that it is
     not called inside itself.
 
 Each :class:`Step` declares the steps it must come after and before; :func:`check_order`
@@ -43,7 +46,7 @@ checks the declared order when this module is imported.
 
 >>> from numba_tile.interpreter.rewrites import STEPS
 >>> [step.name for step in STEPS][:4]
-['recursion_marks', 'invalid_reads', 'static_expressions', 'conditions']
+['recursion_marks', 'invalid_reads', 'loop_returns', 'static_expressions']
 """
 
 from typing import Callable, NamedTuple
@@ -52,7 +55,7 @@ from ..errors import TileInternalError
 from ..source import keyword_arguments, static_expressions
 from ..source.source_code import deep_syntax_trees, rewritten_code
 from . import branch_joins, conditions, invalid_reads, literals, loop_carried, loop_exits, \
-    recursion, texts, tuples, with_blocks
+    loop_returns, recursion, texts, tuples, with_blocks
 
 
 class Function(NamedTuple):
@@ -87,6 +90,9 @@ STEPS = (
     Step("invalid_reads",
          lambda node, f: invalid_reads.rewrite(node, f.code, f.read_positions),
          before=("static_expressions", "branch_joins")),
+    # (it knows static_iter loops by their calls as written)
+    Step("loop_returns", lambda node, f: loop_returns.rewrite(node),
+         before=("static_expressions",)),
     Step("static_expressions",
          lambda node, f: static_expressions.rewrite(node, f.code.co_filename,
                                                     (f.code, "interpret"),

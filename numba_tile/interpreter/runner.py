@@ -35,8 +35,8 @@ from ..source import keyword_arguments, static_expressions
 from ..source.source_code import closure_for, deep_syntax_trees
 from ..source.tile_functions import tile_function
 from ..source.user_code import is_user_code
-from . import branch_joins, conditions, invalid_reads, loop_carried, loop_exits, recursion, \
-    texts, tuples, with_blocks
+from . import branch_joins, conditions, invalid_reads, loop_carried, loop_exits, loop_returns, \
+    recursion, texts, tuples, with_blocks
 from . import dataclasses as tile_dataclasses
 from .enum_classes import tile_enum_class
 from .host_arrays import to_host
@@ -75,6 +75,7 @@ class TileGlobals:
                                                                module_globals)
         new.update(tuples.GLOBALS)
         new.update(loop_carried.GLOBALS)
+        new.update(loop_returns.GLOBALS)
         new.update(loop_exits.GLOBALS)
         new.update(branch_joins.GLOBALS)
         new.update(conditions.GLOBALS)
