@@ -23,7 +23,7 @@ from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, tr
 from ..rules.calls import numpy_call_error
 from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_scalar, \
     not_a_tile, not_a_tile_or_scalar
-from ..rules.formatting import format_value
+from ..rules.formatting import check_printable, format_value
 from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
@@ -130,6 +130,7 @@ class Tile(TileObject):
     __str__ = __repr__
 
     def __format__(self, spec):
+        check_printable(self)  # (f"{p}" of a foreign pointer: no format)
         if not spec:
             return str(self)
         if self.ndim == 0:
