@@ -9,6 +9,7 @@ import pytest
 
 import numba_tile as ct
 from conftest import guarded
+from numba_tile import Array
 
 FP32 = ct.foreign_pointer_dtype(ct.float32)
 
@@ -154,6 +155,42 @@ def test_run_time_shape_and_strides(run_kernel):
     np.testing.assert_array_equal(out, [0, 2, 4, 6])
 
 
+@ct.function
+def _pointer_of(x):
+    return x.foreign_pointer
+
+
+@ct.function
+def _vector_at(p, n):
+    return Array.from_foreign(p, (n,), (1,))
+
+
+@ct.kernel
+def pointer_through_helpers(x, out):
+    ct.store(out, (0,), ct.load(_vector_at(_pointer_of(x), 4), (0,), (4,)))
+
+
+@ct.kernel
+def pointer_chosen_by_where(x, out):
+    p = ct.where(ct.bid(0) == 0, out.foreign_pointer, x.foreign_pointer)
+    q = ct.reshape(ct.reshape(p, (1,)), ())
+    ct.store(ct.Array.from_foreign(q, (4,), (1,)), (0,), ct.load(x, (0,), (4,)) + 1)
+
+
+def test_pointer_through_helpers_and_the_class_as_a_global(run_kernel):
+    x = np.arange(4, dtype=np.float32) + 1
+    out = poisoned(4)
+    run_kernel(pointer_through_helpers, (1,), (x, out))
+    np.testing.assert_array_equal(out, x)
+
+
+def test_pointer_chosen_by_where_and_reshaped(run_kernel):
+    x = np.arange(4, dtype=np.float32)
+    out = poisoned(4)
+    run_kernel(pointer_chosen_by_where, (1,), (x, out))
+    np.testing.assert_array_equal(out, x + 1)
+
+
 # -- what the interpreter refuses at run time ----------------------------------------------------
 def test_interpreter_refuses_memory_past_the_array(run_kernel):
     """The pointer's array is 4 elements of a larger buffer: an array of 5 from it would
@@ -240,6 +277,37 @@ def pointers_tile_as_pointer(x):
     ct.load(ct.Array.from_foreign(p, (4,), (1,)), (0,), (4,))
 
 
+@ct.kernel
+def pointers_compared(x):
+    x.foreign_pointer == x.foreign_pointer
+
+
+@ct.kernel
+def pointer_as_condition(x):
+    if x.foreign_pointer:
+        ct.store(x, (0,), ct.zeros((4,), ct.float32))
+
+
+@ct.kernel
+def pointer_in_fstring(x):
+    print(f"{x.foreign_pointer}")
+
+
+@ct.kernel
+def pointer_printf(x):
+    ct.printf("%lld", x.foreign_pointer)
+
+
+@ct.kernel
+def pointer_bitcast(x):
+    ct.bitcast(x.foreign_pointer, ct.int64)
+
+
+@ct.kernel
+def pointer_dtype_called(x):
+    ct.foreign_pointer_dtype(ct.float32)(0)
+
+
 @pytest.mark.parametrize("kernel,message", [
     (negative_constant_shape, r"shape\[0\] must be non-negative"),
     (ranks_differ, r"shape and strides must have the same rank"),
@@ -255,6 +323,13 @@ def pointers_tile_as_pointer(x):
     (full_of_pointers, r'Invalid argument "dtype" of full\(\): Expected a numeric dtype, got '
                        r'foreign_pointer\[float32\]'),
     (pointer_astype, r"astype\(\) of a foreign_pointer\[float32\] is not supported"),
+    (pointers_compared, r"Left-hand side has non-arithmetic dtype foreign_pointer\[float32\]"),
+    (pointer_as_condition, r"astype\(\) of a foreign_pointer\[float32\] is not supported"),
+    (pointer_in_fstring, r"print\(\): cannot infer format for dtype foreign_pointer\[float32\]"),
+    (pointer_printf, r"Format %d for arg #0 got unexpected type of "
+                     r"Tile\[foreign_pointer\[float32\],\(\)\]"),
+    (pointer_bitcast, r"bitcast\(\) of a foreign_pointer\[float32\] is not supported"),
+    (pointer_dtype_called, r"Cannot call an object of type DTypeSpec"),
 ], ids=lambda value: getattr(value, "__name__", None) or "")
 def test_refused_in_both_executors(run_kernel, kernel, message):
     x = np.arange(4, dtype=np.float32)
