@@ -18,8 +18,9 @@ from ._version import __version__
 from .annotations import (ArrayAnnotation, Constant, ConstantAnnotation, IndexedWithInt64,
                           ListAnnotation, ScalarAnnotation, ScalarInt64)
 from .dtypes import (DType, bfloat16, bool_, float4_e2m1fn, float8_e4m3fn, float8_e5m2,
-                     float8_e5m3fnu, float8_e8m0fnu, float16, float32, float64, int8, int16,
-                     int32, int64, tfloat32, uint8, uint16, uint32, uint64)
+                     float8_e5m3fnu, float8_e8m0fnu, float16, float32, float64,
+                     foreign_pointer_dtype, int8, int16, int32, int64, tfloat32, uint8, uint16,
+                     uint32, uint64)
 from .enums import MemoryOrder, MemoryScope, PaddingMode, RoundingMode
 from .errors import (StaticException, TileCompilerExecutionError, TileCompilerTimeoutError,
                      TileError, TileInternalError, TileRecursionError, TileStaticAssertionError,

@@ -17,7 +17,7 @@ try:  # ml_dtypes gives NumPy storage for bfloat16 and the 8/4-bit floats.
 except ImportError:  # pragma: no cover - a hard dependency, kept optional for robustness
     _ml = None
 
-BOOLEAN, INTEGRAL, FLOAT = "bool", "int", "float"
+BOOLEAN, INTEGRAL, FLOAT, POINTER = "bool", "int", "float", "pointer"
 _CATEGORY_RANK = {BOOLEAN: 0, INTEGRAL: 1, FLOAT: 2}
 
 # what calling a dtype does: its scalars are host tiles, defined above this module, which
@@ -209,7 +209,68 @@ _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d.numpy is not None and d is not 
 
 
 def _by_name_checked(name):
+    if name.startswith("foreign_pointer[") and name.endswith("]"):  # (made on demand)
+        return foreign_pointer_dtype(_by_name_checked(name[len("foreign_pointer["):-1]))
     return _BY_NAME[name]
+
+
+class ForeignPointerDType(DType):
+    """The dtype of a foreign pointer to elements of ``pointee`` (``Array.foreign_pointer``):
+    64 bits, no arithmetic, no NumPy equivalent. Made by :func:`foreign_pointer_dtype`, one
+    object per pointee, so that identity equality holds as for the other dtypes.
+
+    >>> import numba_tile as ct
+    >>> p = ct.foreign_pointer_dtype(ct.int8)
+    >>> p.pointee, p.bitwidth, p.category, p.arithmetic, p.numpy
+    (int8, 64, 'pointer', False, None)
+    """
+
+    __slots__ = ("pointee",)
+
+    def __init__(self, pointee):
+        # (the interpreter's value of a pointer is an object that knows the memory it
+        # points into: host/foreign_pointers.py)
+        super().__init__(f"foreign_pointer[{pointee.name}]",
+                         f"foreign_pointer[{pointee.short_name}]", 64, POINTER, signed=False,
+                         arithmetic=False, numpy=None, storage=object)
+        self.pointee = pointee
+
+
+_FOREIGN_POINTERS = {}
+
+
+def foreign_pointer_dtype(pointee_dtype):
+    """The dtype of a foreign pointer to elements of ``pointee_dtype`` (what
+    ``Array.foreign_pointer`` gives). Equal pointees give the same dtype.
+
+    >>> import numba_tile as ct
+    >>> fp = ct.foreign_pointer_dtype(ct.float32)
+    >>> str(fp), fp.bitwidth, fp == ct.foreign_pointer_dtype(ct.float32)
+    ('foreign_pointer[float32]', 64, True)
+    >>> ct.foreign_pointer_dtype(fp)
+    Traceback (most recent call last):
+    ...
+    TypeError: nested foreign pointer dtypes are not supported
+    """
+    if isinstance(pointee_dtype, ForeignPointerDType):
+        raise TypeError("nested foreign pointer dtypes are not supported")
+    if not isinstance(pointee_dtype, DType):  # (cuTile's words)
+        raise TypeError("pointee_dtype must be a cuda.tile dtype")
+    found = _FOREIGN_POINTERS.get(pointee_dtype)
+    if found is None:
+        found = _FOREIGN_POINTERS.setdefault(pointee_dtype, ForeignPointerDType(pointee_dtype))
+    return found
+
+
+def is_foreign_pointer(dtype):
+    """True for a foreign pointer dtype (:func:`foreign_pointer_dtype`).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.dtypes import is_foreign_pointer
+    >>> is_foreign_pointer(ct.foreign_pointer_dtype(ct.int32)), is_foreign_pointer(ct.int32)
+    (True, False)
+    """
+    return isinstance(dtype, ForeignPointerDType)
 
 
 def is_dtype(value):

@@ -7,10 +7,12 @@ from numba.cuda.models import register_model
 
 from .lowering.arithmetic import storage_type
 from .planning.staged_loads import PipelineType, StagedTileType
-from .types import ArrayType, ConstantType, FloatLiteral, ListType, PartitionType, \
-    RawMemoryType, RunTimeSliceType, SliceType, TiledViewType, TileType, TypedConstant
+from .types import ArrayClassType, ArrayType, ConstantType, FloatLiteral, ListType, \
+    PartitionType, RawMemoryType, RunTimeSliceType, SliceType, TiledViewType, TileType, \
+    TypedConstant
 
 register_model(ConstantType)(models.OpaqueModel)
+register_model(ArrayClassType)(models.OpaqueModel)  # ct.Array: nothing at run time
 register_model(PipelineType)(models.OpaqueModel)  # a pipeline has no run-time value
 register_model(ListType)(models.UniTupleModel)  # a list argument is laid out as its tuple
 # a slice of run-time bounds is Numba's slice (its type is one of its own: types.py)

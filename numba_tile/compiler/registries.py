@@ -35,7 +35,7 @@ FAMILIES = (
     "constants", "factories", "attributes", "matrix", "text", "device_output", "pipelines",
     "warp_roles", "loops", "gather", "atomics", "scans", "scan_runs", "dataclasses",
     "keywords", "static_expressions", "static_iteration", "rewrite_errors", "tuples", "joins",
-    "context_manager_values", "grid_dependencies", "histograms",
+    "context_manager_values", "grid_dependencies", "histograms", "foreign_pointers",
 )
 
 

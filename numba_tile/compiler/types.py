@@ -42,6 +42,8 @@ def scalar_type(dtype):
 def storage_scalar_type(dtype):
     """The Numba type of one element of a tile or array of ``dtype``: :func:`scalar_type`,
     and for the storage-only dtypes (tfloat32, float8) the type that holds their bits."""
+    if d.is_foreign_pointer(dtype):  # an address, as an integer (no op computes on it)
+        return types.uint64
     found = _STORAGE_ONLY.get(dtype)
     return scalar_type(dtype) if found is None else found
 
@@ -185,6 +187,17 @@ class ArrayType(types.Type):
 
     def describe(self):
         return f"{self.ndim}-d {self.dtype} array"
+
+
+class ArrayClassType(types.Dummy):
+    """The class ``ct.Array`` read in tile code, for its static method ``from_foreign``
+    (nothing at run time)."""
+
+    def __init__(self):
+        super().__init__(name="TileArrayClass")
+
+
+ARRAY_CLASS = ArrayClassType()
 
 
 class ListType(types.UniTuple):

@@ -15,11 +15,13 @@ from ..rules import atomics as atomic_rules
 from ..rules.calls import numpy_call_error
 from ..rules.core import is_python_number
 from ..rules.formatting import check_printable
+from ..rules import foreign_pointers as pointer_rules
 from ..rules import memory as rules
 from ..rules.objects import MemoryObject, ObjectTuple
 from . import context
 from .conversion import convert
 from .element_access import atomic_on_indices
+from .foreign_pointers import pointer_to, view_of
 from .raw_memory import RawArrayMemory
 from .scalars import LooseInt
 from .tile import Tile, to_tile
@@ -195,6 +197,48 @@ class Array(MemoryObject):
         """
         context.check_effect("get_raw_memory")
         return RawArrayMemory(self)
+
+    @property
+    def foreign_pointer(self):
+        """The array's base pointer: a run-time scalar of dtype
+        ``ct.foreign_pointer_dtype(self.dtype)``, with no arithmetic, for
+        :meth:`from_foreign` to make an array of.
+
+        >>> import numpy as np, numba_tile as ct
+        >>> @ct.kernel
+        ... def show(x):
+        ...     p = x.foreign_pointer
+        ...     ct.static_assert(p.dtype == ct.foreign_pointer_dtype(ct.float32))
+        ...     print(p.shape)
+        >>> ct.launch(0, (1,), show, (np.zeros(4, np.float32),))
+        ()
+        """
+        return pointer_to(self.data, self.dtype)
+
+
+@context.tile_op
+def from_foreign(pointer, shape, strides):
+    """``Array.from_foreign`` (a static method): an array of the pointer's pointee dtype at
+    ``pointer`` (a scalar foreign pointer) with ``shape`` and ``strides`` (in elements):
+    equal-length tuples of non-negative signed integer scalars, constants or run-time
+    values. Its shape and strides are int64 where an item is an int64, int32 otherwise. The
+    interpreter refuses an array that would reach outside the memory of the array the
+    pointer came from (``TileValueError``); compiled code checks nothing at run time.
+
+    >>> import numpy as np, numba_tile as ct
+    >>> @ct.kernel
+    ... def rows(x):
+    ...     view = ct.Array.from_foreign(x.foreign_pointer, (2, x.shape[1]), (x.shape[1], 1))
+    ...     print(ct.load(view, (0, 0), shape=(2, 4)))
+    >>> ct.launch(0, (1,), rows, (np.arange(12, dtype=np.int32).reshape(3, 4),))
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
+    """
+    dtype, _, index_dtype = pointer_rules.from_foreign(pointer, shape, strides)
+    data = view_of(pointer, [int(n) for n in shape], [int(s) for s in strides])
+    return Array(data, dtype, index_dtype)
+
+
+Array.from_foreign = staticmethod(from_foreign)
 
 
 def partition_region(array, tile_shape, block_id):

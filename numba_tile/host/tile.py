@@ -21,9 +21,9 @@ from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose, check_constant_converts, loose_concrete_dtype, truncated
 from ..rules.calls import numpy_call_error
-from ..rules.core import check_dtype_call, check_tile_size, describe, not_a_scalar, \
-    not_a_tile, not_a_tile_or_scalar
-from ..rules.formatting import format_value
+from ..rules.core import check_dtype_call, check_not_pointer, check_tile_size, describe, \
+    not_a_scalar, not_a_tile, not_a_tile_or_scalar
+from ..rules.formatting import check_printable, format_value
 from ..rules.objects import ObjectTuple, TileObject
 from . import context
 from .conversion import convert
@@ -130,6 +130,7 @@ class Tile(TileObject):
     __str__ = __repr__
 
     def __format__(self, spec):
+        check_printable(self)  # (f"{p}" of a foreign pointer: no format)
         if not spec:
             return str(self)
         if self.ndim == 0:
@@ -178,7 +179,9 @@ class Tile(TileObject):
         return context.unchecked(fn)
 
     def _require_value(self, conversion):
-        """A run-time value has no value inside a ``static_iter`` iterable (as compiled)."""
+        """A run-time value has no value inside a ``static_iter`` iterable (as compiled); a
+        foreign pointer converts to no number (compiled, ``bool(p)`` is ``astype``'s)."""
+        check_not_pointer("astype", self.dtype)
         if not self.is_compile_time:
             context.check_run_time(None, conversion)
 

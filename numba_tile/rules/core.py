@@ -170,6 +170,9 @@ def check_dtype_call(dtype, count=1, keywords=()):
     ...
     numba_tile.errors.TileTypeError: Cannot call an object of type DTypeSpec(...): ...
     """
+    if d.is_foreign_pointer(dtype):  # (a pointer comes from an array: Array.foreign_pointer)
+        raise TileTypeError(f"Cannot call an object of type {type_name(dtype)}: {dtype} has no "
+                            f"constants; a foreign pointer comes from Array.foreign_pointer")
     if dtype.bitwidth < 8:
         raise TileTypeError(f"Cannot call an object of type {type_name(dtype)}: {dtype} has no "
                             f"scalars (a sub-byte dtype); make its tiles with astype()")
@@ -282,12 +285,31 @@ def dtype_argument(value, op, parameter="dtype"):
     numba_tile.errors.TileTypeError: Invalid argument "dtype" of full(): Expected a dtype ...
     """
     try:
-        return d.to_dtype(value)
+        dtype = d.to_dtype(value)
     except TypeError:
         # (a tile by its description: its values are known in the interpreter alone)
         shown = value.describe() if hasattr(value, "describe") else repr(value)
         raise invalid_argument(op, parameter, f"Expected a dtype constant such as ct.float32, "
                                               f"got {shown}") from None
+    if d.is_foreign_pointer(dtype):  # (no op makes or converts to addresses)
+        raise invalid_argument(op, parameter, f"Expected a numeric dtype, got {dtype}")
+    return dtype
+
+
+def check_not_pointer(op, dtype):
+    """``op`` (``astype``, ``bitcast``) converts numbers: a foreign pointer, an address, is
+    none (``TileTypeError``).
+
+    >>> import numba_tile as ct
+    >>> from numba_tile.rules.core import check_not_pointer
+    >>> check_not_pointer("astype", ct.foreign_pointer_dtype(ct.int8))
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: astype() of a foreign_pointer[int8] is not supported: ...
+    """
+    if d.is_foreign_pointer(dtype):
+        raise TileTypeError(f"{op}() of a {dtype} is not supported: a foreign pointer is not "
+                            f"a number")
 
 
 #: The most elements a tile may have: a larger one is a ``TileValueError`` when the kernel is

@@ -13,8 +13,8 @@ from ..enums import RoundingMode
 from ..errors import TileTypeError, TileValueError
 from ..promotion import Loose, common_dtype, loose_concrete_dtype
 from . import operators
-from .core import (Spec, as_operand, broadcast_many, constant_value, describe,
-                   operand_constant, operand_dtype, operand_shape, type_name)
+from .core import (Spec, as_operand, broadcast_many, check_not_pointer, constant_value,
+                   describe, operand_constant, operand_dtype, operand_shape, type_name)
 
 ARITHMETIC = operators.names("arithmetic")
 FLOAT_BINARY = frozenset({"atan2", "copysign", "fmod"})
@@ -273,6 +273,9 @@ def check_arithmetic(op, x, cutile_words=None):
         shape = operand_shape(x)  # (not its constness, which the executors see apart)
         what = f"{dtype} scalar" if shape == () else f"{dtype} tile of shape {shape}"
         prefix = f"{cutile_words} {dtype}: " if cutile_words else ""
+        if d.is_foreign_pointer(dtype):  # (an address: nothing converts it to a number)
+            raise TileTypeError(f"{prefix}{label} of a {what} is not supported: a foreign "
+                                f"pointer has no arithmetic")
         raise TileTypeError(f"{prefix}{label} of a {what} is not supported: {dtype} is a "
                             f"storage dtype without arithmetic; convert it with "
                             f"astype(ct.float32) first")
@@ -348,6 +351,7 @@ def astype(x, dtype, rounding_mode=None):
     """
     if not isinstance(dtype, d.DType):
         raise TileTypeError(f"astype() needs a dtype, got {describe(dtype)}")
+    check_not_pointer("astype", operand_dtype(x))
     if rounding_mode is not None:
         source = operand_dtype(x)
         if not (source.is_float and dtype.is_float):

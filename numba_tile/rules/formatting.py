@@ -239,6 +239,8 @@ def check_printable(value):
     elif getattr(value, "is_tile_array", False):
         raise TileTypeError(f"Cannot print {type_name(value)} from tile code; print a tile "
                             f"loaded from it (ct.load)")
+    elif d.is_foreign_pointer(getattr(value, "dtype", None)):  # (an address: cuTile's words)
+        raise TileTypeError(f"print(): cannot infer format for dtype {value.dtype}")
 
 
 def check_assert_arguments(cond, message):

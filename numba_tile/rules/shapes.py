@@ -10,8 +10,9 @@ and the byte views ``pack_to_bytes``/``unpack_from_bytes``.
 from .. import dtypes as d
 from ..errors import TileTypeError
 from ..promotion import Loose
-from .core import (check_shape_rank, constant_value, describe, index_items, is_python_number,
-                   normalize_axis, product, require_constant, tile_shape, type_name)
+from .core import (check_not_pointer, check_shape_rank, constant_value, describe, index_items,
+                   is_python_number, normalize_axis, product, require_constant, tile_shape,
+                   type_name)
 
 
 def reshape(shape_in, shape):
@@ -286,6 +287,7 @@ def bitcast(source, target):
     >>> bitcast(ct.float32, ct.int32)
     int32
     """
+    check_not_pointer("bitcast", source)
     if d.bool_ in (source, target):
         # a bool_ is one bit in cuTile (its byte here is storage): no other dtype has its width
         raise TileTypeError(f"bitcast() cannot reinterpret {source} as {target}: bool_ has no "

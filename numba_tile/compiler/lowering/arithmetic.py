@@ -59,6 +59,8 @@ def storage_type(dtype):
     """
     if dtype is d.bool_:
         return I1
+    if d.is_foreign_pointer(dtype):  # (an address as an integer: compiler/types.py)
+        return ir.IntType(64)
     if dtype.is_integral or dtype in (d.float16, d.bfloat16):
         return ir.IntType(dtype.bitwidth)
     if dtype is d.float32:

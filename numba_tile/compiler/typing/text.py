@@ -119,8 +119,8 @@ class _TextTemplate(AbstractTemplate):
         """The signature of formatting ``value_type`` with ``spec``: a constant folds to its
         string (the interpreter formats the Python value); a tile or run-time scalar becomes
         text whose spec is checked here."""
-        if isinstance(value_type, ArrayType):  # (the interpreter's error for an array)
-            check_printable(operand(value_type))
+        if isinstance(value_type, (ArrayType, TileType)):  # (the interpreter's errors: an
+            check_printable(operand(value_type))  # array, a foreign pointer)
         value = constant_of(value_type, RUN_TIME)
         if value is not RUN_TIME:
             return signature(_string_literal(format_value(value, spec)), *args)
