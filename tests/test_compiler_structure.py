@@ -155,6 +155,7 @@ def test_the_frontend_passes_go_where_they_are_declared():
                      "RewriteDeviceOutput",
                      "PruneConstantBranches", "InlineDataclassMembers", "OrderJoins",
                      "NopythonTypeInference",
+                     "RaiseStaticExceptions",
                      "CheckStaticIterItems", "CheckDefinedVariables", "CheckIntegerJoins",
                      "ChooseWarps", "ComputeIndexTilesInPlace",
                      "FindProductsInFlight"]
