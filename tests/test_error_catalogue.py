@@ -135,10 +135,10 @@ for _name, _statement, _error in [
          ct.TileValueError),
         ("slice-negative-length", lambda x, out: ct.store(x.slice(0, 3, 1), (0,),
                                                           ct.zeros((4,), ct.float32)),
-         ct.TileValueError),
+         ct.TileTypeError),
         ("slice-start-before", lambda x, out: ct.store(x.slice(0, -1, 2), (0,),
                                                        ct.zeros((4,), ct.float32)),
-         ct.TileValueError),
+         ct.TileTypeError),
         ("extract-outside", lambda x, out: ct.store(out, (0,), ct.extract(
             ct.load(x, (0,), (4,)), (2,), (2,))), ct.TileTypeError),
         ("insert-outside", lambda x, out: ct.store(out, (0,), ct.insert(

@@ -156,8 +156,11 @@ class Array(MemoryObject):
         """
         context.check_effect("slice")
         axis = rules.slice_axis(axis, self.ndim)
-        start = int(rules.index_value(start, "start"))
-        stop = int(rules.index_value(stop, "stop"))
+        start, stop = (rules.index_value(start, "start"), rules.index_value(stop, "stop"))
+        # (constants are checked as the compiler checks them; the rest when it runs)
+        rules.check_constant_slice_bounds(*(rules.constant_value(v, None) for v in (start,
+                                                                                 stop)))
+        start, stop = int(start), int(stop)
         rules.check_slice_bounds(axis, start, stop, self.data.shape[axis])
         key = [slice(None)] * self.ndim
         key[axis] = slice(start, stop)

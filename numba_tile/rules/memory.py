@@ -172,6 +172,26 @@ def slice_axis(axis, ndim):
 SLICE_BOUNDS = "needs 0 <= start <= stop <= length, and start < length unless length is 0"
 
 
+def check_constant_slice_bounds(start, stop):
+    """cuTile's ``TileTypeError`` for the bounds of ``Array.slice`` known before the kernel
+    runs (constants; None for a bound known only at run time, which
+    :func:`check_slice_bounds` checks then).
+
+    >>> from numba_tile.rules.memory import check_constant_slice_bounds
+    >>> check_constant_slice_bounds(2, None)
+    >>> check_constant_slice_bounds(3, 2)
+    Traceback (most recent call last):
+    ...
+    numba_tile.errors.TileTypeError: Slice stop must be greater than or equal to start
+    """
+    if start is not None and start < 0:
+        raise TileTypeError("Slice start must be non-negative")
+    if stop is not None and stop < 0:
+        raise TileTypeError("Slice stop must be non-negative")
+    if start is not None and stop is not None and stop < start:
+        raise TileTypeError("Slice stop must be greater than or equal to start")
+
+
 def check_slice_bounds(axis, start, stop, length=None):
     """Raise TileValueError unless ``start:stop`` is a valid slice of an axis of ``length``.
     A bound or length of None is not known yet (a run-time value at compile time): only what

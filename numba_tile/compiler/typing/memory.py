@@ -128,7 +128,7 @@ def infer_slice(array, values):
         bound = memory_rules.index_value(operand(values[name]), name)
         bounds.append(memory_rules.constant_value(bound, None))
     # constant bounds are checked now; the rest, with the length, when the kernel runs
-    memory_rules.check_slice_bounds(axis, *bounds)
+    memory_rules.check_constant_slice_bounds(*bounds)
     return array.sliced(axis)
 
 
