@@ -39,12 +39,26 @@ class _TileEnumType(enum.EnumMeta):
     def __call__(cls, *args, **kwargs):
         if len(args) != 1 or kwargs:  # (no functional API: these enums are fixed)
             raise TileTypeError(enum_call_arity_message(cls))
+        if getattr(args[0], "is_constant", True) is False:  # (a run-time tile of the kernel)
+            raise TileTypeError(enum_constant_message(cls, args[0].describe()))
         return super().__call__(args[0])
 
     def __getattr__(cls, name):
         if name.startswith("_") or name not in cls.__dict__.get("_member_map_", {}):
             raise AttributeError(missing_member_message(cls, name))
         return cls._member_map_[name]
+
+
+def enum_constant_message(enum_class, shown):
+    """cuTile's message where an enum class is called with a value known only at run time
+    (``shown``: how the value is described).
+
+    >>> from numba_tile.enums import PaddingMode, enum_constant_message
+    >>> print(enum_constant_message(PaddingMode, "run-time int32 scalar"))
+    Enum constructor argument must be a constant: PaddingMode() needs a compile-time constant value, got a run-time int32 scalar
+    """
+    return (f"Enum constructor argument must be a constant: {enum_class.__name__}() needs a "
+            f"compile-time constant value, got a {shown}")
 
 
 class PaddingMode(enum.Enum, metaclass=_TileEnumType):

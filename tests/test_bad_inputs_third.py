@@ -43,6 +43,9 @@ CASES = [
     ("constant true division by zero", lambda x, out: ct.store(out, (0,), _load(x) + 1.5 / 0),
      ct.TileValueError, r"division by zero: the constant expression '/' \(truediv\) of 1.5 "
                         r"and 0"),
+    ("an enum of a run-time value", lambda x, out: ct.PaddingMode(ct.bid(0)),
+     ct.TileTypeError, r"^Enum constructor argument must be a constant: PaddingMode\(\) needs "
+                       r"a compile-time constant value, got a run-time int32 scalar"),
     ("join a dtype", lambda x, out: ",".join(("a", ct.float16)),
      ct.TileTypeError, r"^sequence item 1: expected str instance, DType found"),
     ("join two arguments", lambda x, out: ",".join("a", "b"),

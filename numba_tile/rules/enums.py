@@ -19,6 +19,7 @@ numba_tile.errors.TileValueError: 7 is not a valid Color
 
 import enum
 
+from ..enums import enum_constant_message
 from ..errors import TileTypeError, TileValueError
 from .core import constant_value, describe
 
@@ -30,8 +31,7 @@ def member(enum_class, value):
     ``TileTypeError`` for a run-time value, ``TileValueError`` for a value no member has."""
     constant = constant_value(value, _NOT_CONSTANT)
     if constant is _NOT_CONSTANT:
-        raise TileTypeError(f"{enum_class.__name__}() needs a compile-time constant value, got "
-                            f"a {describe(value)}")
+        raise TileTypeError(enum_constant_message(enum_class, describe(value)))
     try:
         return enum_class(constant)
     except ValueError:
