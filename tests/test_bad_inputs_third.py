@@ -43,6 +43,9 @@ CASES = [
     ("constant true division by zero", lambda x, out: ct.store(out, (0,), _load(x) + 1.5 / 0),
      ct.TileValueError, r"division by zero: the constant expression '/' \(truediv\) of 1.5 "
                         r"and 0"),
+    ("load from a tiled view", lambda x, out: ct.load(x.tiled_view((4,)), (0,), (4,)),
+     ct.TileTypeError, r"^array must be a global array \(a kernel argument\), got tiled view "
+                       r"of a 1-d float32 array with tiles \(4,\)"),
     ("an enum of a run-time value", lambda x, out: ct.PaddingMode(ct.bid(0)),
      ct.TileTypeError, r"^Enum constructor argument must be a constant: PaddingMode\(\) needs "
                        r"a compile-time constant value, got a run-time int32 scalar"),
@@ -362,3 +365,16 @@ def joins_texts(x, out):
 def test_a_join_of_texts(run_kernel, capfd):
     run_kernel(joins_texts, (1,), (np.arange(4, dtype=np.float32), np.zeros(4, np.float32)))
     assert "[0.0, 1.0, 2.0, 3.0],b,0" in capfd.readouterr().out
+
+
+@ct.kernel
+def matrix_product_of_numbers(x, out):
+    a = 1
+    a @= 2
+
+
+def test_a_matrix_product_of_numbers(run_kernel):
+    with pytest.raises(ct.TileTypeError, match=r"^Unsupported operand types for @=: int and "
+                                               r"int"):
+        run_kernel(matrix_product_of_numbers, (1,), (np.zeros(4, np.float32),
+                                                     np.zeros(4, np.float32)))

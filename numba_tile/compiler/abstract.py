@@ -20,8 +20,8 @@ from ..host.tile import make_constant
 from ..language.gather import Slice
 from ..promotion import Loose
 from .constant_folding import check_integer_constant, is_wide_integer
-from .types import RUN_TIME_SLICES, ArrayType, ConstantType, FloatLiteral, SliceType, TileType, \
-    TypedConstant, dtype_of_scalar
+from .types import RUN_TIME_SLICES, ArrayType, ConstantType, FloatLiteral, SliceType, \
+    TiledViewType, TileType, TypedConstant, dtype_of_scalar
 
 
 class RuntimeScalar:
@@ -77,6 +77,9 @@ def operand(numba_type):
         return None
     if isinstance(numba_type, types.EllipsisType):  # (an index; elsewhere, the rule says)
         return Ellipsis
+    if isinstance(numba_type, TiledViewType):  # (where an array goes: the rule names it)
+        return Described(f"tiled view of a {numba_type.array.describe()} with tiles "
+                         f"{tuple(numba_type.tile_shape)}")
     dtype = dtype_of_scalar(numba_type)
     if dtype is not None:
         return RuntimeScalar(dtype)

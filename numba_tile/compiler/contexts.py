@@ -267,6 +267,11 @@ _OPERATOR_SYMBOLS = {**{op.function: op.symbol for op in OPERATORS if op.symbol 
                         if op.symbol is not None and op.inplace is not None}}
 
 
+_INPLACE_FUNCTIONS = frozenset(op.inplace for op in OPERATORS if op.inplace is not None) | \
+    {operator.imatmul}
+_MATMUL_SYMBOLS = {operator.matmul: "@", operator.imatmul: "@"}
+
+
 def _judged_builtin(value):
     """The name of ``value`` where it is a builtin that :mod:`numba_tile.rules.objects`
     judges, else None."""
@@ -296,10 +301,15 @@ def _check_objects(func, args):
         if kind is not None and kind != "List":
             raise objects.iteration_error(kind)
     symbol = _OPERATOR_SYMBOLS.get(key)
-    if symbol is not None and len(args) == 2 and any(isinstance(a, DataclassType)
-                                                      for a in args):
-        # (no operator applies to a dataclass instance: the interpreter's Python error)
-        raise TileTypeError(f"Unsupported operand types for {symbol}: "
+    numbers_matmul = key in _MATMUL_SYMBOLS and len(args) == 2 and \
+        all(isinstance(a, types.Literal) for a in args)
+    if numbers_matmul or symbol is not None and len(args) == 2 and \
+            any(isinstance(a, DataclassType) for a in args):
+        # (no operator applies to a dataclass instance, nor @ to numbers: the interpreter's
+        # Python error)
+        symbol = symbol or _MATMUL_SYMBOLS[key]
+        shown = symbol + "=" if key in _INPLACE_FUNCTIONS else symbol
+        raise TileTypeError(f"Unsupported operand types for {shown}: "
                             f"{_python_class_name(args[0])} and {_python_class_name(args[1])}")
     if symbol is not None and args:
         # as Python dispatches: the left operand's operator first (a tile's is the tile
