@@ -35,6 +35,7 @@ from .typing.dataclasses import DataclassType, holds_dataclasses, \
 from .typing.compile_time import type_enum_call
 from .typing.elementwise import type_dtype_call
 from .typing.joins import MISMATCH, joined_type
+from .typing.text import python_class_name
 from .typing.tuples import COMPARISONS as TUPLE_COMPARISONS
 from ..host.arrays import Array, TiledView
 from ..host.raw_memory import RawArrayMemory
@@ -229,19 +230,6 @@ def _argument_kind(typ):
     return object_kind(typ)
 
 
-def _python_class_name(typ):
-    """The name of the class of a value of Numba type ``typ`` as the interpreter holds it
-    (Python's numbers, ``Tile`` for tiles and scalars, a dataclass's own name)."""
-    if isinstance(typ, DataclassType):
-        return typ.cls.__name__
-    for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
-                          (FloatLiteral, "float"), (types.NoneType, "NoneType"),
-                          (types.BaseTuple, "tuple")):
-        if isinstance(typ, literal):
-            return name
-    return object_kind(typ) or str(typ)
-
-
 def object_kind(typ):
     """The kind (:mod:`numba_tile.rules.objects`) of a value of Numba type ``typ``: a
     run-time scalar or a typed constant is a tile, as in the interpreter; a Python number
@@ -310,7 +298,7 @@ def _check_objects(func, args):
         symbol = symbol or _MATMUL_SYMBOLS[key]
         shown = symbol + "=" if key in _INPLACE_FUNCTIONS else symbol
         raise TileTypeError(f"Unsupported operand types for {shown}: "
-                            f"{_python_class_name(args[0])} and {_python_class_name(args[1])}")
+                            f"{python_class_name(args[0])} and {python_class_name(args[1])}")
     if symbol is not None and args:
         # as Python dispatches: the left operand's operator first (a tile's is the tile
         # rule's, which names a memory operand its own way), then the right's

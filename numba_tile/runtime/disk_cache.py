@@ -256,8 +256,8 @@ def size_limit(environ=None):
             value = -1
         if value >= 0:
             return value
-        if name not in _warned_directories:
-            _warned_directories.add(name)
+        if name not in _warned_variables:
+            _warned_variables.add(name)
             warnings.warn(f"{name}={text!r} is not a number of bytes; the compile cache "
                           f"keeps at most {DEFAULT_SIZE_LIMIT} bytes", RuntimeWarning,
                           stacklevel=4)
@@ -331,6 +331,7 @@ def _entry_path(directory, key):
 
 
 _warned_directories = set()
+_warned_variables = set()  # (the size variables warned about, once each)
 
 
 def _warn_once(directory, error):

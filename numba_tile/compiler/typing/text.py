@@ -24,7 +24,9 @@ from ...errors import TileTypeError
 from ...rules.formatting import RUN_TIME_TEXT, check_printable, conversion_for_spec, \
     format_value
 from ..abstract import RUN_TIME, constant_of, operand
-from ..types import ArrayType, ConstantType, FloatLiteral, TileType, dtype_of_scalar
+from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
+    dtype_of_scalar
+from .dataclasses import DataclassType
 from .templates import registry
 
 
@@ -201,7 +203,7 @@ class StringLiteralAttributes(AttributeTemplate):
             for index, item in enumerate(items):
                 if not isinstance(item, (types.StringLiteral, TextType)):
                     raise TileTypeError(f"sequence item {index}: expected str instance, "
-                                        f"{_python_class_name(item)} found")
+                                        f"{python_class_name(item)} found")
             if any(isinstance(item, TextType) for item in items):  # f-strings of values
                 joined = text_of(items[0])
                 for item in items[1:]:
@@ -213,15 +215,25 @@ class StringLiteralAttributes(AttributeTemplate):
         return signature(_string_literal(joined), *args)
 
 
-def _python_class_name(numba_type):
+def python_class_name(numba_type):
     """The class name Python's messages give a value of ``numba_type`` in the interpreter
-    (its numbers are Python's; a constant object, its class; its tiles and scalars,
-    ``Tile``)."""
+    (its numbers are Python's; a constant object or a dataclass instance, its class; its
+    arrays and tiled views, theirs; its tiles and scalars, ``Tile``), for the messages
+    the compiler gives in the interpreter's words.
+
+    >>> from numba.core import types
+    >>> from numba_tile.compiler.typing.text import python_class_name
+    >>> python_class_name(types.literal(1)), python_class_name(types.int32)
+    ('int', 'Tile')
+    """
+    if isinstance(numba_type, DataclassType):
+        return numba_type.cls.__name__
     if isinstance(numba_type, ConstantType):  # a dtype, an enum member
         return type(numba_type.value).__name__
     for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
                           (FloatLiteral, "float"), (types.NoneType, "NoneType"),
-                          (types.BaseTuple, "tuple"), (ArrayType, "Array")):
+                          (types.BaseTuple, "tuple"), (ArrayType, "Array"),
+                          (TiledViewType, "TiledView")):
         if isinstance(numba_type, literal):
             return name
     return "Tile"
