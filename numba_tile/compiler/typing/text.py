@@ -14,6 +14,7 @@ into a constant string, formatted as the interpreter formats the Python value.
 (('n=', (0, '.2f')), (int32,))
 """
 
+import dataclasses
 import operator
 
 from numba.core import types
@@ -26,7 +27,6 @@ from ...rules.formatting import RUN_TIME_TEXT, check_printable, conversion_for_s
 from ..abstract import RUN_TIME, constant_of, operand
 from ..types import ArrayType, ConstantType, FloatLiteral, TiledViewType, TileType, \
     dtype_of_scalar
-from .dataclasses import DataclassType
 from .templates import registry
 
 
@@ -226,8 +226,9 @@ def python_class_name(numba_type):
     >>> python_class_name(types.literal(1)), python_class_name(types.int32)
     ('int', 'Tile')
     """
-    if isinstance(numba_type, DataclassType):
-        return numba_type.cls.__name__
+    cls = getattr(numba_type, "cls", None)  # (a dataclass instance's type: typing/dataclasses)
+    if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+        return cls.__name__
     if isinstance(numba_type, ConstantType):  # a dtype, an enum member
         return type(numba_type.value).__name__
     for literal, name in ((types.BooleanLiteral, "bool"), (types.IntegerLiteral, "int"),
